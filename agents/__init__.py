@@ -1,0 +1,39 @@
+"""Mesa agents: personas and their decision graphs, trustees, persona data and banks."""
+
+from . import scripted_behaviours  # registers the scripted answers for the agents' tasks
+from .decision import Decision, DecisionParseError, DecisionTask, decide
+from .persona import Persona
+from .persona_agent import PersonaAgent
+from .persona_bank import (
+    BIG_FIVE_LEVELS,
+    TRUST_TEST_TRAITS,
+    PersonaFileError,
+    augment_big_five,
+    derive_traits,
+    load_personas,
+    sample_personas,
+    select_personas,
+    synthetic_population,
+)
+from .trustee import TrusteeAgent, archetype_cap
+
+__all__ = [
+    "BIG_FIVE_LEVELS",
+    "TRUST_TEST_TRAITS",
+    "Decision",
+    "DecisionParseError",
+    "DecisionTask",
+    "Persona",
+    "PersonaAgent",
+    "PersonaFileError",
+    "TrusteeAgent",
+    "archetype_cap",
+    "augment_big_five",
+    "decide",
+    "derive_traits",
+    "load_personas",
+    "sample_personas",
+    "scripted_behaviours",
+    "select_personas",
+    "synthetic_population",
+]

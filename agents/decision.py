@@ -1,0 +1,162 @@
+"""The per-decision procedure of a persona: a compiled LangGraph state machine.
+
+    prompt → ask_model → parse ─┬─ act     (valid: `decision.made`)
+                  ↑             ├─ repair  (invalid, repairs left: re-ask with a reminder)
+                  └─────────────┘  fail    (out of repairs: `decision.failed`, no default)
+
+The graph is built and compiled once; everything that differs between decisions (the agent,
+the prompt, the parser) travels in the run's context, not in the mutable state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+
+from personasim.simulation import ChatRequest
+
+if TYPE_CHECKING:
+    from personasim.simulation import Simulation
+
+__all__ = ["Decision", "DecisionParseError", "DecisionTask", "decide"]
+
+
+class DecisionParseError(ValueError):
+    """The model's answer is not in the requested format or out of range; says which."""
+
+
+@dataclass(frozen=True)
+class DecisionTask:
+    """What to ask and how to read the answer.
+
+    `parse` raises `DecisionParseError` on an unusable answer; `reminder` is the user turn
+    added before each re-ask.
+    """
+
+    name: str
+    request: ChatRequest
+    parse: Callable[[str], Any]
+    reminder: str
+    max_repairs: int = 2
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The outcome: `ok` with a `value`, or a recorded failure (`value` is None)."""
+
+    ok: bool
+    value: Any
+    attempts: int
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class _Context:
+    sim: Simulation
+    agent_id: str
+    task: DecisionTask
+
+
+class _State(TypedDict, total=False):
+    request: ChatRequest
+    reply: str
+    value: Any
+    error: str | None
+    attempts: int
+
+
+def _prompt(state: _State, runtime: Runtime[_Context]) -> _State:
+    return {"request": runtime.context.task.request, "attempts": 0}
+
+
+async def _ask_model(state: _State, runtime: Runtime[_Context]) -> _State:
+    ctx = runtime.context
+    response = await ctx.sim.ask(state["request"], agent_id=ctx.agent_id)
+    return {"reply": response.text, "attempts": state["attempts"] + 1}
+
+
+def _parse(state: _State, runtime: Runtime[_Context]) -> _State:
+    try:
+        return {"value": runtime.context.task.parse(state["reply"]), "error": None}
+    except DecisionParseError as exc:
+        return {"error": str(exc)}
+
+
+def _route(state: _State, runtime: Runtime[_Context]) -> Literal["act", "repair", "fail"]:
+    if state["error"] is None:
+        return "act"
+    return "repair" if state["attempts"] <= runtime.context.task.max_repairs else "fail"
+
+
+def _repair(state: _State, runtime: Runtime[_Context]) -> _State:
+    ctx = runtime.context
+    ctx.sim.emit(
+        "decision.reask",
+        {"task": ctx.task.name, "attempt": state["attempts"], "error": state["error"]},
+        agent_id=ctx.agent_id,
+    )
+    return {"request": state["request"].with_reply(state["reply"], ctx.task.reminder)}
+
+
+def _act(state: _State, runtime: Runtime[_Context]) -> _State:
+    ctx = runtime.context
+    ctx.sim.emit(
+        "decision.made",
+        {
+            "task": ctx.task.name,
+            "value": state["value"],
+            "attempts": state["attempts"],
+            **ctx.task.details,
+        },
+        agent_id=ctx.agent_id,
+    )
+    return {}
+
+
+def _fail(state: _State, runtime: Runtime[_Context]) -> _State:
+    ctx = runtime.context
+    ctx.sim.emit(
+        "decision.failed",
+        {
+            "task": ctx.task.name,
+            "error": state["error"],
+            "attempts": state["attempts"],
+            "last_reply": state["reply"],
+            **ctx.task.details,
+        },
+        agent_id=ctx.agent_id,
+    )
+    return {}
+
+
+def _build() -> Any:
+    graph = StateGraph(_State, context_schema=_Context)
+    graph.add_node("prompt", _prompt)
+    graph.add_node("ask_model", _ask_model)
+    graph.add_node("parse", _parse)
+    graph.add_node("repair", _repair)
+    graph.add_node("act", _act)
+    graph.add_node("fail", _fail)
+    graph.add_edge(START, "prompt")
+    graph.add_edge("prompt", "ask_model")
+    graph.add_edge("ask_model", "parse")
+    graph.add_conditional_edges("parse", _route, ["act", "repair", "fail"])
+    graph.add_edge("repair", "ask_model")
+    graph.add_edge("act", END)
+    graph.add_edge("fail", END)
+    return graph.compile()
+
+
+DECISION_GRAPH = _build()
+
+
+async def decide(sim: Simulation, agent_id: str, task: DecisionTask) -> Decision:
+    """Run the decision graph once for `agent_id`."""
+    final = await DECISION_GRAPH.ainvoke({}, context=_Context(sim, agent_id, task))
+    ok = final.get("error") is None
+    return Decision(ok, final.get("value") if ok else None, final["attempts"], final.get("error"))

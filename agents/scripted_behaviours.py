@@ -1,0 +1,75 @@
+"""Scripted answers for the agents' tasks (the offline behaviour model, not a language model).
+
+Each behaviour reads the persona's traits from the request hints and writes an answer in the
+format the real prompt asks for. The rules are deliberately simple and documented in
+docs/scripted.md, so a metric computed on them can be checked against them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from personasim.simulation import ChatRequest, scripted_behaviour
+
+__all__ = ["TRUSTOR_BASE_SHARE", "TRUSTOR_EFFECTS", "trustor_share"]
+
+TRUSTOR_BASE_SHARE = 0.45
+"""Share of the endowment a persona with no listed trait level sends on average."""
+
+TRUSTOR_EFFECTS: dict[str, dict[str, float]] = {
+    "Agreeableness": {"High": 0.15, "Low": -0.15},
+    "Neuroticism": {"High": -0.12, "Low": 0.06},
+    "Openness To Experience": {"High": 0.08, "Low": -0.08},
+    "Extraversion": {"Extraverted": 0.06, "Introverted": -0.06},
+    "Conscientiousness": {"High": -0.04, "Low": 0.04},
+    "Age": {"18-29": -0.06, "45-64": 0.03, "65+": 0.07},
+    "Highest Degree Received": {
+        "Less than high school": -0.06,
+        "Associate/junior college": 0.02,
+        "Bachelor's": 0.05,
+        "Graduate": 0.08,
+    },
+    "Political Views": {
+        "Extremely liberal": 0.04,
+        "Liberal": 0.03,
+        "Slightly liberal": 0.02,
+        "Slightly conservative": -0.02,
+        "Conservative": -0.03,
+        "Extremely conservative": -0.05,
+    },
+    "Total Wealth": {"Less than $20,000": -0.04, "$250,000–$1 million": 0.03},
+    "Us Citizenship Status": {"Not a U.S. citizen": -0.03},
+}
+"""Additive shifts of the share sent, by trait level (levels not listed shift nothing)."""
+
+TRUSTOR_NOISE_SD = 0.10
+"""Person-to-person spread of the share, plus 0.1 x temperature."""
+
+FORMAT_SLIP_RATE = 0.03
+"""Chance that a first answer forgets the requested closing sentence (the repair path)."""
+
+
+def trustor_share(traits: dict[str, str]) -> float:
+    """The expected share of the endowment sent, before noise."""
+    shift = sum(TRUSTOR_EFFECTS.get(trait, {}).get(level, 0.0) for trait, level in traits.items())
+    return TRUSTOR_BASE_SHARE + shift
+
+
+@scripted_behaviour("trust.trustor")
+def trustor_decision(request: ChatRequest, rng: np.random.Generator) -> str:
+    """Seed 001, Appendix B.1: belief, desire, intention, then the closing sentence."""
+    traits = request.hints["traits"]
+    endowment = request.hints["endowment"]
+    spread = TRUSTOR_NOISE_SD + 0.1 * request.temperature
+    share = float(np.clip(trustor_share(traits) + rng.normal(0.0, spread), 0.0, 1.0))
+    amount = round(share * endowment)
+    first_attempt = len(request.messages) == 1
+    if first_attempt and rng.random() < FORMAT_SLIP_RATE:
+        return "BELIEF: Trust is earned. DESIRE: Keep some safety. INTENTION: Send part of it."
+    mood = "trusting" if share >= 0.5 else "cautious"
+    return (
+        f"BELIEF: Given who I am, I am fairly {mood} with strangers.\n"
+        f"DESIRE: I want a fair outcome without risking more than I am comfortable with.\n"
+        f"INTENTION: I will send {amount} of my {endowment} dollars.\n"
+        f"Finally, I will give {amount} dollars"
+    )

@@ -1,0 +1,266 @@
+"""`trust-population`: every persona plays one Trust Game round as trustor (seed 001, §3–4).
+
+Reproduces the behavioural half of the paper's population-level analysis: a population of
+GenAgents-style personas, augmented with independently sampled Big-Five levels (§3.2), each
+decides how much of the endowment to send with the Appendix B.1 prompt at T = 0.05 (§3.1). The
+trustee is a fixed archetype M_k (§5.1) that answers after its trustor. Metrics (§4.1): per
+persona attribute, the behavioural ranking π*_t of its levels by mean transfer, the effect size
+η²_t from a one-way ANOVA, and n per level; the overall mean and SD; parse failures.
+
+Parsing follows Appendix E (a regular expression for the amount, validated against the
+endowment), with one deliberate difference: an unusable answer is re-asked with a format
+reminder up to `max_repairs` times before it is recorded as a failure and left out.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from string import Template
+from typing import Any, Literal
+
+import pandas as pd
+from pydantic import Field, field_validator
+
+from personasim.agents import (
+    TRUST_TEST_TRAITS,
+    DecisionParseError,
+    DecisionTask,
+    Persona,
+    PersonaAgent,
+    PersonaFileError,
+    TrusteeAgent,
+    augment_big_five,
+    load_personas,
+    sample_personas,
+    select_personas,
+    synthetic_population,
+)
+from personasim.agents.trustee import ARCHETYPE_PATTERN
+from personasim.analysis import eta_squared, rank_levels, summarize_levels
+from personasim.environments import TrustGame
+from personasim.simulation import (
+    ChatRequest,
+    InvalidActionError,
+    Message,
+    Scenario,
+    ScenarioError,
+    ScenarioParams,
+    Simulation,
+    register_scenario,
+)
+
+__all__ = ["TRUSTOR_PROMPT", "TrustPopulation", "TrustPopulationParams", "parse_transfer"]
+
+# Appendix B.1, verbatim apart from the template syntax. `theoretical_props` is empty here;
+# the conditioning experiments (§4.3) fill it.
+TRUSTOR_PROMPT = Template("""\
+===== TRUST GAME INSTRUCTIONS =====
+YOU ARE PLAYING A TRUST GAME AS THE FIRST PLAYER (TRUSTOR). READ THESE
+INSTRUCTIONS CAREFULLY:
+1. YOU HAVE EXACTLY $$${initial_amount} TO USE IN THIS GAME. NO MORE, NO
+   LESS.
+2. YOU MUST DECIDE HOW MUCH OF YOUR $$${initial_amount} TO TRANSFER TO
+   ANOTHER PLAYER.
+3. ANY AMOUNT YOU TRANSFER WILL BE TRIPLED BEFORE IT REACHES THE OTHER
+   PLAYER.
+4. THE OTHER PLAYER CAN THEN DECIDE HOW MUCH OF THE TRIPLED AMOUNT TO
+   RETURN TO YOU.
+5. YOU CANNOT TRANSFER MORE THAN $$${initial_amount} UNDER ANY
+   CIRCUMSTANCES.
+===== YOUR CHARACTER PROFILE =====
+${persona_details}
+${theoretical_props}
+===== FINAL REMINDERS =====
+1. YOU HAVE EXACTLY $$${initial_amount} AVAILABLE TO TRANSFER.
+2. YOUR TRANSFER WILL BE TRIPLED.
+3. THE OTHER PLAYER DECIDES HOW MUCH TO RETURN TO YOU.
+4. STATE YOUR FINAL DECISION CLEARLY AS A DOLLAR AMOUNT BETWEEN $$0 AND
+   $$${initial_amount}.
+5. Condition your action on your persona profile.
+How much of your $$${initial_amount} will you transfer?
+Your answer needs to include your BELIEF, DESIRE and INTENTION.
+End with 'Finally, I will give ___ dollars'.""")
+
+FORMAT_REMINDER = Template(
+    "Your answer could not be used: ${error}. Answer again, and end with exactly "
+    "'Finally, I will give N dollars', where N is a whole number from 0 to ${initial_amount}."
+)
+
+_FINAL_AMOUNT = re.compile(r"finally,?\s+i\s+will\s+give\s+\$?\s*(-?\d+(?:\.\d+)?)", re.IGNORECASE)
+
+
+class TrustPopulationParams(ScenarioParams):
+    n_personas: int = Field(100, ge=1, description="personas sampled from the bank")
+    persona_file: Path | None = Field(
+        None, description="JSONL/CSV persona bank (default: the shipped GSS sample)"
+    )
+    population: Literal["sample", "synthetic"] = Field(
+        "sample", description="without --persona-file: shipped sample or synthetic generator"
+    )
+    big_five: bool = Field(True, description="add independently sampled Big-Five levels (§3.2)")
+    endowment: int = Field(10, ge=1, description="dollars the trustor starts with (E)")
+    multiplier: int = Field(3, ge=1, description="factor applied to the amount sent")
+    trustee: str = Field("M3", pattern=ARCHETYPE_PATTERN, description="archetype M_k")
+    temperature: float = Field(0.05, ge=0.0, le=2.0, description="sampling temperature")
+    max_repairs: int = Field(2, ge=0, le=5, description="re-asks after an unusable answer")
+    attributes: tuple[str, ...] = Field(
+        TRUST_TEST_TRAITS, description="persona traits analysed (default: test split, Table 5)"
+    )
+
+    @field_validator("attributes", mode="before")
+    @classmethod
+    def _split_commas(cls, value: Any) -> Any:
+        return tuple(v.strip() for v in value.split(",")) if isinstance(value, str) else value
+
+
+def parse_transfer(reply: str, game: TrustGame) -> int:
+    """The amount in the closing sentence, checked against the game's rules."""
+    matches = _FINAL_AMOUNT.findall(reply)
+    if not matches:
+        raise DecisionParseError("it does not end with 'Finally, I will give N dollars'")
+    try:
+        return game.check_transfer(float(matches[-1]))
+    except InvalidActionError as exc:
+        raise DecisionParseError(str(exc)) from None
+
+
+@register_scenario
+class TrustPopulation(Scenario):
+    name = "trust-population"
+    summary = "one Trust Game round per persona; attribute rankings and eta-squared (seed 001)"
+    Params = TrustPopulationParams
+    params: TrustPopulationParams
+
+    def prepare(self) -> None:
+        """Read the persona file now, so a bad file fails before a run directory exists."""
+        p = self.params
+        self._bank: list[Persona] | None = None
+        if p.persona_file is not None:
+            try:
+                self._bank = load_personas(p.persona_file)
+            except FileNotFoundError:
+                raise ScenarioError(f"--persona-file: {p.persona_file}: no such file") from None
+            except (PersonaFileError, OSError) as exc:
+                raise ScenarioError(f"--persona-file: {exc}") from None
+        elif p.population == "sample":
+            self._bank = sample_personas()
+        if self._bank is not None and p.n_personas > len(self._bank):
+            raise ScenarioError(
+                f"--n-personas {p.n_personas} is more than the {len(self._bank)} personas in the "
+                "bank; lower it, pass a larger --persona-file, or use --population synthetic"
+            )
+
+    def setup(self, sim: Simulation) -> None:
+        p = self.params
+        self.game = TrustGame(sim, endowment=p.endowment, multiplier=p.multiplier)
+        self.trustee = TrusteeAgent(sim, p.trustee)
+        self.trustee.move_to(self.game)
+        self.trustors = [PersonaAgent(sim, persona) for persona in self._personas(sim)]
+        for trustor in self.trustors:
+            trustor.move_to(self.game)
+
+    def _personas(self, sim: Simulation) -> list[Persona]:
+        p = self.params
+        bank = self._bank or synthetic_population(p.n_personas, sim.rng)
+        chosen = select_personas(bank, p.n_personas, sim.rng)
+        return augment_big_five(chosen, sim.rng) if p.big_five else chosen
+
+    async def play_round(self, sim: Simulation, round_index: int) -> None:
+        await sim.concurrently({t.agent_id: (lambda t=t: self._play(t)) for t in self.trustors})
+
+    async def _play(self, trustor: PersonaAgent) -> None:
+        decision = await trustor.decide(self._trustor_task(trustor))
+        if not decision.ok:
+            return  # recorded as decision.failed; no amount is made up
+        received = self.game.transfer(trustor, self.trustee, decision.value)
+        outcome = self.game.repay(trustor, self.trustee, self.trustee.respond(received))
+        trustor.remember(sent=outcome.sent, returned=outcome.returned)
+
+    def _trustor_task(self, trustor: PersonaAgent) -> DecisionTask:
+        p = self.params
+        prompt = TRUSTOR_PROMPT.substitute(
+            initial_amount=p.endowment,
+            persona_details=trustor.persona.profile_text(),
+            theoretical_props="",
+        )
+        return DecisionTask(
+            name="trust.trustor",
+            request=ChatRequest(
+                messages=(Message(role="user", content=prompt),),
+                temperature=p.temperature,
+                task="trust.trustor",
+                hints={"traits": dict(trustor.persona.traits), "endowment": p.endowment},
+            ),
+            parse=lambda reply: parse_transfer(reply, self.game),
+            reminder=FORMAT_REMINDER.safe_substitute(initial_amount=p.endowment),
+            max_repairs=p.max_repairs,
+        )
+
+    @classmethod
+    def compute_metrics(cls, events: pd.DataFrame) -> dict[str, Any]:
+        params = _payloads(events, "run.started")[0]["params"]
+        traits = {
+            e["agent_id"]: e["payload"]["persona"]["traits"]
+            for e in _rows(events, "agent.created")
+            if "persona" in e["payload"]
+        }
+        sent = {e["agent_id"]: e["payload"]["sent"] for e in _rows(events, "trust.transfer")}
+        failures = len(_payloads(events, "decision.failed"))
+        ids = sorted(sent)
+        amounts = [sent[i] for i in ids]
+        series = pd.Series(amounts, dtype=float)
+        return {
+            "n_personas": len(traits),
+            "n_decisions": len(ids),
+            "parse_failures": failures,
+            "reasks": len(_payloads(events, "decision.reask")),
+            "mean_sent": _number(series.mean()),
+            "sd_sent": _number(series.std(ddof=1)),
+            "attributes": {
+                name: _attribute_metrics(name, ids, amounts, traits)
+                for name in params["attributes"]
+            },
+        }
+
+    @classmethod
+    def report(cls, metrics: dict[str, Any]) -> list[str]:
+        lines = [
+            f"{metrics['n_decisions']} of {metrics['n_personas']} personas decided "
+            f"({metrics['parse_failures']} parse failures, {metrics['reasks']} re-asks); "
+            f"mean sent {metrics['mean_sent']}, SD {metrics['sd_sent']}",
+        ]
+        for name, result in metrics["attributes"].items():
+            if result["eta_squared"] is not None:
+                top = " > ".join(result["ranking"][:3])
+                lines.append(f"  {name}: eta² = {result['eta_squared']:.3f}; ranking {top} ...")
+        return lines
+
+
+def _attribute_metrics(
+    name: str, ids: list[str], amounts: list[float], traits: dict[str, dict[str, str]]
+) -> dict[str, Any]:
+    """π*_t, η²_t and n per level for one trait, over personas that have it and decided."""
+    pairs = [(a, traits[i][name]) for i, a in zip(ids, amounts, strict=True) if name in traits[i]]
+    values = [a for a, _ in pairs]
+    levels = [lvl for _, lvl in pairs]
+    eta = eta_squared(values, levels)
+    return {
+        "ranking": rank_levels(values, levels),
+        "eta_squared": None if eta is None else round(eta, 6),
+        "levels": {
+            s.level: {"n": s.n, "mean": round(s.mean, 6)} for s in summarize_levels(values, levels)
+        },
+    }
+
+
+def _rows(events: pd.DataFrame, kind: str) -> list[dict[str, Any]]:
+    return events.loc[events["kind"] == kind, ["agent_id", "payload"]].to_dict("records")
+
+
+def _payloads(events: pd.DataFrame, kind: str) -> list[dict[str, Any]]:
+    return events.loc[events["kind"] == kind, "payload"].tolist()
+
+
+def _number(value: float) -> float | None:
+    return None if pd.isna(value) else round(float(value), 6)

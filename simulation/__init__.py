@@ -1,0 +1,79 @@
+"""The kernel: simulation model, event log, LLM layer, runner, replay, scenario registry."""
+
+from .agent import SimAgent
+from .cache import ResponseCache, default_cache_dir
+from .client import LLMCallFailedError, LLMClient, RetryPolicy
+from .environment import Environment, InvalidActionError
+from .event_log import EventLog, ResumeMismatchError, ResumeState
+from .events import MAIN_SCOPE, SCHEMA_VERSION, Event, EventStore, events_frame
+from .langchain_backend import LangChainBackend
+from .llm import (
+    Backend,
+    ChatRequest,
+    ChatResponse,
+    LLMError,
+    Message,
+    PermanentLLMError,
+    TokenLogprob,
+    TransientLLMError,
+    Usage,
+)
+from .model import Simulation
+from .openai_backend import OpenAIBackend
+from .runner import RunError, RunResult, compute_run_metrics, make_backend, run_scenario
+from .scenario import (
+    Scenario,
+    ScenarioError,
+    ScenarioParams,
+    get_scenario,
+    list_scenarios,
+    register_scenario,
+)
+from .scripted import ScriptedBackend, scripted_behaviour
+from .sqlite_store import EventStoreError, SQLiteEventStore
+
+__all__ = [
+    "MAIN_SCOPE",
+    "SCHEMA_VERSION",
+    "Backend",
+    "ChatRequest",
+    "ChatResponse",
+    "Environment",
+    "Event",
+    "EventLog",
+    "EventStore",
+    "EventStoreError",
+    "InvalidActionError",
+    "LLMCallFailedError",
+    "LLMClient",
+    "LLMError",
+    "LangChainBackend",
+    "Message",
+    "OpenAIBackend",
+    "PermanentLLMError",
+    "ResponseCache",
+    "ResumeMismatchError",
+    "ResumeState",
+    "RetryPolicy",
+    "RunError",
+    "RunResult",
+    "SQLiteEventStore",
+    "Scenario",
+    "ScenarioError",
+    "ScenarioParams",
+    "ScriptedBackend",
+    "SimAgent",
+    "Simulation",
+    "TokenLogprob",
+    "TransientLLMError",
+    "Usage",
+    "compute_run_metrics",
+    "default_cache_dir",
+    "events_frame",
+    "get_scenario",
+    "list_scenarios",
+    "make_backend",
+    "register_scenario",
+    "run_scenario",
+    "scripted_behaviour",
+]

@@ -1,0 +1,219 @@
+"""The `personasim` command: run, list, replay, metrics, export.
+
+Errors the user can fix are printed as one `error:` line with a non-zero exit (2 for bad input,
+1 for a run that failed, 130 for Ctrl-C); tracebacks are for bugs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from .client import RetryPolicy
+from .event_log import ResumeMismatchError
+from .llm import LLMError
+from .replay import agent_events, export_jsonl, render_overview, render_trajectory
+from .runner import (
+    EVENTS_FILE,
+    METRICS_FILE,
+    RunError,
+    compute_run_metrics,
+    read_manifest,
+    run_scenario,
+)
+from .scenario import ScenarioError, get_scenario, list_scenarios
+from .sqlite_store import EventStoreError, SQLiteEventStore
+
+__all__ = ["main"]
+
+INPUT_ERRORS = (ScenarioError, RunError, EventStoreError, ResumeMismatchError)
+
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra and args.command != "run":
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    try:
+        return args.handler(args, extra)
+    except KeyboardInterrupt:
+        err.print("interrupted; the run directory is marked interrupted and can be resumed")
+        return 130
+    except INPUT_ERRORS as exc:
+        err.print(f"[bold red]error:[/] {exc}", markup=True)
+        return 2
+    except LLMError as exc:
+        err.print(f"[bold red]error:[/] model call failed: {exc}", markup=True)
+        return 1
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="personasim", description="Simulate LLM persona agents and replay what they did."
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    run = commands.add_parser(
+        "run",
+        help="run or resume a scenario",
+        description="Run a scenario. Scenario parameters go as --name value (see `list`).",
+    )
+    run.add_argument("scenario")
+    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--model", default="scripted", help="'scripted' or 'openai:MODEL_NAME'")
+    run.add_argument("--base-url", help="OpenAI-compatible endpoint; key from OPENAI_API_KEY")
+    run.add_argument("--out", type=Path, help="run directory (default runs/SCENARIO-TIME)")
+    run.add_argument("--resume", action="store_true", help="continue the interrupted run in --out")
+    run.add_argument("--concurrency", type=int, default=16, help="model requests in flight")
+    run.add_argument("--rpm", type=float, help="at most this many requests per minute")
+    run.add_argument("--timeout", type=float, default=60.0, help="seconds per attempt")
+    run.add_argument("--max-attempts", type=int, default=5, help="attempts per request")
+    run.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    run.add_argument("--cache-dir", type=Path, help="response cache location")
+    run.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    run.set_defaults(handler=_run)
+
+    listing = commands.add_parser("list", help="scenarios, their parameters and defaults")
+    listing.set_defaults(handler=_list)
+
+    replay = commands.add_parser("replay", help="an agent's trajectory, step by step")
+    replay.add_argument("run_dir", type=Path)
+    replay.add_argument("--agent", help="agent id (without it: the run's agents)")
+    replay.add_argument("--brief", action="store_true", help="last message only, truncated")
+    replay.set_defaults(handler=_replay)
+
+    metrics = commands.add_parser("metrics", help="recompute metrics.json from the log alone")
+    metrics.add_argument("run_dir", type=Path)
+    metrics.add_argument("--check", action="store_true", help="only compare; exit 1 if different")
+    metrics.set_defaults(handler=_metrics)
+
+    export = commands.add_parser("export", help="write the events in the documented schema")
+    export.add_argument("run_dir", type=Path)
+    export.add_argument("--format", choices=["jsonl"], default="jsonl")
+    export.add_argument("--output", type=Path, help="file to write (default RUN_DIR/events.jsonl)")
+    export.set_defaults(handler=_export)
+    return parser
+
+
+def scenario_values(tokens: Sequence[str]) -> dict[str, str]:
+    """`--n-personas 50 --endowment=44` → {"n_personas": "50", "endowment": "44"}."""
+    values: dict[str, str] = {}
+    items = list(tokens)
+    while items:
+        token = items.pop(0)
+        if not token.startswith("--") or token == "--":
+            raise ScenarioError(
+                f"unexpected argument {token!r}; scenario parameters are --name value"
+            )
+        name, has_value, value = token[2:].partition("=")
+        if not has_value:
+            if not items or items[0].startswith("--"):
+                raise ScenarioError(f"--{name} needs a value")
+            value = items.pop(0)
+        values[name.replace("-", "_")] = value
+    return values
+
+
+def _run(args: argparse.Namespace, extra: Sequence[str]) -> int:
+    scenario = get_scenario(args.scenario)
+    params = scenario.parse_params(scenario_values(extra))
+    result = run_scenario(
+        scenario,
+        params,
+        seed=args.seed,
+        model=args.model,
+        base_url=args.base_url,
+        out=args.out,
+        resume=args.resume,
+        use_cache=not args.no_cache,
+        cache_dir=args.cache_dir,
+        concurrency=args.concurrency,
+        requests_per_minute=args.rpm,
+        retry=RetryPolicy(max_attempts=args.max_attempts, timeout=args.timeout),
+        progress=not args.no_progress,
+        console=err,
+    )
+    llm = result.manifest["llm"]
+    for line in result.report:
+        out.print(line)
+    if "note" in result.manifest["model"]:
+        out.print(f"model: {result.manifest['model']['note']}")
+    out.print(
+        f"model calls {llm['calls']}, cache hits {llm['cache_hits']}, failures {llm['failures']}, "
+        f"tokens {llm['prompt_tokens']}+{llm['completion_tokens']}"
+    )
+    out.print(f"run directory: {result.run_dir}")
+    return 0
+
+
+def _list(args: argparse.Namespace, extra: Sequence[str]) -> int:
+    for name, scenario in list_scenarios().items():
+        out.print(f"{name} — {scenario.summary}", style="bold")
+        for field, info in scenario.Params.model_fields.items():
+            flag = "--" + field.replace("_", "-")
+            out.print(f"  {flag:<20} {_default(info.default):<24} {info.description or ''}")
+    return 0
+
+
+def _default(value: Any) -> str:
+    if isinstance(value, tuple):
+        return ",".join(map(str, value)) if len(value) < 3 else f"{value[0]},… ({len(value)})"
+    return str(value)
+
+
+def _open_store(run_dir: Path) -> SQLiteEventStore:
+    read_manifest(run_dir)  # a clear error when this is not a run directory
+    return SQLiteEventStore(run_dir / EVENTS_FILE)
+
+
+def _replay(args: argparse.Namespace, extra: Sequence[str]) -> int:
+    with _open_store(args.run_dir) as store:
+        if args.agent is None:
+            lines = render_overview(store)
+        else:
+            events = agent_events(store, args.agent)
+            if not events:
+                raise RunError(
+                    f"no agent {args.agent!r} in {args.run_dir}; run replay without "
+                    "--agent to list them"
+                )
+            lines = render_trajectory(events, full=not args.brief)
+        for line in lines:
+            out.print(line, markup=False)
+    return 0
+
+
+def _metrics(args: argparse.Namespace, extra: Sequence[str]) -> int:
+    with _open_store(args.run_dir) as store:
+        metrics = compute_run_metrics(store)
+    path = args.run_dir / METRICS_FILE
+    text = json.dumps(metrics, indent=2, sort_keys=True, allow_nan=False) + "\n"
+    same = path.exists() and path.read_text() == text
+    if args.check:
+        out.print(f"{path}: {'identical to' if same else 'DIFFERS from'} the recomputed metrics")
+        return 0 if same else 1
+    path.write_text(text)
+    state = "unchanged" if same else "written"
+    out.print(f"{path}: {state} (recomputed from {EVENTS_FILE}, no model call)")
+    return 0
+
+
+def _export(args: argparse.Namespace, extra: Sequence[str]) -> int:
+    target = args.output or args.run_dir / "events.jsonl"
+    with _open_store(args.run_dir) as store:
+        count = export_jsonl(store, target)
+    out.print(f"{count} events written to {target}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

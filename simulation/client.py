@@ -1,0 +1,206 @@
+"""`LLMClient`: the one way agents reach a model.
+
+Around any backend it adds, in this order: answers already in the run's log (resume), the
+response cache, a concurrency cap, a requests-per-minute limit, a per-attempt timeout and one
+retry layer (exponential backoff with jitter that honours Retry-After). Every finished call is
+an `llm.call` event and every call that ran out of attempts an `llm.error` event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from aiolimiter import AsyncLimiter
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception_type,
+    stop_after_attempt,
+    wait_exponential_jitter,
+)
+
+from .cache import ResponseCache
+from .llm import Backend, ChatRequest, ChatResponse, LLMError, TransientLLMError
+
+__all__ = ["LLMCallFailedError", "LLMClient", "RetryPolicy"]
+
+Emit = Callable[..., None]
+
+
+class LLMCallFailedError(LLMError):
+    """A request that failed on every attempt; the run stops and can be resumed later."""
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How hard to try. None of these values changes an answer, so none is in the cache key."""
+
+    max_attempts: int = 5
+    timeout: float = 60.0
+    initial_backoff: float = 1.0
+    max_backoff: float = 30.0
+    jitter: float = 1.0
+    max_retry_after: float = 600.0
+
+    def __post_init__(self) -> None:
+        if self.max_attempts < 1 or self.timeout <= 0:
+            raise ValueError("max_attempts must be at least 1 and timeout positive")
+
+
+class LLMClient:
+    """Shared by all agents of a run; safe to call from many concurrent tasks."""
+
+    def __init__(
+        self,
+        backend: Backend,
+        *,
+        cache: ResponseCache | None = None,
+        retry: RetryPolicy | None = None,
+        concurrency: int = 16,
+        requests_per_minute: float | None = None,
+        emit: Emit | None = None,
+        replay: dict[str, dict[str, Any]] | None = None,
+    ) -> None:
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        self.backend = backend
+        self.cache = cache
+        self.retry = retry or RetryPolicy()
+        self.concurrency = concurrency
+        self._slots = asyncio.Semaphore(concurrency)
+        self._limiter = AsyncLimiter(requests_per_minute, 60) if requests_per_minute else None
+        self._emit = emit or (lambda *args, **kwargs: None)
+        self._replay = replay or {}
+        self._backoff = wait_exponential_jitter(
+            initial=self.retry.initial_backoff, max=self.retry.max_backoff, jitter=self.retry.jitter
+        )
+        self.calls = 0
+        self.cache_hits = 0
+
+    async def complete(
+        self, request: ChatRequest, *, agent_id: str | None = None, round: int | None = None
+    ) -> ChatResponse:
+        """Answer `request`, from the log or cache when possible, else from the backend."""
+        key = self.backend.cache_key(request)
+        started = time.perf_counter()
+        source, response, attempts = self._stored(key)
+        if response is None:
+            try:
+                response, attempts = await self._call_with_retries(request)
+            except LLMError as exc:
+                self._record_failure(request, key, exc, agent_id, round)
+                raise
+            source = "model"
+            if self.cache is not None:
+                self.cache.put(key, response)
+        self._record_call(request, key, response, source, attempts, started, agent_id, round)
+        return response
+
+    def _stored(self, key: str) -> tuple[str, ChatResponse | None, int]:
+        if key in self._replay:
+            return "log", ChatResponse.model_validate(self._replay[key]), 0
+        if self.cache is not None and (hit := self.cache.get(key)) is not None:
+            self.cache_hits += 1
+            return "cache", hit, 0
+        return "model", None, 0
+
+    async def _call_with_retries(self, request: ChatRequest) -> tuple[ChatResponse, int]:
+        attempts = 0
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self.retry.max_attempts),
+            wait=self._wait,
+            retry=retry_if_exception_type(TransientLLMError),
+            reraise=True,
+        )
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    attempts += 1
+                    response = await self._attempt(request)
+        except TransientLLMError as exc:
+            failure = LLMCallFailedError(
+                f"{self._where()}: gave up after {attempts} attempt(s): {exc}"
+            )
+            failure.attempts = attempts
+            raise failure from exc
+        except LLMError as exc:
+            exc.attempts = attempts
+            raise
+        return response, attempts
+
+    async def _attempt(self, request: ChatRequest) -> ChatResponse:
+        async with self._slots:
+            if self._limiter is not None:
+                await self._limiter.acquire()
+            self.calls += 1
+            try:
+                async with asyncio.timeout(self.retry.timeout):
+                    return await self.backend.complete(request, self.retry.timeout)
+            except TimeoutError as exc:
+                raise TransientLLMError(f"no answer within {self.retry.timeout:g}s") from exc
+
+    def _wait(self, state: RetryCallState) -> float:
+        exc = state.outcome.exception() if state.outcome else None
+        if isinstance(exc, TransientLLMError) and exc.retry_after is not None:
+            return min(exc.retry_after, self.retry.max_retry_after)
+        return self._backoff(state)
+
+    def _where(self) -> str:
+        identity = self.backend.identity()
+        return " ".join(str(identity[k]) for k in ("base_url", "model") if k in identity) or str(
+            identity.get("backend", "model")
+        )
+
+    def _record_call(
+        self,
+        request: ChatRequest,
+        key: str,
+        response: ChatResponse,
+        source: str,
+        attempts: int,
+        started: float,
+        agent_id: str | None,
+        round: int | None,
+    ) -> None:
+        self._emit(
+            "llm.call",
+            {
+                "request_key": key,
+                "task": request.task,
+                "sampling": request.sampling(),
+                "messages": request.plain_messages(),
+                "response": response.model_dump(exclude_none=True),
+                "cached": source != "model",
+                "source": source,
+                "attempts": attempts,
+                "latency_s": elapsed_since(started),
+            },
+            agent_id=agent_id,
+            round=round,
+        )
+
+    def _record_failure(
+        self,
+        request: ChatRequest,
+        key: str,
+        exc: LLMError,
+        agent_id: str | None,
+        round: int | None,
+    ) -> None:
+        self._emit(
+            "llm.error",
+            {"request_key": key, "task": request.task, "attempts": exc.attempts, "error": str(exc)},
+            agent_id=agent_id,
+            round=round,
+        )
+
+    async def aclose(self) -> None:
+        await self.backend.aclose()
+
+
+def elapsed_since(started: float) -> float:
+    return float(f"{time.perf_counter() - started:.6f}")

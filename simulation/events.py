@@ -1,0 +1,98 @@
+"""The event log's record type and storage contract.
+
+Every metric, replay and resume reads only events, so this module is the schema's single source
+of truth (documented in docs/events.md). Stores implement `EventStore`; `tests/test_event_store`
+holds the conformance suite any new backend must pass.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+__all__ = ["MAIN_SCOPE", "SCHEMA_VERSION", "Event", "EventStore", "events_frame"]
+
+SCHEMA_VERSION = 1
+"""Bumped whenever an event's meaning or a column changes; readers refuse newer versions."""
+
+MAIN_SCOPE = "main"
+"""Scope of events emitted by the sequential part of a run (not inside a concurrent branch)."""
+
+
+@dataclass(frozen=True)
+class Event:
+    """One thing that happened in a run.
+
+    `seq` is assigned by the store (run-wide, strictly increasing); `scope` names the unit of
+    work the event was committed with, which is what resume uses to skip finished work.
+    """
+
+    kind: str
+    payload: dict[str, Any] = field(default_factory=dict)
+    round: int | None = None
+    agent_id: str | None = None
+    scope: str = MAIN_SCOPE
+    ts: float = 0.0
+    seq: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The documented export form (one JSON object per event)."""
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "seq": self.seq,
+            "round": self.round,
+            "agent_id": self.agent_id,
+            "kind": self.kind,
+            "scope": self.scope,
+            "ts": self.ts,
+            "payload": self.payload,
+        }
+
+
+def dumps_payload(payload: dict[str, Any]) -> str:
+    """Canonical JSON so equal payloads are byte-equal in the store."""
+    return json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+class EventStore(ABC):
+    """Append-only storage of one run's events.
+
+    `append` must be atomic per call: all events of a batch become visible together or not at
+    all, which is what lets a run killed mid-way resume without half-written units of work.
+    """
+
+    @abstractmethod
+    def append(self, events: Sequence[Event]) -> list[Event]:
+        """Persist events atomically and return them with their assigned `seq`."""
+
+    @abstractmethod
+    def read(self, kinds: Iterable[str] | None = None) -> Iterator[Event]:
+        """Events in `seq` order, optionally only the given kinds."""
+
+    @abstractmethod
+    def schema_version(self) -> int:
+        """The schema version the store was written with."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release the underlying resources; the data stays."""
+
+    def __enter__(self) -> EventStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+EVENT_COLUMNS = ["seq", "round", "agent_id", "kind", "scope", "ts", "payload"]
+
+
+def events_frame(events: Iterable[Event]) -> pd.DataFrame:
+    """Events as a table (payload left as a dict column), the input every metric takes."""
+    rows = [(e.seq, e.round, e.agent_id, e.kind, e.scope, e.ts, e.payload) for e in events]
+    return pd.DataFrame(rows, columns=EVENT_COLUMNS)

@@ -1,0 +1,142 @@
+"""The LLM interface every agent uses: requests, responses, backends and their errors.
+
+A request carries what a model sees (messages and sampling parameters) and, apart from that, a
+`task` name and `hints` (the persona's attributes, the game's endowment...) that only the
+scripted behaviour model reads. Real backends never send the hints anywhere.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from abc import ABC, abstractmethod
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "Backend",
+    "ChatRequest",
+    "ChatResponse",
+    "LLMError",
+    "Message",
+    "PermanentLLMError",
+    "TokenLogprob",
+    "TransientLLMError",
+    "Usage",
+]
+
+
+class Message(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class ChatRequest(BaseModel):
+    """One chat-completion request, backend-neutral."""
+
+    model_config = ConfigDict(frozen=True)
+
+    messages: tuple[Message, ...]
+    temperature: float = 0.7
+    top_p: float | None = None
+    max_tokens: int | None = None
+    logprobs: bool = False
+    top_logprobs: int | None = None
+    response_format: dict[str, Any] | None = None
+    sample_index: int = 0
+    task: str = "chat"
+    hints: dict[str, Any] = Field(default_factory=dict)
+
+    def sampling(self) -> dict[str, Any]:
+        """The parameters a model is called with (None means the endpoint's default)."""
+        fields = ("temperature", "top_p", "max_tokens", "logprobs", "top_logprobs")
+        return {name: getattr(self, name) for name in fields if getattr(self, name) is not None}
+
+    def plain_messages(self) -> list[dict[str, str]]:
+        return [m.model_dump() for m in self.messages]
+
+    def with_reply(self, reply: str, follow_up: str) -> ChatRequest:
+        """The same conversation continued by the model's reply and a new user turn."""
+        messages = (
+            *self.messages,
+            Message(role="assistant", content=reply),
+            Message(role="user", content=follow_up),
+        )
+        return self.model_copy(update={"messages": messages})
+
+
+class TokenLogprob(BaseModel):
+    token: str
+    logprob: float
+    top: dict[str, float] = Field(default_factory=dict)
+
+
+class Usage(BaseModel):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class ChatResponse(BaseModel):
+    text: str
+    logprobs: list[TokenLogprob] | None = None
+    usage: Usage = Field(default_factory=Usage)
+    model: str = ""
+    finish_reason: str | None = None
+
+
+class LLMError(RuntimeError):
+    """A model call failed; `attempts` counts the requests that were sent for it."""
+
+    attempts: int = 0
+
+
+class TransientLLMError(LLMError):
+    """Worth retrying: rate limits, server errors, timeouts, dropped connections."""
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class PermanentLLMError(LLMError):
+    """Retrying will not help: bad request, bad key, unknown model."""
+
+
+class Backend(ABC):
+    """Something that answers chat requests. Retries, caching and limits live in `LLMClient`."""
+
+    name: str = "backend"
+
+    @abstractmethod
+    async def complete(self, request: ChatRequest, timeout: float) -> ChatResponse:
+        """Answer once, raising `TransientLLMError` or `PermanentLLMError` on failure."""
+
+    @abstractmethod
+    def identity(self) -> dict[str, Any]:
+        """What determines this backend's answers besides the request (no secrets)."""
+
+    def describe(self) -> dict[str, Any]:
+        """Settings for the manifest (no secrets)."""
+        return self.identity()
+
+    def cache_key(self, request: ChatRequest) -> str:
+        """Content address of a request: same key, same answer."""
+        canonical = {
+            "backend": self.identity(),
+            "messages": request.plain_messages(),
+            "sampling": request.sampling(),
+            "response_format": request.response_format,
+            "sample_index": request.sample_index,
+            **self._key_extras(request),
+        }
+        blob = json.dumps(canonical, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+    def _key_extras(self, request: ChatRequest) -> dict[str, Any]:
+        """Further request fields that change this backend's answer (none for real models)."""
+        return {}
+
+    async def aclose(self) -> None:  # noqa: B027 - optional hook
+        """Release connections."""

@@ -1,0 +1,109 @@
+"""`Simulation`: the Mesa model that holds a run's agents, environments, RNG, log and model."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import mesa
+
+from .client import LLMClient
+from .event_log import EventLog
+from .llm import ChatRequest, ChatResponse
+
+if TYPE_CHECKING:
+    from .agent import SimAgent
+    from .environment import Environment
+
+__all__ = ["Simulation"]
+
+T = TypeVar("T")
+
+
+class Simulation(mesa.Model):
+    """All randomness comes from `self.rng` / `self.random`, seeded once.
+
+    Draw random numbers in sequential code, not inside concurrent work, so a run's outcome
+    does not depend on which model call returns first.
+    """
+
+    def __init__(
+        self,
+        *,
+        seed: int,
+        llm: LLMClient,
+        log: EventLog,
+        on_progress: Callable[[int, int], None] | None = None,
+    ) -> None:
+        super().__init__(seed=seed)
+        self.seed = seed
+        self.llm = llm
+        self.log = log
+        self.round: int | None = None
+        self.environments: dict[str, Environment] = {}
+        self._by_id: dict[str, SimAgent] = {}
+        self._on_progress = on_progress or (lambda done, total: None)
+        self._done = 0
+        self._total = 0
+
+    def emit(
+        self, kind: str, payload: dict[str, Any] | None = None, *, agent_id: str | None = None
+    ) -> None:
+        """Append an event stamped with the current round."""
+        self.log.emit(kind, payload, round=self.round, agent_id=agent_id)
+
+    async def ask(self, request: ChatRequest, *, agent_id: str) -> ChatResponse:
+        """One model call on behalf of an agent, logged with the current round."""
+        return await self.llm.complete(request, agent_id=agent_id, round=self.round)
+
+    def register_agent_id(self, agent: SimAgent) -> None:
+        if agent.agent_id in self._by_id:
+            raise ValueError(f"two agents share the id {agent.agent_id!r}; ids must be unique")
+        self._by_id[agent.agent_id] = agent
+
+    def agent(self, agent_id: str) -> SimAgent:
+        return self._by_id[agent_id]
+
+    def add_environment(self, environment: Environment) -> None:
+        if environment.name in self.environments:
+            raise ValueError(f"an environment named {environment.name!r} already exists")
+        self.environments[environment.name] = environment
+
+    def begin_round(self, index: int) -> None:
+        self.round = index
+        self.emit("round.started")
+
+    def end_round(self) -> None:
+        self.emit("round.completed")
+        self.steps += 1
+
+    async def concurrently(self, work: Mapping[str, Callable[[], Awaitable[T]]]) -> dict[str, T]:
+        """Run independent units of work at once, each logged as one unit (see EventLog).
+
+        Names must be unique within the round. If one unit fails the others are cancelled and
+        the first error is raised; finished units stay in the log for resume.
+        """
+        self._total += len(work)
+        self._on_progress(self._done, self._total)
+        prefix = f"r{self.round}/" if self.round is not None else ""
+        try:
+            async with asyncio.TaskGroup() as group:
+                tasks = {
+                    name: group.create_task(self._unit(f"{prefix}{name}", unit))
+                    for name, unit in work.items()
+                }
+        except ExceptionGroup as errors:
+            raise _first_error(errors) from None
+        return {name: task.result() for name, task in tasks.items()}
+
+    async def _unit(self, scope: str, unit: Callable[[], Awaitable[T]]) -> T:
+        result = await self.log.branch(scope, unit)
+        self._done += 1
+        self._on_progress(self._done, self._total)
+        return result
+
+
+def _first_error(errors: BaseExceptionGroup) -> BaseException:
+    first = errors.exceptions[0]
+    return _first_error(first) if isinstance(first, BaseExceptionGroup) else first

@@ -1,0 +1,138 @@
+"""Any OpenAI-compatible endpoint: OpenAI, vLLM, Ollama, llama.cpp server, a LiteLLM proxy.
+
+The SDK's own retries are off (`max_retries=0`): `LLMClient` is the one retry layer, so
+attempts never multiply. The aiohttp transport is used because the default httpx one spends
+several times more CPU per call under many requests in flight.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import openai
+
+from .llm import (
+    Backend,
+    ChatRequest,
+    ChatResponse,
+    PermanentLLMError,
+    TokenLogprob,
+    TransientLLMError,
+    Usage,
+)
+
+__all__ = ["OpenAIBackend", "public_url"]
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+def public_url(url: str) -> str:
+    """The URL without user info, query or fragment, which may carry credentials."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
+
+
+class OpenAIBackend(Backend):
+    """Chat completions over HTTP; the key comes from the environment, never from arguments
+    that could end up in a manifest or shell history."""
+
+    name = "openai"
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None = None,
+        api_key_env: str = "OPENAI_API_KEY",
+    ) -> None:
+        self.model = model
+        self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        api_key = os.environ.get(api_key_env)
+        if not api_key:
+            if base_url is None:
+                raise PermanentLLMError(
+                    f"the openai backend needs an API key: set {api_key_env}, or pass --base-url "
+                    "for a local server that needs none"
+                )
+            api_key = "no-key"  # local servers (vLLM, Ollama...) accept any value
+        self._client = openai.AsyncOpenAI(
+            api_key=api_key,
+            base_url=self.base_url,
+            max_retries=0,
+            http_client=openai.DefaultAioHttpClient(),
+        )
+
+    def identity(self) -> dict[str, Any]:
+        return {"backend": "openai", "base_url": public_url(self.base_url), "model": self.model}
+
+    async def complete(self, request: ChatRequest, timeout: float) -> ChatResponse:
+        extra: dict[str, Any] = {}
+        if request.response_format is not None:
+            extra["response_format"] = request.response_format
+        try:
+            completion = await self._client.chat.completions.create(
+                model=self.model,
+                messages=request.plain_messages(),
+                timeout=timeout,
+                **request.sampling(),
+                **extra,
+            )
+        except openai.APIStatusError as exc:
+            raise _status_error(exc) from exc
+        except openai.APIConnectionError as exc:  # includes timeouts
+            raise TransientLLMError(f"{public_url(self.base_url)}: {exc}") from exc
+        return _to_response(completion)
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+
+def _status_error(exc: openai.APIStatusError) -> Exception:
+    status = exc.status_code
+    message = f"HTTP {status} from the model endpoint: {exc.message}"
+    if status in (408, 409, 429) or status >= 500:
+        return TransientLLMError(message, retry_after=_retry_after(exc))
+    return PermanentLLMError(message)
+
+
+def _retry_after(exc: openai.APIStatusError) -> float | None:
+    value = exc.response.headers.get("retry-after")
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None  # an HTTP date; fall back to our own backoff
+
+
+def _to_response(completion: Any) -> ChatResponse:
+    if not completion.choices:
+        raise TransientLLMError("the endpoint answered with no choices")
+    choice = completion.choices[0]
+    usage = completion.usage
+    return ChatResponse(
+        text=choice.message.content or "",
+        logprobs=_logprobs(choice),
+        usage=Usage(
+            prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+            completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
+        ),
+        model=completion.model or "",
+        finish_reason=choice.finish_reason,
+    )
+
+
+def _logprobs(choice: Any) -> list[TokenLogprob] | None:
+    content = getattr(choice.logprobs, "content", None) if choice.logprobs else None
+    if not content:
+        return None
+    return [
+        TokenLogprob(
+            token=item.token,
+            logprob=item.logprob,
+            top={alt.token: alt.logprob for alt in item.top_logprobs or []},
+        )
+        for item in content
+    ]

@@ -1,0 +1,324 @@
+"""Running a scenario into a run directory, with progress, and resuming one that was cut short.
+
+A run directory holds `manifest.json` (written first with status "interrupted", rewritten with
+"complete" only at the very end), `events.sqlite` and `metrics.json` (only once complete).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from .cache import ResponseCache
+from .client import LLMClient, RetryPolicy
+from .event_log import EventLog, ResumeState
+from .events import SCHEMA_VERSION, EventStore, events_frame
+from .llm import Backend
+from .model import Simulation
+from .openai_backend import OpenAIBackend
+from .scenario import Scenario, ScenarioParams, get_scenario
+from .scripted import ScriptedBackend
+from .sqlite_store import SQLiteEventStore
+
+__all__ = [
+    "EVENTS_FILE",
+    "MANIFEST_FILE",
+    "METRICS_FILE",
+    "RunError",
+    "RunResult",
+    "compute_run_metrics",
+    "make_backend",
+    "read_manifest",
+    "run_scenario",
+]
+
+MANIFEST_FILE = "manifest.json"
+EVENTS_FILE = "events.sqlite"
+METRICS_FILE = "metrics.json"
+PACKAGES = ("personasim", "mesa", "langgraph", "langchain-core", "openai", "numpy", "scipy")
+
+
+class RunError(RuntimeError):
+    """A run could not start or did not finish; the message says what to do next."""
+
+
+@dataclass
+class RunResult:
+    run_dir: Path
+    manifest: dict[str, Any]
+    metrics: dict[str, Any]
+    report: list[str] = field(default_factory=list)
+
+
+def make_backend(model: str, base_url: str | None = None, seed: int = 0) -> Backend:
+    """`scripted` or `openai:MODEL_NAME` (any OpenAI-compatible endpoint)."""
+    if model == "scripted":
+        return ScriptedBackend(seed=seed)
+    kind, _, name = model.partition(":")
+    if kind == "openai" and name:
+        return OpenAIBackend(name, base_url=base_url)
+    raise RunError(
+        f"unknown model {model!r}: use 'scripted' or 'openai:MODEL_NAME' (with --base-url for a "
+        "non-OpenAI endpoint); LangChain chat models can be passed from Python"
+    )
+
+
+def run_scenario(
+    scenario: str | type[Scenario],
+    params: dict[str, Any] | ScenarioParams | None = None,
+    *,
+    seed: int = 0,
+    model: str = "scripted",
+    base_url: str | None = None,
+    backend: Backend | None = None,
+    out: str | Path | None = None,
+    resume: bool = False,
+    use_cache: bool = True,
+    cache_dir: str | Path | None = None,
+    concurrency: int = 16,
+    requests_per_minute: float | None = None,
+    retry: RetryPolicy | None = None,
+    progress: bool = True,
+    console: Console | None = None,
+) -> RunResult:
+    """Run (or resume) a scenario and return where it went and what it measured."""
+    scenario_cls = get_scenario(scenario) if isinstance(scenario, str) else scenario
+    checked = (
+        params if isinstance(params, ScenarioParams) else scenario_cls.parse_params(params or {})
+    )
+    backend = backend or make_backend(model, base_url, seed)
+    instance = scenario_cls(checked)
+    instance.prepare()
+    run_dir = _prepare_run_dir(out, scenario_cls.name, resume)
+    manifest = _initial_manifest(
+        scenario_cls,
+        checked,
+        seed,
+        backend,
+        concurrency,
+        requests_per_minute,
+        retry or RetryPolicy(),
+    )
+    previous = _load_resumable(run_dir, manifest) if resume else None
+    if previous is not None and previous["status"] == "complete":
+        metrics = json.loads((run_dir / METRICS_FILE).read_text())
+        return RunResult(run_dir, previous, metrics, ["already complete; nothing to resume"])
+    if previous is not None:
+        manifest["created_at"] = previous["created_at"]
+    _write_json(run_dir / MANIFEST_FILE, manifest)
+    console = console or Console(stderr=True)
+    with SQLiteEventStore(run_dir / EVENTS_FILE) as store:
+        resume_state = ResumeState.from_store(store) if previous is not None else None
+        log = EventLog(store, resume_state)
+        cache = ResponseCache(cache_dir) if use_cache else None
+        client = LLMClient(
+            backend,
+            cache=cache,
+            retry=retry,
+            concurrency=concurrency,
+            requests_per_minute=requests_per_minute,
+            emit=log.emit,
+            replay=resume_state.responses if resume_state else None,
+        )
+        try:
+            with _progress_bar(console, progress, scenario_cls.name) as on_progress:
+                sim = Simulation(seed=seed, llm=client, log=log, on_progress=on_progress)
+                asyncio.run(_play(instance, sim, manifest))
+        except BaseException as exc:
+            _finish(run_dir, manifest, store, status="interrupted", error=_describe(exc))
+            raise
+        finally:
+            if cache is not None:
+                cache.close()
+        metrics = compute_run_metrics(store)
+        _write_json(run_dir / METRICS_FILE, metrics)
+        _finish(run_dir, manifest, store, status="complete")
+    return RunResult(run_dir, manifest, metrics, scenario_cls.report(metrics["metrics"]))
+
+
+async def _play(scenario: Scenario, sim: Simulation, manifest: dict[str, Any]) -> None:
+    try:
+        sim.emit("run.started", {k: manifest[k] for k in ("scenario", "params", "seed", "model")})
+        scenario.setup(sim)
+        for index in range(1, scenario.rounds() + 1):
+            sim.begin_round(index)
+            await scenario.play_round(sim, index)
+            sim.end_round()
+        sim.round = None
+        sim.emit("run.completed")
+    finally:
+        await sim.llm.aclose()
+
+
+def compute_run_metrics(store: EventStore) -> dict[str, Any]:
+    """The run's metrics from its log alone (what `personasim metrics` recomputes)."""
+    events = events_frame(store.read())
+    started = events.loc[events["kind"] == "run.started", "payload"]
+    if started.empty:
+        raise RunError("the event log has no run.started event; it is not a personasim run")
+    header = started.iloc[0]
+    scenario_cls = get_scenario(header["scenario"])
+    return {
+        "scenario": header["scenario"],
+        "model": header["model"],
+        "metrics": scenario_cls.compute_metrics(events),
+    }
+
+
+def llm_usage(store: EventStore) -> dict[str, int]:
+    """Model calls and tokens counted from the log, so they survive interruption and resume."""
+    usage = dict(calls=0, cache_hits=0, failures=0, prompt_tokens=0, completion_tokens=0)
+    for event in store.read(kinds=("llm.call", "llm.error")):
+        payload = event.payload
+        usage["calls"] += payload["attempts"]
+        if event.kind == "llm.error":
+            usage["failures"] += 1
+        elif payload["cached"]:
+            usage["cache_hits"] += 1
+        else:
+            usage["prompt_tokens"] += payload["response"]["usage"]["prompt_tokens"]
+            usage["completion_tokens"] += payload["response"]["usage"]["completion_tokens"]
+    return usage
+
+
+def _initial_manifest(
+    scenario_cls: type[Scenario],
+    params: ScenarioParams,
+    seed: int,
+    backend: Backend,
+    concurrency: int,
+    requests_per_minute: float | None,
+    retry: RetryPolicy,
+) -> dict[str, Any]:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "scenario": scenario_cls.name,
+        "params": params.model_dump(mode="json"),
+        "seed": seed,
+        "model": backend.describe(),
+        "client": {
+            "concurrency": concurrency,
+            "requests_per_minute": requests_per_minute,
+            "timeout_s": retry.timeout,
+            "max_attempts": retry.max_attempts,
+        },
+        "packages": _package_versions(),
+        "status": "interrupted",
+        "created_at": _now(),
+    }
+
+
+def _prepare_run_dir(out: str | Path | None, scenario: str, resume: bool) -> Path:
+    if out is None:
+        if resume:
+            raise RunError("--resume needs --out RUN_DIR: the run directory to resume")
+        base = Path("runs") / f"{scenario}-{time.strftime('%Y%m%d-%H%M%S')}"
+        run_dir, n = base, 1
+        while run_dir.exists():
+            n += 1
+            run_dir = base.with_name(f"{base.name}-{n}")
+    else:
+        run_dir = Path(out)
+        has_run = (run_dir / MANIFEST_FILE).exists()
+        if resume and not has_run:
+            raise RunError(f"{run_dir}: no run to resume here (no {MANIFEST_FILE})")
+        if not resume and run_dir.exists() and any(run_dir.iterdir()):
+            raise RunError(
+                f"{run_dir} already exists and is not empty; pass --resume to continue the run "
+                "there, or choose another --out"
+            )
+    run_dir.mkdir(parents=True, exist_ok=True)
+    return run_dir
+
+
+def read_manifest(run_dir: str | Path) -> dict[str, Any]:
+    path = Path(run_dir) / MANIFEST_FILE
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        raise RunError(f"{run_dir}: not a run directory (no {MANIFEST_FILE})") from None
+    except json.JSONDecodeError as exc:
+        raise RunError(f"{path}: unreadable manifest ({exc})") from None
+
+
+def _load_resumable(run_dir: Path, manifest: dict[str, Any]) -> dict[str, Any]:
+    previous = read_manifest(run_dir)
+    for key in ("scenario", "params", "seed", "model"):
+        if previous.get(key) != manifest[key]:
+            raise RunError(
+                f"cannot resume {run_dir}: it was started with {key}={previous.get(key)!r}, "
+                f"this command has {key}={manifest[key]!r}; repeat the original settings"
+            )
+    return previous
+
+
+def _finish(
+    run_dir: Path,
+    manifest: dict[str, Any],
+    store: EventStore,
+    status: str,
+    error: str | None = None,
+) -> None:
+    manifest.update(status=status, finished_at=_now(), llm=llm_usage(store))
+    manifest.pop("error", None)
+    if error:
+        manifest["error"] = error
+    _write_json(run_dir / MANIFEST_FILE, manifest)
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    """Write atomically, so a crash never leaves a half-written file behind."""
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=True, allow_nan=False) + "\n")
+    os.replace(tmp, path)
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, KeyboardInterrupt):
+        return "interrupted by the user"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def _package_versions() -> dict[str, str]:
+    versions = {}
+    for name in PACKAGES:
+        try:
+            versions[name] = version(name)
+        except PackageNotFoundError:
+            versions[name] = "not installed"
+    return versions
+
+
+@contextmanager
+def _progress_bar(
+    console: Console, enabled: bool, label: str
+) -> Iterator[Callable[[int, int], None]]:
+    """A rich progress bar over units of work; a no-op when disabled."""
+    if not enabled:
+        yield lambda done, total: None
+        return
+    columns = (
+        TextColumn(f"[bold]{label}[/]"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("decisions"),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=console) as progress:
+        task = progress.add_task("run", total=None)
+        yield lambda done, total: progress.update(task, completed=done, total=total)

@@ -1,0 +1,128 @@
+"""`Scenario`: the class users subclass to define an experiment, and the registry of them.
+
+A scenario declares typed parameters (a pydantic model), builds agents and environments in
+`setup`, plays rounds in `play_round`, and computes its metrics from the event table alone, so
+`personasim metrics RUN_DIR` can recompute them without any model call.
+"""
+
+from __future__ import annotations
+
+import importlib
+from abc import ABC, abstractmethod
+from importlib.metadata import entry_points
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+if TYPE_CHECKING:
+    from .model import Simulation
+
+__all__ = [
+    "Scenario",
+    "ScenarioError",
+    "ScenarioParams",
+    "get_scenario",
+    "list_scenarios",
+    "register_scenario",
+]
+
+BUILTIN_MODULE = "personasim.scenarios"
+ENTRY_POINT_GROUP = "personasim.scenarios"
+
+
+class ScenarioError(ValueError):
+    """Unknown scenario or invalid parameters; the message says what to change."""
+
+
+class ScenarioParams(BaseModel):
+    """Base of every scenario's parameters: unknown names are errors, values are validated."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Scenario(ABC):
+    """Subclass, set the class attributes, implement the three methods, decorate with
+    `@register_scenario`."""
+
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    Params: ClassVar[type[ScenarioParams]]
+
+    def __init__(self, params: ScenarioParams) -> None:
+        self.params = params
+
+    def rounds(self) -> int:
+        """How many rounds the runner plays; a `rounds` parameter if the scenario has one."""
+        return int(getattr(self.params, "rounds", 1))
+
+    def prepare(self) -> None:  # noqa: B027 - optional hook
+        """Load and check inputs (data files...) before anything is written; raise
+        `ScenarioError` with a message naming the problem."""
+
+    @abstractmethod
+    def setup(self, sim: Simulation) -> None:
+        """Create agents and environments (draw all persona randomness here)."""
+
+    @abstractmethod
+    async def play_round(self, sim: Simulation, round_index: int) -> None:
+        """Play round `round_index` (1-based); use `sim.concurrently` for independent calls."""
+
+    @classmethod
+    @abstractmethod
+    def compute_metrics(cls, events: pd.DataFrame) -> dict[str, Any]:
+        """The run's metrics as a pure function of its events (JSON-ready)."""
+
+    @classmethod
+    def report(cls, metrics: dict[str, Any]) -> list[str]:
+        """A few human-readable lines for the end of a run."""
+        return []
+
+    @classmethod
+    def parse_params(cls, values: dict[str, Any]) -> ScenarioParams:
+        """Validate raw values (strings from the command line are coerced)."""
+        try:
+            return cls.Params.model_validate(values)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"--{'.'.join(str(p) for p in err['loc']).replace('_', '-')}: {err['msg']}"
+                + (f" (got {err['input']!r})" if err["type"] != "extra_forbidden" else "")
+                for err in exc.errors()
+            )
+            raise ScenarioError(
+                f"{cls.name}: invalid parameters: {problems}. "
+                f"`personasim list` shows the parameters of each scenario."
+            ) from None
+
+
+_REGISTRY: dict[str, type[Scenario]] = {}
+
+
+def register_scenario(cls: type[Scenario]) -> type[Scenario]:
+    """Class decorator that makes a scenario runnable by name."""
+    existing = _REGISTRY.get(cls.name)
+    if existing is not None and existing is not cls:
+        raise ScenarioError(f"two scenarios are named {cls.name!r}: {existing} and {cls}")
+    _REGISTRY[cls.name] = cls
+    return cls
+
+
+def _load_all() -> None:
+    """Import the built-in scenarios and any installed under the entry-point group."""
+    importlib.import_module(BUILTIN_MODULE)
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        entry.load()
+
+
+def list_scenarios() -> dict[str, type[Scenario]]:
+    _load_all()
+    return dict(sorted(_REGISTRY.items()))
+
+
+def get_scenario(name: str) -> type[Scenario]:
+    scenarios = list_scenarios()
+    if name not in scenarios:
+        raise ScenarioError(
+            f"unknown scenario {name!r}; known scenarios: {', '.join(scenarios) or 'none'}"
+        )
+    return scenarios[name]

@@ -1,0 +1,88 @@
+"""The scripted backend: a seeded behaviour model that answers offline.
+
+It is *not* a language model. For each kind of request (its `task`) a registered behaviour
+function reads the request's hints (persona attributes, game settings) and writes an answer in
+the same text format a real model is asked for. It exists so every scenario runs end to end with
+no network and no key, and it is the test double. Its rules are documented in docs/scripted.md;
+metrics computed from it describe these rules, not any model.
+
+Randomness: each answer draws from a generator seeded by the request's cache key, which already
+includes the backend seed. Answers therefore do not depend on call order or concurrency.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .llm import Backend, ChatRequest, ChatResponse, PermanentLLMError, TokenLogprob, Usage
+
+__all__ = ["BEHAVIOUR_VERSION", "ScriptedBackend", "ScriptedBehaviour", "scripted_behaviour"]
+
+BEHAVIOUR_VERSION = 1
+"""Bumped when any behaviour changes, so cached scripted answers are not reused across rules."""
+
+ScriptedBehaviour = Callable[[ChatRequest, np.random.Generator], str | ChatResponse]
+
+_BEHAVIOURS: dict[str, ScriptedBehaviour] = {}
+
+
+def scripted_behaviour(task: str) -> Callable[[ScriptedBehaviour], ScriptedBehaviour]:
+    """Register the scripted answer for requests whose `task` is `task`."""
+
+    def register(behaviour: ScriptedBehaviour) -> ScriptedBehaviour:
+        _BEHAVIOURS[task] = behaviour
+        return behaviour
+
+    return register
+
+
+class ScriptedBackend(Backend):
+    """Answers from registered behaviours; see the module docstring."""
+
+    name = "scripted"
+
+    def __init__(self, seed: int = 0, latency: float = 0.0) -> None:
+        self.seed = seed
+        self.latency = latency
+
+    def identity(self) -> dict[str, Any]:
+        return {"backend": "scripted", "behaviour_version": BEHAVIOUR_VERSION, "seed": self.seed}
+
+    def describe(self) -> dict[str, Any]:
+        return {**self.identity(), "note": "scripted behaviour model, not a language model"}
+
+    def _key_extras(self, request: ChatRequest) -> dict[str, Any]:
+        return {"task": request.task, "hints": request.hints}
+
+    async def complete(self, request: ChatRequest, timeout: float) -> ChatResponse:
+        behaviour = _BEHAVIOURS.get(request.task)
+        if behaviour is None:
+            known = ", ".join(sorted(_BEHAVIOURS)) or "none"
+            raise PermanentLLMError(
+                f"the scripted backend has no behaviour for task {request.task!r} (known: {known});"
+                " register one with @scripted_behaviour or use a real model"
+            )
+        if self.latency:
+            await asyncio.sleep(self.latency)
+        rng = np.random.default_rng(int(self.cache_key(request)[:16], 16))
+        answer = behaviour(request, rng)
+        response = answer if isinstance(answer, ChatResponse) else ChatResponse(text=answer)
+        return _complete_response(response, request)
+
+
+def _complete_response(response: ChatResponse, request: ChatRequest) -> ChatResponse:
+    """Fill in usage (word counts) and, when asked, flat logprobs, like an endpoint would."""
+    prompt_words = sum(len(m.content.split()) for m in request.messages)
+    words = response.text.split()
+    update: dict[str, Any] = {
+        "model": "scripted",
+        "finish_reason": "stop",
+        "usage": Usage(prompt_tokens=prompt_words, completion_tokens=len(words)),
+    }
+    if request.logprobs and response.logprobs is None:
+        update["logprobs"] = [TokenLogprob(token=w, logprob=0.0) for w in words]
+    return response.model_copy(update=update)

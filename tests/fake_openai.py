@@ -1,0 +1,539 @@
+"""Fake OpenAI-compatible chat-completions server for tests and benchmarks.
+
+Why: the simulation talks to an LLM through the ``openai`` SDK over HTTP.  Testing the real
+client stack (retries, timeouts, rate limiting, concurrency, parsing) needs a server that speaks
+the same wire format, answers deterministically, never leaves the machine and can be told to
+misbehave on cue.  This server binds to 127.0.0.1 only, on a free port, and runs its own
+asyncio event loop (aiohttp.web) in a background daemon thread, so it works from both sync and
+async tests.
+
+Usage::
+
+    with FakeOpenAIServer(latency=0.0) as server:
+        client = openai.AsyncOpenAI(base_url=server.base_url, api_key="sk-test", max_retries=0)
+        server.enqueue_faults(RateLimitFault(retry_after="0.2"), "malformed")
+        ...
+        assert server.request_count == 3
+
+Endpoints: ``POST /v1/chat/completions`` and ``GET /v1/models``.
+
+Replies come from ``responder(body) -> str`` (the parsed request JSON); the default answers
+``DEFAULT_REPLY``.  With ``"logprobs": true`` the choice carries deterministic per-word
+logprobs and ``top_logprobs`` alternatives.  Usage counts whitespace-separated words.
+
+Fault script: ``server.enqueue_faults(*faults)`` queues faults FIFO; each one is consumed by
+exactly one subsequent chat-completion request, in arrival order.  Requests arriving while the
+queue is empty are answered normally.  A fault is a dataclass or a string/int spec:
+
+=====================================  ===========================================================
+dataclass                              string / int specs
+=====================================  ===========================================================
+``RateLimitFault(retry_after="1")``    ``"rate_limit"``, ``"429"``, ``429``, ``"rate_limit:0.2"``,
+                                       ``"429:0.2"`` -> HTTP 429 + ``Retry-After`` header
+``ServerErrorFault(status=500)``       ``"server_error"``, ``"server_error:503"``, ``"500"``,
+                                       ``503`` -> that 5xx status with a ``server_error`` body
+``HangFault(seconds=3600.0)``          ``"hang"``, ``"hang:5"`` -> handler sleeps (cancelled on
+                                       stop() or client disconnect)
+``MalformedFault(content=...)``        ``"malformed"``, ``"malformed:any text"`` -> HTTP 200 whose
+                                       content is the given text (default ``MALFORMED_REPLY``)
+``StatusFault(status=400)``            ``"status:401"``, ``"400"``, ``401`` -> that status with an
+                                       OpenAI-style error body
+=====================================  ===========================================================
+
+Standalone (benchmarks)::
+
+    python tests/fake_openai.py --port 0 --latency 0.05
+
+prints the base URL on one line, then serves until SIGTERM/SIGINT.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import inspect
+import itertools
+import json
+import math
+import signal
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from types import FrameType, TracebackType
+from typing import Any
+
+from aiohttp import web
+
+HOST = "127.0.0.1"  # loopback only: the fake must never be reachable from elsewhere
+DEFAULT_MODEL = "fake-model"
+DEFAULT_REPLY = "I will cooperate. Finally, I will give 5 dollars."
+MALFORMED_REPLY = "I am not sure what to do."
+
+Responder = Callable[[dict[str, Any]], str | Awaitable[str]]
+
+
+@dataclass(frozen=True)
+class RateLimitFault:
+    """HTTP 429 with ``Retry-After`` (seconds; fractional values such as "0.2" allowed)."""
+
+    retry_after: float | str = "1"
+    message: str = "Rate limit reached for requests (fake)."
+
+
+@dataclass(frozen=True)
+class ServerErrorFault:
+    """HTTP 5xx with an OpenAI-style ``server_error`` body."""
+
+    status: int = 500
+    message: str = "The server had an error while processing your request (fake)."
+
+
+@dataclass(frozen=True)
+class HangFault:
+    """The handler sleeps ``seconds`` before answering: exercises client per-attempt timeouts."""
+
+    seconds: float = 3600.0
+
+
+@dataclass(frozen=True)
+class MalformedFault:
+    """A well-formed 200 completion whose content ignores the requested answer format."""
+
+    content: str = MALFORMED_REPLY
+
+
+@dataclass(frozen=True)
+class StatusFault:
+    """Arbitrary HTTP status with an OpenAI-style error body (e.g. 400, 401, 404)."""
+
+    status: int = 400
+    message: str | None = None
+    type: str | None = None
+    code: str | None = None
+
+
+Fault = RateLimitFault | ServerErrorFault | HangFault | MalformedFault | StatusFault
+FaultSpec = Fault | str | int
+
+_FAULT_TYPES = (RateLimitFault, ServerErrorFault, HangFault, MalformedFault, StatusFault)
+
+_ERROR_TYPES: dict[int, tuple[str, str | None]] = {
+    400: ("invalid_request_error", None),
+    401: ("authentication_error", "invalid_api_key"),
+    403: ("permission_error", None),
+    404: ("not_found_error", "model_not_found"),
+    409: ("conflict_error", None),
+    422: ("invalid_request_error", None),
+    429: ("rate_limit_error", "rate_limit_exceeded"),
+}
+
+
+def _status_fault(status: int) -> Fault:
+    """Map a bare HTTP status onto the most specific fault kind."""
+    if status == 429:
+        return RateLimitFault()
+    if 500 <= status < 600:
+        return ServerErrorFault(status=status)
+    return StatusFault(status=status)
+
+
+def parse_fault(spec: FaultSpec) -> Fault:
+    """Turn a fault dataclass, an HTTP status int or a string spec into a fault dataclass."""
+    if isinstance(spec, _FAULT_TYPES):
+        return spec
+    if isinstance(spec, bool) or not isinstance(spec, int | str):
+        raise TypeError(f"unsupported fault spec: {spec!r}")
+    if isinstance(spec, int):
+        return _status_fault(spec)
+    kind, sep, arg = spec.partition(":")
+    kind = kind.strip().lower()
+    if kind in ("rate_limit", "429"):
+        return RateLimitFault(retry_after=arg.strip()) if sep else RateLimitFault()
+    if kind == "server_error":
+        return ServerErrorFault(status=int(arg)) if sep else ServerErrorFault()
+    if kind == "hang":
+        return HangFault(seconds=float(arg)) if sep else HangFault()
+    if kind == "malformed":
+        return MalformedFault(content=arg) if sep else MalformedFault()
+    if kind == "status":
+        if not sep:
+            raise ValueError("status fault needs a code, e.g. 'status:401'")
+        return _status_fault(int(arg))
+    if kind.isdigit():
+        return _status_fault(int(kind))
+    raise ValueError(f"unknown fault spec: {spec!r}")
+
+
+def default_responder(body: dict[str, Any]) -> str:
+    """Answer in the format the public-goods scenarios parse, whatever was asked."""
+    return DEFAULT_REPLY
+
+
+def _text_of(content: Any) -> str:
+    """Text of a message content: a plain string or a list of typed parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [p.get("text", "") for p in content if isinstance(p, dict)]
+        return " ".join(p for p in parts if isinstance(p, str))
+    return ""
+
+
+def count_words(text: str) -> int:
+    """Deterministic stand-in for a tokenizer: whitespace-separated words."""
+    return len(text.split())
+
+
+def prompt_tokens(body: dict[str, Any]) -> int:
+    """Word count over every message's content."""
+    messages = body.get("messages") or []
+    return sum(count_words(_text_of(m.get("content"))) for m in messages if isinstance(m, dict))
+
+
+def _retry_after_header(value: float | str) -> str:
+    """Format Retry-After as clients expect: "2", "0.2"."""
+    if isinstance(value, str):
+        return value
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def error_body(
+    status: int, message: str | None = None, type_: str | None = None, code: str | None = None
+) -> dict[str, Any]:
+    """OpenAI-style error envelope, so the SDK fills in ``.type``/``.code`` on its exceptions."""
+    default_type, default_code = _ERROR_TYPES.get(
+        status, ("server_error", None) if status >= 500 else ("invalid_request_error", None)
+    )
+    return {
+        "error": {
+            "message": message or f"Fake error with status {status}.",
+            "type": type_ or default_type,
+            "param": None,
+            "code": code if code is not None else default_code,
+        }
+    }
+
+
+def build_logprobs(reply: str, top_logprobs: int) -> dict[str, Any]:
+    """Deterministic per-word logprobs; alternatives share the leftover probability mass.
+
+    Tokens are the whitespace-split words with a leading space (except the first), so joining
+    them reproduces the reply modulo whitespace, like a BPE tokenizer's output does.
+    """
+    content = []
+    for i, word in enumerate(reply.split()):
+        token = word if i == 0 else " " + word
+        logprob = -0.1 * (i % 5) - 0.01
+        rest = 1.0 - math.exp(logprob)
+        top = [{"token": token, "logprob": logprob, "bytes": list(token.encode())}]
+        top = top[:top_logprobs]
+        for j in range(1, top_logprobs):
+            alt = f"{' ' if i else ''}<alt{j}>"
+            top.append(
+                {
+                    "token": alt,
+                    "logprob": math.log(rest * 0.5**j),
+                    "bytes": list(alt.encode()),
+                }
+            )
+        content.append(
+            {
+                "token": token,
+                "logprob": logprob,
+                "bytes": list(token.encode()),
+                "top_logprobs": top,
+            }
+        )
+    return {"content": content, "refusal": None}
+
+
+class FakeOpenAIServer:
+    """OpenAI-compatible HTTP server on 127.0.0.1 in a background thread; see module doc."""
+
+    def __init__(
+        self,
+        responder: Responder | None = None,
+        *,
+        latency: float = 0.0,
+        model: str = DEFAULT_MODEL,
+        port: int = 0,
+    ) -> None:
+        self.responder: Responder = responder or default_responder
+        self.latency = latency  # read per request, so it may be changed while running
+        self.model = model
+        self._port = port
+        self._lock = threading.Lock()
+        self._requests: list[dict[str, Any]] = []
+        self._faults: deque[Fault] = deque()
+        self._ids = itertools.count(1)
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._runner: web.AppRunner | None = None
+        self.base_url = ""
+        self.port = 0
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def start(self) -> FakeOpenAIServer:
+        """Start the loop thread and block until the socket is bound."""
+        if self._thread is not None:
+            raise RuntimeError("server already started")
+        loop = asyncio.new_event_loop()
+        ready = threading.Event()
+        failure: list[BaseException] = []
+
+        def run() -> None:
+            asyncio.set_event_loop(loop)
+            try:
+                loop.run_until_complete(self._startup())
+            except BaseException as exc:
+                failure.append(exc)
+                ready.set()
+                loop.close()
+                return
+            ready.set()
+            try:
+                loop.run_forever()
+            finally:
+                loop.close()
+
+        self._loop = loop
+        self._thread = threading.Thread(target=run, name="fake-openai", daemon=True)
+        self._thread.start()
+        if not ready.wait(timeout=10.0):
+            raise RuntimeError("fake OpenAI server did not start within 10 s")
+        if failure:
+            self._thread.join()
+            self._thread = None
+            self._loop = None
+            raise failure[0]
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Cancel in-flight handlers (hangs included), close the socket, join the thread."""
+        loop, thread = self._loop, self._thread
+        if loop is None or thread is None:
+            return
+        if loop.is_running():
+            future = asyncio.run_coroutine_threadsafe(self._shutdown(), loop)
+            with contextlib.suppress(Exception):
+                future.result(timeout=timeout)
+            loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=timeout)
+        self._loop = None
+        self._thread = None
+
+    def __enter__(self) -> FakeOpenAIServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    async def _startup(self) -> None:
+        app = web.Application(client_max_size=64 * 1024**2)
+        app.router.add_post("/v1/chat/completions", self._chat_completions)
+        app.router.add_get("/v1/models", self._models)
+        # handler_cancellation: a client that gives up (timeout) also ends its hung handler.
+        runner = web.AppRunner(
+            app, access_log=None, shutdown_timeout=0.5, handler_cancellation=True
+        )
+        await runner.setup()
+        site = web.TCPSite(runner, HOST, self._port, backlog=1024)
+        await site.start()
+        self._runner = runner
+        self.port = runner.addresses[0][1]
+        self.base_url = f"http://{HOST}:{self.port}/v1"
+
+    async def _shutdown(self) -> None:
+        tasks = [t for t in self._tasks if not t.done()]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=1.0)
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    # -- inspection and fault script ---------------------------------------------------------
+
+    @property
+    def requests(self) -> list[dict[str, Any]]:
+        """Snapshot of recorded chat requests: JSON body plus a "headers" dict, arrival order."""
+        with self._lock:
+            return list(self._requests)
+
+    @property
+    def request_count(self) -> int:
+        """Number of chat-completion requests received (faulted ones included)."""
+        with self._lock:
+            return len(self._requests)
+
+    def clear_requests(self) -> None:
+        """Forget recorded requests (e.g. between benchmark phases)."""
+        with self._lock:
+            self._requests.clear()
+
+    def enqueue_faults(self, *faults: FaultSpec) -> None:
+        """Queue faults; each is consumed by exactly one later request, FIFO."""
+        parsed = [parse_fault(f) for f in faults]
+        with self._lock:
+            self._faults.extend(parsed)
+
+    @property
+    def pending_faults(self) -> list[Fault]:
+        """Faults not yet consumed by a request."""
+        with self._lock:
+            return list(self._faults)
+
+    def clear_faults(self) -> None:
+        """Drop every queued fault."""
+        with self._lock:
+            self._faults.clear()
+
+    # -- handlers ----------------------------------------------------------------------------
+
+    def _track(self) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _models(self, request: web.Request) -> web.Response:
+        return web.json_response(
+            {
+                "object": "list",
+                "data": [
+                    {
+                        "id": self.model,
+                        "object": "model",
+                        "created": 1_700_000_000,
+                        "owned_by": "personasim-fake",
+                    }
+                ],
+            }
+        )
+
+    async def _chat_completions(self, request: web.Request) -> web.StreamResponse:
+        self._track()
+        headers = dict(request.headers)
+        raw = await request.read()
+        try:
+            body = json.loads(raw)
+            if not isinstance(body, dict):
+                raise ValueError("body is not a JSON object")
+        except ValueError as exc:
+            with self._lock:
+                self._requests.append(
+                    {"_invalid_body": raw.decode(errors="replace"), "headers": headers}
+                )
+            return web.json_response(error_body(400, f"Invalid JSON body: {exc}"), status=400)
+
+        # Record and pick the fault atomically so faults follow arrival order exactly.
+        with self._lock:
+            self._requests.append({**body, "headers": headers})
+            fault = self._faults.popleft() if self._faults else None
+            number = next(self._ids)
+        extra_headers = {"x-request-id": f"req_fake_{number:06d}"}
+
+        if self.latency > 0:
+            await asyncio.sleep(self.latency)
+
+        content: str | None = None
+        match fault:
+            case RateLimitFault(retry_after=retry_after, message=message):
+                return web.json_response(
+                    error_body(429, message),
+                    status=429,
+                    headers={**extra_headers, "Retry-After": _retry_after_header(retry_after)},
+                )
+            case ServerErrorFault(status=status, message=message):
+                return web.json_response(
+                    error_body(status, message), status=status, headers=extra_headers
+                )
+            case StatusFault(status=status, message=message, type=type_, code=code):
+                return web.json_response(
+                    error_body(status, message, type_, code), status=status, headers=extra_headers
+                )
+            case HangFault(seconds=seconds):
+                await asyncio.sleep(seconds)
+            case MalformedFault(content=malformed):
+                content = malformed
+
+        if content is None:
+            try:
+                result = self.responder(body)
+                if inspect.isawaitable(result):
+                    result = await result
+            except Exception as exc:  # surface responder bugs to the test as a 500
+                return web.json_response(
+                    error_body(500, f"responder raised {type(exc).__name__}: {exc}"),
+                    status=500,
+                    headers=extra_headers,
+                )
+            content = str(result)
+
+        return web.json_response(self._completion(body, content, number), headers=extra_headers)
+
+    def _completion(self, body: dict[str, Any], content: str, number: int) -> dict[str, Any]:
+        """A ChatCompletion object that the SDK's pydantic models accept."""
+        prompt = prompt_tokens(body)
+        completion = count_words(content)
+        choice: dict[str, Any] = {
+            "index": 0,
+            "message": {"role": "assistant", "content": content, "refusal": None},
+            "finish_reason": "stop",
+            "logprobs": None,
+        }
+        if body.get("logprobs"):
+            choice["logprobs"] = build_logprobs(content, int(body.get("top_logprobs") or 0))
+        return {
+            "id": f"chatcmpl-fake-{number:06d}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model") or self.model,
+            "choices": [choice],
+            "usage": {
+                "prompt_tokens": prompt,
+                "completion_tokens": completion,
+                "total_tokens": prompt + completion,
+            },
+        }
+
+
+def main(argv: Iterable[str] | None = None) -> int:
+    """Serve until SIGTERM/SIGINT; the first stdout line is the base URL (for benchmarks)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0: any free)")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds added per response")
+    parser.add_argument("--reply", default=DEFAULT_REPLY, help="content of every reply")
+    args = parser.parse_args(None if argv is None else list(argv))
+
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+
+    reply: str = args.reply
+    server = FakeOpenAIServer(lambda body: reply, latency=args.latency, port=args.port)
+    with server:
+        print(server.base_url, flush=True)
+        while not stop.wait(0.2):
+            pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
