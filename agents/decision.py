@@ -33,14 +33,14 @@ class DecisionParseError(ValueError):
 class DecisionTask:
     """What to ask and how to read the answer.
 
-    `parse` raises `DecisionParseError` on an unusable answer; `reminder` is the user turn
-    added before each re-ask.
+    `parse` raises `DecisionParseError` on an unusable answer; `reminder` turns that error into
+    the user turn added before the re-ask, so the model learns what was wrong.
     """
 
     name: str
     request: ChatRequest
     parse: Callable[[str], Any]
-    reminder: str
+    reminder: Callable[[str], str]
     max_repairs: int = 2
     details: dict[str, Any] = field(default_factory=dict)
 
@@ -100,7 +100,7 @@ def _repair(state: _State, runtime: Runtime[_Context]) -> _State:
         {"task": ctx.task.name, "attempt": state["attempts"], "error": state["error"]},
         agent_id=ctx.agent_id,
     )
-    return {"request": state["request"].with_reply(state["reply"], ctx.task.reminder)}
+    return {"request": state["request"].with_reply(state["reply"], ctx.task.reminder(state["error"]))}
 
 
 def _act(state: _State, runtime: Runtime[_Context]) -> _State:

@@ -193,7 +193,9 @@ class TrustPopulation(Scenario):
                 hints={"traits": dict(trustor.persona.traits), "endowment": p.endowment},
             ),
             parse=lambda reply: parse_transfer(reply, self.game),
-            reminder=FORMAT_REMINDER.safe_substitute(initial_amount=p.endowment),
+            reminder=lambda error: FORMAT_REMINDER.substitute(
+                error=error, initial_amount=p.endowment
+            ),
             max_repairs=p.max_repairs,
         )
 

@@ -5,7 +5,7 @@ from .cache import ResponseCache, default_cache_dir
 from .client import LLMCallFailedError, LLMClient, RetryPolicy
 from .environment import Environment, InvalidActionError
 from .event_log import EventLog, ResumeMismatchError, ResumeState
-from .events import MAIN_SCOPE, SCHEMA_VERSION, Event, EventStore, events_frame
+from .events import INCIDENT_SCOPE, MAIN_SCOPE, SCHEMA_VERSION, Event, EventStore, events_frame
 from .langchain_backend import LangChainBackend
 from .llm import (
     Backend,
@@ -33,6 +33,7 @@ from .scripted import ScriptedBackend, scripted_behaviour
 from .sqlite_store import EventStoreError, SQLiteEventStore
 
 __all__ = [
+    "INCIDENT_SCOPE",
     "MAIN_SCOPE",
     "SCHEMA_VERSION",
     "Backend",

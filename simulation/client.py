@@ -3,7 +3,8 @@
 Around any backend it adds, in this order: answers already in the run's log (resume), the
 response cache, a concurrency cap, a requests-per-minute limit, a per-attempt timeout and one
 retry layer (exponential backoff with jitter that honours Retry-After). Every finished call is
-an `llm.call` event and every call that ran out of attempts an `llm.error` event.
+an `llm.call` event; every call that failed an `llm.error` incident, written at once because
+the unit of work it belonged to is abandoned.
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ class LLMClient:
         concurrency: int = 16,
         requests_per_minute: float | None = None,
         emit: Emit | None = None,
+        incident: Emit | None = None,
         replay: dict[str, dict[str, Any]] | None = None,
     ) -> None:
         if concurrency < 1:
@@ -74,9 +76,10 @@ class LLMClient:
         self._slots = asyncio.Semaphore(concurrency)
         self._limiter = AsyncLimiter(requests_per_minute, 60) if requests_per_minute else None
         self._emit = emit or (lambda *args, **kwargs: None)
+        self._incident = incident or self._emit
         self._replay = replay or {}
         self._backoff = wait_exponential_jitter(
-            initial=self.retry.initial_backoff, max=self.retry.max_backoff, jitter=self.retry.jitter
+            multiplier=self.retry.initial_backoff, max=self.retry.max_backoff, jitter=self.retry.jitter
         )
         self.calls = 0
         self.cache_hits = 0
@@ -191,7 +194,7 @@ class LLMClient:
         agent_id: str | None,
         round: int | None,
     ) -> None:
-        self._emit(
+        self._incident(
             "llm.error",
             {"request_key": key, "task": request.task, "attempts": exc.attempts, "error": str(exc)},
             agent_id=agent_id,

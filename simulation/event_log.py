@@ -19,7 +19,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from .events import MAIN_SCOPE, Event, EventStore
+from .events import INCIDENT_SCOPE, MAIN_SCOPE, Event, EventStore
 
 __all__ = ["EventLog", "ResumeMismatchError", "ResumeState"]
 
@@ -43,6 +43,8 @@ class ResumeState:
         state = cls()
         branches: dict[str, list[str]] = defaultdict(list)
         for event in store.read():
+            if event.scope == INCIDENT_SCOPE:
+                continue
             if event.scope == MAIN_SCOPE:
                 state.main_kinds.append(event.kind)
             else:
@@ -114,6 +116,18 @@ class EventLog:
             self._write([event])
         else:
             scope.pending.append(event)
+
+    def incident(
+        self,
+        kind: str,
+        payload: dict[str, Any],
+        *,
+        round: int | None = None,
+        agent_id: str | None = None,
+    ) -> None:
+        """Write an event about the run itself at once (see INCIDENT_SCOPE)."""
+        if not self.replaying():
+            self._write([Event(kind, payload, round, agent_id, INCIDENT_SCOPE, self._clock())])
 
     def replaying(self) -> bool:
         """True while the current unit of work is being re-derived from the log."""

@@ -15,13 +15,17 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["MAIN_SCOPE", "SCHEMA_VERSION", "Event", "EventStore", "events_frame"]
+__all__ = ["INCIDENT_SCOPE", "MAIN_SCOPE", "SCHEMA_VERSION", "Event", "EventStore", "events_frame"]
 
 SCHEMA_VERSION = 1
 """Bumped whenever an event's meaning or a column changes; readers refuse newer versions."""
 
 MAIN_SCOPE = "main"
 """Scope of events emitted by the sequential part of a run (not inside a concurrent branch)."""
+
+INCIDENT_SCOPE = "incident"
+"""Scope of events about the run rather than its content (a model call that failed): written at
+once, even from a unit of work that is then abandoned, and never re-derived on resume."""
 
 
 @dataclass(frozen=True)

@@ -129,6 +129,7 @@ def run_scenario(
             concurrency=concurrency,
             requests_per_minute=requests_per_minute,
             emit=log.emit,
+            incident=log.incident,
             replay=resume_state.responses if resume_state else None,
         )
         try:

@@ -1,0 +1,109 @@
+"""The command line: its subcommands and its errors (one clear line, non-zero exit)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from personasim.simulation.cli import main
+
+
+def run_cli(*args: str) -> int:
+    return main(list(args))
+
+
+@pytest.fixture
+def small_run(tmp_path: Path) -> Path:
+    out = tmp_path / "run"
+    assert run_cli("run", "trust-population", "--n-personas", "4", "--out", str(out),
+                   "--no-progress") == 0
+    return out
+
+
+def test_run_prints_summary_and_run_dir(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "r"
+    assert run_cli("run", "trust-population", "--n-personas", "6", "--endowment=44",
+                   "--trustee", "M5", "--out", str(out), "--no-progress") == 0
+    printed = capsys.readouterr().out
+    assert "6 of 6 personas decided" in printed
+    assert "not a language model" in printed
+    assert f"run directory: {out}" in printed
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["params"]["endowment"] == 44 and manifest["params"]["trustee"] == "M5"
+
+
+def test_list_shows_scenarios_and_defaults(capsys) -> None:
+    assert run_cli("list") == 0
+    printed = capsys.readouterr().out
+    assert "trust-population" in printed
+    assert "--n-personas" in printed and "100" in printed
+    assert "--temperature" in printed and "0.05" in printed
+
+
+def test_replay_lists_agents_then_shows_one_trajectory(small_run: Path, capsys) -> None:
+    assert run_cli("replay", str(small_run)) == 0
+    overview = capsys.readouterr().out
+    assert "5 agents" in overview and "trustee-M3" in overview
+    agent = next(line.split()[0] for line in overview.splitlines() if "PersonaAgent" in line)
+    assert run_cli("replay", str(small_run), "--agent", agent) == 0
+    trajectory = capsys.readouterr().out
+    for expected in ("round 1", "asked the model", "YOUR CHARACTER PROFILE", "reply:",
+                     "decision.made", "trust.transfer", "trust.return"):
+        assert expected in trajectory
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["run", "no-such-scenario"], "unknown scenario 'no-such-scenario'"),
+        (["run", "trust-population", "--endowment", "-3"], "--endowment"),
+        (["run", "trust-population", "--trustee", "X9"], "--trustee"),
+        (["run", "trust-population", "--n-personas", "lots"], "--n-personas"),
+        (["run", "trust-population", "--no-such-param", "1"], "--no-such-param"),
+        (["run", "trust-population", "--n-personas", "500"], "more than the 120 personas"),
+        (["run", "trust-population", "--model", "gpt-4"], "unknown model 'gpt-4'"),
+        (["run", "trust-population", "--persona-file", "/nonexistent.jsonl"], "no such file"),
+    ],
+)
+def test_bad_input_is_one_clear_error(args, message, capsys, tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert run_cli(*args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and message in err
+    assert "Traceback" not in err
+    assert not (tmp_path / "runs").exists()  # nothing written for a run that never started
+
+
+def test_malformed_persona_file_names_file_and_line(tmp_path: Path, capsys) -> None:
+    personas = tmp_path / "people.jsonl"
+    personas.write_text('{"id": "a", "age": 30}\n{"id": "b", "age": 41}\n{"id": "c", age: 52}\n')
+    out = tmp_path / "r"
+    assert run_cli("run", "trust-population", "--persona-file", str(personas),
+                   "--n-personas", "2", "--out", str(out)) == 2
+    err = capsys.readouterr().err
+    assert "people.jsonl" in err and "line 3" in err
+    assert not out.exists()
+
+
+def test_persona_file_runs(tmp_path: Path) -> None:
+    personas = tmp_path / "people.csv"
+    personas.write_text("id,age,sex,religion\na,30,Female,None\nb,71,Male,Jewish\nc,45,Male,None\n")
+    out = tmp_path / "r"
+    assert run_cli("run", "trust-population", "--persona-file", str(personas),
+                   "--n-personas", "3", "--out", str(out), "--no-progress") == 0
+    metrics = json.loads((out / "metrics.json").read_text())["metrics"]
+    assert metrics["n_personas"] == 3
+    assert set(metrics["attributes"]["Age"]["levels"]) == {"30-44", "45-64", "65+"}
+
+
+def test_commands_on_something_that_is_not_a_run(tmp_path: Path, capsys) -> None:
+    for command in ("replay", "metrics", "export"):
+        assert run_cli(command, str(tmp_path)) == 2
+        assert "not a run directory" in capsys.readouterr().err
+
+
+def test_replay_of_unknown_agent(small_run: Path, capsys) -> None:
+    assert run_cli("replay", str(small_run), "--agent", "nobody") == 2
+    assert "no agent 'nobody'" in capsys.readouterr().err
