@@ -5,7 +5,9 @@
                   └─────────────┘  fail    (out of repairs: `decision.failed`, no default)
 
 The graph is built and compiled once; everything that differs between decisions (the agent,
-the prompt, the parser) travels in the run's context, not in the mutable state.
+the prompt, the parser) travels in the run's context, not in the mutable state. Every node is a
+coroutine: LangGraph runs plain functions in a worker thread, which would cost a thread hop per
+node and write events from outside the event loop.
 """
 
 from __future__ import annotations
@@ -70,7 +72,7 @@ class _State(TypedDict, total=False):
     attempts: int
 
 
-def _prompt(state: _State, runtime: Runtime[_Context]) -> _State:
+async def _prompt(state: _State, runtime: Runtime[_Context]) -> _State:
     return {"request": runtime.context.task.request, "attempts": 0}
 
 
@@ -80,7 +82,7 @@ async def _ask_model(state: _State, runtime: Runtime[_Context]) -> _State:
     return {"reply": response.text, "attempts": state["attempts"] + 1}
 
 
-def _parse(state: _State, runtime: Runtime[_Context]) -> _State:
+async def _parse(state: _State, runtime: Runtime[_Context]) -> _State:
     try:
         return {"value": runtime.context.task.parse(state["reply"]), "error": None}
     except DecisionParseError as exc:
@@ -93,17 +95,19 @@ def _route(state: _State, runtime: Runtime[_Context]) -> Literal["act", "repair"
     return "repair" if state["attempts"] <= runtime.context.task.max_repairs else "fail"
 
 
-def _repair(state: _State, runtime: Runtime[_Context]) -> _State:
+async def _repair(state: _State, runtime: Runtime[_Context]) -> _State:
     ctx = runtime.context
     ctx.sim.emit(
         "decision.reask",
         {"task": ctx.task.name, "attempt": state["attempts"], "error": state["error"]},
         agent_id=ctx.agent_id,
     )
-    return {"request": state["request"].with_reply(state["reply"], ctx.task.reminder(state["error"]))}
+    return {
+        "request": state["request"].with_reply(state["reply"], ctx.task.reminder(state["error"]))
+    }
 
 
-def _act(state: _State, runtime: Runtime[_Context]) -> _State:
+async def _act(state: _State, runtime: Runtime[_Context]) -> _State:
     ctx = runtime.context
     ctx.sim.emit(
         "decision.made",
@@ -118,7 +122,7 @@ def _act(state: _State, runtime: Runtime[_Context]) -> _State:
     return {}
 
 
-def _fail(state: _State, runtime: Runtime[_Context]) -> _State:
+async def _fail(state: _State, runtime: Runtime[_Context]) -> _State:
     ctx = runtime.context
     ctx.sim.emit(
         "decision.failed",

@@ -45,9 +45,9 @@ def eta_squared(values: Sequence[float], groups: Sequence[str]) -> float | None:
     data = np.asarray(values, dtype=float)
     labels = np.asarray(groups, dtype=object)
     levels = set(labels.tolist())
-    total = float(((data - data.mean()) ** 2).sum()) if data.size else 0.0
-    if len(levels) < 2 or total == 0.0:
+    if len(levels) < 2 or np.all(data == data[0]):
         return None
+    total = float(((data - data.mean()) ** 2).sum())
     between = sum(
         mask.sum() * (data[mask].mean() - data.mean()) ** 2
         for level in levels

@@ -20,10 +20,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import math
 import os
 import platform
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -48,8 +48,8 @@ from personasim.simulation import (
     EventLog,
     EventStore,
     LLMClient,
-    SQLiteEventStore,
     Simulation,
+    SQLiteEventStore,
     Usage,
     run_scenario,
 )
@@ -62,23 +62,43 @@ SEED = 0
 # -- timing helpers ------------------------------------------------------------------------
 
 
+class GCClock:
+    """Seconds spent in Python's cyclic garbage collector (a gc.callbacks hook), because with
+    many decisions in flight the collector is a large share of the framework's cost."""
+
+    def __init__(self) -> None:
+        self.total = 0.0
+        self._started = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+        else:
+            self.total += time.perf_counter() - self._started
+
+
+GC_CLOCK = GCClock()
+
+
 @dataclass
 class Span:
-    """Wall and CPU seconds of one measured stretch (CPU is the whole process, all threads)."""
+    """Wall, CPU (whole process, all threads) and GC seconds of one measured stretch."""
 
     wall: float = 0.0
     cpu: float = 0.0
+    gc: float = 0.0
 
 
 @contextlib.contextmanager
 def measure(span: Span) -> Iterator[Span]:
-    """Add the enclosed block's wall and process CPU time to `span`."""
-    wall, cpu = time.perf_counter(), time.process_time()
+    """Add the enclosed block's wall, process CPU and garbage-collector time to `span`."""
+    wall, cpu, collector = time.perf_counter(), time.process_time(), GC_CLOCK.total
     try:
         yield span
     finally:
         span.wall += time.perf_counter() - wall
         span.cpu += time.process_time() - cpu
+        span.gc += GC_CLOCK.total - collector
 
 
 @dataclass
@@ -195,28 +215,30 @@ class StubSim:
 
 # -- part A ----------------------------------------------------------------------------------
 
+LAYERS = {
+    "prompt": ("build the prompt", "DecisionTask: template + ChatRequest"),
+    "client": ("model call via LLMClient", "cache key, retry/timeout wrappers, llm.call payload"),
+    "graph": ("decision graph alone", "decide() with model and log stubbed: LangGraph + parse"),
+    "decide": ("decide()", "graph + LLMClient + events buffered in a branch"),
+    "turn": ("one trustor's turn", "prompt + decide() + game transfer/repay, in a branch"),
+    "round": ("concurrent round, no storage", "play_round(): all turns at once, TaskGroup"),
+    "sqlite": ("SQLite commit per turn", "that round's event batches, one transaction each"),
+}
+"""Layers of a decision timed on their own (key: row label, what it covers)."""
 
-@dataclass
-class Layer:
-    name: str
-    what: str
-    span: Span
-    count: int
 
-
-async def _sequential(
-    count: int, step: Callable[[int], Awaitable[object]], span: Span
-) -> None:
+async def _sequential(count: int, step: Callable[[int], Awaitable[object]], span: Span) -> None:
     with measure(span):
         for i in range(count):
             await step(i)
 
 
-async def _layers(n: int) -> tuple[list[Layer], list[list[Event]]]:
-    """Time each layer of a decision on its own, one decision after another, for n personas."""
+async def _layer_pass(n: int) -> tuple[dict[str, Span], list[list[Event]]]:
+    """One pass over n synthetic personas per layer; rows before "round" go one decision after
+    another. Returns the spans and the round's event batches (for the SQLite row)."""
     store = NullStore()
     log = EventLog(store)
-    client = LLMClient(InstantBackend(), emit=log.emit, concurrency=16)
+    client = LLMClient(InstantBackend(), emit=log.emit)
     sim = Simulation(seed=SEED, llm=client, log=log)
     scenario = TrustPopulation(TrustPopulationParams(n_personas=n, population="synthetic"))
     scenario.prepare()
@@ -224,11 +246,11 @@ async def _layers(n: int) -> tuple[list[Layer], list[list[Event]]]:
     sim.begin_round(1)
     trustors: list[PersonaAgent] = scenario.trustors
     tasks: list[DecisionTask] = [scenario._trustor_task(t) for t in trustors]
-    bare = LLMClient(InstantBackend(), concurrency=16)  # emit is a no-op
+    bare = LLMClient(InstantBackend())  # its events go nowhere
     stub = cast(Simulation, StubSim())
-    spans = {key: Span() for key in ("task", "client", "graph", "decide", "turn", "round")}
+    spans = {key: Span() for key in LAYERS}
 
-    with measure(spans["task"]):
+    with measure(spans["prompt"]):
         for t in trustors:
             scenario._trustor_task(t)
     await _sequential(
@@ -243,58 +265,51 @@ async def _layers(n: int) -> tuple[list[Layer], list[list[Event]]]:
     await _sequential(
         n, lambda i: log.branch(f"t/{i}", lambda: scenario._play(trustors[i])), spans["turn"]
     )
+    sim.begin_round(2)  # a trustor plays once per round; round 1 was the sequential turns
     store.batches.clear()
     with measure(spans["round"]):
-        await scenario.play_round(sim, 1)
-    round_batches = list(store.batches)
+        await scenario.play_round(sim, 2)
     await client.aclose()
-    layers = [
-        Layer("build the prompt", "DecisionTask for one trustor (template + ChatRequest)",
-              spans["task"], n),
-        Layer("model call via LLMClient", "cache key, retry/timeout wrappers, llm.call payload",
-              spans["client"], n),
-        Layer("decision graph alone", "decide() with model and log stubbed (LangGraph + parse)",
-              spans["graph"], n),
-        Layer("decide()", "graph + LLMClient + events buffered in a branch",
-              spans["decide"], n),
-        Layer("one trustor's turn", "prompt + decide() + game transfer/repay, in a branch",
-              spans["turn"], n),
-        Layer("concurrent round, no storage", "play_round(): all turns in one TaskGroup",
-              spans["round"], n),
-    ]
-    return layers, round_batches
+    return spans, list(store.batches)
 
 
-def _sqlite_layer(workdir: Path, batches: list[list[Event]]) -> Layer:
-    """Write one round's branch batches to a fresh SQLite store, one transaction each."""
-    span = Span()
+def layer_pass(workdir: Path, n: int) -> dict[str, Span]:
+    spans, batches = asyncio.run(_layer_pass(n))
     path = Path(tempfile.mkdtemp(prefix="sqlite-", dir=workdir)) / "events.sqlite"
-    with SQLiteEventStore(path) as store, measure(span):
+    with SQLiteEventStore(path) as store, measure(spans["sqlite"]):
         for batch in batches:
             store.append(batch)
-    events = sum(len(b) for b in batches)
-    return Layer(
-        "SQLite commit of the turn's events",
-        f"{events / max(len(batches), 1):.0f} events per transaction (WAL)",
-        span,
-        len(batches),
-    )
+    return spans
 
 
-def part_a(console: Console, workdir: Path, sizes: list[int], repeats: int) -> dict[int, RunTiming]:
+def median_span(spans: Sequence[Span]) -> Span:
+    return sorted(spans, key=lambda s: s.wall)[(len(spans) - 1) // 2]
+
+
+def part_a(console: Console, workdir: Path, sizes: list[int], repeats: int) -> RunTiming:
+    """Tables A and A2; returns the median run at the first size (the baseline for B)."""
     timed_run(workdir, 20, backend=InstantBackend())  # warm-up: first-use costs out of the way
-    results: dict[int, RunTiming] = {}
-    for n in sizes:
-        runs = [timed_run(workdir, n, backend=InstantBackend()) for _ in range(repeats)]
-        results[n] = median_run(runs)
-
+    results = {
+        n: median_run([timed_run(workdir, n, backend=InstantBackend()) for _ in range(repeats)])
+        for n in sizes
+    }
     table = Table(
         title=f"A. Framework cost per decision, instant model (median of {repeats} runs)",
-        caption="round = scenario.play_round only (personas and agents built before it, in "
-        "setup); total = whole run_scenario call incl. run dir, setup, metrics.json",
+        caption="round = scenario.play_round only (personas and agents are built before it, in "
+        "setup); per decision = round / N; GC = time inside Python's cyclic garbage collector, "
+        "part of the CPU column; total = the whole run_scenario call (run dir, setup, round, "
+        "metrics)",
     )
-    for col in ("N", "setup s", "round wall s", "round CPU s", "wall ms/decision",
-                "CPU ms/decision", "total run s"):
+    for col in (
+        "N",
+        "setup s",
+        "round wall s",
+        "round CPU s",
+        "wall ms/decision",
+        "CPU ms/decision",
+        "GC ms/decision",
+        "total run s",
+    ):
         table.add_column(col, justify="right")
     for n, r in results.items():
         table.add_row(
@@ -302,38 +317,43 @@ def part_a(console: Console, workdir: Path, sizes: list[int], repeats: int) -> d
             f"{r.setup.wall:.3f}",
             f"{r.round.wall:.3f}",
             f"{r.round.cpu:.3f}",
-            f"{1000 * r.round.wall / r.decisions:.3f}",
-            f"{1000 * r.round.cpu / r.decisions:.3f}",
+            f"{1000 * r.round.wall / r.decisions:.2f}",
+            f"{1000 * r.round.cpu / r.decisions:.2f}",
+            f"{1000 * r.round.gc / r.decisions:.2f}",
             f"{r.total.wall:.3f}",
         )
     console.print(table)
 
-    n_iso = sizes[0]
-    layers, batches = asyncio.run(_layers(n_iso))
-    layers.append(_sqlite_layer(workdir, batches))
-    full = results[n_iso]
-    layers.append(
-        Layer("full round (part A)", "play_round in a real run: TaskGroup + SQLite",
-              full.round, full.decisions)
-    )
+    n = sizes[0]
+    passes = [layer_pass(workdir, n) for _ in range(repeats)]
     table = Table(
-        title=f"A2. Where a decision's time goes (N={n_iso}, one pass each)",
-        caption="rows 1-5 run decisions one after another; later rows include earlier ones "
-        "(except the prompt and SQLite rows)",
+        title=f"A2. Where a decision's time goes (N={n}, median of {repeats} passes)",
+        caption="rows 2-5 run one decision after another and each includes the row above it; "
+        "the last row is the N-persona round of table A",
     )
-    table.add_column("layer")
-    table.add_column("measures")
-    table.add_column("wall µs/decision", justify="right")
-    table.add_column("CPU µs/decision", justify="right")
-    for layer in layers:
+    for col, justify in (
+        ("layer", "left"),
+        ("covers", "left"),
+        ("wall µs/decision", "right"),
+        ("CPU µs/decision", "right"),
+        ("GC µs/decision", "right"),
+    ):
+        table.add_column(col, justify=justify)  # type: ignore[arg-type]
+    rows = [(*LAYERS[key], median_span([p[key] for p in passes])) for key in LAYERS]
+    base = results[n]
+    rows.append(
+        ("full round (table A)", "play_round in a real run, TaskGroup + SQLite", base.round)
+    )
+    for label, covers, span in rows:
         table.add_row(
-            layer.name,
-            layer.what,
-            f"{1e6 * layer.span.wall / layer.count:.0f}",
-            f"{1e6 * layer.span.cpu / layer.count:.0f}",
+            label,
+            covers,
+            f"{1e6 * span.wall / n:.0f}",
+            f"{1e6 * span.cpu / n:.0f}",
+            f"{1e6 * span.gc / n:.0f}",
         )
     console.print(table)
-    return results
+    return base
 
 
 # -- part B ----------------------------------------------------------------------------------
@@ -348,17 +368,15 @@ class FakeServer:
         self.base_url = ""
 
     def start(self) -> FakeServer:
+        command = [sys.executable, str(FAKE_SERVER), "--port", "0", "--latency", str(self.latency)]
         self.process = subprocess.Popen(
-            [sys.executable, str(FAKE_SERVER), "--port", "0", "--latency", str(self.latency),
-             "--reply", REPLY],
-            stdout=subprocess.PIPE,
-            text=True,
+            [*command, "--reply", REPLY], stdout=subprocess.PIPE, text=True
         )
         assert self.process.stdout is not None
         self.base_url = self.process.stdout.readline().strip()
         if not self.base_url.startswith("http"):
             self.stop()
-            raise SystemExit(f"fake server did not start (said {self.base_url!r})")
+            raise SystemExit(f"the fake server did not start (it said {self.base_url!r})")
         return self
 
     def stop(self) -> None:
@@ -390,32 +408,48 @@ def part_b(
     console: Console,
     workdir: Path,
     grid: list[tuple[int, int, float]],
-    baseline_cpu_ms: float,
+    repeats: int,
+    baseline: RunTiming,
 ) -> None:
-    latencies = sorted({lat for _, _, lat in grid})
-    servers = {lat: FakeServer(lat) for lat in latencies}
+    """Table B: one fake-server process per latency, each grid point run `repeats` times."""
     rows: list[tuple[int, int, float, RunTiming]] = []
+    servers: list[FakeServer] = []
     try:
         with dummy_api_key():
-            for lat, server in servers.items():
-                server.start()
+            for latency in sorted({lat for _, _, lat in grid}):
+                server = FakeServer(latency).start()
+                servers.append(server)
                 kwargs = {"model": "openai:fake-model", "base_url": server.base_url}
-                timed_run(workdir, 8, concurrency=8, **kwargs)  # warm-up
-                for n, c, grid_lat in grid:
-                    if grid_lat == lat:
-                        rows.append((n, c, lat, timed_run(workdir, n, concurrency=c, **kwargs)))
+                timed_run(workdir, 16, concurrency=16, **kwargs)  # warm-up
+                for n, c, lat in grid:
+                    if lat == latency:
+                        runs = [
+                            timed_run(workdir, n, concurrency=c, **kwargs) for _ in range(repeats)
+                        ]
+                        rows.append((n, c, lat, median_run(runs)))
                 server.stop()
     finally:
-        for server in servers.values():
+        for server in servers:
             server.stop()
 
+    base_ms = 1000 * baseline.round.cpu / baseline.decisions
     table = Table(
-        title="B. One round against the fake OpenAI server (separate process)",
-        caption="ideal = ceil(N/C)·L, the best possible round; client CPU = this process's CPU "
-        f"during the round / calls; the instant-model cost from A is {baseline_cpu_ms:.2f} ms",
+        title=f"B. One round against the fake OpenAI server (median of {repeats} runs)",
+        caption="ideal = ⌈N/C⌉·L, the best a round can do; client CPU = this process's CPU during "
+        f"the round / model calls (the server runs in another process); for comparison, the "
+        f"instant-model cost in table A is {base_ms:.2f} ms/decision",
     )
-    for col in ("N", "C", "L s", "round wall s", "ideal s", "wall / ideal",
-                "client CPU ms/call", "calls"):
+    for col in (
+        "N",
+        "C",
+        "L s",
+        "round wall s",
+        "ideal s",
+        "wall / ideal",
+        "client CPU ms/call",
+        "GC ms/call",
+        "calls",
+    ):
         table.add_column(col, justify="right")
     for n, c, lat, r in sorted(rows):
         ideal = math.ceil(n / c) * lat
@@ -427,6 +461,7 @@ def part_b(
             f"{ideal:.3f}",
             f"{r.round.wall / ideal:.2f}",
             f"{1000 * r.round.cpu / r.calls:.2f}",
+            f"{1000 * r.round.gc / r.calls:.2f}",
             str(r.calls),
         )
     console.print(table)
@@ -456,26 +491,33 @@ def environment(console: Console) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="small grid (~30 s)")
-    parser.add_argument("--repeats", type=int, help="runs per N in part A (median kept)")
+    parser.add_argument("--quick", action="store_true", help="N=200 and a 2-point grid (~20 s)")
+    parser.add_argument("--repeats", type=int, default=3, help="runs per point (median kept)")
     args = parser.parse_args(argv)
+    if args.repeats < 1:
+        parser.error("--repeats must be at least 1")
 
     if args.quick:
-        sizes, repeats = [200], args.repeats or 1
+        sizes = [200]
         grid = [(64, c, 0.05) for c in (8, 64)]
     else:
-        sizes, repeats = [200, 1000], args.repeats or 3
+        sizes = [200, 1000]
         grid = [(n, c, lat) for n in (64, 256) for c in (8, 64) for lat in (0.05, 0.2)]
 
     console = Console()
+    if not console.is_terminal:
+        console = Console(width=150)  # piped into a file: do not wrap the tables at 80 columns
     environment(console)
+    gc.callbacks.append(GC_CLOCK)
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="personasim-bench-") as tmp:
-        workdir = Path(tmp)
-        results = part_a(console, workdir, sizes, repeats)
-        base = results[sizes[0]]
-        part_b(console, workdir, grid, 1000 * base.round.cpu / base.decisions)
-    console.print(f"benchmark took {time.perf_counter() - started:.1f} s")
+    try:
+        with tempfile.TemporaryDirectory(prefix="personasim-bench-") as tmp:
+            workdir = Path(tmp)
+            baseline = part_a(console, workdir, sizes, args.repeats)
+            part_b(console, workdir, grid, args.repeats, baseline)
+    finally:
+        gc.callbacks.remove(GC_CLOCK)
+    console.print(f"benchmark took {time.perf_counter() - started:.0f} s")
     return 0
 
 

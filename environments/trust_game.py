@@ -7,6 +7,7 @@ and logs every move; who decides, and how, is not its business.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -52,6 +53,8 @@ class TrustGame(Environment):
 
     def check_transfer(self, sent: float) -> int:
         """The transfer as whole dollars, or InvalidActionError saying what rule it breaks."""
+        if not math.isfinite(sent):
+            raise InvalidActionError(f"the transfer must be a number of dollars, got {sent}")
         if sent != int(sent):
             raise InvalidActionError(f"the transfer must be whole dollars, got {sent}")
         if not 0 <= sent <= self.endowment:
@@ -63,7 +66,8 @@ class TrustGame(Environment):
     def transfer(self, trustor: SimAgent, trustee: SimAgent, sent: float) -> int:
         """The trustor's move; returns what the trustee receives."""
         pair = (trustor.agent_id, trustee.agent_id)
-        if pair in self._pending:
+        settled = self.history.get(pair, [])
+        if pair in self._pending or (settled and settled[-1].round == self.sim.round):
             raise InvalidActionError(f"{pair[0]} already sent to {pair[1]} this round")
         amount = self.check_transfer(sent)
         received = amount * self.multiplier

@@ -189,6 +189,7 @@ class TrustPopulation(Scenario):
             request=ChatRequest(
                 messages=(Message(role="user", content=prompt),),
                 temperature=p.temperature,
+                top_p=1.0,  # Appendix E: ancestral decoding, top_p = 1.0
                 task="trust.trustor",
                 hints={"traits": dict(trustor.persona.traits), "endowment": p.endowment},
             ),

@@ -79,7 +79,9 @@ class LLMClient:
         self._incident = incident or self._emit
         self._replay = replay or {}
         self._backoff = wait_exponential_jitter(
-            multiplier=self.retry.initial_backoff, max=self.retry.max_backoff, jitter=self.retry.jitter
+            multiplier=self.retry.initial_backoff,
+            max=self.retry.max_backoff,
+            jitter=self.retry.jitter,
         )
         self.calls = 0
         self.cache_hits = 0

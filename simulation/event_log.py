@@ -74,6 +74,12 @@ class _Scope:
     def check(self, event: Event) -> None:
         """Compare a re-derived event with the logged one at the same position."""
         assert self.logged is not None
+        if self.position >= len(self.logged):
+            raise ResumeMismatchError(
+                f"resume diverged in scope {self.name!r}: re-execution produced more than the "
+                f"{len(self.logged)} events the log holds for it ({event.kind!r} is extra); "
+                "start a new run instead of resuming"
+            )
         expected = self.logged[self.position]
         if expected != event.kind:
             raise ResumeMismatchError(
@@ -110,8 +116,8 @@ class EventLog:
     ) -> None:
         scope = self._current.get() or self._main
         event = Event(kind, payload or {}, round, agent_id, scope.name, self._clock())
-        if scope.replaying():
-            scope.check(event)
+        if scope.replaying() or (scope.logged is not None and scope is not self._main):
+            scope.check(event)  # a finished branch must re-derive exactly what it logged
         elif scope is self._main:
             self._write([event])
         else:
@@ -140,8 +146,8 @@ class EventLog:
         """
         if self._current.get() is not None:
             return await work()
-        if name == MAIN_SCOPE:
-            raise ValueError(f"{MAIN_SCOPE!r} is reserved for the run's sequential scope")
+        if name in (MAIN_SCOPE, INCIDENT_SCOPE):
+            raise ValueError(f"{name!r} is a reserved scope name; name the unit of work otherwise")
         scope = _Scope(name, self.resume.branch_kinds.get(name))
         token = self._current.set(scope)
         try:

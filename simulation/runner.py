@@ -142,7 +142,7 @@ def run_scenario(
         finally:
             if cache is not None:
                 cache.close()
-        metrics = compute_run_metrics(store)
+        metrics = compute_run_metrics(store, scenario_cls)
         _write_json(run_dir / METRICS_FILE, metrics)
         _finish(run_dir, manifest, store, status="complete")
     return RunResult(run_dir, manifest, metrics, scenario_cls.report(metrics["metrics"]))
@@ -162,14 +162,19 @@ async def _play(scenario: Scenario, sim: Simulation, manifest: dict[str, Any]) -
         await sim.llm.aclose()
 
 
-def compute_run_metrics(store: EventStore) -> dict[str, Any]:
-    """The run's metrics from its log alone (what `personasim metrics` recomputes)."""
+def compute_run_metrics(
+    store: EventStore, scenario_cls: type[Scenario] | None = None
+) -> dict[str, Any]:
+    """The run's metrics from its log alone (what `personasim metrics` recomputes).
+
+    The scenario is found by name in the registry unless given.
+    """
     events = events_frame(store.read())
     started = events.loc[events["kind"] == "run.started", "payload"]
     if started.empty:
         raise RunError("the event log has no run.started event; it is not a personasim run")
     header = started.iloc[0]
-    scenario_cls = get_scenario(header["scenario"])
+    scenario_cls = scenario_cls or get_scenario(header["scenario"])
     return {
         "scenario": header["scenario"],
         "model": header["model"],

@@ -123,6 +123,8 @@ def get_scenario(name: str) -> type[Scenario]:
     scenarios = list_scenarios()
     if name not in scenarios:
         raise ScenarioError(
-            f"unknown scenario {name!r}; known scenarios: {', '.join(scenarios) or 'none'}"
+            f"unknown scenario {name!r}; known scenarios: {', '.join(scenarios) or 'none'}. "
+            f"A scenario of your own is found by name once its package declares it under the "
+            f"entry-point group {ENTRY_POINT_GROUP!r}"
         )
     return scenarios[name]

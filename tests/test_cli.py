@@ -17,15 +17,30 @@ def run_cli(*args: str) -> int:
 @pytest.fixture
 def small_run(tmp_path: Path) -> Path:
     out = tmp_path / "run"
-    assert run_cli("run", "trust-population", "--n-personas", "4", "--out", str(out),
-                   "--no-progress") == 0
+    assert (
+        run_cli("run", "trust-population", "--n-personas", "4", "--out", str(out), "--no-progress")
+        == 0
+    )
     return out
 
 
 def test_run_prints_summary_and_run_dir(tmp_path: Path, capsys) -> None:
     out = tmp_path / "r"
-    assert run_cli("run", "trust-population", "--n-personas", "6", "--endowment=44",
-                   "--trustee", "M5", "--out", str(out), "--no-progress") == 0
+    assert (
+        run_cli(
+            "run",
+            "trust-population",
+            "--n-personas",
+            "6",
+            "--endowment=44",
+            "--trustee",
+            "M5",
+            "--out",
+            str(out),
+            "--no-progress",
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     assert "6 of 6 personas decided" in printed
     assert "not a language model" in printed
@@ -49,8 +64,15 @@ def test_replay_lists_agents_then_shows_one_trajectory(small_run: Path, capsys) 
     agent = next(line.split()[0] for line in overview.splitlines() if "PersonaAgent" in line)
     assert run_cli("replay", str(small_run), "--agent", agent) == 0
     trajectory = capsys.readouterr().out
-    for expected in ("round 1", "asked the model", "YOUR CHARACTER PROFILE", "reply:",
-                     "decision.made", "trust.transfer", "trust.return"):
+    for expected in (
+        "round 1",
+        "asked the model",
+        "YOUR CHARACTER PROFILE",
+        "reply:",
+        "decision.made",
+        "trust.transfer",
+        "trust.return",
+    ):
         assert expected in trajectory
 
 
@@ -80,8 +102,19 @@ def test_malformed_persona_file_names_file_and_line(tmp_path: Path, capsys) -> N
     personas = tmp_path / "people.jsonl"
     personas.write_text('{"id": "a", "age": 30}\n{"id": "b", "age": 41}\n{"id": "c", age: 52}\n')
     out = tmp_path / "r"
-    assert run_cli("run", "trust-population", "--persona-file", str(personas),
-                   "--n-personas", "2", "--out", str(out)) == 2
+    assert (
+        run_cli(
+            "run",
+            "trust-population",
+            "--persona-file",
+            str(personas),
+            "--n-personas",
+            "2",
+            "--out",
+            str(out),
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert "people.jsonl" in err and "line 3" in err
     assert not out.exists()
@@ -91,8 +124,20 @@ def test_persona_file_runs(tmp_path: Path) -> None:
     personas = tmp_path / "people.csv"
     personas.write_text("id,age,sex,religion\na,30,Female,None\nb,71,Male,Jewish\nc,45,Male,None\n")
     out = tmp_path / "r"
-    assert run_cli("run", "trust-population", "--persona-file", str(personas),
-                   "--n-personas", "3", "--out", str(out), "--no-progress") == 0
+    assert (
+        run_cli(
+            "run",
+            "trust-population",
+            "--persona-file",
+            str(personas),
+            "--n-personas",
+            "3",
+            "--out",
+            str(out),
+            "--no-progress",
+        )
+        == 0
+    )
     metrics = json.loads((out / "metrics.json").read_text())["metrics"]
     assert metrics["n_personas"] == 3
     assert set(metrics["attributes"]["Age"]["levels"]) == {"30-44", "45-64", "65+"}

@@ -1,4 +1,4 @@
-"""EventLog scope semantics: main scope, branches, concurrency and resume (simulation/event_log.py)."""
+"""EventLog scope semantics: main scope, branches, concurrency, incidents and resume."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from personasim.simulation import (
+    INCIDENT_SCOPE,
     MAIN_SCOPE,
     Backend,
     ChatRequest,
@@ -161,6 +162,39 @@ def test_concurrent_branches_commit_their_own_events(store: SQLiteEventStore) ->
     assert [e.scope for e in events][:3] == [names[0], names[1], names[1]]
 
 
+def test_incidents_are_written_at_once_even_from_an_abandoned_branch(
+    store: SQLiteEventStore,
+) -> None:
+    log = EventLog(store)
+    seen_inside: list[list[tuple[str, str]]] = []
+
+    async def work() -> None:
+        log.emit("b.one")
+        log.incident("llm.error", {"request_key": "k", "attempts": 3}, round=1, agent_id="p1")
+        seen_inside.append(scoped(store))
+        raise Interrupted
+
+    with pytest.raises(Interrupted):
+        asyncio.run(log.branch("unit", work))
+    assert seen_inside == [[(INCIDENT_SCOPE, "llm.error")]]
+    (incident,) = list(store.read())
+    assert (incident.scope, incident.round, incident.agent_id) == (INCIDENT_SCOPE, 1, "p1")
+    assert incident.payload == {"request_key": "k", "attempts": 3}
+
+
+@pytest.mark.parametrize("name", [MAIN_SCOPE, INCIDENT_SCOPE])
+def test_reserved_scope_names_are_refused_as_branch_names(
+    store: SQLiteEventStore, name: str
+) -> None:
+    """A unit named 'incident' would be skipped by resume and written twice; 'main' would mix."""
+
+    async def work() -> None:
+        return None
+
+    with pytest.raises(ValueError, match="reserved"):
+        asyncio.run(EventLog(store).branch(name, work))
+
+
 # --- resume --------------------------------------------------------------------------------
 
 
@@ -293,16 +327,10 @@ def test_resume_mismatch_when_a_finished_branch_produces_fewer_events(
     assert kinds(store) == ["x", "y"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="EventLog.emit (simulation/event_log.py:111) stops checking a finished branch once "
-    "its logged kinds are used up, and _finish_branch (:141) only compares the position, so "
-    "extra events re-derived in a finished branch are silently committed as a second batch "
-    "of that scope instead of raising ResumeMismatchError",
-)
 def test_resume_mismatch_when_a_finished_branch_produces_extra_events(
     store: SQLiteEventStore,
 ) -> None:
+    """Regression: extra events in a finished branch used to be committed as a second batch."""
     log = EventLog(store)
 
     async def original() -> None:
@@ -318,6 +346,21 @@ def test_resume_mismatch_when_a_finished_branch_produces_extra_events(
     with pytest.raises(ResumeMismatchError):
         asyncio.run(resumed.branch("u", longer))
     assert kinds(store) == ["x"]
+
+
+def test_resume_ignores_incidents(tmp_path: Path) -> None:
+    with interrupted_store(tmp_path / "e.sqlite") as store:
+        EventLog(store).incident("llm.error", {"request_key": "k", "attempts": 5})
+        before = list(store.read())
+        state = ResumeState.from_store(store)
+        assert state.event_count == len(before) - 1
+        assert "llm.error" not in state.main_kinds
+        log = EventLog(store, state)
+        log.incident("llm.error", {"request_key": "again"})  # main scope is replaying: dropped
+        assert list(store.read()) == before
+        run_to_completion(log)  # no ResumeMismatchError from the incident in the log
+        assert [e.kind for e in store.read(kinds=["llm.error"])] == ["llm.error"]
+        assert kinds(store)[-2:] == ["round.completed", "run.completed"]
 
 
 def test_resume_state_collects_logged_responses(tmp_path: Path) -> None:

@@ -42,7 +42,9 @@ PAYLOAD: dict[str, Any] = {
 
 
 @pytest.fixture(params=STORE_BACKENDS)
-def open_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[[], EventStore]]:
+def open_store(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> Iterator[Callable[[], EventStore]]:
     """Opens the backend's store in this test's directory; each call reopens the same data."""
     opener: StoreOpener = request.param
     opened: list[EventStore] = []
@@ -63,7 +65,10 @@ def store(open_store: Callable[[], EventStore]) -> EventStore:
 
 
 def _events(*kinds: str, scope: str = "main") -> list[Event]:
-    return [Event(kind, {"i": i}, round=1, agent_id=f"a{i}", scope=scope) for i, kind in enumerate(kinds)]
+    return [
+        Event(kind, {"i": i}, round=1, agent_id=f"a{i}", scope=scope)
+        for i, kind in enumerate(kinds)
+    ]
 
 
 def test_append_assigns_increasing_seq_from_one(store: EventStore) -> None:
@@ -204,9 +209,7 @@ def test_sqlite_refuses_a_newer_schema_version(tmp_path: Path) -> None:
         store.append(_events("a"))
     db = sqlite3.connect(path)
     with db:
-        db.execute(
-            "UPDATE meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION + 1),)
-        )
+        db.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION + 1),))
     db.close()
     with pytest.raises(EventStoreError) as info:
         SQLiteEventStore(path)

@@ -40,8 +40,13 @@ def server(monkeypatch: pytest.MonkeyPatch):
 def run(server: FakeOpenAIServer, out: Path, n: int = 12, **kwargs):
     kwargs.setdefault("retry", FAST_RETRY)
     return run_scenario(
-        "trust-population", {"n_personas": n}, model="openai:fake-model",
-        base_url=server.base_url, out=out, progress=False, **kwargs,
+        "trust-population",
+        {"n_personas": n},
+        model="openai:fake-model",
+        base_url=server.base_url,
+        out=out,
+        progress=False,
+        **kwargs,
     )
 
 
@@ -74,8 +79,11 @@ def test_api_key_never_reaches_a_file(server, tmp_path: Path, isolated_cache) ->
     for path in files:
         assert SECRET.encode() not in path.read_bytes(), path
     manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
-    assert manifest["model"] == {"backend": "openai", "base_url": server.base_url,
-                                 "model": "fake-model"}
+    assert manifest["model"] == {
+        "backend": "openai",
+        "base_url": server.base_url,
+        "model": "fake-model",
+    }
 
 
 def test_retry_after_is_honoured(server, tmp_path: Path) -> None:
@@ -129,9 +137,25 @@ def test_unreachable_endpoint_fails_clearly(tmp_path: Path, capsys, monkeypatch)
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     url = closed_port_url()
     out = tmp_path / "r"
-    code = main(["run", "trust-population", "--model", "openai:m", "--base-url", url,
-                 "--max-attempts", "2", "--timeout", "2", "--out", str(out), "--no-progress",
-                 "--n-personas", "3"])
+    code = main(
+        [
+            "run",
+            "trust-population",
+            "--model",
+            "openai:m",
+            "--base-url",
+            url,
+            "--max-attempts",
+            "2",
+            "--timeout",
+            "2",
+            "--out",
+            str(out),
+            "--no-progress",
+            "--n-personas",
+            "3",
+        ]
+    )
     assert code == 1
     message = capsys.readouterr().err
     assert "error:" in message and url in message and "2 attempt" in message
@@ -154,8 +178,9 @@ def test_rejected_key_is_not_retried(server, tmp_path: Path) -> None:
 def test_logprobs_round_trip(server) -> None:
     async def ask():
         client = LLMClient(OpenAIBackend("fake-model", base_url=server.base_url))
-        request = ChatRequest(messages=(Message(role="user", content="hi"),), logprobs=True,
-                              top_logprobs=3)
+        request = ChatRequest(
+            messages=(Message(role="user", content="hi"),), logprobs=True, top_logprobs=3
+        )
         try:
             return await client.complete(request)
         finally:
@@ -168,10 +193,20 @@ def test_logprobs_round_trip(server) -> None:
 
 
 def test_langchain_chat_model_runs_a_scenario(server, tmp_path: Path) -> None:
-    model = ChatOpenAI(model="fake-model", base_url=server.base_url, api_key=SECRET,
-                       max_retries=0, temperature=0.05)
-    result = run_scenario("trust-population", {"n_personas": 4}, out=tmp_path / "r",
-                          backend=LangChainBackend(model), progress=False)
+    model = ChatOpenAI(
+        model="fake-model",
+        base_url=server.base_url,
+        api_key=SECRET,
+        max_retries=0,
+        temperature=0.05,
+    )
+    result = run_scenario(
+        "trust-population",
+        {"n_personas": 4},
+        out=tmp_path / "r",
+        backend=LangChainBackend(model),
+        progress=False,
+    )
     assert result.metrics["metrics"]["n_decisions"] == 4
     assert result.manifest["model"]["backend"] == "langchain"
     assert server.request_count == 4

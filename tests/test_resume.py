@@ -23,9 +23,21 @@ N = 48
 
 
 def cli_args(server: FakeOpenAIServer, out: Path) -> list[str]:
-    return ["run", "trust-population", "--n-personas", str(N), "--model", "openai:fake-model",
-            "--base-url", server.base_url, "--concurrency", "4", "--out", str(out),
-            "--no-progress"]
+    return [
+        "run",
+        "trust-population",
+        "--n-personas",
+        str(N),
+        "--model",
+        "openai:fake-model",
+        "--base-url",
+        server.base_url,
+        "--concurrency",
+        "4",
+        "--out",
+        str(out),
+        "--no-progress",
+    ]
 
 
 def count(db: Path, kind: str) -> int:
@@ -40,7 +52,9 @@ def kill_part_way(server: FakeOpenAIServer, out: Path, env: dict[str, str]) -> i
     """Start the CLI in a child process and SIGKILL it once some decisions are logged."""
     child = subprocess.Popen(
         [sys.executable, "-m", "personasim.simulation.cli", *cli_args(server, out)],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 60
     try:
@@ -61,8 +75,12 @@ def event_signature(run_dir: Path) -> Counter:
     assert seqs == list(range(1, len(events) + 1))
     volatile = {"cached", "source", "attempts", "latency_s"}
     return Counter(
-        (e.kind, e.agent_id, e.round,
-         json.dumps({k: v for k, v in e.payload.items() if k not in volatile}, sort_keys=True))
+        (
+            e.kind,
+            e.agent_id,
+            e.round,
+            json.dumps({k: v for k, v in e.payload.items() if k not in volatile}, sort_keys=True),
+        )
         for e in events
     )
 
@@ -85,30 +103,39 @@ def test_sigkill_then_resume_matches_uninterrupted_run(tmp_path: Path, monkeypat
 
     resumed = tmp_path / "killed"
     assert (resumed / "metrics.json").read_bytes() == (
-        tmp_path / "straight" / "metrics.json").read_bytes()
+        tmp_path / "straight" / "metrics.json"
+    ).read_bytes()
     assert json.loads((resumed / "manifest.json").read_text())["status"] == "complete"
     assert event_signature(resumed) == event_signature(tmp_path / "straight")
-    per_agent = Counter(e[1] for e in event_signature(resumed).elements()
-                        if e[0] == "decision.made")
+    per_agent = Counter(
+        e[1] for e in event_signature(resumed).elements() if e[0] == "decision.made"
+    )
     assert len(per_agent) == N and set(per_agent.values()) == {1}
 
 
 def test_resume_refuses_other_settings(tmp_path: Path) -> None:
     run_scenario("trust-population", {"n_personas": 3}, out=tmp_path / "r", progress=False)
     with pytest.raises(RunError, match="n_personas"):
-        run_scenario("trust-population", {"n_personas": 4}, out=tmp_path / "r", resume=True,
-                     progress=False)
+        run_scenario(
+            "trust-population", {"n_personas": 4}, out=tmp_path / "r", resume=True, progress=False
+        )
     with pytest.raises(RunError, match="seed"):
-        run_scenario("trust-population", {"n_personas": 3}, seed=5, out=tmp_path / "r",
-                     resume=True, progress=False)
+        run_scenario(
+            "trust-population",
+            {"n_personas": 3},
+            seed=5,
+            out=tmp_path / "r",
+            resume=True,
+            progress=False,
+        )
 
 
 def test_resume_of_a_complete_run_changes_nothing(tmp_path: Path) -> None:
-    first = run_scenario("trust-population", {"n_personas": 3}, out=tmp_path / "r",
-                         progress=False)
+    first = run_scenario("trust-population", {"n_personas": 3}, out=tmp_path / "r", progress=False)
     before = (tmp_path / "r" / "events.sqlite").read_bytes()
-    again = run_scenario("trust-population", {"n_personas": 3}, out=tmp_path / "r",
-                         resume=True, progress=False)
+    again = run_scenario(
+        "trust-population", {"n_personas": 3}, out=tmp_path / "r", resume=True, progress=False
+    )
     assert again.metrics == first.metrics
     assert (tmp_path / "r" / "events.sqlite").read_bytes() == before
 

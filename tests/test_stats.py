@@ -76,13 +76,8 @@ def test_eta_squared_is_none_when_undefined(values: list[float], groups: list[st
     assert eta_squared(values, groups) is None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="analysis/stats.py:49 tests `total == 0.0` exactly; for constant values that are not "
-    "exact binary fractions (0.1) the mean carries rounding error, the total sum of squares is "
-    "~1e-33 instead of 0, and eta_squared returns 4.0 (outside [0, 1]) instead of None",
-)
 def test_eta_squared_is_none_for_constant_non_binary_values() -> None:
+    """Regression: rounding in the mean made this 4.0 instead of None (total SS ~1e-33)."""
     assert eta_squared([0.1] * 6, ["a", "a", "a", "b", "b", "b"]) is None
 
 

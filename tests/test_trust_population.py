@@ -25,8 +25,9 @@ SMALL = {"n_personas": 40}
 
 
 def run(out: Path, **kwargs):
-    return run_scenario("trust-population", kwargs.pop("params", SMALL), out=out,
-                        progress=False, **kwargs)
+    return run_scenario(
+        "trust-population", kwargs.pop("params", SMALL), out=out, progress=False, **kwargs
+    )
 
 
 def test_same_seed_gives_byte_identical_metrics(tmp_path: Path, monkeypatch) -> None:
@@ -72,7 +73,11 @@ def test_manifest_contract(tmp_path: Path) -> None:
     assert manifest["model"]["backend"] == "scripted"
     assert "not a language model" in manifest["model"]["note"]
     assert set(manifest["llm"]) == {
-        "calls", "cache_hits", "failures", "prompt_tokens", "completion_tokens"
+        "calls",
+        "cache_hits",
+        "failures",
+        "prompt_tokens",
+        "completion_tokens",
     }
     assert all(isinstance(v, int) for v in manifest["llm"].values())
     assert manifest["packages"]["mesa"].startswith("3.")
@@ -97,8 +102,11 @@ def test_metrics_match_an_independent_computation(tmp_path: Path) -> None:
     assert main(["export", str(result.run_dir), "--format", "jsonl"]) == 0
     lines = (result.run_dir / "events.jsonl").read_text().splitlines()
     events = [json.loads(line) for line in lines]
-    traits = {e["agent_id"]: e["payload"]["persona"]["traits"]
-              for e in events if e["kind"] == "agent.created" and "persona" in e["payload"]}
+    traits = {
+        e["agent_id"]: e["payload"]["persona"]["traits"]
+        for e in events
+        if e["kind"] == "agent.created" and "persona" in e["payload"]
+    }
     sent = {e["agent_id"]: e["payload"]["sent"] for e in events if e["kind"] == "trust.transfer"}
     metrics = result.metrics["metrics"]
     assert metrics["n_decisions"] == len(sent)
@@ -111,7 +119,8 @@ def test_metrics_match_an_independent_computation(tmp_path: Path) -> None:
     df_b, df_w = len(groups) - 1, len(sent) - len(groups)
     expected = f * df_b / (f * df_b + df_w)
     assert metrics["attributes"]["Openness To Experience"]["eta_squared"] == pytest.approx(
-        expected, abs=1e-6)
+        expected, abs=1e-6
+    )
     means = {level: np.mean(v) for level, v in groups.items()}
     ranking = metrics["attributes"]["Openness To Experience"]["ranking"]
     assert [means[level] for level in ranking] == sorted(means.values(), reverse=True)
@@ -126,24 +135,52 @@ def test_export_writes_one_object_per_event_in_the_schema(tmp_path: Path) -> Non
         assert len(events) == len(list(store.read()))
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
     for event in events:
-        assert set(event) == {"schema_version", "seq", "round", "agent_id", "kind", "scope",
-                              "ts", "payload"}
+        assert set(event) == {
+            "schema_version",
+            "seq",
+            "round",
+            "agent_id",
+            "kind",
+            "scope",
+            "ts",
+            "payload",
+        }
         assert event["schema_version"] == SCHEMA_VERSION
     kinds = {e["kind"] for e in events}
-    assert {"run.started", "agent.created", "env.created", "env.entered", "round.started",
-            "llm.call", "decision.made", "trust.transfer", "trust.return", "round.completed",
-            "run.completed"} <= kinds
+    assert {
+        "run.started",
+        "agent.created",
+        "env.created",
+        "env.entered",
+        "round.started",
+        "llm.call",
+        "decision.made",
+        "trust.transfer",
+        "trust.return",
+        "round.completed",
+        "run.completed",
+    } <= kinds
     call = next(e for e in events if e["kind"] == "llm.call")
-    assert {"request_key", "messages", "response", "sampling", "cached", "attempts",
-            "latency_s"} <= set(call["payload"])
+    assert {
+        "request_key",
+        "messages",
+        "response",
+        "sampling",
+        "cached",
+        "attempts",
+        "latency_s",
+    } <= set(call["payload"])
     assert call["payload"]["sampling"]["temperature"] == 0.05
     assert call["round"] == 1
 
 
 def test_scripted_structure_shows_in_metrics(tmp_path: Path) -> None:
     """The behaviour model's largest effect (agreeableness, ±0.15 of E) is recovered."""
-    params = {"n_personas": 300, "population": "synthetic",
-              "attributes": "Agreeableness,Neuroticism"}
+    params = {
+        "n_personas": 300,
+        "population": "synthetic",
+        "attributes": "Agreeableness,Neuroticism",
+    }
     metrics = run(tmp_path / "r", params=params).metrics["metrics"]
     agreeableness = metrics["attributes"]["Agreeableness"]
     assert agreeableness["ranking"] == ["High", "Medium", "Low"]
@@ -156,8 +193,11 @@ def test_scripted_mean_follows_documented_rule(tmp_path: Path) -> None:
     with SQLiteEventStore(result.run_dir / "events.sqlite") as store:
         frame = events_frame(store.read())
     created = frame[frame.kind == "agent.created"].payload
-    expected = [10 * min(1, max(0, trustor_share(p["persona"]["traits"])))
-                for p in created if "persona" in p]
+    expected = [
+        10 * min(1, max(0, trustor_share(p["persona"]["traits"])))
+        for p in created
+        if "persona" in p
+    ]
     assert result.metrics["metrics"]["mean_sent"] == pytest.approx(np.mean(expected), abs=0.35)
 
 
@@ -206,8 +246,13 @@ def test_parse_transfer_accepts(reply: str, expected: int) -> None:
 
 @pytest.mark.parametrize(
     "reply",
-    ["I will give 5 dollars", "Finally, I will give 11 dollars", "Finally, I will give 2.5 dollars",
-     "Finally, I will give -1 dollars", ""],
+    [
+        "I will give 5 dollars",
+        "Finally, I will give 11 dollars",
+        "Finally, I will give 2.5 dollars",
+        "Finally, I will give -1 dollars",
+        "",
+    ],
 )
 def test_parse_transfer_rejects(reply: str) -> None:
     with pytest.raises(DecisionParseError):
@@ -223,14 +268,26 @@ def test_scenario_declares_its_parameters() -> None:
 def test_readme_quickstart_run_line_runs(tmp_path: Path) -> None:
     """The quickstart's `personasim run` command, in a fresh process, from the README."""
     readme = Path(__file__).resolve().parents[1] / "README.md"
-    run_line = next(line for line in readme.read_text().splitlines()
-                    if "personasim run trust-population" in line)
+    run_line = next(
+        line
+        for line in readme.read_text().splitlines()
+        if "personasim run trust-population" in line
+    )
     command = run_line.split("&&")[-1].split()
     assert command[:3] == ["personasim", "run", "trust-population"]
     done = subprocess.run(
-        [sys.executable, "-m", "personasim.simulation.cli", *command[1:], "--out",
-         str(tmp_path / "q"), "--no-progress"],
-        capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "personasim.simulation.cli",
+            *command[1:],
+            "--out",
+            str(tmp_path / "q"),
+            "--no-progress",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 0, done.stderr
     assert "run directory:" in done.stdout

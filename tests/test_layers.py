@@ -1,0 +1,162 @@
+"""The layering rule: simulation ← analysis ← agents / environments ← scenarios.
+
+Checked on the source with `ast`, so an import added inside a function or under TYPE_CHECKING
+counts as much as one at the top of a module.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("simulation", "analysis", "agents", "environments", "scenarios")
+
+ALLOWED: dict[str, set[str]] = {
+    "simulation": set(),
+    "analysis": {"simulation"},
+    "agents": {"simulation", "analysis"},
+    "environments": {"simulation", "analysis"},
+    "scenarios": {"simulation", "analysis", "agents", "environments"},
+}
+
+
+def imported_packages(source: str, package_path: tuple[str, ...]) -> set[str]:
+    """The personasim packages a module imports; `package_path` is where the module lives,
+    e.g. ("agents",) for agents/trustee.py."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                if parts[0] == "personasim" and len(parts) > 1:
+                    found.add(parts[1])
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module.split(".") if node.module else []
+            if node.level == 0:
+                if module[:1] != ["personasim"]:
+                    continue
+                targets = module[1:2] or [alias.name for alias in node.names]
+            else:
+                depth = len(package_path) - (node.level - 1)
+                assert depth >= 0, f"relative import above personasim: {ast.dump(node)}"
+                full = [*package_path[:depth], *module]
+                targets = full[:1] or [alias.name for alias in node.names]
+            found.update(targets)
+    return found
+
+
+def package_imports() -> dict[str, dict[str, set[str]]]:
+    """package → {module file → imported personasim packages other than itself}."""
+    result: dict[str, dict[str, set[str]]] = {}
+    for package in PACKAGES:
+        modules: dict[str, set[str]] = {}
+        for path in sorted((ROOT / package).rglob("*.py")):
+            relative = path.relative_to(ROOT)
+            package_path = relative.parent.parts
+            imports = imported_packages(path.read_text(encoding="utf-8"), package_path)
+            modules[str(relative)] = imports - {package}
+        result[package] = modules
+    return result
+
+
+IMPORTS = package_imports()
+
+
+def test_the_import_collector() -> None:
+    source = """
+import os
+import personasim.simulation.llm
+from personasim.agents import decide
+from personasim import analysis
+from . import sibling
+from .events import Event
+from ..environments.trust_game import TrustGame
+from .. import scenarios
+from typing import TYPE_CHECKING
+if TYPE_CHECKING:
+    from personasim.analysis.stats import eta_squared
+def late():
+    import personasim.environments
+"""
+    assert imported_packages(source, ("simulation",)) == {
+        "simulation",
+        "agents",
+        "analysis",
+        "environments",
+        "scenarios",
+    }
+    assert imported_packages("from .sub import x\n", ("agents", "nested")) == {"agents"}
+    assert imported_packages("import json\nfrom pathlib import Path\n", ("agents",)) == set()
+
+
+def test_every_package_has_modules() -> None:
+    for package in PACKAGES:
+        assert f"{package}/__init__.py" in IMPORTS[package]
+
+
+def test_the_scan_sees_real_imports() -> None:
+    """Guards against a collector that silently finds nothing."""
+    assert "simulation" in IMPORTS["environments"]["environments/trust_game.py"]
+    assert {"agents", "analysis", "environments", "simulation"} <= IMPORTS["scenarios"][
+        "scenarios/trust_population.py"
+    ]
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_layering(package: str) -> None:
+    offending = {
+        module: sorted(imports - ALLOWED[package])
+        for module, imports in IMPORTS[package].items()
+        if imports - ALLOWED[package]
+    }
+    assert offending == {}, f"{package} may import only {sorted(ALLOWED[package])}"
+
+
+def test_simulation_finds_scenarios_by_name_only() -> None:
+    """The one link from the kernel to the built-in scenarios is a string, not an import."""
+    source = (ROOT / "simulation" / "scenario.py").read_text(encoding="utf-8")
+    assert '"personasim.scenarios"' in source
+    assert "scenarios" not in imported_packages(source, ("simulation",))
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_package_declares_all(package: str) -> None:
+    tree = ast.parse((ROOT / package / "__init__.py").read_text(encoding="utf-8"))
+    declared = [
+        node
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
+    ]
+    assert len(declared) == 1, f"{package}/__init__.py must define __all__ once"
+    names = ast.literal_eval(declared[0].value)
+    assert names and all(isinstance(name, str) for name in names)
+    assert len(set(names)) == len(names), "__all__ lists a name twice"
+
+    module = importlib.import_module(f"personasim.{package}")
+    assert list(module.__all__) == list(names)
+    missing = [name for name in module.__all__ if not hasattr(module, name)]
+    assert missing == []
+    namespace: dict[str, object] = {}
+    exec(f"from personasim.{package} import *", namespace)
+    assert set(module.__all__) <= set(namespace)
+
+
+@pytest.mark.parametrize(
+    "module_file",
+    [
+        str(p.relative_to(ROOT))
+        for package in PACKAGES
+        for p in sorted((ROOT / package).glob("*.py"))
+    ],
+)
+def test_module_all_names_exist(module_file: str) -> None:
+    name = "personasim." + module_file.removesuffix(".py").replace("/", ".")
+    name = name.removesuffix(".__init__")
+    module = importlib.import_module(name)
+    exported = getattr(module, "__all__", [])
+    assert [n for n in exported if not hasattr(module, n)] == []
