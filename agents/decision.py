@@ -108,34 +108,20 @@ async def _repair(state: _State, runtime: Runtime[_Context]) -> _State:
 
 
 async def _act(state: _State, runtime: Runtime[_Context]) -> _State:
-    ctx = runtime.context
-    ctx.sim.emit(
-        "decision.made",
-        {
-            "task": ctx.task.name,
-            "value": state["value"],
-            "attempts": state["attempts"],
-            **ctx.task.details,
-        },
-        agent_id=ctx.agent_id,
-    )
+    _record(runtime.context, "decision.made", state, value=state["value"])
     return {}
 
 
 async def _fail(state: _State, runtime: Runtime[_Context]) -> _State:
-    ctx = runtime.context
-    ctx.sim.emit(
-        "decision.failed",
-        {
-            "task": ctx.task.name,
-            "error": state["error"],
-            "attempts": state["attempts"],
-            "last_reply": state["reply"],
-            **ctx.task.details,
-        },
-        agent_id=ctx.agent_id,
+    _record(
+        runtime.context, "decision.failed", state, error=state["error"], last_reply=state["reply"]
     )
     return {}
+
+
+def _record(ctx: _Context, kind: str, state: _State, **outcome: Any) -> None:
+    payload = {"task": ctx.task.name, "attempts": state["attempts"], **outcome, **ctx.task.details}
+    ctx.sim.emit(kind, payload, agent_id=ctx.agent_id)
 
 
 def _build() -> Any:

@@ -74,7 +74,8 @@ class LLMClient:
         self.retry = retry or RetryPolicy()
         self.concurrency = concurrency
         self._slots = asyncio.Semaphore(concurrency)
-        self._limiter = AsyncLimiter(requests_per_minute, 60) if requests_per_minute else None
+        # Evenly paced (a bucket of one), so a minute's quota is not spent in a first burst.
+        self._limiter = AsyncLimiter(1, 60 / requests_per_minute) if requests_per_minute else None
         self._emit = emit or (lambda *args, **kwargs: None)
         self._incident = incident or self._emit
         self._replay = replay or {}
@@ -92,7 +93,8 @@ class LLMClient:
         """Answer `request`, from the log or cache when possible, else from the backend."""
         key = self.backend.cache_key(request)
         started = time.perf_counter()
-        source, response, attempts = self._stored(key)
+        source, response = self._stored(key)
+        attempts = 0
         if response is None:
             try:
                 response, attempts = await self._call_with_retries(request)
@@ -105,13 +107,14 @@ class LLMClient:
         self._record_call(request, key, response, source, attempts, started, agent_id, round)
         return response
 
-    def _stored(self, key: str) -> tuple[str, ChatResponse | None, int]:
+    def _stored(self, key: str) -> tuple[str, ChatResponse | None]:
+        """An answer the run already has: from its own log (resume), else from the cache."""
         if key in self._replay:
-            return "log", ChatResponse.model_validate(self._replay[key]), 0
+            return "log", ChatResponse.model_validate(self._replay[key])
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
             self.cache_hits += 1
-            return "cache", hit, 0
-        return "model", None, 0
+            return "cache", hit
+        return "model", None
 
     async def _call_with_retries(self, request: ChatRequest) -> tuple[ChatResponse, int]:
         attempts = 0

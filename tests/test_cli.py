@@ -14,6 +14,20 @@ def run_cli(*args: str) -> int:
     return main(list(args))
 
 
+def run_with_personas(personas: Path, n: int, out: Path, *more: str) -> int:
+    return run_cli(
+        "run",
+        "trust-population",
+        "--persona-file",
+        str(personas),
+        "--n-personas",
+        str(n),
+        "--out",
+        str(out),
+        *more,
+    )
+
+
 @pytest.fixture
 def small_run(tmp_path: Path) -> Path:
     out = tmp_path / "run"
@@ -102,19 +116,7 @@ def test_malformed_persona_file_names_file_and_line(tmp_path: Path, capsys) -> N
     personas = tmp_path / "people.jsonl"
     personas.write_text('{"id": "a", "age": 30}\n{"id": "b", "age": 41}\n{"id": "c", age: 52}\n')
     out = tmp_path / "r"
-    assert (
-        run_cli(
-            "run",
-            "trust-population",
-            "--persona-file",
-            str(personas),
-            "--n-personas",
-            "2",
-            "--out",
-            str(out),
-        )
-        == 2
-    )
+    assert run_with_personas(personas, 2, out) == 2
     err = capsys.readouterr().err
     assert "people.jsonl" in err and "line 3" in err
     assert not out.exists()
@@ -124,20 +126,7 @@ def test_persona_file_runs(tmp_path: Path) -> None:
     personas = tmp_path / "people.csv"
     personas.write_text("id,age,sex,religion\na,30,Female,None\nb,71,Male,Jewish\nc,45,Male,None\n")
     out = tmp_path / "r"
-    assert (
-        run_cli(
-            "run",
-            "trust-population",
-            "--persona-file",
-            str(personas),
-            "--n-personas",
-            "3",
-            "--out",
-            str(out),
-            "--no-progress",
-        )
-        == 0
-    )
+    assert run_with_personas(personas, 3, out, "--no-progress") == 0
     metrics = json.loads((out / "metrics.json").read_text())["metrics"]
     assert metrics["n_personas"] == 3
     assert set(metrics["attributes"]["Age"]["levels"]) == {"30-44", "45-64", "65+"}

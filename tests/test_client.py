@@ -322,3 +322,21 @@ def test_scripted_backend_refuses_unregistered_tasks() -> None:
         asyncio.run(client.complete(request(task="no.such.task")))
     assert info.value.attempts == 1 and client.calls == 1
     assert emit.kinds() == ["llm.error"]
+
+
+def test_requests_per_minute_paces_requests() -> None:
+    """600 requests/min is one every 0.1 s: five requests span at least 0.4 s."""
+    started: list[float] = []
+
+    class Timed(CountingBackend):
+        async def complete(self, request: ChatRequest, timeout: float) -> ChatResponse:
+            started.append(time.perf_counter())
+            return await super().complete(request, timeout)
+
+    async def main() -> None:
+        client = LLMClient(Timed(), requests_per_minute=600, concurrency=5)
+        await asyncio.gather(*(client.complete(request(f"q{i}")) for i in range(5)))
+
+    asyncio.run(main())
+    assert len(started) == 5
+    assert max(started) - min(started) >= 0.39

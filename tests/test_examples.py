@@ -17,7 +17,9 @@ def test_example_runs(example: Path, tmp_path: Path) -> None:
     out = tmp_path / "run"
     done = subprocess.run(
         [sys.executable, str(example), "--out", str(out), "--n-personas", "6"],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 0, done.stderr
     assert "run directory:" in done.stdout
@@ -33,8 +35,9 @@ def test_coin_guess_metrics_follow_its_rule(tmp_path: Path) -> None:
 
     from personasim.simulation import SQLiteEventStore, run_scenario
 
-    result = run_scenario(CoinGuess, {"n_personas": 60, "rounds": 6}, out=tmp_path / "r",
-                          progress=False)
+    result = run_scenario(
+        CoinGuess, {"n_personas": 60, "rounds": 6}, out=tmp_path / "r", progress=False
+    )
     assert result.metrics["metrics"]["guesses"] == 360
     with SQLiteEventStore(result.run_dir / "events.sqlite") as store:
         flips = {e.round: e.payload["side"] for e in store.read(["coin.flipped"])}
