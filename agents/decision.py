@@ -89,7 +89,7 @@ async def _parse(state: _State, runtime: Runtime[_Context]) -> _State:
         return {"error": str(exc)}
 
 
-def _route(state: _State, runtime: Runtime[_Context]) -> Literal["act", "repair", "fail"]:
+async def _route(state: _State, runtime: Runtime[_Context]) -> Literal["act", "repair", "fail"]:
     if state["error"] is None:
         return "act"
     return "repair" if state["attempts"] <= runtime.context.task.max_repairs else "fail"

@@ -1,5 +1,4 @@
-"""How much time personasim itself spends per persona decision, and how close a round gets to
-the latency floor of a model endpoint.
+"""Benchmark: personasim's own cost per persona decision, and rounds against a fake endpoint.
 
 Why: with a real model the run should be bound by the endpoint's latency, not by our own
 bookkeeping. Part A runs the trust-population scenario against a model that answers instantly,
@@ -28,7 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
 from importlib.metadata import PackageNotFoundError, version
@@ -190,7 +189,7 @@ class NullStore(EventStore):
         self.batches.append(list(events))
         return list(events)
 
-    def read(self, kinds: Any = None) -> Iterator[Event]:
+    def read(self, kinds: Iterable[str] | None = None) -> Iterator[Event]:
         return iter(())
 
     def schema_version(self) -> int:
@@ -328,17 +327,13 @@ def part_a(console: Console, workdir: Path, sizes: list[int], repeats: int) -> R
     passes = [layer_pass(workdir, n) for _ in range(repeats)]
     table = Table(
         title=f"A2. Where a decision's time goes (N={n}, median of {repeats} passes)",
-        caption="rows 2-5 run one decision after another and each includes the row above it; "
-        "the last row is the N-persona round of table A",
+        caption="rows 1-5 run one decision after another; decide() includes the two rows above "
+        "it, a turn includes decide() and the prompt; the last row is table A's round at this N",
     )
-    for col, justify in (
-        ("layer", "left"),
-        ("covers", "left"),
-        ("wall µs/decision", "right"),
-        ("CPU µs/decision", "right"),
-        ("GC µs/decision", "right"),
-    ):
-        table.add_column(col, justify=justify)  # type: ignore[arg-type]
+    table.add_column("layer")
+    table.add_column("covers")
+    for col in ("wall µs/decision", "CPU µs/decision", "GC µs/decision"):
+        table.add_column(col, justify="right")
     rows = [(*LAYERS[key], median_span([p[key] for p in passes])) for key in LAYERS]
     base = results[n]
     rows.append(
@@ -380,14 +375,17 @@ class FakeServer:
         return self
 
     def stop(self) -> None:
-        if self.process is None or self.process.poll() is not None:
+        if self.process is None:
             return
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
 
 
 @contextlib.contextmanager
@@ -435,9 +433,9 @@ def part_b(
     base_ms = 1000 * baseline.round.cpu / baseline.decisions
     table = Table(
         title=f"B. One round against the fake OpenAI server (median of {repeats} runs)",
-        caption="ideal = ⌈N/C⌉·L, the best a round can do; client CPU = this process's CPU during "
-        f"the round / model calls (the server runs in another process); for comparison, the "
-        f"instant-model cost in table A is {base_ms:.2f} ms/decision",
+        caption="ideal = ⌈N/C⌉·L, the ceiling: the best a round can do; client CPU = this "
+        "process's CPU during the round / model calls (the server runs in another process); "
+        f"for comparison, the instant-model cost in table A is {base_ms:.2f} ms/decision",
     )
     for col in (
         "N",
@@ -490,8 +488,10 @@ def environment(console: Console) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="N=200 and a 2-point grid (~20 s)")
+    parser = argparse.ArgumentParser(
+        description="personasim's cost per decision, and rounds against a fake OpenAI server"
+    )
+    parser.add_argument("--quick", action="store_true", help="N=200 and a 2-point grid (~15 s)")
     parser.add_argument("--repeats", type=int, default=3, help="runs per point (median kept)")
     args = parser.parse_args(argv)
     if args.repeats < 1:
