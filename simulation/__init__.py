@@ -20,7 +20,14 @@ from .llm import (
 )
 from .model import Simulation
 from .openai_backend import OpenAIBackend
-from .runner import RunError, RunResult, compute_run_metrics, make_backend, run_scenario
+from .runner import (
+    RunError,
+    RunResult,
+    arun_scenario,
+    compute_run_metrics,
+    make_backend,
+    run_scenario,
+)
 from .scenario import (
     Scenario,
     ScenarioError,
@@ -68,6 +75,7 @@ __all__ = [
     "TokenLogprob",
     "TransientLLMError",
     "Usage",
+    "arun_scenario",
     "compute_run_metrics",
     "default_cache_dir",
     "events_frame",

@@ -36,8 +36,10 @@ __all__ = [
     "EVENTS_FILE",
     "MANIFEST_FILE",
     "METRICS_FILE",
+    "ClientLimits",
     "RunError",
     "RunResult",
+    "arun_scenario",
     "compute_run_metrics",
     "make_backend",
     "read_manifest",
@@ -75,7 +77,31 @@ def make_backend(model: str, base_url: str | None = None, seed: int = 0) -> Back
     )
 
 
-def run_scenario(
+@dataclass(frozen=True)
+class ClientLimits:
+    """How the run talks to its model; recorded in the manifest, never part of a cache key."""
+
+    concurrency: int = 16
+    requests_per_minute: float | None = None
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+
+
+def run_scenario(*args: Any, **kwargs: Any) -> RunResult:
+    """Run (or resume) a scenario; see `arun_scenario` for the arguments.
+
+    Inside a running event loop (a Jupyter notebook), `await arun_scenario(...)` instead.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(arun_scenario(*args, **kwargs))
+    raise RunError(
+        "run_scenario was called inside a running event loop (e.g. Jupyter); "
+        "use `await arun_scenario(...)` there"
+    )
+
+
+async def arun_scenario(
     scenario: str | type[Scenario],
     params: dict[str, Any] | ScenarioParams | None = None,
     *,
@@ -93,7 +119,10 @@ def run_scenario(
     progress: bool = True,
     console: Console | None = None,
 ) -> RunResult:
-    """Run (or resume) a scenario and return where it went and what it measured."""
+    """Run (or resume) a scenario and return where it went and what it measured.
+
+    Every input is checked before the run directory is created, so bad input leaves nothing.
+    """
     scenario_cls = get_scenario(scenario) if isinstance(scenario, str) else scenario
     checked = (
         params if isinstance(params, ScenarioParams) else scenario_cls.parse_params(params or {})
@@ -101,16 +130,9 @@ def run_scenario(
     backend = backend or make_backend(model, base_url, seed)
     instance = scenario_cls(checked)
     instance.prepare()
+    limits = ClientLimits(concurrency, requests_per_minute, retry or RetryPolicy())
     run_dir = _prepare_run_dir(out, scenario_cls.name, resume)
-    manifest = _initial_manifest(
-        scenario_cls,
-        checked,
-        seed,
-        backend,
-        concurrency,
-        requests_per_minute,
-        retry or RetryPolicy(),
-    )
+    manifest = _initial_manifest(scenario_cls, checked, seed, backend, limits)
     previous = _load_resumable(run_dir, manifest) if resume else None
     if previous is not None and previous["status"] == "complete":
         metrics = json.loads((run_dir / METRICS_FILE).read_text())
@@ -118,34 +140,35 @@ def run_scenario(
     if previous is not None:
         manifest["created_at"] = previous["created_at"]
     _write_json(run_dir / MANIFEST_FILE, manifest)
-    console = console or Console(stderr=True)
-    with SQLiteEventStore(run_dir / EVENTS_FILE) as store:
-        resume_state = ResumeState.from_store(store) if previous is not None else None
-        log = EventLog(store, resume_state)
-        cache = ResponseCache(cache_dir) if use_cache else None
-        client = LLMClient(
-            backend,
-            cache=cache,
-            retry=retry,
-            concurrency=concurrency,
-            requests_per_minute=requests_per_minute,
-            emit=log.emit,
-            incident=log.incident,
-            replay=resume_state.responses if resume_state else None,
-        )
-        try:
-            with _progress_bar(console, progress, scenario_cls.name) as on_progress:
-                sim = Simulation(seed=seed, llm=client, log=log, on_progress=on_progress)
-                asyncio.run(_play(instance, sim, manifest))
-        except BaseException as exc:
-            _finish(run_dir, manifest, store, status="interrupted", error=_describe(exc))
-            raise
-        finally:
-            if cache is not None:
-                cache.close()
-        metrics = compute_run_metrics(store, scenario_cls)
-        _write_json(run_dir / METRICS_FILE, metrics)
-        _finish(run_dir, manifest, store, status="complete")
+    cache = ResponseCache(cache_dir) if use_cache else None
+    try:
+        with SQLiteEventStore(run_dir / EVENTS_FILE) as store:
+            resume_state = ResumeState.from_store(store) if previous is not None else None
+            log = EventLog(store, resume_state)
+            client = LLMClient(
+                backend,
+                cache=cache,
+                retry=limits.retry,
+                concurrency=limits.concurrency,
+                requests_per_minute=limits.requests_per_minute,
+                emit=log.emit,
+                incident=log.incident,
+                replay=resume_state.responses if resume_state else None,
+            )
+            bar = _progress_bar(console or Console(stderr=True), progress, scenario_cls.name)
+            try:
+                with bar as on_progress:
+                    sim = Simulation(seed=seed, llm=client, log=log, on_progress=on_progress)
+                    await _play(instance, sim, manifest)
+            except BaseException as exc:
+                _finish(run_dir, manifest, store, status="interrupted", error=_describe(exc))
+                raise
+            metrics = compute_run_metrics(store, scenario_cls)
+            _write_json(run_dir / METRICS_FILE, metrics)
+            _finish(run_dir, manifest, store, status="complete")
+    finally:
+        if cache is not None:
+            cache.close()
     return RunResult(run_dir, manifest, metrics, scenario_cls.report(metrics["metrics"]))
 
 
@@ -224,9 +247,7 @@ def _initial_manifest(
     params: ScenarioParams,
     seed: int,
     backend: Backend,
-    concurrency: int,
-    requests_per_minute: float | None,
-    retry: RetryPolicy,
+    limits: ClientLimits,
 ) -> dict[str, Any]:
     return {
         "schema_version": SCHEMA_VERSION,
@@ -235,10 +256,10 @@ def _initial_manifest(
         "seed": seed,
         "model": backend.describe(),
         "client": {
-            "concurrency": concurrency,
-            "requests_per_minute": requests_per_minute,
-            "timeout_s": retry.timeout,
-            "max_attempts": retry.max_attempts,
+            "concurrency": limits.concurrency,
+            "requests_per_minute": limits.requests_per_minute,
+            "timeout_s": limits.retry.timeout,
+            "max_attempts": limits.retry.max_attempts,
         },
         "packages": _package_versions(),
         "status": "interrupted",

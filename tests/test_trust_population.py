@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -18,7 +19,14 @@ from personasim.agents import DecisionParseError
 from personasim.agents.scripted_behaviours import trustor_share
 from personasim.environments import TrustGame
 from personasim.scenarios.trust_population import TrustPopulation, parse_transfer
-from personasim.simulation import SCHEMA_VERSION, SQLiteEventStore, events_frame, run_scenario
+from personasim.simulation import (
+    SCHEMA_VERSION,
+    RunError,
+    SQLiteEventStore,
+    arun_scenario,
+    events_frame,
+    run_scenario,
+)
 from personasim.simulation.cli import main
 
 SMALL = {"n_personas": 40}
@@ -292,3 +300,18 @@ def test_readme_quickstart_run_line_runs(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "run directory:" in done.stdout
     assert json.loads((tmp_path / "q" / "manifest.json").read_text())["status"] == "complete"
+
+
+def test_async_api_for_notebooks(tmp_path: Path) -> None:
+    """Inside a running loop (Jupyter) the sync call says what to do; the async one works."""
+
+    async def notebook_cell():
+        with pytest.raises(RunError, match="await arun_scenario"):
+            run_scenario("trust-population", {"n_personas": 2}, out=tmp_path / "x")
+        return await arun_scenario(
+            "trust-population", {"n_personas": 2}, out=tmp_path / "a", progress=False
+        )
+
+    result = asyncio.run(notebook_cell())
+    assert result.metrics["metrics"]["n_decisions"] == 2
+    assert not (tmp_path / "x").exists()
