@@ -15,6 +15,7 @@ from .persona_bank import (
     select_personas,
     synthetic_population,
 )
+from .structured import format_instructions, parse_structured
 from .trustee import TrusteeAgent, archetype_cap
 
 __all__ = [
@@ -31,7 +32,9 @@ __all__ = [
     "augment_big_five",
     "decide",
     "derive_traits",
+    "format_instructions",
     "load_personas",
+    "parse_structured",
     "sample_personas",
     "scripted_behaviours",
     "select_personas",

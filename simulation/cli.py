@@ -26,6 +26,7 @@ from .runner import (
     compute_run_metrics,
     read_manifest,
     run_scenario,
+    write_run_reports,
 )
 from .scenario import ScenarioError, get_scenario, list_scenarios
 from .sqlite_store import EventStoreError, SQLiteEventStore
@@ -204,6 +205,8 @@ def _metrics(args: argparse.Namespace, extra: Sequence[str]) -> int:
     path.write_text(text)
     state = "unchanged" if same else "written"
     out.print(f"{path}: {state} (recomputed from {EVENTS_FILE}, no model call)")
+    for report in write_run_reports(args.run_dir, metrics):
+        out.print(f"  {report}")
     return 0
 
 

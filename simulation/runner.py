@@ -44,11 +44,13 @@ __all__ = [
     "make_backend",
     "read_manifest",
     "run_scenario",
+    "write_run_reports",
 ]
 
 MANIFEST_FILE = "manifest.json"
 EVENTS_FILE = "events.sqlite"
 METRICS_FILE = "metrics.json"
+REPORTS_DIR = "reports"
 PACKAGES = ("personasim", "mesa", "langgraph", "langchain-core", "openai", "numpy", "scipy")
 
 
@@ -165,6 +167,7 @@ async def arun_scenario(
                 raise
             metrics = compute_run_metrics(store, scenario_cls)
             _write_json(run_dir / METRICS_FILE, metrics)
+            write_run_reports(run_dir, metrics, scenario_cls)
             _finish(run_dir, manifest, store, status="complete")
     finally:
         if cache is not None:
@@ -224,6 +227,16 @@ def compute_run_metrics(
         "model": header["model"],
         "metrics": scenario_cls.compute_metrics(events),
     }
+
+
+def write_run_reports(
+    run_dir: Path, metrics: dict[str, Any], scenario_cls: type[Scenario] | None = None
+) -> list[Path]:
+    """The scenario's tables and figures, in `RUN_DIR/reports/`."""
+    scenario_cls = scenario_cls or get_scenario(metrics["scenario"])
+    directory = run_dir / REPORTS_DIR
+    directory.mkdir(exist_ok=True)
+    return scenario_cls.write_reports(metrics["metrics"], directory)
 
 
 def llm_usage(store: EventStore) -> dict[str, int]:

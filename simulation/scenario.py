@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 from abc import ABC, abstractmethod
 from importlib.metadata import entry_points
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import pandas as pd
@@ -76,6 +77,12 @@ class Scenario(ABC):
     @classmethod
     def report(cls, metrics: dict[str, Any]) -> list[str]:
         """A few human-readable lines for the end of a run."""
+        return []
+
+    @classmethod
+    def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
+        """Tables (CSV and Markdown) and figures (PNG) made from the metrics alone, written
+        into `directory` (the run's `reports/`); returns the files written."""
         return []
 
     @classmethod
