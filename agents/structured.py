@@ -31,4 +31,5 @@ def parse_structured(reply: str, schema: type[M]) -> M:
         return PydanticOutputParser(pydantic_object=schema).parse(reply)
     except OutputParserException as exc:
         first_line = str(exc).splitlines()[0] if str(exc) else "invalid JSON"
-        raise DecisionParseError(f"the answer is not a valid {schema.__name__}: {first_line}")
+        message = f"the answer is not a valid {schema.__name__}: {first_line}"
+        raise DecisionParseError(message) from None
