@@ -1,6 +1,6 @@
 """Mesa agents: personas and their decision graphs, trustees, persona data and banks."""
 
-from . import scripted_behaviours  # registers the scripted answers for the agents' tasks
+from . import scripted_behaviours, scripted_beliefs, scripted_forecast  # register scripted rules
 from .decision import Decision, DecisionParseError, DecisionTask, decide
 from .persona import Persona
 from .persona_agent import PersonaAgent
@@ -15,6 +15,7 @@ from .persona_bank import (
     select_personas,
     synthetic_population,
 )
+from .researcher import ResearcherAgent
 from .structured import format_instructions, parse_structured
 from .trustee import TrusteeAgent, archetype_cap
 
@@ -27,6 +28,7 @@ __all__ = [
     "Persona",
     "PersonaAgent",
     "PersonaFileError",
+    "ResearcherAgent",
     "TrusteeAgent",
     "archetype_cap",
     "augment_big_five",
@@ -37,6 +39,8 @@ __all__ = [
     "parse_structured",
     "sample_personas",
     "scripted_behaviours",
+    "scripted_beliefs",
+    "scripted_forecast",
     "select_personas",
     "synthetic_population",
 ]

@@ -49,10 +49,24 @@ FORMAT_SLIP_RATE = 0.03
 """Chance that a first answer forgets the requested closing sentence (the repair path)."""
 
 
-def trustor_share(traits: dict[str, str]) -> float:
+PRIOR_WEIGHT = 0.08
+"""How far an imposed ranking (§4.3) moves the share: top level +0.08, bottom level −0.08."""
+
+
+def trustor_share(traits: dict[str, str], prior: dict[str, list[str]] | None = None) -> float:
     """The expected share of the endowment sent, before noise."""
     shift = sum(TRUSTOR_EFFECTS.get(trait, {}).get(level, 0.0) for trait, level in traits.items())
-    return TRUSTOR_BASE_SHARE + shift
+    return TRUSTOR_BASE_SHARE + shift + _prior_shift(traits, prior or {})
+
+
+def _prior_shift(traits: dict[str, str], prior: dict[str, list[str]]) -> float:
+    """Follow a stated ranking: linear in the persona's level's position, centred on zero."""
+    shift = 0.0
+    for trait, ranking in prior.items():
+        level = traits.get(trait)
+        if level in ranking and len(ranking) > 1:
+            shift += PRIOR_WEIGHT * (1 - 2 * ranking.index(level) / (len(ranking) - 1))
+    return shift
 
 
 @scripted_behaviour("trust.trustor")
@@ -61,7 +75,8 @@ def trustor_decision(request: ChatRequest, rng: np.random.Generator) -> str:
     traits = request.hints["traits"]
     endowment = request.hints["endowment"]
     spread = TRUSTOR_NOISE_SD + 0.1 * request.temperature
-    share = float(np.clip(trustor_share(traits) + rng.normal(0.0, spread), 0.0, 1.0))
+    expected = trustor_share(traits, request.hints.get("prior"))
+    share = float(np.clip(expected + rng.normal(0.0, spread), 0.0, 1.0))
     amount = round(share * endowment)
     first_attempt = len(request.messages) == 1
     if first_attempt and rng.random() < FORMAT_SLIP_RATE:

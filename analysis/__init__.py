@@ -1,12 +1,29 @@
 """Pure functions from event tables to numbers, tables and figures."""
 
-from .reports import save_figure, write_table
+from .consistency import (
+    QUALITATIVE_ETA_SQUARED,
+    effect_size_value,
+    eta_squared_from_group_stats,
+    mae_by_horizon,
+    median_or_none,
+    perturb_ranking,
+    ranking_spearman,
+)
+from .reports import model_label, save_figure, write_table
 from .stats import LevelSummary, eta_squared, rank_levels, summarize_levels
 
 __all__ = [
+    "QUALITATIVE_ETA_SQUARED",
     "LevelSummary",
+    "effect_size_value",
     "eta_squared",
+    "eta_squared_from_group_stats",
+    "mae_by_horizon",
+    "median_or_none",
+    "model_label",
+    "perturb_ranking",
     "rank_levels",
+    "ranking_spearman",
     "save_figure",
     "summarize_levels",
     "write_table",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -11,19 +10,18 @@ import matplotlib
 matplotlib.use("Agg")  # files only: no display is needed or wanted
 
 import matplotlib.pyplot as plt
-import pandas as pd
 from matplotlib.figure import Figure
 
-__all__ = ["save_figure", "write_table"]
+from personasim.simulation.tables import write_table
+
+__all__ = ["model_label", "save_figure", "write_table"]
 
 
-def write_table(rows: Sequence[dict[str, Any]], directory: Path, name: str) -> list[Path]:
-    """`name.csv` and `name.md` with the same rows (Markdown floats to 2 decimals)."""
-    frame = pd.DataFrame(list(rows))
-    csv_path, md_path = directory / f"{name}.csv", directory / f"{name}.md"
-    frame.to_csv(csv_path, index=False)
-    md_path.write_text(frame.to_markdown(index=False, floatfmt=".2f") + "\n")
-    return [csv_path, md_path]
+def model_label(description: dict[str, Any]) -> str:
+    """A short name for the model a run used (its manifest's `model`), for table columns."""
+    if description.get("backend") == "scripted":
+        return "scripted"
+    return str(description.get("model") or description.get("backend", "model"))
 
 
 def save_figure(figure: Figure, directory: Path, name: str) -> Path:

@@ -1,5 +1,17 @@
 """Built-in scenarios, one file each; importing this package registers them."""
 
+from .trust_beliefs import TrustBeliefs, TrustBeliefsParams
+from .trust_conditioning import TrustConditioning, TrustConditioningParams
+from .trust_forecast import TrustForecast, TrustForecastParams
 from .trust_population import TrustPopulation, TrustPopulationParams
 
-__all__ = ["TrustPopulation", "TrustPopulationParams"]
+__all__ = [
+    "TrustBeliefs",
+    "TrustBeliefsParams",
+    "TrustConditioning",
+    "TrustConditioningParams",
+    "TrustForecast",
+    "TrustForecastParams",
+    "TrustPopulation",
+    "TrustPopulationParams",
+]

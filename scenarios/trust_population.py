@@ -15,6 +15,8 @@ reminder up to `max_repairs` times before it is recorded as a failure and left o
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from string import Template
 from typing import Any, Literal
@@ -50,7 +52,16 @@ from personasim.simulation import (
     register_scenario,
 )
 
-__all__ = ["TRUSTOR_PROMPT", "TrustPopulation", "TrustPopulationParams", "parse_transfer"]
+__all__ = [
+    "TRUSTOR_PROMPT",
+    "Prior",
+    "TrustPopulation",
+    "TrustPopulationParams",
+    "behaviour_metrics",
+    "parse_transfer",
+    "payloads",
+    "rounded",
+]
 
 # Appendix B.1, verbatim apart from the template syntax. `theoretical_props` is empty here;
 # the conditioning experiments (§4.3) fill it.
@@ -169,21 +180,25 @@ class TrustPopulation(Scenario):
     async def play_round(self, sim: Simulation, round_index: int) -> None:
         await sim.concurrently({t.agent_id: (lambda t=t: self._play(t)) for t in self.trustors})
 
-    async def _play(self, trustor: PersonaAgent) -> None:
-        decision = await trustor.decide(self._trustor_task(trustor))
+    async def _play(self, trustor: PersonaAgent, prior: Prior | None = None) -> None:
+        """One trustor's round; `prior` fills the prompt's `$theoretical_props` slot."""
+        decision = await trustor.decide(self._trustor_task(trustor, prior))
         if not decision.ok:
             return  # recorded as decision.failed; no amount is made up
         received = self.game.transfer(trustor, self.trustee, decision.value)
         outcome = self.game.repay(trustor, self.trustee, self.trustee.respond(received))
         trustor.remember(sent=outcome.sent, returned=outcome.returned)
 
-    def _trustor_task(self, trustor: PersonaAgent) -> DecisionTask:
+    def _trustor_task(self, trustor: PersonaAgent, prior: Prior | None = None) -> DecisionTask:
         p = self.params
         prompt = TRUSTOR_PROMPT.substitute(
             initial_amount=p.endowment,
             persona_details=trustor.persona.profile_text(),
-            theoretical_props="",
+            theoretical_props=prior.text if prior else "",
         )
+        hints = {"traits": dict(trustor.persona.traits), "endowment": p.endowment}
+        if prior:
+            hints["prior"] = prior.rankings
         return DecisionTask(
             name="trust.trustor",
             request=ChatRequest(
@@ -191,7 +206,7 @@ class TrustPopulation(Scenario):
                 temperature=p.temperature,
                 top_p=1.0,  # Appendix E: ancestral decoding, top_p = 1.0
                 task="trust.trustor",
-                hints={"traits": dict(trustor.persona.traits), "endowment": p.endowment},
+                hints=hints,
             ),
             parse=lambda reply: parse_transfer(reply, self.game),
             reminder=lambda error: FORMAT_REMINDER.substitute(
@@ -202,29 +217,8 @@ class TrustPopulation(Scenario):
 
     @classmethod
     def compute_metrics(cls, events: pd.DataFrame) -> dict[str, Any]:
-        params = _payloads(events, "run.started")[0]["params"]
-        traits = {
-            e["agent_id"]: e["payload"]["persona"]["traits"]
-            for e in _rows(events, "agent.created")
-            if "persona" in e["payload"]
-        }
-        sent = {e["agent_id"]: e["payload"]["sent"] for e in _rows(events, "trust.transfer")}
-        failures = len(_payloads(events, "decision.failed"))
-        ids = sorted(sent)
-        amounts = [sent[i] for i in ids]
-        series = pd.Series(amounts, dtype=float)
-        return {
-            "n_personas": len(traits),
-            "n_decisions": len(ids),
-            "parse_failures": failures,
-            "reasks": len(_payloads(events, "decision.reask")),
-            "mean_sent": _number(series.mean()),
-            "sd_sent": _number(series.std(ddof=1)),
-            "attributes": {
-                name: _attribute_metrics(name, ids, amounts, traits)
-                for name in params["attributes"]
-            },
-        }
+        params = payloads(events, "run.started")[0]["params"]
+        return behaviour_metrics(events, params["attributes"])
 
     @classmethod
     def report(cls, metrics: dict[str, Any]) -> list[str]:
@@ -238,6 +232,44 @@ class TrustPopulation(Scenario):
                 top = " > ".join(result["ranking"][:3])
                 lines.append(f"  {name}: eta² = {result['eta_squared']:.3f}; ranking {top} ...")
         return lines
+
+
+@dataclass(frozen=True)
+class Prior:
+    """A belief put into the role-play prompt (§4.3): its text and the rankings it states."""
+
+    text: str
+    rankings: dict[str, list[str]]
+
+
+def behaviour_metrics(
+    events: pd.DataFrame, attributes: Sequence[str], round_index: int | None = None
+) -> dict[str, Any]:
+    """§4.1 behavioural outcomes of the trustors, in one round when trustors play several."""
+    traits = {
+        e["agent_id"]: e["payload"]["persona"]["traits"]
+        for e in _rows(events, "agent.created")
+        if "persona" in e["payload"]
+    }
+    if round_index is not None:
+        events = events[events["round"] == round_index]
+    sent = {e["agent_id"]: e["payload"]["sent"] for e in _rows(events, "trust.transfer")}
+    ids = sorted(sent)
+    amounts = [sent[i] for i in ids]
+    series = pd.Series(amounts, dtype=float)
+    return {
+        "n_personas": len(traits),
+        "n_decisions": len(ids),
+        "parse_failures": _count(events, "decision.failed", "trust.trustor"),
+        "reasks": _count(events, "decision.reask", "trust.trustor"),
+        "mean_sent": rounded(series.mean()),
+        "sd_sent": rounded(series.std(ddof=1)),
+        "attributes": {name: _attribute_metrics(name, ids, amounts, traits) for name in attributes},
+    }
+
+
+def _count(events: pd.DataFrame, kind: str, task: str) -> int:
+    return sum(1 for p in payloads(events, kind) if p.get("task") == task)
 
 
 def _attribute_metrics(
@@ -261,9 +293,11 @@ def _rows(events: pd.DataFrame, kind: str) -> list[dict[str, Any]]:
     return events.loc[events["kind"] == kind, ["agent_id", "payload"]].to_dict("records")
 
 
-def _payloads(events: pd.DataFrame, kind: str) -> list[dict[str, Any]]:
+def payloads(events: pd.DataFrame, kind: str) -> list[dict[str, Any]]:
+    """The payloads of one kind of event, in log order."""
     return events.loc[events["kind"] == kind, "payload"].tolist()
 
 
-def _number(value: float) -> float | None:
-    return None if pd.isna(value) else round(float(value), 6)
+def rounded(value: float | None) -> float | None:
+    """6 decimals for metrics files; None for an undefined value (None or NaN)."""
+    return None if value is None or pd.isna(value) else round(float(value), 6)

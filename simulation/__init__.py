@@ -38,6 +38,7 @@ from .scenario import (
 )
 from .scripted import ScriptedBackend, scripted_behaviour
 from .sqlite_store import EventStoreError, SQLiteEventStore
+from .sweep import SweepResult, run_sweep
 
 __all__ = [
     "INCIDENT_SCOPE",
@@ -72,6 +73,7 @@ __all__ = [
     "ScriptedBackend",
     "SimAgent",
     "Simulation",
+    "SweepResult",
     "TokenLogprob",
     "TransientLLMError",
     "Usage",
@@ -84,5 +86,6 @@ __all__ = [
     "make_backend",
     "register_scenario",
     "run_scenario",
+    "run_sweep",
     "scripted_behaviour",
 ]

@@ -30,6 +30,7 @@ from .runner import (
 )
 from .scenario import ScenarioError, get_scenario, list_scenarios
 from .sqlite_store import EventStoreError, SQLiteEventStore
+from .sweep import run_sweep
 
 __all__ = ["main"]
 
@@ -42,7 +43,7 @@ err = Console(stderr=True, highlight=False, soft_wrap=True)
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args, extra = parser.parse_known_args(argv)
-    if extra and args.command != "run":
+    if extra and args.command not in ("run", "sweep"):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         return args.handler(args, extra)
@@ -82,6 +83,29 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--cache-dir", type=Path, help="response cache location")
     run.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     run.set_defaults(handler=_run)
+
+    sweep = commands.add_parser(
+        "sweep",
+        help="one scenario over models and parameter values, into one combined table",
+        description="Run SCENARIO for every model and every combination of --vary values "
+        "(each an ordinary run under --out), then write OUT/combined.csv and .md. "
+        "Other scenario parameters go as --name value.",
+    )
+    sweep.add_argument("scenario")
+    sweep.add_argument("--models", default="scripted", help="comma-separated model specs")
+    sweep.add_argument(
+        "--vary",
+        action="append",
+        default=[],
+        metavar="NAME=V1,V2",
+        help="a parameter and its values (repeatable)",
+    )
+    sweep.add_argument("--out", type=Path, required=True, help="folder for the runs and tables")
+    sweep.add_argument("--seed", type=int, default=0)
+    sweep.add_argument("--base-url", help="OpenAI-compatible endpoint for openai: models")
+    sweep.add_argument("--concurrency", type=int, default=16)
+    sweep.add_argument("--no-progress", action="store_true")
+    sweep.set_defaults(handler=_sweep)
 
     listing = commands.add_parser("list", help="scenarios, their parameters and defaults")
     listing.set_defaults(handler=_list)
@@ -153,6 +177,31 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> int:
         f"tokens {llm['prompt_tokens']}+{llm['completion_tokens']}"
     )
     out.print(f"run directory: {result.run_dir}")
+    return 0
+
+
+def _sweep(args: argparse.Namespace, extra: Sequence[str]) -> int:
+    grid = {}
+    for item in args.vary:
+        name, sep, values = item.partition("=")
+        if not sep or not values:
+            raise ScenarioError(f"--vary {item!r}: use NAME=V1,V2 (e.g. endowment=10,44,100)")
+        grid[name.replace("-", "_")] = values.split(",")
+    result = run_sweep(
+        args.scenario,
+        [m.strip() for m in args.models.split(",") if m.strip()],
+        grid,
+        scenario_values(extra),
+        out=args.out,
+        seed=args.seed,
+        base_url=args.base_url,
+        concurrency=args.concurrency,
+        progress=not args.no_progress,
+        console=err,
+    )
+    out.print(f"{len(result.runs)} runs under {result.directory}")
+    for table in result.tables:
+        out.print(f"  {table}")
     return 0
 
 

@@ -80,6 +80,19 @@ class Scenario(ABC):
         return []
 
     @classmethod
+    def summary_rows(cls, metrics: dict[str, Any]) -> list[dict[str, Any]]:
+        """The rows this run contributes to a sweep's combined table (default: its top-level
+        numbers)."""
+        return [{k: v for k, v in metrics.items() if isinstance(v, int | float | str | None)}]
+
+    @classmethod
+    def sweep_tables(
+        cls, rows: list[dict[str, Any]], varied: list[str]
+    ) -> dict[str, list[dict[str, Any]]]:
+        """Extra tables a sweep writes from its combined rows (e.g. a paper's table shape)."""
+        return {}
+
+    @classmethod
     def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
         """Tables (CSV and Markdown) and figures (PNG) made from the metrics alone, written
         into `directory` (the run's `reports/`); returns the files written."""

@@ -22,7 +22,7 @@ from .llm import Backend, ChatRequest, ChatResponse, PermanentLLMError, TokenLog
 
 __all__ = ["BEHAVIOUR_VERSION", "ScriptedBackend", "ScriptedBehaviour", "scripted_behaviour"]
 
-BEHAVIOUR_VERSION = 1
+BEHAVIOUR_VERSION = 2
 """Bumped when any behaviour changes, so cached scripted answers are not reused across rules."""
 
 ScriptedBehaviour = Callable[[ChatRequest, np.random.Generator], str | ChatResponse]

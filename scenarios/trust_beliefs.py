@@ -1,0 +1,372 @@
+"""`trust-beliefs`: do the model's stated beliefs about a trait match its personas' behaviour?
+
+Seed 001, §4.1–4.2 (Table 3) and Appendix D.1 (Table 9, the endowment ablation: run this
+scenario with `--endowment 10`, `44`, `100`, or one `personasim sweep`). In one round, the model
+is asked as a researcher, under each elicitation strategy (Table 2), how each trait's levels
+relate to trust, and, concurrently, every persona plays the Trust Game as in `trust-population`.
+
+- Belief ranking π_t^(S) and effect size η̂²_t^(S): NoCtx+Tr and Ctx+Tr state a ranking and an
+  omnibus effect size (Appendix C.2.1; a word is mapped to a number, see
+  `analysis.consistency.effect_size_value`); Ctx+$ states each level's mean and SD of dollars
+  sent, for 100 people per group (C.1.3), from which the ranking (by mean) and η̂² (one-way
+  ANOVA from the group statistics) follow.
+- Behaviour π*_t and η²_t: as in `trust-population`.
+- Consistency: ρ_t = Spearman(π_t^(S), π*_t) and |Δη²_t| = |η̂²_t − η²_t|, with their medians over
+  traits (Table 3) and the mean ρ (Table 9).
+
+The levels offered for each trait are those present in the sampled population, so beliefs and
+behaviour rank the same levels; a trait with fewer than two levels there is not asked about.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from pathlib import Path
+from string import Template
+from typing import Any
+
+import pandas as pd
+from pydantic import BaseModel, Field, field_validator
+
+from personasim.agents import (
+    DecisionParseError,
+    DecisionTask,
+    ResearcherAgent,
+    format_instructions,
+    parse_structured,
+)
+from personasim.analysis import (
+    effect_size_value,
+    eta_squared_from_group_stats,
+    median_or_none,
+    model_label,
+    ranking_spearman,
+    write_table,
+)
+from personasim.simulation import ChatRequest, Message, Simulation, register_scenario
+
+from .trust_population import (
+    TrustPopulation,
+    TrustPopulationParams,
+    behaviour_metrics,
+    payloads,
+    rounded,
+)
+
+__all__ = ["STRATEGIES", "TrustBeliefs", "TrustBeliefsParams", "belief_metrics"]
+
+STRATEGIES = ("NoCtx+Tr", "Ctx+Tr", "Ctx+$")
+"""Table 2: the elicitation target (trust or dollars) and whether the game is described."""
+
+# Appendix C.1.1 (NoCtx+Tr, "trait") and C.1.2 (Ctx+Tr, "attribute" and the game context).
+RANKING_PROMPT = Template("""\
+You are a researcher studying interpersonal trust.
+For the ${noun} "${attribute}", with the following possible values:
+${numbered_levels}
+Please rank these values in order from highest to lowest in terms of their association with \
+interpersonal trust, using the format "Value1 > Value2 > Value3" where ">" means "has higher \
+interpersonal trust than".
+Your response should include an ordering of all the values listed above and a brief \
+explanation of your reasoning.
+${context}${format_instructions}""")
+
+# Appendix C.1.3 (Ctx+$).
+DOLLARS_PROMPT = Template("""\
+Imagine an experiment where we control for various factors and variables while examining the \
+effect of ${attribute}. Your task is to simulate the outcomes of this experiment. ${context}\
+For each level of ${attribute} (${inline_levels}) listed below, please provide your best \
+estimate of:
+- The average (mean) dollar amount these individuals would send in a trust game.
+- The typical variability in the amount sent (as a standard deviation).
+Assume each group consists of 100 individuals to help you better estimate both the mean and \
+standard deviation.
+${format_instructions}""")
+
+# The game context of C.1.2 and C.1.3.
+GAME_CONTEXT = Template("""\
+Consider this simulation context while answering: YOU ARE PLAYING A TRUST GAME AS THE FIRST \
+PLAYER (TRUSTOR). READ THESE INSTRUCTIONS CAREFULLY:
+1. YOU HAVE BEEN GIVEN $$${initial_amount} AS YOUR INITIAL AMOUNT OF MONEY TO USE IN THIS GAME. \
+NO MORE, NO LESS.
+2. YOU MUST DECIDE HOW MUCH OF YOUR INITIAL AMOUNT OF MONEY TO TRANSFER TO ANOTHER PLAYER. YOU \
+CAN SEND ANY AMOUNT FROM $$0 TO $$${initial_amount}.
+3. ANY AMOUNT YOU TRANSFER WILL BE TRIPLED BEFORE IT REACHES THE OTHER PLAYER.
+4. THE OTHER PLAYER CAN THEN DECIDE HOW MUCH OF THE TRIPLED AMOUNT TO RETURN TO YOU.
+5. YOU CANNOT TRANSFER MORE THAN YOUR INITIAL AMOUNT OF MONEY UNDER ANY CIRCUMSTANCES.
+""")
+
+BELIEF_REMINDER = Template(
+    "Your answer could not be used: ${error}. Answer again with only the JSON object, using "
+    "exactly these values: ${inline_levels}."
+)
+
+
+class RankingBelief(BaseModel):
+    """The NoCtx+Tr / Ctx+Tr answer (fields as in the sample output of Appendix C.2.1)."""
+
+    ranking_descending: list[str] = Field(
+        description="all the values listed, from highest to lowest interpersonal trust"
+    )
+    omnibus_effect_size: str | float = Field(
+        description="eta-squared of the trait on interpersonal trust: 'negligible', 'small', "
+        "'medium' or 'large', or a number between 0 and 1"
+    )
+    ordering_explanation: str = ""
+    omnibus_effect_size_explanation: str = ""
+
+
+class LevelStats(BaseModel):
+    mean: float = Field(ge=0, description="mean dollars sent")
+    sd: float = Field(ge=0, description="standard deviation of dollars sent")
+
+
+class DollarBelief(BaseModel):
+    """The Ctx+$ answer (Appendix C.2.2's `mean_sd_level_stats`)."""
+
+    mean_sd_level_stats: dict[str, LevelStats] = Field(
+        description="for every value listed, the mean and SD of the dollars sent"
+    )
+    explanation: str = ""
+
+
+class TrustBeliefsParams(TrustPopulationParams):
+    n_personas: int = Field(50, ge=1, description="personas (§4: N = 50 per strategy)")
+    strategies: tuple[str, ...] = Field(STRATEGIES, description="elicitation strategies")
+
+    @field_validator("strategies", mode="before")
+    @classmethod
+    def _known_strategies(cls, value: Any) -> Any:
+        names = tuple(v.strip() for v in value.split(",")) if isinstance(value, str) else value
+        unknown = [n for n in names if n not in STRATEGIES]
+        if unknown:
+            raise ValueError(f"unknown strategies {unknown}; choose from {', '.join(STRATEGIES)}")
+        return names
+
+
+def parse_ranking_belief(reply: str, levels: list[str]) -> dict[str, Any]:
+    belief = parse_structured(reply, RankingBelief)
+    if sorted(belief.ranking_descending) != sorted(levels):
+        raise DecisionParseError(
+            f"ranking_descending must list each of {levels} exactly once, "
+            f"got {belief.ranking_descending}"
+        )
+    try:
+        size = effect_size_value(belief.omnibus_effect_size)
+    except ValueError as exc:
+        raise DecisionParseError(str(exc)) from None
+    return {
+        "ranking": belief.ranking_descending,
+        "eta_squared": size,
+        "stated": belief.model_dump(),
+    }
+
+
+def parse_dollar_belief(reply: str, levels: list[str], endowment: int) -> dict[str, Any]:
+    belief = parse_structured(reply, DollarBelief)
+    stats = belief.mean_sd_level_stats
+    if sorted(stats) != sorted(levels):
+        raise DecisionParseError(f"mean_sd_level_stats must have exactly the levels {levels}")
+    if any(s.mean > endowment for s in stats.values()):
+        raise DecisionParseError(f"a mean above the ${endowment} a trustor has")
+    ranking = sorted(levels, key=lambda level: (-stats[level].mean, level))
+    eta = eta_squared_from_group_stats({k: (s.mean, s.sd) for k, s in stats.items()})
+    return {"ranking": ranking, "eta_squared": eta, "stated": belief.model_dump()}
+
+
+@register_scenario
+class TrustBeliefs(TrustPopulation):
+    name = "trust-beliefs"
+    summary = "elicited beliefs vs behaviour per trait: Spearman ρ and |Δη²| (seed 001, Table 3)"
+    Params = TrustBeliefsParams
+    params: TrustBeliefsParams
+
+    def setup(self, sim: Simulation) -> None:
+        super().setup(sim)
+        self.researcher = ResearcherAgent(sim, "researcher", role="belief elicitation (§4.1)")
+        self.levels = self._levels_present()
+
+    def _levels_present(self) -> dict[str, list[str]]:
+        """Each analysed trait's levels among the personas (at least two, else left out)."""
+        levels: dict[str, list[str]] = {}
+        for attribute in self.params.attributes:
+            present = {
+                t.persona.traits[attribute] for t in self.trustors if attribute in t.persona.traits
+            }
+            if len(present) >= 2:
+                levels[attribute] = sorted(present)
+        return levels
+
+    async def play_round(self, sim: Simulation, round_index: int) -> None:
+        work = {t.agent_id: (lambda t=t: self._play(t)) for t in self.trustors}
+        await sim.concurrently(work | self._belief_work(self.params.strategies))
+
+    def _belief_work(self, strategies: Sequence[str]) -> dict[str, Callable[[], Awaitable[None]]]:
+        """One unit of work per strategy and trait; answers land in `self.beliefs`."""
+        self.beliefs: dict[tuple[str, str], dict[str, Any]] = {}
+        return {
+            f"belief/{strategy}/{attribute}": (
+                lambda s=strategy, a=attribute, lv=levels: self._elicit(s, a, lv)
+            )
+            for strategy in strategies
+            for attribute, levels in self.levels.items()
+        }
+
+    async def _elicit(self, strategy: str, attribute: str, levels: list[str]) -> None:
+        decision = await self.researcher.decide(self._belief_task(strategy, attribute, levels))
+        if decision.ok:  # a failure is logged as decision.failed and left out
+            self.beliefs[(strategy, attribute)] = decision.value
+
+    def _belief_task(self, strategy: str, attribute: str, levels: list[str]) -> DecisionTask:
+        p = self.params
+        key = attribute.lower().replace(" ", "_")
+        with_game = strategy.startswith("Ctx")
+        context = GAME_CONTEXT.substitute(initial_amount=p.endowment) if with_game else ""
+        inline = ", ".join(levels)
+        if strategy == "Ctx+$":
+            prompt = DOLLARS_PROMPT.substitute(
+                attribute=key,
+                context=context,
+                inline_levels=inline,
+                format_instructions=format_instructions(DollarBelief),
+            )
+            task, parse = (
+                "trust.belief.dollars",
+                lambda r: parse_dollar_belief(r, levels, p.endowment),
+            )
+        else:
+            prompt = RANKING_PROMPT.substitute(
+                noun="attribute" if context else "trait",
+                attribute=key,
+                numbered_levels="\n".join(f"{i}. {lvl}" for i, lvl in enumerate(levels, 1)),
+                context=context,
+                format_instructions=format_instructions(RankingBelief),
+            )
+            task, parse = "trust.belief.ranking", lambda r: parse_ranking_belief(r, levels)
+        return DecisionTask(
+            name=task,
+            request=ChatRequest(
+                messages=(Message(role="user", content=prompt),),
+                temperature=p.temperature,
+                top_p=1.0,
+                task=task,
+                hints={"attribute": attribute, "levels": levels, "endowment": p.endowment},
+            ),
+            parse=parse,
+            reminder=lambda error: BELIEF_REMINDER.substitute(error=error, inline_levels=inline),
+            max_repairs=p.max_repairs,
+            details={"strategy": strategy, "attribute": attribute},
+        )
+
+    @classmethod
+    def compute_metrics(cls, events: pd.DataFrame) -> dict[str, Any]:
+        header = payloads(events, "run.started")[0]
+        behaviour = behaviour_metrics(events, header["params"]["attributes"])
+        return {
+            "model": model_label(header["model"]),
+            "behaviour": behaviour,
+            **belief_metrics(events, behaviour["attributes"]),
+        }
+
+    @classmethod
+    def report(cls, metrics: dict[str, Any]) -> list[str]:
+        lines = super().report(metrics["behaviour"])[:1]
+        for strategy, summary in metrics["summary"].items():
+            lines.append(
+                f"  {strategy}: median ρ = {summary['median_rho']}, median |Δη²| = "
+                f"{summary['median_abs_delta_eta_squared']} over {summary['n_attributes']} traits"
+            )
+        return lines
+
+    @classmethod
+    def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
+        return write_table(table3_rows(metrics), directory, "table3_consistency")
+
+    @classmethod
+    def summary_rows(cls, metrics: dict[str, Any]) -> list[dict[str, Any]]:
+        return [
+            {"strategy": strategy, **summary} for strategy, summary in metrics["summary"].items()
+        ]
+
+    @classmethod
+    def sweep_tables(
+        cls, rows: list[dict[str, Any]], varied: list[str]
+    ) -> dict[str, list[dict[str, Any]]]:
+        """Table 9's shape when the sweep varies the endowment: mean ρ per endowment."""
+        if "endowment" not in varied:
+            return {}
+        wide = pd.DataFrame(rows).pivot_table(
+            index=["model", "strategy"], columns="endowment", values="mean_rho", aggfunc="first"
+        )
+        wide.columns = [f"${c}" for c in wide.columns]
+        return {"table9_mean_spearman_by_endowment": wide.reset_index().to_dict("records")}
+
+
+def belief_metrics(events: pd.DataFrame, behaviour: Mapping[str, Any]) -> dict[str, Any]:
+    """Beliefs per strategy and trait, their consistency with `behaviour`, and the medians."""
+    beliefs: dict[str, dict[str, Any]] = {}
+    for payload in payloads(events, "decision.made"):
+        if payload["task"].startswith("trust.belief."):
+            shown = behaviour[payload["attribute"]]
+            beliefs.setdefault(payload["strategy"], {})[payload["attribute"]] = _consistency(
+                payload["value"], shown
+            )
+    failures = [
+        p for p in payloads(events, "decision.failed") if p["task"].startswith("trust.belief.")
+    ]
+    return {
+        "beliefs": beliefs,
+        "summary": {strategy: _summary(per_trait) for strategy, per_trait in beliefs.items()},
+        "elicitation_failures": len(failures),
+    }
+
+
+def _consistency(belief: dict[str, Any], behaviour: dict[str, Any]) -> dict[str, Any]:
+    rho = ranking_spearman(belief["ranking"], behaviour["ranking"])
+    eta, shown = belief["eta_squared"], behaviour["eta_squared"]
+    return {
+        "belief_ranking": belief["ranking"],
+        "belief_eta_squared": rounded(eta),
+        "behaviour_ranking": behaviour["ranking"],
+        "behaviour_eta_squared": shown,
+        "rho": rounded(rho),
+        "abs_delta_eta_squared": rounded(abs(eta - shown)) if None not in (eta, shown) else None,
+    }
+
+
+def _summary(per_trait: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    rhos = [v["rho"] for v in per_trait.values() if v["rho"] is not None]
+    return {
+        "n_attributes": len(per_trait),
+        "median_rho": rounded(median_or_none(rhos)),
+        "mean_rho": rounded(sum(rhos) / len(rhos)) if rhos else None,
+        "median_abs_delta_eta_squared": rounded(
+            median_or_none(v["abs_delta_eta_squared"] for v in per_trait.values())
+        ),
+    }
+
+
+def table3_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
+    """Table 3's shape: strategy × trait, |Δη²| and ρ, with a median row per strategy."""
+    rows = []
+    for strategy, per_trait in metrics["beliefs"].items():
+        for attribute, result in per_trait.items():
+            rows.append(
+                {
+                    "model": metrics["model"],
+                    "strategy": strategy,
+                    "attribute": attribute,
+                    "abs_delta_eta_squared": result["abs_delta_eta_squared"],
+                    "rho": result["rho"],
+                }
+            )
+        summary = metrics["summary"][strategy]
+        rows.append(
+            {
+                "model": metrics["model"],
+                "strategy": strategy,
+                "attribute": "Median",
+                "abs_delta_eta_squared": summary["median_abs_delta_eta_squared"],
+                "rho": summary["median_rho"],
+            }
+        )
+    return rows

@@ -1,0 +1,197 @@
+"""`trust-conditioning`: do beliefs written into the prompt steer behaviour? (seed 001, §4.3)
+
+Round 1 elicits the model's beliefs (one strategy, Ctx+Tr by default) about every analysed
+trait. Each later round plays the whole population once under one condition (Table 4):
+
+- unconditioned — the plain Appendix B.1 prompt;
+- self — the model's own elicited rankings written into the prompt (Appendix C.2.3);
+- weak / strong — imposed priors: the elicited rankings perturbed so that their Spearman ρ with
+  the elicited ones is as close as attainable to 0.8 / 0.2 (a seeded search; the achieved ρ is
+  logged as a `belief.imposed` event).
+
+Metric (Table 4): per condition, Spearman ρ between the prior in force (the elicited ranking
+for unconditioned and self) and the behavioural ranking under that condition, median over
+traits; and the mean |η̂² − η²| between the elicited and the behavioural effect sizes. Each
+condition is its own round with a fresh single-round prompt, so no condition sees another's
+history.
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Any, Literal
+
+import pandas as pd
+from pydantic import Field
+
+from personasim.analysis import (
+    median_or_none,
+    model_label,
+    perturb_ranking,
+    ranking_spearman,
+    write_table,
+)
+from personasim.simulation import Simulation, register_scenario
+
+from .trust_beliefs import TrustBeliefs
+from .trust_population import Prior, TrustPopulationParams, behaviour_metrics, payloads, rounded
+
+__all__ = ["CONDITIONS", "TrustConditioning", "TrustConditioningParams", "conditioning_text"]
+
+CONDITIONS = ("unconditioned", "self", "weak", "strong")
+
+# Appendix C.2.3: the sentence pattern, including its plural "s" after each level.
+CONDITIONING_HEADER = "Follow the following correlations while making your decision:"
+CONDITIONING_LINE = "For {attribute}: {pairs}."
+CONDITIONING_PAIR = "{higher}s are more interpersonal trusting than {lower}s"
+
+
+class TrustConditioningParams(TrustPopulationParams):
+    n_personas: int = Field(50, ge=1, description="personas, each playing every condition")
+    strategy: Literal["NoCtx+Tr", "Ctx+Tr", "Ctx+$"] = Field(
+        "Ctx+Tr", description="elicitation strategy whose beliefs are conditioned on"
+    )
+    weak_rho: float = Field(0.8, ge=-1, le=1, description="target ρ of the weak perturbation")
+    strong_rho: float = Field(0.2, ge=-1, le=1, description="target ρ of the strong one")
+    conditions: tuple[Literal["unconditioned", "self", "weak", "strong"], ...] = Field(
+        CONDITIONS, description="conditions, one round each after the elicitation"
+    )
+
+
+def conditioning_text(rankings: dict[str, list[str]]) -> str:
+    """The C.2.3 paragraph for the given rankings (highest trust first)."""
+    lines = [CONDITIONING_HEADER]
+    for attribute, ranking in rankings.items():
+        pairs = ", and ".join(
+            CONDITIONING_PAIR.format(higher=a, lower=b) for a, b in itertools.pairwise(ranking)
+        )
+        lines.append(CONDITIONING_LINE.format(attribute=attribute, pairs=pairs))
+    return "\n".join(lines)
+
+
+@register_scenario
+class TrustConditioning(TrustBeliefs):
+    name = "trust-conditioning"
+    summary = "self-conditioning and imposed priors in the role-play prompt (seed 001, Table 4)"
+    Params = TrustConditioningParams  # type: ignore[assignment]
+    params: TrustConditioningParams  # type: ignore[assignment]
+
+    def rounds(self) -> int:
+        return 1 + len(self.params.conditions)
+
+    async def play_round(self, sim: Simulation, round_index: int) -> None:
+        if round_index == 1:
+            await sim.concurrently(self._belief_work([self.params.strategy]))
+            return
+        prior = self._prior(sim, self.params.conditions[round_index - 2])
+        await sim.concurrently(
+            {t.agent_id: (lambda t=t: self._play(t, prior)) for t in self.trustors}
+        )
+
+    def _prior(self, sim: Simulation, condition: str) -> Prior | None:
+        """The belief written into this round's prompts; perturbations drawn here, in order."""
+        if condition == "unconditioned":
+            return None
+        elicited = {a: b["ranking"] for (_, a), b in self.beliefs.items()}
+        targets = {"weak": self.params.weak_rho, "strong": self.params.strong_rho}
+        rankings: dict[str, list[str]] = {}
+        for attribute, ranking in elicited.items():
+            if condition in targets:
+                ranking, achieved = perturb_ranking(ranking, targets[condition], sim.rng)
+            else:
+                achieved = 1.0
+            rankings[attribute] = ranking
+            sim.emit(
+                "belief.imposed",
+                {
+                    "condition": condition,
+                    "attribute": attribute,
+                    "ranking": ranking,
+                    "rho_with_elicited": achieved,
+                },
+            )
+        return Prior(conditioning_text(rankings), rankings)
+
+    @classmethod
+    def compute_metrics(cls, events: pd.DataFrame) -> dict[str, Any]:
+        header = payloads(events, "run.started")[0]
+        params = header["params"]
+        elicited = {
+            p["attribute"]: p["value"]
+            for p in payloads(events, "decision.made")
+            if p["task"].startswith("trust.belief.")
+        }
+        imposed = {(p["condition"], p["attribute"]): p for p in payloads(events, "belief.imposed")}
+        conditions = {}
+        for index, condition in enumerate(params["conditions"], start=2):
+            behaviour = behaviour_metrics(events, params["attributes"], round_index=index)
+            conditions[condition] = _condition_metrics(condition, behaviour, elicited, imposed)
+        return {
+            "model": model_label(header["model"]),
+            "strategy": params["strategy"],
+            "elicited": elicited,
+            "conditions": conditions,
+        }
+
+    @classmethod
+    def report(cls, metrics: dict[str, Any]) -> list[str]:
+        return [
+            f"  {condition}: median ρ(prior, behaviour) = {m['median_rho']}, "
+            f"mean |Δη²| = {m['mae_eta_squared']}"
+            for condition, m in metrics["conditions"].items()
+        ]
+
+    @classmethod
+    def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
+        rows = [{"model": metrics["model"], **row} for row in cls.summary_rows(metrics)]
+        return write_table(rows, directory, "table4_conditioning")
+
+    @classmethod
+    def summary_rows(cls, metrics: dict[str, Any]) -> list[dict[str, Any]]:
+        return [
+            {
+                "condition": condition,
+                "median_rho": m["median_rho"],
+                "mae_eta_squared": m["mae_eta_squared"],
+            }
+            for condition, m in metrics["conditions"].items()
+        ]
+
+
+def _condition_metrics(
+    condition: str,
+    behaviour: dict[str, Any],
+    elicited: dict[str, dict[str, Any]],
+    imposed: dict[tuple[str, str], dict[str, Any]],
+) -> dict[str, Any]:
+    per_trait = {}
+    for attribute, belief in elicited.items():
+        shown = behaviour["attributes"][attribute]
+        prior = imposed.get((condition, attribute), {}).get("ranking", belief["ranking"])
+        eta, shown_eta = belief["eta_squared"], shown["eta_squared"]
+        per_trait[attribute] = {
+            "prior_ranking": prior,
+            "behaviour_ranking": shown["ranking"],
+            "rho": ranking_spearman(prior, shown["ranking"]),
+            "abs_delta_eta_squared": None if None in (eta, shown_eta) else abs(eta - shown_eta),
+        }
+    deltas = [
+        v["abs_delta_eta_squared"]
+        for v in per_trait.values()
+        if v["abs_delta_eta_squared"] is not None
+    ]
+    return {
+        "n_decisions": behaviour["n_decisions"],
+        "parse_failures": behaviour["parse_failures"],
+        "median_rho": rounded(median_or_none(v["rho"] for v in per_trait.values())),
+        "mae_eta_squared": rounded(sum(deltas) / len(deltas)) if deltas else None,
+        "attributes": {
+            a: {
+                **v,
+                "rho": rounded(v["rho"]),
+                "abs_delta_eta_squared": rounded(v["abs_delta_eta_squared"]),
+            }
+            for a, v in per_trait.items()
+        },
+    }
