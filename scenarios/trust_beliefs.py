@@ -133,10 +133,9 @@ class TrustBeliefsParams(TrustPopulationParams):
     n_personas: int = Field(50, ge=1, description="personas (§4: N = 50 per strategy)")
     strategies: tuple[str, ...] = Field(STRATEGIES, description="elicitation strategies")
 
-    @field_validator("strategies", mode="before")
+    @field_validator("strategies")
     @classmethod
-    def _known_strategies(cls, value: Any) -> Any:
-        names = tuple(v.strip() for v in value.split(",")) if isinstance(value, str) else value
+    def _known_strategies(cls, names: tuple[str, ...]) -> tuple[str, ...]:
         unknown = [n for n in names if n not in STRATEGIES]
         if unknown:
             raise ValueError(f"unknown strategies {unknown}; choose from {', '.join(STRATEGIES)}")

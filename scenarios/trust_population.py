@@ -22,7 +22,7 @@ from string import Template
 from typing import Any, Literal
 
 import pandas as pd
-from pydantic import Field, field_validator
+from pydantic import Field
 
 from personasim.agents import (
     TRUST_TEST_TRAITS,
@@ -118,11 +118,6 @@ class TrustPopulationParams(ScenarioParams):
     attributes: tuple[str, ...] = Field(
         TRUST_TEST_TRAITS, description="persona traits analysed (default: test split, Table 5)"
     )
-
-    @field_validator("attributes", mode="before")
-    @classmethod
-    def _split_commas(cls, value: Any) -> Any:
-        return tuple(v.strip() for v in value.split(",")) if isinstance(value, str) else value
 
 
 def parse_transfer(reply: str, game: TrustGame) -> int:

@@ -11,10 +11,10 @@ import importlib
 from abc import ABC, abstractmethod
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, get_origin
 
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 if TYPE_CHECKING:
     from .model import Simulation
@@ -37,9 +37,23 @@ class ScenarioError(ValueError):
 
 
 class ScenarioParams(BaseModel):
-    """Base of every scenario's parameters: unknown names are errors, values are validated."""
+    """Base of every scenario's parameters: unknown names are errors, values are validated.
+
+    A tuple-typed parameter also accepts a comma-separated string, as typed on the command line.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _split_lists(cls, values: Any) -> Any:
+        if not isinstance(values, dict):
+            return values
+        split = dict(values)
+        for name, info in cls.model_fields.items():
+            if isinstance(split.get(name), str) and get_origin(info.annotation) is tuple:
+                split[name] = tuple(item.strip() for item in split[name].split(","))
+        return split
 
 
 class Scenario(ABC):

@@ -1,0 +1,338 @@
+"""trust-beliefs, trust-conditioning and sweeps on the scripted backend (seed 001, §4, D.1)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from personasim.scenarios.trust_conditioning import conditioning_text
+from personasim.simulation import (
+    Backend,
+    ChatRequest,
+    ChatResponse,
+    SQLiteEventStore,
+    events_frame,
+    run_scenario,
+    run_sweep,
+)
+from personasim.simulation.cli import main
+
+
+def events_of(run_dir: Path) -> pd.DataFrame:
+    with SQLiteEventStore(run_dir / "events.sqlite") as store:
+        return events_frame(store.read())
+
+
+def behaviour_by_level(events: pd.DataFrame, attribute: str, round_index: int = 1) -> dict:
+    """Mean amount sent per level, computed here from the raw events."""
+    traits = {
+        r.agent_id: r.payload["persona"]["traits"]
+        for r in events.itertuples()
+        if r.kind == "agent.created" and "persona" in r.payload
+    }
+    groups: dict[str, list[float]] = {}
+    for r in events.itertuples():
+        if r.kind == "trust.transfer" and r.round == round_index:
+            level = traits[r.agent_id].get(attribute)
+            if level is not None:
+                groups.setdefault(level, []).append(r.payload["sent"])
+    return groups
+
+
+def spearman_of_rankings(a: list[str], b: list[str]) -> float:
+    common = [level for level in a if level in b]
+    return stats.spearmanr([a.index(x) for x in common], [b.index(x) for x in common]).statistic
+
+
+def anova_eta(groups: dict[str, list[float]]) -> float:
+    f, _ = stats.f_oneway(*groups.values())
+    n = sum(len(v) for v in groups.values())
+    df_b, df_w = len(groups) - 1, n - len(groups)
+    return f * df_b / (f * df_b + df_w)
+
+
+@pytest.fixture(scope="module")
+def beliefs_run(tmp_path_factory) -> Any:
+    out = tmp_path_factory.mktemp("beliefs") / "run"
+    return run_scenario("trust-beliefs", {"n_personas": 40}, out=out, progress=False)
+
+
+def test_every_strategy_and_trait_is_elicited(beliefs_run) -> None:
+    metrics = beliefs_run.metrics["metrics"]
+    assert set(metrics["beliefs"]) == {"NoCtx+Tr", "Ctx+Tr", "Ctx+$"}
+    for per_trait in metrics["beliefs"].values():
+        assert len(per_trait) >= 8
+    assert metrics["elicitation_failures"] == 0
+    assert metrics["behaviour"]["n_decisions"] == 40
+    report = beliefs_run.run_dir / "reports" / "table3_consistency.md"
+    assert "Median" in report.read_text() and "Ctx+$" in report.read_text()
+
+
+def test_consistency_pinned_to_independent_computation(beliefs_run) -> None:
+    events = events_of(beliefs_run.run_dir)
+    metrics = beliefs_run.metrics["metrics"]
+    beliefs = [
+        p
+        for p in events[events.kind == "decision.made"].payload
+        if p["task"].startswith("trust.belief.")
+    ]
+    assert len(beliefs) == sum(len(v) for v in metrics["beliefs"].values())
+    for belief in beliefs:
+        groups = behaviour_by_level(events, belief["attribute"])
+        means = {level: np.mean(v) for level, v in groups.items()}
+        behaviour_ranking = sorted(means, key=lambda lvl: (-means[lvl], lvl))
+        result = metrics["beliefs"][belief["strategy"]][belief["attribute"]]
+        assert result["behaviour_ranking"] == behaviour_ranking
+        expected_rho = spearman_of_rankings(belief["value"]["ranking"], behaviour_ranking)
+        assert result["rho"] == pytest.approx(expected_rho, abs=1e-6)
+        expected_eta = anova_eta(groups)
+        assert result["behaviour_eta_squared"] == pytest.approx(expected_eta, abs=1e-6)
+        assert result["abs_delta_eta_squared"] == pytest.approx(
+            abs(belief["value"]["eta_squared"] - expected_eta), abs=1e-5
+        )
+    for strategy, per_trait in metrics["beliefs"].items():
+        rhos = [v["rho"] for v in per_trait.values()]
+        assert metrics["summary"][strategy]["median_rho"] == pytest.approx(
+            np.median(rhos), abs=1e-6
+        )
+
+
+def test_dollar_beliefs_eta_from_stated_means_and_sds(beliefs_run) -> None:
+    """Ctx+$: η̂² from 100 people per level with the stated means and SDs (Appendix C.1.3)."""
+    events = events_of(beliefs_run.run_dir)
+    dollars = [
+        p
+        for p in events[events.kind == "decision.made"].payload
+        if p["task"] == "trust.belief.dollars"
+    ]
+    assert dollars
+    for belief in dollars:
+        stated = belief["value"]["stated"]["mean_sd_level_stats"]
+        means = np.array([s["mean"] for s in stated.values()])
+        sds = np.array([s["sd"] for s in stated.values()])
+        between = 100 * ((means - means.mean()) ** 2).sum()
+        within = (99 * sds**2).sum()
+        assert belief["value"]["eta_squared"] == pytest.approx(between / (between + within))
+        assert belief["value"]["ranking"][0] == max(stated, key=lambda k: stated[k]["mean"])
+
+
+def test_ranking_beliefs_map_words_to_eta(beliefs_run) -> None:
+    events = events_of(beliefs_run.run_dir)
+    words = {"negligible": 0.005, "small": 0.035, "medium": 0.10, "large": 0.20}
+    for p in events[events.kind == "decision.made"].payload:
+        if p["task"] == "trust.belief.ranking":
+            stated = p["value"]["stated"]["omnibus_effect_size"]
+            assert p["value"]["eta_squared"] == words[stated]
+
+
+def test_prompts_follow_the_strategies(beliefs_run) -> None:
+    events = events_of(beliefs_run.run_dir)
+    prompts = {}
+    for r in events[events.kind == "llm.call"].itertuples():
+        if r.agent_id == "researcher":
+            prompts.setdefault(r.payload["task"], []).append(r.payload["messages"][0]["content"])
+    ranking = prompts["trust.belief.ranking"]
+    without_game = [p for p in ranking if "TRUST GAME" not in p]
+    with_game = [p for p in ranking if "TRUST GAME" in p]
+    assert len(without_game) == len(with_game) > 0  # NoCtx+Tr and Ctx+Tr
+    assert all('For the trait "' in p for p in without_game)
+    assert all('For the attribute "' in p for p in with_game)
+    assert all("ranking_descending" in p and "JSON schema" in p for p in ranking)
+    dollars = prompts["trust.belief.dollars"]
+    assert all("100 individuals" in p and "$10 AS YOUR INITIAL AMOUNT" in p for p in dollars)
+
+
+class BrokenBeliefs(Backend):
+    """Answers trustor prompts properly but never gives valid belief JSON."""
+
+    def identity(self) -> dict[str, Any]:
+        return {"backend": "broken-beliefs"}
+
+    async def complete(self, request: ChatRequest, timeout: float) -> ChatResponse:
+        if "Finally, I will give" in request.messages[0].content:
+            return ChatResponse(text="Finally, I will give 5 dollars")
+        return ChatResponse(text='{"ranking_descending": ["nobody"], "omnibus_effect_size": 2}')
+
+
+def test_invalid_beliefs_are_counted_never_defaulted(tmp_path: Path) -> None:
+    result = run_scenario(
+        "trust-beliefs",
+        {"n_personas": 12, "strategies": "Ctx+Tr", "max_repairs": 1},
+        backend=BrokenBeliefs(),
+        out=tmp_path / "r",
+        progress=False,
+    )
+    metrics = result.metrics["metrics"]
+    assert metrics["beliefs"] == {} and metrics["summary"] == {}
+    assert metrics["elicitation_failures"] >= 5
+    events = events_of(result.run_dir)
+    failed = [p for p in events[events.kind == "decision.failed"].payload]
+    assert all(p["attempts"] == 2 for p in failed)
+    assert "exactly once" in failed[0]["error"] or "valid" in failed[0]["error"]
+
+
+@pytest.fixture(scope="module")
+def conditioning_run(tmp_path_factory) -> Any:
+    out = tmp_path_factory.mktemp("conditioning") / "run"
+    return run_scenario("trust-conditioning", {"n_personas": 30}, out=out, progress=False)
+
+
+def closest_attainable(k: int, target: float) -> float:
+    rhos = {
+        round(stats.spearmanr(range(k), p).statistic, 9) for p in itertools.permutations(range(k))
+    }
+    return min(abs(r - target) for r in rhos)
+
+
+def test_imposed_priors_hit_their_target_rho(conditioning_run) -> None:
+    events = events_of(conditioning_run.run_dir)
+    imposed = list(events[events.kind == "belief.imposed"].payload)
+    elicited = {
+        p["attribute"]: p["value"]["ranking"]
+        for p in events[events.kind == "decision.made"].payload
+        if p["task"].startswith("trust.belief.")
+    }
+    assert {p["condition"] for p in imposed} == {"self", "weak", "strong"}
+    for p in imposed:
+        original = elicited[p["attribute"]]
+        assert sorted(p["ranking"]) == sorted(original)
+        achieved = spearman_of_rankings(p["ranking"], original)
+        assert p["rho_with_elicited"] == pytest.approx(achieved)
+        target = {"self": 1.0, "weak": 0.8, "strong": 0.2}[p["condition"]]
+        if len(original) <= 7:
+            assert abs(achieved - target) == pytest.approx(
+                closest_attainable(len(original), target), abs=1e-9
+            )
+
+
+def test_each_condition_is_a_round_with_its_own_prompt(conditioning_run) -> None:
+    events = events_of(conditioning_run.run_dir)
+    calls = events[(events.kind == "llm.call") & (events.agent_id != "researcher")]
+    by_round = calls.groupby("round").payload.apply(
+        lambda ps: [p["messages"][0]["content"] for p in ps]
+    )
+    assert sorted(by_round.index) == [2, 3, 4, 5]
+    assert not any("Follow the following correlations" in p for p in by_round[2])
+    for round_index in (3, 4, 5):
+        assert all("Follow the following correlations" in p for p in by_round[round_index])
+    transfers = events[events.kind == "trust.transfer"].groupby("round").size()
+    assert (transfers <= 30).all() and (transfers >= 28).all()
+
+
+def test_table4_pinned_to_independent_computation(conditioning_run) -> None:
+    events = events_of(conditioning_run.run_dir)
+    metrics = conditioning_run.metrics["metrics"]
+    imposed = {
+        (p["condition"], p["attribute"]): p["ranking"]
+        for p in events[events.kind == "belief.imposed"].payload
+    }
+    for index, condition in enumerate(("unconditioned", "self", "weak", "strong"), start=2):
+        rhos = []
+        for attribute, belief in metrics["elicited"].items():
+            groups = behaviour_by_level(events, attribute, round_index=index)
+            means = {level: np.mean(v) for level, v in groups.items()}
+            behaviour = sorted(means, key=lambda lvl: (-means[lvl], lvl))
+            prior = imposed.get((condition, attribute), belief["ranking"])
+            rhos.append(spearman_of_rankings(prior, behaviour))
+        assert metrics["conditions"][condition]["median_rho"] == pytest.approx(
+            np.median(rhos), abs=1e-6
+        )
+    table = (conditioning_run.run_dir / "reports" / "table4_conditioning.csv").read_text()
+    assert table.count("\n") == 5 and "strong" in table
+
+
+def test_scripted_conditioning_follows_the_prior(conditioning_run) -> None:
+    """The scripted rule leans towards the stated ranking, so ρ(prior, behaviour) rises."""
+    conditions = conditioning_run.metrics["metrics"]["conditions"]
+    assert conditions["self"]["median_rho"] > conditions["unconditioned"]["median_rho"]
+
+
+def test_conditioning_text_matches_appendix_c23() -> None:
+    text = conditioning_text({"Conscientiousness": ["High", "Moderate", "Low"]})
+    assert text == (
+        "Follow the following correlations while making your decision:\n"
+        "For Conscientiousness: Highs are more interpersonal trusting than Moderates, and "
+        "Moderates are more interpersonal trusting than Lows."
+    )
+
+
+def test_metrics_recomputed_for_both(beliefs_run, conditioning_run) -> None:
+    for run in (beliefs_run, conditioning_run):
+        assert main(["metrics", str(run.run_dir), "--check"]) == 0
+
+
+def test_sweep_writes_combined_and_table9(tmp_path: Path) -> None:
+    result = run_sweep(
+        "trust-beliefs",
+        ["scripted"],
+        {"endowment": [10, 44]},
+        {"n_personas": 20},
+        out=tmp_path / "sweep",
+        progress=False,
+    )
+    assert len(result.runs) == 2
+    combined = pd.read_csv(tmp_path / "sweep" / "combined.csv")
+    assert len(combined) == 6 and set(combined.endowment) == {10, 44}
+    table9 = pd.read_csv(tmp_path / "sweep" / "table9_mean_spearman_by_endowment.csv")
+    assert list(table9.columns) == ["model", "strategy", "$10", "$44"]
+    for run in result.runs:
+        endowment = run.manifest["params"]["endowment"]
+        for strategy, summary in run.metrics["metrics"]["summary"].items():
+            row = table9[table9.strategy == strategy].iloc[0]
+            assert row[f"${endowment}"] == pytest.approx(summary["mean_rho"])
+    again = run_sweep(
+        "trust-beliefs",
+        ["scripted"],
+        {"endowment": [10, 44]},
+        {"n_personas": 20},
+        out=tmp_path / "sweep",
+        progress=False,
+    )
+    assert [r.metrics for r in again.runs] == [r.metrics for r in result.runs]
+    assert all(r.report == ["already complete; nothing to resume"] for r in again.runs)
+
+
+def test_sweep_cli_and_its_errors(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "s"
+    assert (
+        main(
+            [
+                "sweep",
+                "trust-conditioning",
+                "--vary",
+                "strong-rho=0.2,-0.5",
+                "--out",
+                str(out),
+                "--no-progress",
+                "--n-personas",
+                "10",
+                "--conditions",
+                "unconditioned,strong",
+            ]
+        )
+        == 0
+    )
+    assert "2 runs under" in capsys.readouterr().out
+    combined = pd.read_csv(out / "combined.csv")
+    assert set(combined.condition) == {"unconditioned", "strong"}
+    assert main(["sweep", "trust-beliefs", "--vary", "endowment", "--out", str(out)]) == 2
+    assert (
+        main(
+            ["sweep", "trust-beliefs", "--vary", "endowment=10,-1", "--out", str(tmp_path / "bad")]
+        )
+        == 2
+    )
+    assert not (tmp_path / "bad").exists()  # every combination is checked before any run
+    assert (
+        json.loads(
+            (out / next(p.name for p in out.iterdir() if p.is_dir()) / "manifest.json").read_text()
+        )["status"]
+        == "complete"
+    )
