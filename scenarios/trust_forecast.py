@@ -1,0 +1,635 @@
+"""`trust-forecast`: individual-level belief–behaviour consistency (seed 001, §5).
+
+One persona plays R rounds of the Trust Game (default 6; every round starts again from the full
+endowment) against a fixed trustee archetype M_k (§5.1), once per archetype. Before each round
+the model forecasts, in a separate conversation, what the persona will send in that round
+(Appendix C.3.1, with the archetype described as in C.3.2–C.3.4 and a summary of the game so
+far); then the persona role-plays the round with the ReAct prompt of Appendix B.2 (THOUGHT /
+ACTION / OBSERVATION, with the round history) and the trustee answers. Forecasts and actual sends
+are events; the metric is §5.2's MAE between forecast and actual send, per horizon (round
+r = 1..R), per archetype and model, drawn as Figure 1 (§5.3).
+
+A forecast that cannot be parsed is recorded as `decision.failed` and that round simply has no
+forecast–action pair; an action that cannot be parsed means no transfer that round. Nothing is
+ever defaulted. Choices where the paper is silent are listed in docs/trust-forecast.md.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from string import Template
+from typing import Annotated, Any, Literal
+
+import pandas as pd
+from matplotlib.figure import Figure
+from pydantic import Field, field_validator
+
+from personasim.agents import (
+    DecisionParseError,
+    DecisionTask,
+    Persona,
+    PersonaAgent,
+    TrusteeAgent,
+    archetype_cap,
+)
+from personasim.agents.trustee import ARCHETYPE_PATTERN
+from personasim.analysis import mae_by_horizon, model_label, save_figure, write_table
+from personasim.environments import TrustGame, TrustOutcome
+from personasim.simulation import (
+    ChatRequest,
+    InvalidActionError,
+    Message,
+    Scenario,
+    ScenarioParams,
+    Simulation,
+    register_scenario,
+)
+
+from .trust_population import (
+    FORMAT_REMINDER,
+    TrustPopulation,
+    parse_transfer,
+    payloads,
+    rounded,
+)
+
+__all__ = [
+    "ARCHETYPE_DESCRIPTIONS",
+    "ARCHETYPE_TEMPLATE",
+    "FORECAST_PROMPT",
+    "REACT_PROMPT",
+    "TrustForecast",
+    "TrustForecastParams",
+    "archetype_description",
+    "game_name",
+    "parse_forecast",
+]
+
+# ---------------------------------------------------------------------------------------------
+# Prompts — every text the model sees in this scenario
+# ---------------------------------------------------------------------------------------------
+
+# Appendix B.2 (multi-round role-play, ReAct), verbatim apart from the template syntax. Every
+# round starts from the full endowment, so `remaining_amount` is the endowment.
+# `theoretical_props` is empty (no conditioning here). B.2 does not describe the trustee: the
+# role-played persona learns about it only from the round history.
+REACT_PROMPT = Template("""\
+You are a Trustor in the Trust Game with the following persona:
+${persona}
+===== TRUST GAME INSTRUCTIONS =====
+YOU ARE PLAYING A MULTI-ROUND TRUST GAME AS THE FIRST PLAYER (TRUSTOR).
+READ THESE INSTRUCTIONS CAREFULLY:
+1. THIS IS ROUND ${round_number} OF ${total_rounds}.
+2. YOU HAVE EXACTLY $$${remaining_amount} TO USE IN THIS ROUND. NO MORE,
+   NO LESS.
+3. YOU MUST DECIDE HOW MUCH OF YOUR $$${remaining_amount} TO TRANSFER
+   TO THE OTHER PLAYER.
+4. ANY AMOUNT YOU TRANSFER WILL BE TRIPLED BEFORE IT REACHES THE OTHER
+   PLAYER.
+5. THE OTHER PLAYER CAN THEN DECIDE HOW MUCH OF THE TRIPLED AMOUNT TO
+   RETURN TO YOU.
+6. YOU CANNOT TRANSFER MORE THAN $$${remaining_amount} UNDER ANY
+   CIRCUMSTANCES.
+===== GAME HISTORY =====
+Previous rounds:
+${round_history}
+${theoretical_props}
+How much of your $$${remaining_amount} will you transfer in this round?
+Your answer needs to include your THOUGHT, ACTION, and OBSERVATION.
+${format_instructions}""")
+
+# Our filling of B.2's `${format_instructions}` (the paper does not print it): one line per
+# ReAct step, then B.1's closing sentence, so the amount is read as in the population scenario.
+REACT_FORMAT_INSTRUCTIONS = """\
+Write three lines, each starting with its label:
+THOUGHT: your reasoning about the other player and the rounds so far
+ACTION: the amount you transfer in this round
+OBSERVATION: what you have observed about the other player so far
+End with 'Finally, I will give ___ dollars'."""
+
+# Appendix C.3.1, verbatim apart from the template syntax: "6 rounds" is `total_rounds` and
+# "$10" is `initial_amount`. The paper's extraction lost the markers of the two sub-items under
+# "In each round:"; we indent them as bullets. C.3.1 asks for "only the amount" and a brief
+# explanation but prints no answer format; `format_instructions` (ours) asks for a closing
+# sentence like B.1's, so the forecast is read as reliably as the action.
+FORECAST_PROMPT = Template("""\
+You are playing with the following persona:
+${persona}
+${simulation_context}
+You are playing against a player with the following persona:
+${opponent_archetype}
+The Trust Game proceeds in rounds:
+- There are a total of ${total_rounds} rounds in the game.
+- At the start of each round, both players' balances are reset to zero
+and you are given $$${initial_amount} to start fresh.
+- In each round:
+  - First, you send money to the other player
+  - Then, after your amount is tripled, they send some money back to you
+You are currently in round ${timestep}.
+Based on your persona, your beliefs about the other player, and your understanding of game \
+theory, human behavior, and social psychology:
+How much money will you send to the other player in round ${timestep}?
+Output only the amount you would send. Consider the number of rounds.
+Briefly explain your reasoning for this specific decision, considering your expectations about \
+the other player's behavior and the history of the game so far.
+${format_instructions}""")
+
+FORECAST_FORMAT_INSTRUCTIONS = "End with 'Finally, I will send ___ dollars'."
+
+FORECAST_REMINDER = Template(
+    "Your answer could not be used: ${error}. Answer again, and end with exactly "
+    "'Finally, I will send N dollars', where N is a whole number from 0 to ${initial_amount}."
+)
+
+# `${simulation_context}` of C.3.1 and `${round_history}` of B.2 (the paper prints neither):
+# one line per round played, from the persona's memory.
+ROUND_LINE = Template(
+    "Round ${round}: you sent $$${sent}, the other player received $$${received} and "
+    "returned $$${returned}; you ended the round with $$${payoff}."
+)
+NO_HISTORY = "None; this is the first round."
+NO_CONTEXT = "No rounds have been played yet."
+CONTEXT_HEADER = Template("The game so far (${played} of ${total} rounds played):")
+
+# Appendix C.3.2–C.3.4: the trustee archetypes as the forecaster is told about them, verbatim
+# (line breaks as in C.3.4 for all three).
+ARCHETYPE_DESCRIPTIONS: dict[str, str] = {
+    "M1": """\
+You will be playing the role of Player B in a Trust Game.
+In this game, Player A can send you some amount of money, which is
+then tripled. You can then decide how much money to return
+to Player A.
+Your strategy is to return at most $1, regardless of how much
+Player A sends you. If Player A sends you an amount that, when
+tripled, is less than $1, you will return the full tripled amount.
+Example:
+- If Player A sends $1, you receive $3. You return $1.
+- If Player A sends $5, you receive $15. You return $1.
+- If Player A sends $0.25, you receive $0.75. You return $0.75.
+Remember: Your maximum return is $1, even if you receive more.""",
+    "M3": """\
+You will be playing the role of Player B in a Trust Game.
+In this game, Player A can send you some amount of money, which is
+then tripled. You can then decide how much money to return
+to Player A.
+Your strategy is to return at most $3, regardless of how much
+Player A sends you. If Player A sends you an amount that, when
+tripled, is less than $3, you will return the full tripled amount.
+Example:
+- If Player A sends $1, you receive $3. You return $3.
+- If Player A sends $5, you receive $15. You return $3.
+- If Player A sends $0.75, you receive $2.25. You return $2.25.
+Remember: Your maximum return is $3, even if you receive more.""",
+    "M5": """\
+You will be playing the role of Player B in a Trust Game.
+In this game, Player A can send you some amount of money, which is
+then tripled. You can then decide how much money to return
+to Player A.
+Your strategy is to return at most $5, regardless of how much
+Player A sends you. If Player A sends you an amount that, when
+tripled, is less than $5, you will return the full tripled amount.
+Example:
+- If Player A sends $1, you receive $3. You return $3.
+- If Player A sends $5, you receive $15. You return $5.
+- If Player A sends $1.50, you receive $4.50. You return $4.50.
+Remember: Your maximum return is $5, even if you receive more.""",
+}
+
+# The same text for any other M_k. Its below-the-cap example sends k/4, as C.3.2 and C.3.3 do
+# (it reproduces both exactly; C.3.4 uses $1.50 instead of $1.25).
+ARCHETYPE_TEMPLATE = Template("""\
+You will be playing the role of Player B in a Trust Game.
+In this game, Player A can send you some amount of money, which is
+then tripled. You can then decide how much money to return
+to Player A.
+Your strategy is to return at most $$${cap}, regardless of how much
+Player A sends you. If Player A sends you an amount that, when
+tripled, is less than $$${cap}, you will return the full tripled amount.
+Example:
+- If Player A sends $$1, you receive $$3. You return $$${return_for_1}.
+- If Player A sends $$5, you receive $$15. You return $$${return_for_5}.
+- If Player A sends $$${small_sent}, you receive $$${small_received}. \
+You return $$${small_received}.
+Remember: Your maximum return is $$${cap}, even if you receive more.""")
+
+_FORECAST_AMOUNT = re.compile(
+    r"finally,?\s+i\s+will\s+send\s+\$?\s*(-?\d+(?:\.\d+)?)", re.IGNORECASE
+)
+
+
+def archetype_description(archetype: str) -> str:
+    """What the forecaster is told about trustee `archetype` (C.3.2–C.3.4, or generated)."""
+    if archetype in ARCHETYPE_DESCRIPTIONS:
+        return ARCHETYPE_DESCRIPTIONS[archetype]
+    cap = archetype_cap(archetype)
+    return ARCHETYPE_TEMPLATE.substitute(
+        cap=cap,
+        return_for_1=min(cap, 3),
+        return_for_5=min(cap, 15),
+        small_sent=f"{cap / 4:.2f}",
+        small_received=f"{3 * cap / 4:.2f}",
+    )
+
+
+def parse_forecast(reply: str, game: TrustGame) -> int:
+    """The amount in the forecast's closing sentence, checked against the game's rules."""
+    matches = _FORECAST_AMOUNT.findall(reply)
+    if not matches:
+        raise DecisionParseError("it does not end with 'Finally, I will send N dollars'")
+    try:
+        return game.check_transfer(float(matches[-1]))
+    except InvalidActionError as exc:
+        raise DecisionParseError(str(exc)) from None
+
+
+# ---------------------------------------------------------------------------------------------
+# Parameters
+# ---------------------------------------------------------------------------------------------
+
+Archetype = Annotated[str, Field(pattern=ARCHETYPE_PATTERN)]
+
+
+class TrustForecastParams(ScenarioParams):
+    n_personas: int = Field(1, ge=1, description="personas, each playing every archetype")
+    persona_file: Path | None = Field(
+        None, description="JSONL/CSV persona bank (default: the shipped GSS sample)"
+    )
+    population: Literal["sample", "synthetic"] = Field(
+        "sample", description="without --persona-file: shipped sample or synthetic generator"
+    )
+    big_five: bool = Field(True, description="add independently sampled Big-Five levels (§3.2)")
+    archetypes: tuple[Archetype, ...] = Field(
+        ("M1", "M3", "M5"), min_length=1, description="trustee archetypes M_k played (§5.1)"
+    )
+    rounds: int = Field(6, ge=1, le=20, description="rounds R per persona and archetype (§5.2)")
+    endowment: int = Field(10, ge=1, description="dollars the trustor has in every round (E)")
+    multiplier: int = Field(3, description="factor applied to the amount sent (prompts: tripled)")
+    temperature: float = Field(0.05, ge=0.0, le=2.0, description="sampling temperature")
+    max_repairs: int = Field(2, ge=0, le=5, description="re-asks after an unusable answer")
+
+    @field_validator("archetypes")
+    @classmethod
+    def _distinct(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if len(set(value)) != len(value):
+            raise ValueError(f"each archetype may appear once, got {','.join(value)}")
+        return value
+
+    @field_validator("multiplier")
+    @classmethod
+    def _tripled(cls, value: int) -> int:
+        if value != 3:
+            raise ValueError("must be 3: the prompts (B.2, C.3) say the amount is tripled")
+        return value
+
+
+# ---------------------------------------------------------------------------------------------
+# The scenario
+# ---------------------------------------------------------------------------------------------
+
+
+def game_name(archetype: str) -> str:
+    """The Trust Game played against `archetype` (one per archetype)."""
+    return f"trust_game_{archetype}"
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """One persona copy, the archetype it faces, and the game they play."""
+
+    trustor: PersonaAgent
+    trustee: TrusteeAgent
+    game: TrustGame
+
+    @property
+    def archetype(self) -> str:
+        return self.trustee.archetype
+
+
+@register_scenario
+class TrustForecast(Scenario):
+    name = "trust-forecast"
+    summary = "R rounds against trustee archetypes; forecast vs actual send, MAE by round (§5)"
+    Params = TrustForecastParams
+    params: TrustForecastParams
+
+    def prepare(self) -> None:
+        """Read the persona bank exactly as trust-population does (same flags, same errors)."""
+        TrustPopulation.prepare(self)  # type: ignore[arg-type]
+
+    def setup(self, sim: Simulation) -> None:
+        p = self.params
+        personas = TrustPopulation._personas(self, sim)  # type: ignore[arg-type]
+        self.pairings: list[Pairing] = []
+        for archetype in p.archetypes:
+            game = TrustGame(
+                sim, p.endowment, p.multiplier, rounds=p.rounds, name=game_name(archetype)
+            )
+            trustee = TrusteeAgent(sim, archetype)
+            trustee.move_to(game)
+            for persona in personas:
+                trustor = PersonaAgent(sim, _copy_for(persona, archetype))
+                trustor.move_to(game)
+                self.pairings.append(Pairing(trustor, trustee, game))
+
+    async def play_round(self, sim: Simulation, round_index: int) -> None:
+        await sim.concurrently(
+            {
+                pairing.trustor.agent_id: (lambda pairing=pairing: self._play(pairing, round_index))
+                for pairing in self.pairings
+            }
+        )
+
+    async def _play(self, pairing: Pairing, round_index: int) -> None:
+        """Forecast the round, then play it; a failed forecast does not stop the round."""
+        await pairing.trustor.decide(self._forecast_task(pairing, round_index))
+        action = await pairing.trustor.decide(self._action_task(pairing, round_index))
+        if not action.ok:
+            return  # recorded as decision.failed; no transfer is made up
+        received = pairing.game.transfer(pairing.trustor, pairing.trustee, action.value)
+        outcome = pairing.game.repay(
+            pairing.trustor, pairing.trustee, pairing.trustee.respond(received)
+        )
+        _remember(pairing.trustor, outcome)
+
+    def _forecast_task(self, pairing: Pairing, round_index: int) -> DecisionTask:
+        p = self.params
+        trustor = pairing.trustor
+        prompt = FORECAST_PROMPT.substitute(
+            persona=trustor.persona.profile_text(),
+            simulation_context=_simulation_context(trustor.memory, p.rounds),
+            opponent_archetype=archetype_description(pairing.archetype),
+            total_rounds=p.rounds,
+            initial_amount=p.endowment,
+            timestep=round_index,
+            format_instructions=FORECAST_FORMAT_INSTRUCTIONS,
+        )
+        hints = {
+            "traits": dict(trustor.persona.traits),
+            "endowment": p.endowment,
+            "cap": pairing.trustee.cap,
+            "horizon": round_index,
+        }
+        return DecisionTask(
+            name="trust.forecast",
+            request=self._request(pairing, prompt, "trust.forecast", hints),
+            parse=lambda reply: parse_forecast(reply, pairing.game),
+            reminder=lambda error: FORECAST_REMINDER.substitute(
+                error=error, initial_amount=p.endowment
+            ),
+            max_repairs=p.max_repairs,
+            details={"kind": "forecast", "archetype": pairing.archetype, "horizon": round_index},
+        )
+
+    def _action_task(self, pairing: Pairing, round_index: int) -> DecisionTask:
+        p = self.params
+        trustor = pairing.trustor
+        prompt = REACT_PROMPT.substitute(
+            persona=trustor.persona.profile_text(),
+            round_number=round_index,
+            total_rounds=p.rounds,
+            remaining_amount=p.endowment,
+            round_history=_round_history(trustor.memory),
+            theoretical_props="",
+            format_instructions=REACT_FORMAT_INSTRUCTIONS,
+        )
+        hints = {
+            "traits": dict(trustor.persona.traits),
+            "endowment": p.endowment,
+            "round": round_index,
+            "history": [{k: m[k] for k in ("round", "sent", "returned")} for m in trustor.memory],
+        }
+        return DecisionTask(
+            name="trust.react",
+            request=self._request(pairing, prompt, "trust.react", hints),
+            parse=lambda reply: parse_transfer(reply, pairing.game),
+            reminder=lambda error: FORMAT_REMINDER.substitute(
+                error=error, initial_amount=p.endowment
+            ),
+            max_repairs=p.max_repairs,
+            details={"kind": "action", "archetype": pairing.archetype, "round": round_index},
+        )
+
+    def _request(
+        self, pairing: Pairing, prompt: str, task: str, hints: dict[str, Any]
+    ) -> ChatRequest:
+        """One user turn at the paper's sampling settings, in the archetype's own sample.
+
+        Round 1's role-play prompt is the same against every archetype (B.2 does not name the
+        trustee) and later ones can coincide too; `sample_index = k` keeps the games independent
+        samples of the model, with their own log and cache entries, so resume stays exact.
+        """
+        return ChatRequest(
+            messages=(Message(role="user", content=prompt),),
+            temperature=self.params.temperature,
+            top_p=1.0,  # Appendix E: ancestral decoding, top_p = 1.0
+            sample_index=pairing.trustee.cap,
+            task=task,
+            hints=hints,
+        )
+
+    @classmethod
+    def compute_metrics(cls, events: pd.DataFrame) -> dict[str, Any]:
+        header = payloads(events, "run.started")[0]
+        params = header["params"]
+        forecasts = _forecasts(events)
+        sends = _sends(events)
+        failed = payloads(events, "decision.failed")
+        return {
+            "model": header["model"],
+            "model_label": model_label(header["model"]),
+            "rounds": params["rounds"],
+            "reasks": len(payloads(events, "decision.reask")),
+            "archetypes": {
+                archetype: _archetype_metrics(
+                    archetype, params["rounds"], forecasts, sends, failed, events
+                )
+                for archetype in params["archetypes"]
+            },
+        }
+
+    @classmethod
+    def report(cls, metrics: dict[str, Any]) -> list[str]:
+        rounds = metrics["rounds"]
+        lines = [
+            f"{metrics['model_label']}: forecast vs actual send over {rounds} rounds "
+            f"({metrics['reasks']} re-asks)"
+        ]
+        for archetype, result in metrics["archetypes"].items():
+            first, last = result["by_horizon"][0], result["by_horizon"][-1]
+            lines.append(
+                f"  {archetype}: MAE {_shown(result['mae'])} overall; round 1 "
+                f"{_shown(first['mae'])} → round {rounds} {_shown(last['mae'])}; mean sent "
+                f"{_shown(first['mean_actual'])} → {_shown(last['mean_actual'])} "
+                f"({result['n_trustors']} personas, {result['forecast_failures']} forecast and "
+                f"{result['action_failures']} action failures)"
+            )
+        return lines
+
+    @classmethod
+    def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
+        rows = mae_rows(metrics)
+        return [
+            *write_table(rows, directory, "mae_by_horizon"),
+            save_figure(mae_figure(metrics), directory, "mae_by_horizon"),
+        ]
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers: personas, memory, prompt pieces
+# ---------------------------------------------------------------------------------------------
+
+
+def _copy_for(persona: Persona, archetype: str) -> Persona:
+    """The persona under an id of its own per archetype (agent ids must be unique)."""
+    return Persona(
+        id=f"{persona.id}@{archetype}", attributes=persona.attributes, traits=persona.traits
+    )
+
+
+def _remember(trustor: PersonaAgent, outcome: TrustOutcome) -> None:
+    trustor.remember(
+        sent=outcome.sent,
+        received=outcome.received,
+        returned=outcome.returned,
+        payoff=outcome.trustor_payoff,
+    )
+
+
+def _dollars(amount: float) -> str:
+    return f"{amount:g}" if float(amount).is_integer() else f"{amount:.2f}"
+
+
+def _round_lines(memory: list[dict[str, Any]]) -> list[str]:
+    return [
+        ROUND_LINE.substitute(
+            round=m["round"],
+            sent=_dollars(m["sent"]),
+            received=_dollars(m["received"]),
+            returned=_dollars(m["returned"]),
+            payoff=_dollars(m["payoff"]),
+        )
+        for m in memory
+    ]
+
+
+def _round_history(memory: list[dict[str, Any]]) -> str:
+    """B.2's `$round_history`: the rounds played, or that there are none yet."""
+    return "\n".join(_round_lines(memory)) or NO_HISTORY
+
+
+def _simulation_context(memory: list[dict[str, Any]], total_rounds: int) -> str:
+    """C.3.1's `${simulation_context}`: how many rounds were played, and each one."""
+    if not memory:
+        return NO_CONTEXT
+    header = CONTEXT_HEADER.substitute(played=len(memory), total=total_rounds)
+    return "\n".join([header, *_round_lines(memory)])
+
+
+# ---------------------------------------------------------------------------------------------
+# Metrics (from the event table alone), tables and figure
+# ---------------------------------------------------------------------------------------------
+
+
+def _forecasts(events: pd.DataFrame) -> dict[tuple[str, int], tuple[str, int]]:
+    """(trustor, horizon) → (archetype, forecast) for every parsed forecast."""
+    return {
+        (row["agent_id"], row["payload"]["horizon"]): (
+            row["payload"]["archetype"],
+            row["payload"]["value"],
+        )
+        for row in _rows(events, "decision.made")
+        if row["payload"].get("kind") == "forecast"
+    }
+
+
+def _sends(events: pd.DataFrame) -> dict[tuple[str, int], int]:
+    """(trustor, round) → the amount the game recorded as sent."""
+    transfers = events.loc[events["kind"] == "trust.transfer", ["agent_id", "round", "payload"]]
+    return {(row.agent_id, int(row.round)): row.payload["sent"] for row in transfers.itertuples()}
+
+
+def _archetype_metrics(
+    archetype: str,
+    rounds: int,
+    forecasts: dict[tuple[str, int], tuple[str, int]],
+    sends: dict[tuple[str, int], int],
+    failed: list[dict[str, Any]],
+    events: pd.DataFrame,
+) -> dict[str, Any]:
+    """§5.2 for one archetype: MAE per horizon over the forecast–action pairs, and overall."""
+    pairs = [
+        (horizon, forecast, sends[(agent, horizon)])
+        for (agent, horizon), (faced, forecast) in forecasts.items()
+        if faced == archetype and (agent, horizon) in sends
+    ]
+    by_horizon = mae_by_horizon(pairs)
+    empty = {"n": 0, "mae": None, "mean_forecast": None, "mean_actual": None}
+    overall = [abs(forecast - actual) for _, forecast, actual in pairs]
+    return {
+        "n_trustors": _trustors_in(events, game_name(archetype)),
+        "n_pairs": len(pairs),
+        "mae": rounded(sum(overall) / len(overall)) if overall else None,
+        "forecast_failures": _failures(failed, "forecast", archetype),
+        "action_failures": _failures(failed, "action", archetype),
+        "by_horizon": [
+            {"horizon": h, **_rounded_values(by_horizon.get(h, empty))}
+            for h in range(1, rounds + 1)
+        ],
+    }
+
+
+def _trustors_in(events: pd.DataFrame, env: str) -> int:
+    personas = {r["agent_id"] for r in _rows(events, "agent.created") if "persona" in r["payload"]}
+    entered = {r["agent_id"] for r in _rows(events, "env.entered") if r["payload"]["env"] == env}
+    return len(personas & entered)
+
+
+def _failures(failed: list[dict[str, Any]], kind: str, archetype: str) -> int:
+    return sum(1 for p in failed if p.get("kind") == kind and p.get("archetype") == archetype)
+
+
+def _rounded_values(summary: dict[str, Any]) -> dict[str, Any]:
+    return {key: value if key == "n" else rounded(value) for key, value in summary.items()}
+
+
+def _rows(events: pd.DataFrame, kind: str) -> list[dict[str, Any]]:
+    return events.loc[events["kind"] == kind, ["agent_id", "payload"]].to_dict("records")
+
+
+def _shown(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
+
+
+def mae_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
+    """The `mae_by_horizon` table: one row per model, archetype and horizon."""
+    return [
+        {"model": metrics["model_label"], "archetype": archetype, **row}
+        for archetype, result in metrics["archetypes"].items()
+        for row in result["by_horizon"]
+    ]
+
+
+def mae_figure(metrics: dict[str, Any]) -> Figure:
+    """Figure 1 of §5.3: MAE against round, one line per model–archetype."""
+    figure = Figure(figsize=(6.4, 4.2))
+    axes = figure.subplots()
+    for archetype, result in metrics["archetypes"].items():
+        points = [(r["horizon"], r["mae"]) for r in result["by_horizon"] if r["mae"] is not None]
+        if points:
+            horizons, maes = zip(*points, strict=True)
+            label = f"{metrics['model_label']} – {archetype}"
+            axes.plot(horizons, maes, marker="o", label=label)
+    axes.set_xticks(range(1, metrics["rounds"] + 1))
+    axes.set_xlabel("round (forecast horizon)")
+    axes.set_ylabel("MAE ($)")
+    axes.set_ylim(bottom=0)
+    axes.set_title("trust-forecast: forecast vs actual send (seed 001, §5.3 Fig. 1)")
+    axes.grid(alpha=0.3)
+    if axes.lines:
+        axes.legend()
+    note = metrics["model"].get("note")
+    if note:
+        figure.text(0.5, -0.01, note, ha="center", va="top", fontsize=8, style="italic")
+    return figure
