@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 from string import Template
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import pandas as pd
 from matplotlib.figure import Figure
@@ -42,14 +42,15 @@ from personasim.simulation import (
     InvalidActionError,
     Message,
     Scenario,
-    ScenarioParams,
     Simulation,
     register_scenario,
 )
 
 from .trust_population import (
     FORMAT_REMINDER,
-    TrustPopulation,
+    PopulationParams,
+    draw_personas,
+    load_bank,
     parse_transfer,
     payloads,
     rounded,
@@ -251,21 +252,13 @@ def parse_forecast(reply: str, game: TrustGame) -> int:
 Archetype = Annotated[str, Field(pattern=ARCHETYPE_PATTERN)]
 
 
-class TrustForecastParams(ScenarioParams):
+class TrustForecastParams(PopulationParams):
     n_personas: int = Field(1, ge=1, description="personas, each playing every archetype")
-    persona_file: Path | None = Field(
-        None, description="JSONL/CSV persona bank (default: the shipped GSS sample)"
-    )
-    population: Literal["sample", "synthetic"] = Field(
-        "sample", description="without --persona-file: shipped sample or synthetic generator"
-    )
-    big_five: bool = Field(True, description="add independently sampled Big-Five levels (§3.2)")
     archetypes: tuple[Archetype, ...] = Field(
         ("M1", "M3", "M5"), min_length=1, description="trustee archetypes M_k played (§5.1)"
     )
     rounds: int = Field(6, ge=1, le=20, description="rounds R per persona and archetype (§5.2)")
     endowment: int = Field(10, ge=1, description="dollars the trustor has in every round (E)")
-    multiplier: int = Field(3, description="factor applied to the amount sent (prompts: tripled)")
     temperature: float = Field(0.05, ge=0.0, le=2.0, description="sampling temperature")
     max_repairs: int = Field(2, ge=0, le=5, description="re-asks after an unusable answer")
 
@@ -274,13 +267,6 @@ class TrustForecastParams(ScenarioParams):
     def _distinct(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         if len(set(value)) != len(value):
             raise ValueError(f"each archetype may appear once, got {','.join(value)}")
-        return value
-
-    @field_validator("multiplier")
-    @classmethod
-    def _tripled(cls, value: int) -> int:
-        if value != 3:
-            raise ValueError("must be 3: the prompts (B.2, C.3) say the amount is tripled")
         return value
 
 
@@ -315,17 +301,14 @@ class TrustForecast(Scenario):
     params: TrustForecastParams
 
     def prepare(self) -> None:
-        """Read the persona bank exactly as trust-population does (same flags, same errors)."""
-        TrustPopulation.prepare(self)  # type: ignore[arg-type]
+        self._bank = load_bank(self.params)
 
     def setup(self, sim: Simulation) -> None:
         p = self.params
-        personas = TrustPopulation._personas(self, sim)  # type: ignore[arg-type]
+        personas = draw_personas(self._bank, p, sim.rng)
         self.pairings: list[Pairing] = []
         for archetype in p.archetypes:
-            game = TrustGame(
-                sim, p.endowment, p.multiplier, rounds=p.rounds, name=game_name(archetype)
-            )
+            game = TrustGame(sim, p.endowment, rounds=p.rounds, name=game_name(archetype))
             trustee = TrusteeAgent(sim, archetype)
             trustee.move_to(game)
             for persona in personas:

@@ -21,6 +21,7 @@ from pathlib import Path
 from string import Template
 from typing import Any, Literal
 
+import numpy as np
 import pandas as pd
 from pydantic import Field
 
@@ -54,10 +55,13 @@ from personasim.simulation import (
 
 __all__ = [
     "TRUSTOR_PROMPT",
+    "PopulationParams",
     "Prior",
     "TrustPopulation",
     "TrustPopulationParams",
     "behaviour_metrics",
+    "draw_personas",
+    "load_bank",
     "parse_transfer",
     "payloads",
     "rounded",
@@ -101,7 +105,9 @@ FORMAT_REMINDER = Template(
 _FINAL_AMOUNT = re.compile(r"finally,?\s+i\s+will\s+give\s+\$?\s*(-?\d+(?:\.\d+)?)", re.IGNORECASE)
 
 
-class TrustPopulationParams(ScenarioParams):
+class PopulationParams(ScenarioParams):
+    """Where personas come from; shared by every scenario that samples a population."""
+
     n_personas: int = Field(100, ge=1, description="personas sampled from the bank")
     persona_file: Path | None = Field(
         None, description="JSONL/CSV persona bank (default: the shipped GSS sample)"
@@ -110,8 +116,41 @@ class TrustPopulationParams(ScenarioParams):
         "sample", description="without --persona-file: shipped sample or synthetic generator"
     )
     big_five: bool = Field(True, description="add independently sampled Big-Five levels (§3.2)")
+
+
+def load_bank(p: PopulationParams) -> list[Persona] | None:
+    """The persona bank to sample from (None: generate synthetic personas in setup).
+
+    Called before the run directory exists, so a bad file or count fails with nothing written.
+    """
+    bank: list[Persona] | None = None
+    if p.persona_file is not None:
+        try:
+            bank = load_personas(p.persona_file)
+        except FileNotFoundError:
+            raise ScenarioError(f"--persona-file: {p.persona_file}: no such file") from None
+        except (PersonaFileError, OSError) as exc:
+            raise ScenarioError(f"--persona-file: {exc}") from None
+    elif p.population == "sample":
+        bank = sample_personas()
+    if bank is not None and p.n_personas > len(bank):
+        raise ScenarioError(
+            f"--n-personas {p.n_personas} is more than the {len(bank)} personas in the "
+            "bank; lower it, pass a larger --persona-file, or use --population synthetic"
+        )
+    return bank
+
+
+def draw_personas(
+    bank: list[Persona] | None, p: PopulationParams, rng: np.random.Generator
+) -> list[Persona]:
+    """`n_personas` drawn from the bank (or generated), with Big-Five levels if asked (§3.2)."""
+    chosen = select_personas(bank or synthetic_population(p.n_personas, rng), p.n_personas, rng)
+    return augment_big_five(chosen, rng) if p.big_five else chosen
+
+
+class TrustPopulationParams(PopulationParams):
     endowment: int = Field(10, ge=1, description="dollars the trustor starts with (E)")
-    multiplier: int = Field(3, ge=1, description="factor applied to the amount sent")
     trustee: str = Field("M3", pattern=ARCHETYPE_PATTERN, description="archetype M_k")
     temperature: float = Field(0.05, ge=0.0, le=2.0, description="sampling temperature")
     max_repairs: int = Field(2, ge=0, le=5, description="re-asks after an unusable answer")
@@ -139,38 +178,16 @@ class TrustPopulation(Scenario):
     params: TrustPopulationParams
 
     def prepare(self) -> None:
-        """Read the persona file now, so a bad file fails before a run directory exists."""
-        p = self.params
-        self._bank: list[Persona] | None = None
-        if p.persona_file is not None:
-            try:
-                self._bank = load_personas(p.persona_file)
-            except FileNotFoundError:
-                raise ScenarioError(f"--persona-file: {p.persona_file}: no such file") from None
-            except (PersonaFileError, OSError) as exc:
-                raise ScenarioError(f"--persona-file: {exc}") from None
-        elif p.population == "sample":
-            self._bank = sample_personas()
-        if self._bank is not None and p.n_personas > len(self._bank):
-            raise ScenarioError(
-                f"--n-personas {p.n_personas} is more than the {len(self._bank)} personas in the "
-                "bank; lower it, pass a larger --persona-file, or use --population synthetic"
-            )
+        self._bank = load_bank(self.params)
 
     def setup(self, sim: Simulation) -> None:
-        p = self.params
-        self.game = TrustGame(sim, endowment=p.endowment, multiplier=p.multiplier)
-        self.trustee = TrusteeAgent(sim, p.trustee)
+        self.game = TrustGame(sim, endowment=self.params.endowment)  # the prompt says "tripled"
+        self.trustee = TrusteeAgent(sim, self.params.trustee)
         self.trustee.move_to(self.game)
-        self.trustors = [PersonaAgent(sim, persona) for persona in self._personas(sim)]
+        personas = draw_personas(self._bank, self.params, sim.rng)
+        self.trustors = [PersonaAgent(sim, persona) for persona in personas]
         for trustor in self.trustors:
             trustor.move_to(self.game)
-
-    def _personas(self, sim: Simulation) -> list[Persona]:
-        p = self.params
-        bank = self._bank or synthetic_population(p.n_personas, sim.rng)
-        chosen = select_personas(bank, p.n_personas, sim.rng)
-        return augment_big_five(chosen, sim.rng) if p.big_five else chosen
 
     async def play_round(self, sim: Simulation, round_index: int) -> None:
         await sim.concurrently({t.agent_id: (lambda t=t: self._play(t)) for t in self.trustors})

@@ -65,7 +65,7 @@ class LLMClient:
         requests_per_minute: float | None = None,
         emit: Emit | None = None,
         incident: Emit | None = None,
-        replay: dict[str, dict[str, Any]] | None = None,
+        replay: Callable[[str], dict[str, Any] | None] | None = None,
     ) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
@@ -78,7 +78,7 @@ class LLMClient:
         self._limiter = AsyncLimiter(1, 60 / requests_per_minute) if requests_per_minute else None
         self._emit = emit or (lambda *args, **kwargs: None)
         self._incident = incident or self._emit
-        self._replay = replay or {}
+        self._replay = replay or (lambda key: None)
         self._backoff = wait_exponential_jitter(
             multiplier=self.retry.initial_backoff,
             max=self.retry.max_backoff,
@@ -109,8 +109,8 @@ class LLMClient:
 
     def _stored(self, key: str) -> tuple[str, ChatResponse | None]:
         """An answer the run already has: from its own log (resume), else from the cache."""
-        if key in self._replay:
-            return "log", ChatResponse.model_validate(self._replay[key])
+        if (logged := self._replay(key)) is not None:
+            return "log", ChatResponse.model_validate(logged)
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
             self.cache_hits += 1
             return "cache", hit

@@ -36,7 +36,8 @@ class ResumeState:
 
     main_kinds: list[str] = field(default_factory=list)
     branch_kinds: dict[str, list[str]] = field(default_factory=dict)
-    responses: dict[str, dict[str, Any]] = field(default_factory=dict)
+    responses: dict[str, dict[str, list[dict[str, Any]]]] = field(default_factory=dict)
+    """Logged model answers by scope, then request key, in log order."""
 
     @classmethod
     def from_store(cls, store: EventStore) -> ResumeState:
@@ -50,7 +51,10 @@ class ResumeState:
             else:
                 branches[event.scope].append(event.kind)
             if event.kind == "llm.call":
-                state.responses[event.payload["request_key"]] = event.payload["response"]
+                by_key = state.responses.setdefault(event.scope, {})
+                by_key.setdefault(event.payload["request_key"], []).append(
+                    event.payload["response"]
+                )
         state.branch_kinds = dict(branches)
         return state
 
@@ -122,6 +126,16 @@ class EventLog:
             self._write([event])
         else:
             scope.pending.append(event)
+
+    def logged_response(self, request_key: str) -> dict[str, Any] | None:
+        """The answer the current unit of work got for this request before the run stopped.
+
+        Answers are kept per unit and handed out in log order, so two units that sent the same
+        request, or one unit that sent it twice, each get back exactly what they got then.
+        """
+        scope = self._current.get() or self._main
+        answers = self.resume.responses.get(scope.name, {}).get(request_key)
+        return answers.pop(0) if answers else None
 
     def incident(
         self,

@@ -155,7 +155,7 @@ async def arun_scenario(
                 requests_per_minute=limits.requests_per_minute,
                 emit=log.emit,
                 incident=log.incident,
-                replay=resume_state.responses if resume_state else None,
+                replay=log.logged_response if resume_state else None,
             )
             bar = _progress_bar(console or Console(stderr=True), progress, scenario_cls.name)
             try:

@@ -375,7 +375,10 @@ def test_resume_state_collects_logged_responses(tmp_path: Path) -> None:
 
         asyncio.run(log.branch("unit", work))
         state = ResumeState.from_store(store)
-    assert state.responses == {"k-main": response, "k-branch": {"text": "b"}}
+    assert state.responses == {
+        "main": {"k-main": [response]},
+        "unit": {"k-branch": [{"text": "b"}]},
+    }
     assert state.main_kinds == ["llm.call"]
     assert state.branch_kinds == {"unit": ["llm.call", "llm.error"]}
 
@@ -409,8 +412,40 @@ def test_resumed_client_answers_logged_calls_from_the_log(tmp_path: Path) -> Non
         state = ResumeState.from_store(store)
         resumed = EventLog(store, state)
         offline = _RefusingBackend()
-        replaying = LLMClient(offline, cache=None, emit=resumed.emit, replay=state.responses)
+        replaying = LLMClient(
+            offline, cache=None, emit=resumed.emit, replay=resumed.logged_response
+        )
         assert asyncio.run(replaying.complete(request)).text == "5 dollars"
         assert offline.calls == 0 and replaying.calls == 0
         assert kinds(store) == ["llm.call"]  # re-derived, not written again
         assert resumed.written == 0
+
+
+def test_each_unit_gets_back_its_own_answers_to_the_same_request(tmp_path: Path) -> None:
+    """Two units sent one request and a real model answered differently: resume keeps both."""
+    request = ChatRequest(messages=(Message(role="user", content="Same prompt"),))
+    answers = iter(["first answer", "second answer"])
+
+    class Varying(_RefusingBackend):
+        async def complete(self, request: ChatRequest, timeout: float) -> ChatResponse:
+            return ChatResponse(text=next(answers))
+
+    async def run(log: EventLog, client: LLMClient) -> dict[str, str]:
+        got: dict[str, str] = {}
+
+        async def unit(name: str) -> None:
+            got[name] = (await client.complete(request)).text
+
+        for name in ("a", "b"):
+            await log.branch(name, lambda name=name: unit(name))
+        return got
+
+    with SQLiteEventStore(tmp_path / "e.sqlite") as store:
+        first = EventLog(store)
+        original = asyncio.run(run(first, LLMClient(Varying(), cache=None, emit=first.emit)))
+        assert original == {"a": "first answer", "b": "second answer"}
+        resumed = EventLog(store, ResumeState.from_store(store))
+        offline = LLMClient(
+            _RefusingBackend(), cache=None, emit=resumed.emit, replay=resumed.logged_response
+        )
+        assert asyncio.run(run(resumed, offline)) == original

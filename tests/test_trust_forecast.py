@@ -372,7 +372,7 @@ def test_parse_forecast_rejects(reply: str) -> None:
         ({"archetypes": "M1,X2"}, "--archetypes"),
         ({"archetypes": "M1,M1"}, "once"),
         ({"archetypes": ""}, "--archetypes"),
-        ({"multiplier": 4}, "tripled"),
+        ({"multiplier": 4}, "--multiplier"),  # not a parameter: the prompts say "tripled"
         ({"rounds": 21}, "--rounds"),
     ],
 )
