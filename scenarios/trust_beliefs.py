@@ -287,17 +287,18 @@ class TrustBeliefs(TrustPopulation):
         ]
 
     @classmethod
-    def sweep_tables(
-        cls, rows: list[dict[str, Any]], varied: list[str]
-    ) -> dict[str, list[dict[str, Any]]]:
+    def write_sweep_reports(
+        cls, rows: list[dict[str, Any]], varied: list[str], directory: Path
+    ) -> list[Path]:
         """Table 9's shape when the sweep varies the endowment: mean ρ per endowment."""
         if "endowment" not in varied:
-            return {}
+            return []
         wide = pd.DataFrame(rows).pivot_table(
             index=["model", "strategy"], columns="endowment", values="mean_rho", aggfunc="first"
         )
         wide.columns = [f"${c}" for c in wide.columns]
-        return {"table9_mean_spearman_by_endowment": wide.reset_index().to_dict("records")}
+        table = wide.reset_index().to_dict("records")
+        return write_table(table, directory, "table9_mean_spearman_by_endowment")
 
 
 def belief_metrics(events: pd.DataFrame, behaviour: Mapping[str, Any]) -> dict[str, Any]:

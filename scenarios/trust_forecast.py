@@ -453,10 +453,24 @@ class TrustForecast(Scenario):
     @classmethod
     def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
         rows = mae_rows(metrics)
+        figure = mae_figure(rows, metrics["rounds"], metrics["model"].get("note"))
         return [
             *write_table(rows, directory, "mae_by_horizon"),
-            save_figure(mae_figure(metrics), directory, "mae_by_horizon"),
+            save_figure(figure, directory, "mae_by_horizon"),
         ]
+
+    @classmethod
+    def summary_rows(cls, metrics: dict[str, Any]) -> list[dict[str, Any]]:
+        """MAE per archetype and horizon; a sweep labels each row with its model."""
+        return [{k: v for k, v in row.items() if k != "model"} for row in mae_rows(metrics)]
+
+    @classmethod
+    def write_sweep_reports(
+        cls, rows: list[dict[str, Any]], varied: list[str], directory: Path
+    ) -> list[Path]:
+        """Figure 1 across the sweep's models: one line per model–archetype."""
+        rounds = max(row["horizon"] for row in rows) if rows else 1
+        return [save_figure(mae_figure(rows, rounds), directory, "mae_by_horizon")]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -594,17 +608,20 @@ def mae_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def mae_figure(metrics: dict[str, Any]) -> Figure:
-    """Figure 1 of §5.3: MAE against round, one line per model–archetype."""
+def mae_figure(rows: list[dict[str, Any]], rounds: int, note: str | None = None) -> Figure:
+    """Figure 1 of §5.3: MAE against round, one line per model–archetype (`mae_rows` rows)."""
     figure = Figure(figsize=(6.4, 4.2))
     axes = figure.subplots()
-    for archetype, result in metrics["archetypes"].items():
-        points = [(r["horizon"], r["mae"]) for r in result["by_horizon"] if r["mae"] is not None]
-        if points:
-            horizons, maes = zip(*points, strict=True)
-            label = f"{metrics['model_label']} – {archetype}"
-            axes.plot(horizons, maes, marker="o", label=label)
-    axes.set_xticks(range(1, metrics["rounds"] + 1))
+    lines: dict[tuple[str, str], list[tuple[int, float]]] = {}
+    for row in rows:
+        if row["mae"] is not None:
+            lines.setdefault((row["model"], row["archetype"]), []).append(
+                (row["horizon"], row["mae"])
+            )
+    for (model, archetype), points in lines.items():
+        horizons, maes = zip(*sorted(points), strict=True)
+        axes.plot(horizons, maes, marker="o", label=f"{model} – {archetype}")
+    axes.set_xticks(range(1, rounds + 1))
     axes.set_xlabel("round (forecast horizon)")
     axes.set_ylabel("MAE ($)")
     axes.set_ylim(bottom=0)
@@ -612,7 +629,6 @@ def mae_figure(metrics: dict[str, Any]) -> Figure:
     axes.grid(alpha=0.3)
     if axes.lines:
         axes.legend()
-    note = metrics["model"].get("note")
     if note:
         figure.text(0.5, -0.01, note, ha="center", va="top", fontsize=8, style="italic")
     return figure

@@ -200,8 +200,8 @@ def _sweep(args: argparse.Namespace, extra: Sequence[str]) -> int:
         console=err,
     )
     out.print(f"{len(result.runs)} runs under {result.directory}")
-    for table in result.tables:
-        out.print(f"  {table}")
+    for report in result.reports:
+        out.print(f"  {report}")
     return 0
 
 

@@ -100,11 +100,12 @@ class Scenario(ABC):
         return [{k: v for k, v in metrics.items() if isinstance(v, int | float | str | None)}]
 
     @classmethod
-    def sweep_tables(
-        cls, rows: list[dict[str, Any]], varied: list[str]
-    ) -> dict[str, list[dict[str, Any]]]:
-        """Extra tables a sweep writes from its combined rows (e.g. a paper's table shape)."""
-        return {}
+    def write_sweep_reports(
+        cls, rows: list[dict[str, Any]], varied: list[str], directory: Path
+    ) -> list[Path]:
+        """Tables and figures a sweep writes from its combined rows (`varied`: the parameters
+        the sweep varies), e.g. a paper's table across models; returns the files written."""
+        return []
 
     @classmethod
     def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:

@@ -27,7 +27,7 @@ class SweepResult:
     directory: Path
     runs: list[RunResult]
     rows: list[dict[str, Any]]
-    tables: list[Path]
+    reports: list[Path]
 
 
 def run_sweep(
@@ -62,10 +62,9 @@ def run_sweep(
             summary = scenario_cls.summary_rows(result.metrics["metrics"])
             rows += [{**labels, **row} for row in summary]
     directory.mkdir(parents=True, exist_ok=True)
-    tables = write_table(rows, directory, "combined")
-    for name, table in scenario_cls.sweep_tables(rows, list(grid)).items():
-        tables += write_table(table, directory, name)
-    return SweepResult(directory, runs, rows, tables)
+    reports = write_table(rows, directory, "combined")
+    reports += scenario_cls.write_sweep_reports(rows, list(grid), directory)
+    return SweepResult(directory, runs, rows, reports)
 
 
 def _run_name(model: str, point: Mapping[str, Any]) -> str:

@@ -412,3 +412,24 @@ def test_persona_bank_is_read_as_in_trust_population(values: dict[str, Any], pro
     scenario = TrustForecast(TrustForecast.parse_params(values))
     with pytest.raises(ScenarioError, match=problem):
         scenario.prepare()
+
+
+def test_sweep_over_models_draws_one_line_per_model_and_archetype(tmp_path: Path) -> None:
+    """Figure 1 from a sweep: combined rows per model, archetype and horizon, and the figure."""
+    from personasim.simulation import run_sweep
+
+    result = run_sweep(
+        "trust-forecast",
+        ["scripted"],
+        {"rounds": [3]},
+        {"n_personas": 2, "archetypes": "M1,M5"},
+        out=tmp_path / "sweep",
+        progress=False,
+    )
+    rows = result.rows
+    assert {(r["model"], r["archetype"]) for r in rows} == {("scripted", "M1"), ("scripted", "M5")}
+    assert sorted({r["horizon"] for r in rows}) == [1, 2, 3]
+    per_run = result.runs[0].metrics["metrics"]["archetypes"]["M1"]["by_horizon"]
+    assert [r["mae"] for r in rows if r["archetype"] == "M1"] == [h["mae"] for h in per_run]
+    figure = tmp_path / "sweep" / "mae_by_horizon.png"
+    assert figure in result.reports and figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
