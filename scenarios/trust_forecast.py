@@ -57,7 +57,6 @@ from .trust_population import (
 )
 
 __all__ = [
-    "ARCHETYPE_DESCRIPTIONS",
     "ARCHETYPE_TEMPLATE",
     "FORECAST_PROMPT",
     "REACT_PROMPT",
@@ -154,52 +153,8 @@ NO_HISTORY = "None; this is the first round."
 NO_CONTEXT = "No rounds have been played yet."
 CONTEXT_HEADER = Template("The game so far (${played} of ${total} rounds played):")
 
-# Appendix C.3.2–C.3.4: the trustee archetypes as the forecaster is told about them, verbatim
-# (line breaks as in C.3.4 for all three).
-ARCHETYPE_DESCRIPTIONS: dict[str, str] = {
-    "M1": """\
-You will be playing the role of Player B in a Trust Game.
-In this game, Player A can send you some amount of money, which is
-then tripled. You can then decide how much money to return
-to Player A.
-Your strategy is to return at most $1, regardless of how much
-Player A sends you. If Player A sends you an amount that, when
-tripled, is less than $1, you will return the full tripled amount.
-Example:
-- If Player A sends $1, you receive $3. You return $1.
-- If Player A sends $5, you receive $15. You return $1.
-- If Player A sends $0.25, you receive $0.75. You return $0.75.
-Remember: Your maximum return is $1, even if you receive more.""",
-    "M3": """\
-You will be playing the role of Player B in a Trust Game.
-In this game, Player A can send you some amount of money, which is
-then tripled. You can then decide how much money to return
-to Player A.
-Your strategy is to return at most $3, regardless of how much
-Player A sends you. If Player A sends you an amount that, when
-tripled, is less than $3, you will return the full tripled amount.
-Example:
-- If Player A sends $1, you receive $3. You return $3.
-- If Player A sends $5, you receive $15. You return $3.
-- If Player A sends $0.75, you receive $2.25. You return $2.25.
-Remember: Your maximum return is $3, even if you receive more.""",
-    "M5": """\
-You will be playing the role of Player B in a Trust Game.
-In this game, Player A can send you some amount of money, which is
-then tripled. You can then decide how much money to return
-to Player A.
-Your strategy is to return at most $5, regardless of how much
-Player A sends you. If Player A sends you an amount that, when
-tripled, is less than $5, you will return the full tripled amount.
-Example:
-- If Player A sends $1, you receive $3. You return $3.
-- If Player A sends $5, you receive $15. You return $5.
-- If Player A sends $1.50, you receive $4.50. You return $4.50.
-Remember: Your maximum return is $5, even if you receive more.""",
-}
-
-# The same text for any other M_k. Its below-the-cap example sends k/4, as C.3.2 and C.3.3 do
-# (it reproduces both exactly; C.3.4 uses $1.50 instead of $1.25).
+# Appendix C.3.2–C.3.4: the trustee archetype as the forecaster is told about it. The three
+# texts of the paper differ only in their amounts; line breaks are those of C.3.4.
 ARCHETYPE_TEMPLATE = Template("""\
 You will be playing the role of Player B in a Trust Game.
 In this game, Player A can send you some amount of money, which is
@@ -215,22 +170,24 @@ Example:
 You return $$${small_received}.
 Remember: Your maximum return is $$${cap}, even if you receive more.""")
 
+SMALL_SEND_EXAMPLES = {1: 0.25, 3: 0.75, 5: 1.50}
+"""The below-the-cap example each paper archetype uses; any other M_k uses k/4 (as M1, M3 do)."""
+
 _FORECAST_AMOUNT = re.compile(
     r"finally,?\s+i\s+will\s+send\s+\$?\s*(-?\d+(?:\.\d+)?)", re.IGNORECASE
 )
 
 
 def archetype_description(archetype: str) -> str:
-    """What the forecaster is told about trustee `archetype` (C.3.2–C.3.4, or generated)."""
-    if archetype in ARCHETYPE_DESCRIPTIONS:
-        return ARCHETYPE_DESCRIPTIONS[archetype]
+    """What the forecaster is told about trustee `archetype` (C.3.2–C.3.4 for M1, M3, M5)."""
     cap = archetype_cap(archetype)
+    small = SMALL_SEND_EXAMPLES.get(cap, cap / 4)
     return ARCHETYPE_TEMPLATE.substitute(
         cap=cap,
         return_for_1=min(cap, 3),
         return_for_5=min(cap, 15),
-        small_sent=f"{cap / 4:.2f}",
-        small_received=f"{3 * cap / 4:.2f}",
+        small_sent=f"{small:.2f}",
+        small_received=f"{3 * small:.2f}",
     )
 
 

@@ -22,8 +22,6 @@ from personasim.agents.scripted_forecast import (
 )
 from personasim.environments import TrustGame
 from personasim.scenarios.trust_forecast import (
-    ARCHETYPE_DESCRIPTIONS,
-    ARCHETYPE_TEMPLATE,
     NO_CONTEXT,
     NO_HISTORY,
     TrustForecast,
@@ -45,6 +43,51 @@ from personasim.simulation.cli import main
 ARCHETYPES = ("M1", "M3", "M5")
 ROUNDS = 6
 N_PERSONAS = 20  # enough for the horizon effect to be robust (checked on seeds 0..4)
+
+
+# Appendix C.3.2–C.3.4 verbatim (line breaks as in C.3.4): the reference the scenario's
+# template must reproduce.
+PAPER_ARCHETYPES: dict[str, str] = {
+    "M1": """\
+You will be playing the role of Player B in a Trust Game.
+In this game, Player A can send you some amount of money, which is
+then tripled. You can then decide how much money to return
+to Player A.
+Your strategy is to return at most $1, regardless of how much
+Player A sends you. If Player A sends you an amount that, when
+tripled, is less than $1, you will return the full tripled amount.
+Example:
+- If Player A sends $1, you receive $3. You return $1.
+- If Player A sends $5, you receive $15. You return $1.
+- If Player A sends $0.25, you receive $0.75. You return $0.75.
+Remember: Your maximum return is $1, even if you receive more.""",
+    "M3": """\
+You will be playing the role of Player B in a Trust Game.
+In this game, Player A can send you some amount of money, which is
+then tripled. You can then decide how much money to return
+to Player A.
+Your strategy is to return at most $3, regardless of how much
+Player A sends you. If Player A sends you an amount that, when
+tripled, is less than $3, you will return the full tripled amount.
+Example:
+- If Player A sends $1, you receive $3. You return $3.
+- If Player A sends $5, you receive $15. You return $3.
+- If Player A sends $0.75, you receive $2.25. You return $2.25.
+Remember: Your maximum return is $3, even if you receive more.""",
+    "M5": """\
+You will be playing the role of Player B in a Trust Game.
+In this game, Player A can send you some amount of money, which is
+then tripled. You can then decide how much money to return
+to Player A.
+Your strategy is to return at most $5, regardless of how much
+Player A sends you. If Player A sends you an amount that, when
+tripled, is less than $5, you will return the full tripled amount.
+Example:
+- If Player A sends $1, you receive $3. You return $3.
+- If Player A sends $5, you receive $15. You return $5.
+- If Player A sends $1.50, you receive $4.50. You return $4.50.
+Remember: Your maximum return is $5, even if you receive more.""",
+}
 
 
 def run(out: Path, params: dict[str, Any], **kwargs: Any) -> RunResult:
@@ -202,7 +245,7 @@ def test_prompts_show_the_archetype_and_the_round_history(population: RunResult)
     archetype = agent.split("@")[1]
     shown = prompts(population, agent)
     first_forecast, third_forecast = shown[("trust.forecast", 1)], shown[("trust.forecast", 3)]
-    assert ARCHETYPE_DESCRIPTIONS[archetype] in first_forecast
+    assert PAPER_ARCHETYPES[archetype] in first_forecast
     assert NO_CONTEXT in first_forecast
     assert "There are a total of 6 rounds" in first_forecast
     assert "You are currently in round 3." in third_forecast
@@ -211,7 +254,7 @@ def test_prompts_show_the_archetype_and_the_round_history(population: RunResult)
     assert "Previous rounds:\n" + NO_HISTORY in shown[("trust.react", 1)]
     assert "THIS IS ROUND 3 OF 6." in third_action
     assert "THOUGHT, ACTION, and OBSERVATION" in third_action
-    assert ARCHETYPE_DESCRIPTIONS[archetype] not in third_action  # B.2 tells only the history
+    assert PAPER_ARCHETYPES[archetype] not in third_action  # B.2 tells only the history
     transfers = [
         e.payload
         for e in read_events(population, "trust.transfer")
@@ -238,16 +281,9 @@ def test_games_against_each_archetype_are_independent_samples(population: RunRes
         assert len({a["request_key"] for a in asks}) == len(ARCHETYPES)
 
 
-def test_other_archetypes_are_described_like_the_paper(tmp_path: Path) -> None:
-    for k, archetype in ((1, "M1"), (3, "M3")):  # C.3.2 and C.3.3 use k/4 for the small send
-        generated = ARCHETYPE_TEMPLATE.substitute(
-            cap=k,
-            return_for_1=min(k, 3),
-            return_for_5=min(k, 15),
-            small_sent=f"{k / 4:.2f}",
-            small_received=f"{3 * k / 4:.2f}",
-        )
-        assert generated == ARCHETYPE_DESCRIPTIONS[archetype]
+def test_archetypes_are_described_as_in_the_paper(tmp_path: Path) -> None:
+    for archetype, text in PAPER_ARCHETYPES.items():
+        assert archetype_description(archetype) == text
     m7 = archetype_description("M7")
     assert "return at most $7" in m7
     assert "If Player A sends $1, you receive $3. You return $3." in m7
