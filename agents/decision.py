@@ -45,6 +45,8 @@ class DecisionTask:
     reminder: Callable[[str], str]
     max_repairs: int = 2
     details: dict[str, Any] = field(default_factory=dict)
+    model: str | None = None
+    """Another model than the run's, e.g. a judge's `openai:NAME` (None: the run's model)."""
 
 
 @dataclass(frozen=True)
@@ -78,7 +80,7 @@ async def _prompt(state: _State, runtime: Runtime[_Context]) -> _State:
 
 async def _ask_model(state: _State, runtime: Runtime[_Context]) -> _State:
     ctx = runtime.context
-    response = await ctx.sim.ask(state["request"], agent_id=ctx.agent_id)
+    response = await ctx.sim.ask(state["request"], agent_id=ctx.agent_id, model=ctx.task.model)
     return {"reply": response.text, "attempts": state["attempts"] + 1}
 
 

@@ -2,7 +2,7 @@
 
 from .agent import SimAgent
 from .cache import ResponseCache, default_cache_dir
-from .client import LLMCallFailedError, LLMClient, RetryPolicy
+from .client import LLMCallFailedError, LLMClient, ModelPool, RetryPolicy
 from .environment import Environment, InvalidActionError
 from .event_log import EventLog, ResumeMismatchError, ResumeState
 from .events import INCIDENT_SCOPE, MAIN_SCOPE, SCHEMA_VERSION, Event, EventStore, events_frame
@@ -21,6 +21,7 @@ from .llm import (
 from .model import Simulation
 from .openai_backend import OpenAIBackend
 from .runner import (
+    MODEL_SPEC_PATTERN,
     RunError,
     RunResult,
     arun_scenario,
@@ -43,6 +44,7 @@ from .sweep import SweepResult, run_sweep
 __all__ = [
     "INCIDENT_SCOPE",
     "MAIN_SCOPE",
+    "MODEL_SPEC_PATTERN",
     "SCHEMA_VERSION",
     "Backend",
     "ChatRequest",
@@ -58,6 +60,7 @@ __all__ = [
     "LLMError",
     "LangChainBackend",
     "Message",
+    "ModelPool",
     "OpenAIBackend",
     "PermanentLLMError",
     "ResponseCache",

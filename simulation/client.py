@@ -27,7 +27,7 @@ from tenacity import (
 from .cache import ResponseCache
 from .llm import Backend, ChatRequest, ChatResponse, LLMError, TransientLLMError
 
-__all__ = ["LLMCallFailedError", "LLMClient", "RetryPolicy"]
+__all__ = ["LLMCallFailedError", "LLMClient", "ModelPool", "RetryPolicy"]
 
 Emit = Callable[..., None]
 
@@ -212,3 +212,30 @@ class LLMClient:
 
 def elapsed_since(started: float) -> float:
     return float(f"{time.perf_counter() - started:.6f}")
+
+
+class ModelPool:
+    """The run's main model and any other model its agents ask by name (judges, evaluators).
+
+    Other models are built on first use from their spec (`openai:NAME`...) and share the run's
+    cache, limits and log; their answers have their own cache entries because the backend's
+    identity is part of every key.
+    """
+
+    def __init__(self, main: LLMClient, build: Callable[[str], LLMClient] | None = None) -> None:
+        self.main = main
+        self._build = build
+        self._others: dict[str, LLMClient] = {}
+
+    def get(self, spec: str | None = None) -> LLMClient:
+        if spec is None:
+            return self.main
+        if spec not in self._others:
+            if self._build is None:
+                raise LLMError(f"this run cannot reach other models (asked for {spec!r})")
+            self._others[spec] = self._build(spec)
+        return self._others[spec]
+
+    async def aclose(self) -> None:
+        for client in (self.main, *self._others.values()):
+            await client.aclose()

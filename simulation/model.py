@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import mesa
 
-from .client import LLMClient
+from .client import LLMClient, ModelPool
 from .event_log import EventLog
 from .llm import ChatRequest, ChatResponse
 
@@ -32,13 +32,17 @@ class Simulation(mesa.Model):
         self,
         *,
         seed: int,
-        llm: LLMClient,
         log: EventLog,
+        llm: LLMClient | None = None,
+        models: ModelPool | None = None,
         on_progress: Callable[[int, int], None] | None = None,
     ) -> None:
         super().__init__(seed=seed)
+        if (llm is None) == (models is None):
+            raise ValueError("pass either llm (one model) or models (a pool)")
         self.seed = seed
-        self.llm = llm
+        self.models = models or ModelPool(llm)  # type: ignore[arg-type]
+        self.llm = self.models.main
         self.log = log
         self.round: int | None = None
         self.environments: dict[str, Environment] = {}
@@ -53,9 +57,13 @@ class Simulation(mesa.Model):
         """Append an event stamped with the current round."""
         self.log.emit(kind, payload, round=self.round, agent_id=agent_id)
 
-    async def ask(self, request: ChatRequest, *, agent_id: str) -> ChatResponse:
-        """One model call on behalf of an agent, logged with the current round."""
-        return await self.llm.complete(request, agent_id=agent_id, round=self.round)
+    async def ask(
+        self, request: ChatRequest, *, agent_id: str, model: str | None = None
+    ) -> ChatResponse:
+        """One model call on behalf of an agent, logged with the current round; `model` names
+        another model than the run's (e.g. a judge's `openai:NAME`)."""
+        client = self.models.get(model)
+        return await client.complete(request, agent_id=agent_id, round=self.round)
 
     def register_agent_id(self, agent: SimAgent) -> None:
         if agent.agent_id in self._by_id:

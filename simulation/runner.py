@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from .cache import ResponseCache
-from .client import LLMClient, RetryPolicy
+from .client import LLMClient, ModelPool, RetryPolicy
 from .event_log import EventLog, ResumeState
 from .events import SCHEMA_VERSION, EventStore, events_frame
 from .llm import Backend
@@ -36,6 +36,7 @@ __all__ = [
     "EVENTS_FILE",
     "MANIFEST_FILE",
     "METRICS_FILE",
+    "MODEL_SPEC_PATTERN",
     "ClientLimits",
     "RunError",
     "RunResult",
@@ -66,16 +67,22 @@ class RunResult:
     report: list[str] = field(default_factory=list)
 
 
+MODEL_SPEC_PATTERN = r"^(scripted|openai:[^@\s]+(@\S+)?)$"
+"""A model on the command line: `scripted`, `openai:NAME`, or `openai:NAME@BASE_URL`."""
+
+
 def make_backend(model: str, base_url: str | None = None, seed: int = 0) -> Backend:
-    """`scripted` or `openai:MODEL_NAME` (any OpenAI-compatible endpoint)."""
+    """`scripted`, `openai:NAME` (at `base_url`), or `openai:NAME@URL` (at its own URL)."""
     if model == "scripted":
         return ScriptedBackend(seed=seed)
     kind, _, name = model.partition(":")
     if kind == "openai" and name:
-        return OpenAIBackend(name, base_url=base_url)
+        name, _, own_url = name.partition("@")
+        return OpenAIBackend(name, base_url=own_url or base_url)
     raise RunError(
-        f"unknown model {model!r}: use 'scripted' or 'openai:MODEL_NAME' (with --base-url for a "
-        "non-OpenAI endpoint); LangChain chat models can be passed from Python"
+        f"unknown model {model!r}: use 'scripted', 'openai:MODEL_NAME' (with --base-url for a "
+        "non-OpenAI endpoint) or 'openai:MODEL_NAME@BASE_URL'; LangChain chat models can be "
+        "passed from Python"
     )
 
 
@@ -147,20 +154,26 @@ async def arun_scenario(
         with SQLiteEventStore(run_dir / EVENTS_FILE) as store:
             resume_state = ResumeState.from_store(store) if previous is not None else None
             log = EventLog(store, resume_state)
-            client = LLMClient(
-                backend,
-                cache=cache,
-                retry=limits.retry,
-                concurrency=limits.concurrency,
-                requests_per_minute=limits.requests_per_minute,
-                emit=log.emit,
-                incident=log.incident,
-                replay=log.logged_response if resume_state else None,
+
+            def client_for(backend: Backend) -> LLMClient:
+                return LLMClient(
+                    backend,
+                    cache=cache,
+                    retry=limits.retry,
+                    concurrency=limits.concurrency,
+                    requests_per_minute=limits.requests_per_minute,
+                    emit=log.emit,
+                    incident=log.incident,
+                    replay=log.logged_response if resume_state else None,
+                )
+
+            models = ModelPool(
+                client_for(backend), lambda spec: client_for(make_backend(spec, base_url, seed))
             )
             bar = _progress_bar(console or Console(stderr=True), progress, scenario_cls.name)
             try:
                 with bar as on_progress:
-                    sim = Simulation(seed=seed, llm=client, log=log, on_progress=on_progress)
+                    sim = Simulation(seed=seed, models=models, log=log, on_progress=on_progress)
                     await _play(instance, sim, manifest)
             except BaseException as exc:
                 _finish(run_dir, manifest, store, status="interrupted", error=_describe(exc))
@@ -187,7 +200,7 @@ async def _play(scenario: Scenario, sim: Simulation, manifest: dict[str, Any]) -
         sim.round = None
         sim.emit("run.completed")
     finally:
-        await sim.llm.aclose()
+        await sim.models.aclose()
 
 
 @contextmanager
