@@ -10,6 +10,7 @@ import asyncio
 import gc
 import json
 import os
+import re
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -75,9 +76,8 @@ def make_backend(model: str, base_url: str | None = None, seed: int = 0) -> Back
     """`scripted`, `openai:NAME` (at `base_url`), or `openai:NAME@URL` (at its own URL)."""
     if model == "scripted":
         return ScriptedBackend(seed=seed)
-    kind, _, name = model.partition(":")
-    if kind == "openai" and name:
-        name, _, own_url = name.partition("@")
+    if re.match(MODEL_SPEC_PATTERN, model):
+        name, _, own_url = model.removeprefix("openai:").partition("@")
         return OpenAIBackend(name, base_url=own_url or base_url)
     raise RunError(
         f"unknown model {model!r}: use 'scripted', 'openai:MODEL_NAME' (with --base-url for a "
