@@ -70,6 +70,7 @@ class LLMClient:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         self.backend = backend
+        self._identity = backend.identity()
         self.cache = cache
         self.retry = retry or RetryPolicy()
         self.concurrency = concurrency
@@ -179,6 +180,7 @@ class LLMClient:
             {
                 "request_key": key,
                 "task": request.task,
+                "backend": self._identity,
                 "sampling": request.sampling(),
                 "messages": request.plain_messages(),
                 "response": response.model_dump(exclude_none=True),
