@@ -48,6 +48,13 @@ class DecisionTask:
     model: str | None = None
     """Another model than the run's, e.g. a judge's `openai:NAME` (None: the run's model)."""
 
+    def __post_init__(self) -> None:
+        if clash := RESERVED_DETAILS & set(self.details):
+            raise ValueError(f"details may not use the decision event's own keys {sorted(clash)}")
+
+
+RESERVED_DETAILS = frozenset({"task", "attempts", "value", "error", "last_reply"})
+
 
 @dataclass(frozen=True)
 class Decision:

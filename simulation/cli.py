@@ -60,12 +60,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="personasim", description="Simulate LLM persona agents and replay what they did."
+        prog="personasim",
+        description="Simulate LLM persona agents and replay what they did.",
+        allow_abbrev=False,
     )
     commands = parser.add_subparsers(dest="command", required=True)
 
     run = commands.add_parser(
         "run",
+        allow_abbrev=False,  # a scenario's --mode must not be taken for --model
         help="run or resume a scenario",
         description="Run a scenario. Scenario parameters go as --name value (see `list`).",
     )
@@ -86,6 +89,7 @@ def _parser() -> argparse.ArgumentParser:
 
     sweep = commands.add_parser(
         "sweep",
+        allow_abbrev=False,
         help="one scenario over models and parameter values, into one combined table",
         description="Run SCENARIO for every model and every combination of --vary values "
         "(each an ordinary run under --out), then write OUT/combined.csv and .md. "

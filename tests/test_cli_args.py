@@ -55,3 +55,11 @@ def test_error_names_the_parameter() -> None:
     with pytest.raises(ScenarioError) as info:
         scenario_values(["--max-repairs"])
     assert "--max-repairs" in str(info.value)
+
+
+def test_scenario_flags_are_not_mistaken_for_abbreviated_kernel_flags(tmp_path, capsys) -> None:
+    """`--mode` is not `--model` abbreviated: it reaches the scenario (which rejects it)."""
+    from personasim.simulation.cli import main
+
+    assert main(["run", "trust-population", "--mode", "x", "--out", str(tmp_path / "r")]) == 2
+    assert "--mode" in capsys.readouterr().err

@@ -195,3 +195,14 @@ def test_decision_in_the_main_scope_is_written_at_once(store: SQLiteEventStore) 
     events = list(store.read())
     assert [e.kind for e in events] == ["llm.call", "decision.reask", "llm.call", "decision.made"]
     assert {e.scope for e in events} == {"main"}
+
+
+def test_details_may_not_overwrite_the_decision_fields() -> None:
+    with pytest.raises(ValueError, match="task"):
+        DecisionTask(
+            name="t",
+            request=ChatRequest(messages=(Message(role="user", content="q"),)),
+            parse=str,
+            reminder=str,
+            details={"task": "other"},
+        )
