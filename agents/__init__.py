@@ -1,6 +1,12 @@
 """Mesa agents: personas and their decision graphs, trustees, persona data and banks."""
 
-from . import scripted_behaviours, scripted_beliefs, scripted_forecast  # register scripted rules
+from . import (  # register scripted rules
+    scripted_behaviours,
+    scripted_beliefs,
+    scripted_classroom,
+    scripted_forecast,
+    scripted_persona_gym,
+)
 from .decision import Decision, DecisionParseError, DecisionTask, decide
 from .persona import Persona
 from .persona_agent import PersonaAgent
@@ -40,7 +46,9 @@ __all__ = [
     "sample_personas",
     "scripted_behaviours",
     "scripted_beliefs",
+    "scripted_classroom",
     "scripted_forecast",
+    "scripted_persona_gym",
     "select_personas",
     "synthetic_population",
 ]

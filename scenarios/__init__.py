@@ -1,11 +1,17 @@
 """Built-in scenarios, one file each; importing this package registers them."""
 
+from .classroom import ClassroomParams, ClassroomScenario
+from .persona_gym import PersonaGymParams, PersonaGymScenario
 from .trust_beliefs import TrustBeliefs, TrustBeliefsParams
 from .trust_conditioning import TrustConditioning, TrustConditioningParams
 from .trust_forecast import TrustForecast, TrustForecastParams
 from .trust_population import TrustPopulation, TrustPopulationParams
 
 __all__ = [
+    "ClassroomParams",
+    "ClassroomScenario",
+    "PersonaGymParams",
+    "PersonaGymScenario",
     "TrustBeliefs",
     "TrustBeliefsParams",
     "TrustConditioning",

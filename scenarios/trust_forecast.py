@@ -49,6 +49,7 @@ from personasim.simulation import (
 from .trust_population import (
     FORMAT_REMINDER,
     PopulationParams,
+    agent_payloads,
     draw_personas,
     load_bank,
     parse_transfer,
@@ -493,7 +494,7 @@ def _forecasts(events: pd.DataFrame) -> dict[tuple[str, int], tuple[str, int]]:
             row["payload"]["archetype"],
             row["payload"]["value"],
         )
-        for row in _rows(events, "decision.made")
+        for row in agent_payloads(events, "decision.made")
         if row["payload"].get("kind") == "forecast"
     }
 
@@ -535,8 +536,12 @@ def _archetype_metrics(
 
 
 def _trustors_in(events: pd.DataFrame, env: str) -> int:
-    personas = {r["agent_id"] for r in _rows(events, "agent.created") if "persona" in r["payload"]}
-    entered = {r["agent_id"] for r in _rows(events, "env.entered") if r["payload"]["env"] == env}
+    personas = {
+        r["agent_id"] for r in agent_payloads(events, "agent.created") if "persona" in r["payload"]
+    }
+    entered = {
+        r["agent_id"] for r in agent_payloads(events, "env.entered") if r["payload"]["env"] == env
+    }
     return len(personas & entered)
 
 
@@ -546,10 +551,6 @@ def _failures(failed: list[dict[str, Any]], kind: str, archetype: str) -> int:
 
 def _rounded_values(summary: dict[str, Any]) -> dict[str, Any]:
     return {key: value if key == "n" else rounded(value) for key, value in summary.items()}
-
-
-def _rows(events: pd.DataFrame, kind: str) -> list[dict[str, Any]]:
-    return events.loc[events["kind"] == kind, ["agent_id", "payload"]].to_dict("records")
 
 
 def _shown(value: float | None) -> str:

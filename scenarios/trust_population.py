@@ -59,6 +59,7 @@ __all__ = [
     "Prior",
     "TrustPopulation",
     "TrustPopulationParams",
+    "agent_payloads",
     "behaviour_metrics",
     "draw_personas",
     "load_bank",
@@ -260,12 +261,12 @@ def behaviour_metrics(
     """§4.1 behavioural outcomes of the trustors, in one round when trustors play several."""
     traits = {
         e["agent_id"]: e["payload"]["persona"]["traits"]
-        for e in _rows(events, "agent.created")
+        for e in agent_payloads(events, "agent.created")
         if "persona" in e["payload"]
     }
     if round_index is not None:
         events = events[events["round"] == round_index]
-    sent = {e["agent_id"]: e["payload"]["sent"] for e in _rows(events, "trust.transfer")}
+    sent = {e["agent_id"]: e["payload"]["sent"] for e in agent_payloads(events, "trust.transfer")}
     ids = sorted(sent)
     amounts = [sent[i] for i in ids]
     series = pd.Series(amounts, dtype=float)
@@ -301,7 +302,8 @@ def _attribute_metrics(
     }
 
 
-def _rows(events: pd.DataFrame, kind: str) -> list[dict[str, Any]]:
+def agent_payloads(events: pd.DataFrame, kind: str) -> list[dict[str, Any]]:
+    """`{"agent_id", "payload"}` of one kind of event, in log order."""
     return events.loc[events["kind"] == kind, ["agent_id", "payload"]].to_dict("records")
 
 

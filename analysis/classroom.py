@@ -1,0 +1,100 @@
+"""Statistics for the classroom scenario (seed 000, REVERSO): behaviour tags, spreads over
+repetitions, and the agreement of the Degree-of-Contrast judge with human annotators.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+__all__ = [
+    "BEHAVIOUR_CATEGORIES",
+    "BEHAVIOUR_TAG",
+    "behaviour_distribution",
+    "behaviour_tags",
+    "judge_agreement",
+    "mean_and_sd",
+    "read_judge_validation",
+]
+
+BEHAVIOUR_CATEGORIES = (1, 2, 3, 4)
+"""The four low-performance behaviours the instruction numbers (Figure 1, Table 3)."""
+
+# A comment tagged "(n)" followed by words, optionally in braces or brackets as in Figures 6–7:
+# "(3) Using fingers to count", "{(2) Second-guesses final answer}". A number in parentheses
+# inside arithmetic ("2 × (3) = 6") is not followed by a word and is not counted.
+BEHAVIOUR_TAG = re.compile(r"\(([1-4])\)\s*[*_]*[A-Za-z]")
+
+
+def behaviour_tags(response: str) -> list[int]:
+    """The behaviour categories tagged in a response, in order (Table 3's regex extraction)."""
+    return [int(tag) for tag in BEHAVIOUR_TAG.findall(response)]
+
+
+def behaviour_distribution(tags: Iterable[int]) -> dict[str, Any]:
+    """Counts and shares (%) of each category over a set of extracted tags (Table 3's cells)."""
+    counts = Counter(tags)
+    total = sum(counts.values())
+    return {
+        "n_comments": total,
+        "counts": {str(c): counts.get(c, 0) for c in BEHAVIOUR_CATEGORIES},
+        "shares": {
+            str(c): (round(100 * counts.get(c, 0) / total, 6) if total else None)
+            for c in BEHAVIOUR_CATEGORIES
+        },
+    }
+
+
+def mean_and_sd(values: Sequence[float]) -> tuple[float | None, float | None]:
+    """Mean and sample SD (ddof 1) of per-repetition values; None where undefined."""
+    data = np.asarray([v for v in values if v is not None], dtype=float)
+    if data.size == 0:
+        return None, None
+    return float(data.mean()), (float(data.std(ddof=1)) if data.size > 1 else None)
+
+
+def judge_agreement(judge: Sequence[float], human_mean: Sequence[float]) -> dict[str, Any]:
+    """Pearson r (with its two-sided p) between judge scores and mean human scores (App. B)."""
+    if len(judge) != len(human_mean):
+        raise ValueError("judge and human scores must pair up one to one")
+    if len(judge) < 3:
+        raise ValueError(f"Pearson r needs at least 3 pairs, got {len(judge)}")
+    if np.ptp(judge) == 0 or np.ptp(human_mean) == 0:
+        raise ValueError("Pearson r is undefined when either set of scores is constant")
+    result = stats.pearsonr(np.asarray(judge, float), np.asarray(human_mean, float))
+    return {"r": float(result.statistic), "p": float(result.pvalue), "n_pairs": len(judge)}
+
+
+def read_judge_validation(
+    source: Path | str | pd.DataFrame,
+    judge_column: str = "judge_score",
+    human_prefix: str = "human",
+) -> dict[str, Any]:
+    """Judge–human agreement from a table with one row per response pair.
+
+    Columns: `judge_column` (the judge's 1–3) and one column per annotator whose name starts
+    with `human_prefix` (e.g. `human_1`, `human_2`, `human_3`); empty cells are skipped in the
+    mean. Rows without a judge score or any human score are left out (counted).
+    """
+    frame = source if isinstance(source, pd.DataFrame) else pd.read_csv(source)
+    humans = [c for c in frame.columns if str(c).startswith(human_prefix)]
+    if judge_column not in frame.columns or not humans:
+        raise ValueError(
+            f"the table needs a {judge_column!r} column and at least one {human_prefix}* column;"
+            f" it has {', '.join(map(str, frame.columns))}"
+        )
+    human_mean = frame[humans].apply(pd.to_numeric, errors="coerce").mean(axis=1)
+    judge = pd.to_numeric(frame[judge_column], errors="coerce")
+    usable = judge.notna() & human_mean.notna()
+    return {
+        **judge_agreement(judge[usable].tolist(), human_mean[usable].tolist()),
+        "n_annotators": len(humans),
+        "n_left_out": int((~usable).sum()),
+    }

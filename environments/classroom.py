@@ -1,0 +1,99 @@
+"""A classroom where students answer word problems and the answer key grades them (seed 000).
+
+The environment holds the sampled questions and their gold numbers and grades a response by its
+closing `Final Answer: {number}` (the format every prompt of Figure 2 asks for), comparing
+numbers, not strings. A response without a final answer is graded wrong and flagged
+(`final_answer_found` false), so metrics can count it separately: that is a grading outcome, not
+a parse failure to re-ask. Who answers, and how they were prompted, is not its business; the
+scenario passes those labels through to the `classroom.graded` event.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from personasim.simulation import Environment, InvalidActionError, SimAgent, Simulation
+
+from .gsm8k import WordProblem, parse_number
+
+__all__ = ["ANSWER_TOLERANCE", "Classroom", "Grade", "extract_final_answer"]
+
+ANSWER_TOLERANCE = 1e-6
+"""Numbers closer than this count as equal (`0.70` and `0.7`, `45.00` and `45`)."""
+
+# "Final Answer: 85", "**Final Answer: $1,234.50**", "Final Answer: {-3}", "final answer - 12".
+_FINAL_ANSWER = re.compile(
+    r"final\s+answer\s*[:=\-]?\s*\**\s*[{(]?\s*"
+    r"(-?\s*\\?\$?\s*(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?)",
+    re.IGNORECASE,
+)
+
+
+def extract_final_answer(response: str) -> float | None:
+    """The number of the last `Final Answer:` in a response, or None when there is none."""
+    for candidate in reversed(_FINAL_ANSWER.findall(response)):
+        try:
+            return parse_number(candidate)
+        except ValueError:
+            continue
+    return None
+
+
+@dataclass(frozen=True)
+class Grade:
+    """The outcome of one graded response."""
+
+    question_id: str
+    answer: float | None
+    gold: float
+    correct: bool
+
+    @property
+    def final_answer_found(self) -> bool:
+        return self.answer is not None
+
+
+class Classroom(Environment):
+    """The questions of a run and their answer key; grades responses and logs each grade."""
+
+    kind = "classroom"
+
+    def __init__(
+        self, sim: Simulation, problems: Sequence[WordProblem], name: str | None = None
+    ) -> None:
+        if not problems:
+            raise ValueError("a classroom needs at least one question")
+        self.problems = {p.id: p for p in problems}
+        super().__init__(sim, name)
+
+    def settings(self) -> dict[str, Any]:
+        return {"questions": {p.id: p.gold for p in self.problems.values()}}
+
+    def problem(self, question_id: str) -> WordProblem:
+        if question_id not in self.problems:
+            raise InvalidActionError(f"no question {question_id!r} in {self.name!r}")
+        return self.problems[question_id]
+
+    def grade(self, agent: SimAgent, question_id: str, response: str, **labels: Any) -> Grade:
+        """Grade `response` to `question_id`; `labels` (strategy, level...) go into the event."""
+        gold = self.problem(question_id).gold
+        answer = extract_final_answer(response)
+        correct = answer is not None and math.isclose(answer, gold, abs_tol=ANSWER_TOLERANCE)
+        grade = Grade(question_id, answer, gold, correct)
+        self.emit(
+            "classroom.graded",
+            {
+                "question_id": question_id,
+                "answer": answer,
+                "gold": gold,
+                "correct": correct,
+                "final_answer_found": grade.final_answer_found,
+                **labels,
+            },
+            agent_id=agent.agent_id,
+        )
+        return grade

@@ -1,0 +1,463 @@
+"""The classroom scenario (seed 000, REVERSO) offline: grading, aggregation, tags, judge, runs."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import DATA
+from fake_openai import FakeOpenAIServer
+from scipy import stats
+
+from personasim.agents.scripted_classroom import judge_score
+from personasim.analysis.classroom import (
+    behaviour_distribution,
+    behaviour_tags,
+    judge_agreement,
+    read_judge_validation,
+)
+from personasim.environments import extract_final_answer, load_word_problems
+from personasim.environments.gsm8k import gold_answer, parse_number, shipped_problems
+from personasim.scenarios.classroom import (
+    RACE_DEFINITIONS,
+    ClassroomScenario,
+    doc_pairs,
+    parse_judge_score,
+    parse_refinement,
+)
+from personasim.simulation import (
+    Backend,
+    ChatRequest,
+    ChatResponse,
+    RunResult,
+    ScriptedBackend,
+    SQLiteEventStore,
+    events_frame,
+    run_scenario,
+)
+from personasim.simulation.cli import main
+
+GSM8K = DATA / "gsm8k" / "test.jsonl"
+
+
+def run(out: Path, params: dict[str, Any], **kwargs: Any) -> RunResult:
+    return run_scenario("classroom", params, out=out, progress=False, **kwargs)
+
+
+def events_of(run_dir: Path) -> pd.DataFrame:
+    with SQLiteEventStore(run_dir / "events.sqlite") as store:
+        return events_frame(store.read())
+
+
+def of_kind(events: pd.DataFrame, kind: str) -> list[dict[str, Any]]:
+    return events.loc[events["kind"] == kind, "payload"].tolist()
+
+
+# --- answers: gold numbers and students' final answers ----------------------------------------
+
+
+def test_gold_answers_with_commas_and_negatives() -> None:
+    assert gold_answer("Janet sells 16 - 3 - 4 = <<16-3-4=9>>9 eggs.\n#### 18") == 18
+    assert gold_answer("It costs 1,000 + 450,000 = 1,450,000\n#### 1,450,000") == 1_450_000
+    assert gold_answer("The change is 5 - 15 = -10\n#### -10") == -10
+    assert gold_answer("#### 0.75") == 0.75
+    with pytest.raises(ValueError, match="####"):
+        gold_answer("no final line")
+    with pytest.raises(ValueError, match="not a number"):
+        gold_answer("#### twelve")
+    with pytest.raises(ValueError):  # commas must group thousands
+        parse_number("1,2")
+
+
+@pytest.mark.parametrize(
+    ("response", "expected"),
+    [
+        ("So 3 + 4 = 7 apples. Final Answer: 7", 7),
+        ("I think... 85, but I'm not sure. **Final Answer: 85**", 85),
+        ("The total is $1,234.50.\nFinal Answer: $1,234.50", 1234.5),
+        ("Final Answer: 50,000", 50_000),
+        ("It dropped below zero. Final Answer: -7 degrees.", -7),
+        ("Final Answer: {12}", 12),
+        ("final answer: 0.70", 0.7),
+        ("Final Answer: 3, I hope that's right", 3),
+        ("Final Answer: 10 ... wait, no. Final Answer: 12", 12),  # the last one counts
+        ("So the answer is 42.", None),  # missing: graded wrong, counted separately
+        ("Final Answer: twelve", None),
+    ],
+)
+def test_final_answer_extraction(response: str, expected: float | None) -> None:
+    assert extract_final_answer(response) == expected
+
+
+def test_shipped_problems_are_well_formed_and_their_arithmetic_checks_out() -> None:
+    problems = shipped_problems()
+    assert len(problems) == 31 and len({p.id for p in problems}) == 31
+    for problem in problems:
+        for expression, value in re.findall(r"<<([^=]+)=([^>]+)>>", problem.solution):
+            assert math.isclose(eval(expression), float(value)), (problem.id, expression)
+        last = re.findall(r"<<[^=]+=([^>]+)>>", problem.solution)[-1]
+        assert math.isclose(float(last), problem.gold), problem.id
+    assert {p.gold for p in problems} >= {-7, -16, 0.75, 2505, 132.25}
+
+
+def test_question_file_errors_name_file_and_line(tmp_path: Path) -> None:
+    good = json.dumps({"question": "1 + 1?", "answer": "1 + 1 = 2\n#### 2"})
+    cases = {
+        "not valid JSON": "{oops",
+        "'question' must be": json.dumps({"answer": "#### 2"}),
+        "no '#### N' line": json.dumps({"question": "q?", "answer": "2"}),
+        "not a number": json.dumps({"question": "q?", "answer": "#### two"}),
+    }
+    for message, bad in cases.items():
+        path = tmp_path / "q.jsonl"
+        path.write_text(f"{good}\n\n{bad}\n")
+        with pytest.raises(ValueError, match=rf"q\.jsonl:3: .*{re.escape(message)}"):
+            load_word_problems(path)
+
+
+def test_bad_question_file_exits_2_before_any_run_dir(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps({"question": "q?", "answer": "#### 1"}) + "\n{broken\n")
+    out = tmp_path / "run"
+    code = main(["run", "classroom", "--question-file", str(path), "--out", str(out)])
+    assert code == 2
+    assert f"{path}:2" in capsys.readouterr().err
+    assert not out.exists()
+    missing = ["run", "classroom", "--question-file", str(tmp_path / "none.jsonl")]
+    assert main([*missing, "--out", str(out)]) == 2
+    too_many = ["run", "classroom", "--n-questions", "32", "--out", str(out)]
+    assert main(too_many) == 2 and not out.exists()
+
+
+# --- behaviour tags (Table 3) and the scripted judge ------------------------------------------
+
+
+def test_behaviour_tags_from_hand_written_responses() -> None:
+    paper_style = (
+        "First, half of 500... {(3) Using fingers to count by 50s} is 250. (4) Shows visible "
+        'frustration "Ugh" {(1) Makes calculation error initially} 250 ÷ 5 = 45? '
+        "(2) Second-guesses final answer. **Final Answer: 85**"
+    )
+    assert behaviour_tags(paper_style) == [3, 4, 1, 2]
+    assert behaviour_tags("2 × (3) = 6 and (5) Not a category and (2)") == []
+    assert behaviour_tags("(1) **Wrong** step, (1) again") == [1, 1]
+    distribution = behaviour_distribution([1, 1, 2, 3, 1])
+    assert distribution == {
+        "n_comments": 5,
+        "counts": {"1": 3, "2": 1, "3": 1, "4": 0},
+        "shares": {"1": 60.0, "2": 20.0, "3": 20.0, "4": 0.0},
+    }
+    assert behaviour_distribution([])["shares"]["1"] is None
+
+
+def test_scripted_judge_scores_from_features() -> None:
+    struggling = "Um... (1) Mixing up numbers. (2) Not sure. Final Answer: 5"
+    assert judge_score(True, False, struggling) == 3
+    assert judge_score(True, True, struggling) == 3  # two kinds of struggle
+    assert judge_score(True, True, "(2) Not sure. Final Answer: 5") == 2
+    assert judge_score(True, True, "I think it is 5? Final Answer: 5") == 2
+    assert judge_score(True, True, "It is 5. Final Answer: 5") == 1
+    assert judge_score(False, False, struggling) == 2  # a 3 needs a flawless high answer
+
+
+def test_judge_and_refinement_parsing() -> None:
+    assert parse_judge_score("Clear difference.\nScore: 3") == 3
+    assert parse_judge_score("Score: 1 at first... final **Score: 2**") == 2
+    for bad in ("no score here", "Score: 4"):
+        with pytest.raises(ValueError):
+            parse_judge_score(bad)
+    parsed = parse_refinement("Reflection: too easy. Revised Response: Um... Final Answer: 3")
+    assert parsed == {"reflection": "too easy.", "revised_response": "Um... Final Answer: 3"}
+    with pytest.raises(ValueError, match="Revised Response"):
+        parse_refinement("Reflection: fine. Final Answer: 3")
+
+
+# --- aggregation against a hand-made log ------------------------------------------------------
+
+
+def hand_made_log() -> pd.DataFrame:
+    """Two repetitions of two questions, zero-shot, level only, order before.
+
+    baseline: rep 1 2/2, rep 2 1/2 → 100, 50 → 75 ± 35.355
+    high:     rep 1 2/2, rep 2 2/2 → 100 ± 0, change +25
+    low:      rep 1 0/2 (one without a final answer), rep 2 1/2 → 0, 50 → 25 ± 35.355, change −50
+    DoC:      rep 1 scores 3, 2 → 2.5; rep 2 one 3 and one failed judgement → 3 → 2.75 ± 0.354
+    """
+    params = ClassroomScenario.Params(
+        strategies=("none", "zero-shot"), races=("none",), orders=("before",), repetitions=2
+    ).model_dump(mode="json")
+    rows: list[tuple[str, dict[str, Any]]] = [
+        ("run.started", {"scenario": "classroom", "params": params, "model": {"backend": "x"}}),
+        ("env.created", {"env": "classroom", "kind": "classroom", "settings": {"questions": {}}}),
+    ]
+    grades = [  # (rep, strategy/level, question, correct, found)
+        (1, "none", "q1", True, True),
+        (1, "none", "q2", True, True),
+        (2, "none", "q1", True, True),
+        (2, "none", "q2", False, True),
+        (1, "high", "q1", True, True),
+        (1, "high", "q2", True, True),
+        (2, "high", "q1", True, True),
+        (2, "high", "q2", True, True),
+        (1, "low", "q1", False, False),
+        (1, "low", "q2", False, True),
+        (2, "low", "q1", True, True),
+        (2, "low", "q2", False, True),
+    ]
+    for rep, level, question, correct, found in grades:
+        persona = level != "none"
+        labels = {
+            "strategy": "zero-shot" if persona else "none",
+            "race": "none",
+            "order": "before" if persona else "none",
+            "level": level,
+        }
+        graded = {"question_id": question, "correct": correct, "final_answer_found": found}
+        rows.append(("classroom.graded", {**graded, **labels, "repetition": rep}))
+    cell = {"strategy": "zero-shot", "race": "none", "order": "before"}
+    for rep, question, score in ((1, "q1", 3), (1, "q2", 2), (2, "q1", 3)):
+        judged = {"task": "classroom.judge", "value": score, "question_id": question}
+        rows.append(("decision.made", {**judged, **cell, "repetition": rep}))
+    failed = {"task": "classroom.judge", "question_id": "q2", "repetition": 2, **cell}
+    rows.append(("decision.failed", failed))
+    return pd.DataFrame(
+        [
+            {
+                "seq": i,
+                "round": None,
+                "agent_id": None,
+                "kind": k,
+                "scope": "main",
+                "ts": 0.0,
+                "payload": p,
+            }
+            for i, (k, p) in enumerate(rows, 1)
+        ]
+    )
+
+
+def test_accuracy_and_doc_aggregation_hand_checked() -> None:
+    metrics = ClassroomScenario.compute_metrics(hand_made_log())
+    sd_50 = float(np.std([0, 50], ddof=1))
+    assert metrics["baseline"]["accuracy"] == 75.0
+    assert metrics["baseline"]["accuracy_sd"] == pytest.approx(sd_50, abs=1e-6)
+    (cell,) = metrics["cells"]
+    assert cell["high"]["accuracy"] == 100.0 and cell["high"]["accuracy_sd"] == 0.0
+    assert cell["high"]["change"] == 25.0
+    assert cell["low"]["accuracy"] == 25.0 and cell["low"]["change"] == -50.0
+    assert cell["low"]["accuracy_sd"] == pytest.approx(sd_50, abs=1e-6)
+    assert cell["low"]["by_repetition"] == {"1": 0.0, "2": 50.0}
+    assert cell["low"]["missing_final_answers"] == 1
+    assert cell["doc"]["mean"] == 2.75
+    assert cell["doc"]["sd"] == pytest.approx(float(np.std([2.5, 3.0], ddof=1)), abs=1e-6)
+    assert cell["doc"]["n_judged"] == 3 and cell["doc"]["judge_failures"] == 1
+    assert metrics["judge_failures"] == 1 and metrics["missing_final_answers"] == 1
+
+
+# --- full runs --------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def full_run(tmp_path_factory: pytest.TempPathFactory) -> RunResult:
+    """Every strategy × race × order cell, on 3 shipped questions, once (no cache)."""
+    out = tmp_path_factory.mktemp("classroom") / "run"
+    return run(out, {"n_questions": 3, "repetitions": 1}, use_cache=False)
+
+
+def test_every_cell_answers_every_question(full_run: RunResult) -> None:
+    metrics = full_run.metrics["metrics"]
+    assert metrics["n_questions"] == 3
+    names = {(c["strategy"], c["race"], c["order"]) for c in metrics["cells"]}
+    expected = {
+        (s, r, o)
+        for s in ("zero-shot", "one-shot", "self-refine", "two-stage")
+        for r in ("none", "AA", "WA", "HS")
+        for o in ("before", "after")
+        if not (s == "two-stage" and r == "none")
+    }
+    assert names == expected and len(names) == 30
+    failures = metrics["answer_failures"]
+    assert failures == 0
+    for cell in metrics["cells"]:
+        assert cell["low"]["n_graded"] == cell["high"]["n_graded"] == 3
+        assert cell["doc"]["n_judged"] + cell["doc"]["judge_failures"] == 3
+    assert metrics["baseline"]["n_graded"] == 3
+    graded = of_kind(events_of(full_run.run_dir), "classroom.graded")
+    assert len(graded) == 3 + 30 * 2 * 3
+
+
+def test_run_writes_tables_and_figure(full_run: RunResult) -> None:
+    reports = full_run.run_dir / "reports"
+    header = (reports / "table1_level.csv").read_text().splitlines()[0]
+    assert header.startswith("model,strategy,race,order,no_persona,acc_low,acc_low_sd,")
+    assert len((reports / "table2_race.csv").read_text().splitlines()) == 1 + 24
+    assert "(1),(2),(3),(4),n_comments" in (reports / "table3_behaviours.csv").read_text()
+    assert len((reports / "table5_order.csv").read_text().splitlines()) == 1 + 15
+    png = (reports / "figure3_race_effect.png").read_bytes()
+    assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 20_000
+
+
+def test_prompts_follow_figures_2_4_5(full_run: RunResult) -> None:
+    calls = of_kind(events_of(full_run.run_dir), "llm.call")
+    first = {}
+    for call in calls:
+        first.setdefault(call["task"], []).append(call["messages"])
+    answers = [m[0]["content"] for m in first["classroom.answer"]]
+    baseline = [a for a in answers if a.startswith("Answer the question and give")]
+    assert len(baseline) == 3
+    level_only = [a for a in answers if a.startswith("You are a middle school student with low")]
+    assert level_only and all("'Final Answer: {number}'." in a for a in level_only)
+    assert any(RACE_DEFINITIONS["HS"] in a and "You are a Hispanic middle" in a for a in answers)
+    assert any(a.startswith("You are an African American middle school student") for a in answers)
+    after = [a for a in answers if not a.startswith(("You are", "Answer the"))]
+    assert after and all(a.rstrip().endswith("'Final Answer: {number}'.") for a in after)
+    refine = [m for m in first["classroom.refine"]]
+    assert all(len(m) == 3 and m[1]["role"] == "assistant" for m in refine)
+    assert any("the racial group" in m[2]["content"] for m in refine)
+    rewrites = [m[0]["content"] for m in first["classroom.rewrite"]]
+    assert all("Rewrite the following solution" in r for r in rewrites)
+    judge = first["classroom.judge"][0][0]["content"]
+    assert "High-performance answer:" in judge and "Score: N" in judge
+
+
+def test_identical_prompts_are_independent_samples(full_run: RunResult) -> None:
+    """Self-refine's first turn repeats the zero-shot prompt and two-stage's stage 1 the
+    level-only one; each keeps its own request key (sample_index)."""
+    calls = [c for c in of_kind(events_of(full_run.run_dir), "llm.call")]
+    students = [c for c in calls if c["task"] == "classroom.answer"]
+    by_messages: dict[str, set[str]] = {}
+    for call in students:
+        by_messages.setdefault(json.dumps(call["messages"]), set()).add(call["request_key"])
+    counts = [len(keys) for keys in by_messages.values()]
+    assert max(counts) >= 4  # level-only zero-shot: zero-shot, self-refine, 3 × two-stage
+    assert len({c["request_key"] for c in students}) == len(students)
+
+
+def test_metrics_recomputed(full_run: RunResult) -> None:
+    assert main(["metrics", str(full_run.run_dir), "--check"]) == 0
+
+
+def test_doc_pairs_for_human_annotation(full_run: RunResult) -> None:
+    pairs = doc_pairs(events_of(full_run.run_dir))
+    assert len(pairs) == sum(c["doc"]["n_judged"] for c in full_run.metrics["metrics"]["cells"])
+    assert {"judge_score", "high_response", "low_response", "question_id"} <= set(pairs.columns)
+    assert pairs["low_response"].str.contains("Final Answer|So I get").all()
+
+
+@pytest.mark.skipif(not GSM8K.exists(), reason="GSM8K test split not present")
+def test_runs_on_the_real_gsm8k_file(tmp_path: Path) -> None:
+    params = {
+        "question_file": str(GSM8K),
+        "n_questions": 4,
+        "repetitions": 1,
+        "strategies": "none,zero-shot,two-stage",
+        "races": "none,AA",
+        "orders": "before,after",
+    }
+    result = run(tmp_path / "run", params)
+    metrics = result.metrics["metrics"]
+    assert metrics["n_questions"] == 4 and len(metrics["cells"]) == 6
+    golds = {p.id: p.gold for p in load_word_problems(GSM8K)}
+    graded = of_kind(events_of(result.run_dir), "classroom.graded")
+    assert all(g["gold"] == golds[g["question_id"]] for g in graded)
+    assert (result.run_dir / "reports" / "figure3_race_effect.png").exists()
+
+
+class BrokenJudge(Backend):
+    """Scripted students; a judge that never gives a usable score."""
+
+    def __init__(self) -> None:
+        self.students = ScriptedBackend()
+
+    def identity(self) -> dict[str, Any]:
+        return {"backend": "broken-judge"}
+
+    async def complete(self, request: ChatRequest, timeout: float) -> ChatResponse:
+        if request.task == "classroom.judge":
+            return ChatResponse(text="They differ a lot. Score: high")
+        return await self.students.complete(request, timeout)
+
+
+def test_unusable_judge_scores_are_counted_never_defaulted(tmp_path: Path) -> None:
+    params = {"n_questions": 2, "repetitions": 1, "strategies": "zero-shot", "races": "none"}
+    result = run(
+        tmp_path / "r", {**params, "orders": "before", "max_repairs": 1}, backend=BrokenJudge()
+    )
+    metrics = result.metrics["metrics"]
+    (cell,) = metrics["cells"]
+    assert cell["doc"] == {"mean": None, "sd": None, "n_judged": 0, "judge_failures": 2}
+    assert metrics["judge_failures"] == 2 and metrics["reasks"] == 2
+    assert cell["low"]["n_graded"] == 2  # the answers still count for accuracy
+
+
+def test_judge_on_its_own_endpoint_with_its_own_cache(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    params = {
+        "n_questions": 2,
+        "repetitions": 1,
+        "strategies": "zero-shot",
+        "races": "none,WA",
+        "orders": "before",
+    }
+    with FakeOpenAIServer(responder=lambda body: "Clear contrast.\nScore: 2") as judge:
+        params["judge_model"] = f"openai:judge@{judge.base_url}"
+        first = run(tmp_path / "a", params)
+        sent = judge.request_count
+        second = run(tmp_path / "b", params)
+        assert judge.request_count == sent == 4  # 2 cells × 2 questions, then all cached
+    assert all(r["model"] == "judge" for r in judge.requests)
+    assert all("HIGH math performance" in r["messages"][0]["content"] for r in judge.requests)
+    for result, source in ((first, "model"), (second, "cache")):
+        calls = of_kind(events_of(result.run_dir), "llm.call")
+        judged = [c for c in calls if c["task"] == "classroom.judge"]
+        assert {c["backend"]["model"] for c in judged} == {"judge"}
+        assert {c["source"] for c in judged} == {source}
+        assert all(c["backend"]["backend"] == "scripted" for c in calls if c not in judged)
+        assert all(c["doc"]["mean"] == 2.0 for c in result.metrics["metrics"]["cells"])
+
+
+def test_params_are_checked() -> None:
+    from personasim.simulation import ScenarioError
+
+    for bad in (
+        {"strategies": "zero-shot,three-shot"},
+        {"races": "AA,AA"},
+        {"orders": "middle"},
+        {"strategies": "two-stage", "races": "none"},
+        {"judge_model": "gpt-4o"},
+    ):
+        with pytest.raises(ScenarioError):
+            ClassroomScenario.parse_params(bad)
+
+
+# --- judge validation (Appendix B) ------------------------------------------------------------
+
+
+def test_judge_validation_pearson_matches_scipy(tmp_path: Path) -> None:
+    table = pd.DataFrame(
+        {
+            "pair_id": range(6),
+            "judge_score": [3, 2, 1, 3, 2, 1],
+            "human_1": [3, 2, 1, 2, 2, 1],
+            "human_2": [3, 3, 1, 3, 1, 2],
+            "human_3": [2, 2, 1, 3, None, 1],
+        }
+    )
+    path = tmp_path / "human.csv"
+    table.to_csv(path, index=False)
+    result = read_judge_validation(path)
+    human_mean = table[["human_1", "human_2", "human_3"]].mean(axis=1)
+    expected = stats.pearsonr(table["judge_score"], human_mean)
+    assert result["r"] == pytest.approx(expected.statistic)
+    assert result["p"] == pytest.approx(expected.pvalue)
+    assert result["n_pairs"] == 6 and result["n_annotators"] == 3 and result["n_left_out"] == 0
+    with pytest.raises(ValueError, match="at least 3"):
+        judge_agreement([1, 2], [1, 2])
+    with pytest.raises(ValueError, match="human"):
+        read_judge_validation(table.drop(columns=["human_1", "human_2", "human_3"]))

@@ -1,0 +1,378 @@
+"""The persona-gym scenario (seed 002) on the scripted backend: parsing, ensembles, the Appendix F
+bootstrap, environment-selection validation, both pipelines, bounded retries, real data, and
+evaluators reached as separate models."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import DATA
+from fake_openai import FakeOpenAIServer
+from scipy.stats import kendalltau, spearmanr
+
+from personasim.agents import DecisionParseError
+from personasim.analysis.persona_gym import (
+    bootstrap_correlation,
+    ensemble_scores,
+    human_alignment,
+    is_refusal,
+    task_scores,
+)
+from personasim.environments.persona_gym import (
+    TASKS,
+    PersonaGym,
+    load_benchmark,
+    shipped_file,
+)
+from personasim.scenarios.persona_gym import parse_score
+from personasim.simulation import (
+    EventLog,
+    InvalidActionError,
+    LLMClient,
+    RunResult,
+    ScenarioError,
+    ScriptedBackend,
+    Simulation,
+    SQLiteEventStore,
+    run_scenario,
+    scripted,
+)
+from personasim.simulation.cli import main
+
+SMALL = {"n_personas": 2, "n_environments": 2, "questions_per_task": 3}
+
+
+def run(out: Path, params: dict[str, Any], **kwargs: Any) -> RunResult:
+    return run_scenario("persona-gym", params, out=out, progress=False, **kwargs)
+
+
+def events(result: RunResult, *kinds: str) -> list[Any]:
+    with SQLiteEventStore(result.run_dir / "events.sqlite") as store:
+        return list(store.read(list(kinds) or None))
+
+
+def decisions(result: RunResult, task: str, kind: str = "decision.made") -> list[dict[str, Any]]:
+    return [e.payload for e in events(result, kind) if e.payload["task"] == task]
+
+
+@pytest.fixture(scope="module")
+def dynamic(tmp_path_factory: pytest.TempPathFactory) -> RunResult:
+    return run(tmp_path_factory.mktemp("gym") / "run", SMALL, use_cache=False)
+
+
+# --- score parsing and aggregation ------------------------------------------------------------
+
+
+def test_parse_score_reads_the_last_final_score() -> None:
+    assert parse_score("Good.\nTherefore, the final score is 4") == {
+        "score": 4,
+        "justification": "Good.",
+    }
+    assert parse_score("final score is 2... Therefore, the final score is **5**.")["score"] == 5
+    for bad in ("Score: 4", "Therefore, the final score is 6", "the final score is 3.5"):
+        with pytest.raises(DecisionParseError):
+            parse_score(bad)
+
+
+def test_ensemble_excludes_failed_evaluations() -> None:
+    nan = float("nan")
+    scores = pd.DataFrame(
+        [
+            ("p1", "Expected Action", 1, "e1", 4.0),
+            ("p1", "Expected Action", 1, "e2", 2.0),
+            ("p1", "Expected Action", 2, "e1", 5.0),
+            ("p1", "Expected Action", 2, "e2", nan),  # a parse failure: left out, not a 0
+            ("p1", "Expected Action", 3, "e1", nan),
+            ("p1", "Expected Action", 3, "e2", nan),  # no valid score: the question drops out
+            ("p1", "Toxicity Control", 1, "e1", 3.0),
+            ("p1", "Toxicity Control", 1, "e2", 4.0),
+        ],
+        columns=["persona", "task", "question", "evaluator", "score"],
+    )
+    questions = ensemble_scores(scores)
+    assert questions["score"].tolist() == [3.0, 5.0, 3.5]
+    assert questions["n_scores"].tolist() == [2, 1, 2]
+    result = task_scores(questions, ["Expected Action", "Toxicity Control"])
+    assert result == {"Expected Action": 4.0, "Toxicity Control": 3.5, "PersonaScore": 3.75}
+    assert task_scores(questions, ["Expected Action", "Linguistic Habits"])["PersonaScore"] is None
+
+
+def test_refusal_pattern() -> None:
+    assert is_refusal("As an AI language model, I cannot have a favourite dish.")
+    assert is_refusal("I'm an AI assistant, so I don't have personal experiences.")
+    assert not is_refusal("As a nurse, I would check the patient first.")
+
+
+# --- Appendix F: bootstrap with Fisher's z ----------------------------------------------------
+
+
+@pytest.mark.parametrize("method,statistic", [("spearman", spearmanr), ("kendall", kendalltau)])
+def test_bootstrap_interval_matches_a_direct_computation(method: str, statistic: Any) -> None:
+    rng = np.random.default_rng(7)
+    model = rng.integers(1, 6, 30).astype(float)
+    human = np.clip(model + rng.integers(-2, 3, 30), 1, 5)
+    result = bootstrap_correlation(model, human, method, n_resamples=2000, seed=11)
+    rows = np.random.default_rng(11).integers(0, 30, size=(2000, 30))
+    direct = np.array([statistic(model[r], human[r]).statistic for r in rows])
+    z = np.arctanh(np.clip(direct[~np.isnan(direct)], -1 + 1e-12, 1 - 1e-12))
+    low, high = np.tanh(np.percentile(z, [2.5, 97.5]))
+    assert result.r == pytest.approx(statistic(model, human).statistic)
+    assert (result.low, result.high) == (pytest.approx(low), pytest.approx(high))
+    assert result.significant == (low > 0 or high < 0)
+    assert result.n == 30
+
+
+def test_human_alignment_pairs_personas_and_tasks() -> None:
+    tasks = ["Expected Action"]
+    rng = np.random.default_rng(3)
+    model_scores = {f"p{i}": {"Expected Action": float(s)} for i, s in enumerate(rng.random(12))}
+    for scores in model_scores.values():
+        scores["PersonaScore"] = scores["Expected Action"]
+    human = [(p, "Expected Action", s["Expected Action"] + 0.1) for p, s in model_scores.items()]
+    rows = human_alignment(model_scores, human, tasks, n_resamples=500)
+    assert {(r["task"], r["method"]) for r in rows} == {
+        ("Expected Action", "spearman"),
+        ("Expected Action", "kendall"),
+        ("PersonaScore", "spearman"),
+        ("PersonaScore", "kendall"),
+    }
+    assert all(r["r"] == pytest.approx(1.0) and r["n"] == 12 for r in rows)
+
+
+# --- the environment ---------------------------------------------------------------------------
+
+
+def test_selection_must_name_settings_of_the_pool(tmp_path: Path) -> None:
+    with SQLiteEventStore(tmp_path / "e.sqlite") as store:
+        sim = Simulation(seed=0, llm=LLMClient(ScriptedBackend()), log=EventLog(store))
+        gym = PersonaGym(sim, ["Wedding", "Hiking Trail", "Classroom"], TASKS)
+        assert gym.check_selection(["hiking  trail", "WEDDING"], 2) == ("Hiking Trail", "Wedding")
+        for names, count in (
+            (["Wedding", "Moon Base"], 2),
+            (["Wedding", "wedding"], 2),
+            (["Wedding"], 2),
+        ):
+            with pytest.raises(InvalidActionError):
+                gym.check_selection(names, count)
+
+
+def test_off_pool_selection_is_reasked_then_a_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(
+        scripted._BEHAVIOURS,
+        "persona_gym.select",
+        lambda request, rng: json.dumps({"settings": ["Moon Base Alpha", "Wedding Reception"]}),
+    )
+    result = run(tmp_path / "run", {**SMALL, "max_repairs": 1})
+    reasks = decisions(result, "persona_gym.select", "decision.reask")
+    failed = decisions(result, "persona_gym.select", "decision.failed")
+    assert len(reasks) == 2 and all("Moon Base Alpha" in r["error"] for r in reasks)
+    assert len(failed) == 2 and all(f["attempts"] == 2 for f in failed)
+    assert not events(result, "gym.placed", "gym.questions")
+    metrics = result.metrics["metrics"]
+    assert metrics["failures"]["select"] == 2 and metrics["scores"]["PersonaScore"] is None
+
+
+def test_question_count_is_retried_within_the_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def one_short(request: Any, rng: Any) -> str:
+        settings = request.hints["settings"]
+        items = [{"setting": settings[0], "question": f"Q{i}?"} for i in range(2)]
+        return json.dumps({"questions": items})
+
+    monkeypatch.setitem(scripted._BEHAVIOURS, "persona_gym.questions", one_short)
+    result = run(tmp_path / "run", {**SMALL, "tasks": "Expected Action,Toxicity Control"})
+    failed = decisions(result, "persona_gym.questions", "decision.failed")
+    assert len(failed) == 4  # 2 personas x 2 tasks
+    assert all(f["attempts"] == 3 and "exactly 3 questions" in f["error"] for f in failed)
+    assert len(decisions(result, "persona_gym.questions", "decision.reask")) == 8
+    assert result.metrics["metrics"]["failures"]["generate"] == 4
+    assert not decisions(result, "persona_gym.answer")
+
+
+# --- dynamic and static runs -------------------------------------------------------------------
+
+
+def test_dynamic_run_writes_scores_and_tables(dynamic: RunResult) -> None:
+    metrics = dynamic.metrics["metrics"]
+    reports = dynamic.run_dir / "reports"
+    table = pd.read_csv(reports / "table2_persona_score.csv")
+    assert list(table.columns) == ["model", *TASKS, "PersonaScore"]
+    assert table.loc[0, "PersonaScore"] == pytest.approx(metrics["scores"]["PersonaScore"])
+    assert (reports / "persona_scores.md").exists()
+    assert (reports / "evaluator_agreement.csv").exists()
+    assert metrics["n_questions"] == 2 * 5 * 3
+    assert 1 <= metrics["scores"]["PersonaScore"] <= 5
+    assert set(metrics["by_evaluator"]) == {"evaluator-1", "evaluator-2"}
+
+
+def test_every_scene_is_a_complete_trajectory(dynamic: RunResult) -> None:
+    placed = {e.agent_id: e.payload["settings"] for e in events(dynamic, "gym.placed")}
+    assert len(placed) == 2 and all(len(s) == 2 for s in placed.values())
+    for posed in events(dynamic, "gym.questions"):
+        assert len(posed.payload["questions"]) == 3
+        assert all(q["setting"] in placed[posed.agent_id] for q in posed.payload["questions"])
+    steps: dict[tuple[Any, ...], list[str]] = defaultdict(list)
+    scopes: dict[tuple[Any, ...], set[str]] = defaultdict(set)
+    for event in events(dynamic, "decision.made"):
+        p = event.payload
+        if "question" in p:
+            key = (p["persona"], p["gym_task"], p["question"])
+            steps[key].append(p.get("evaluator", p["task"]))
+            scopes[key].add(event.scope)
+    assert len(steps) == 30
+    for key, order in steps.items():
+        assert order == ["persona_gym.answer", "persona_gym.examples", "evaluator-1", "evaluator-2"]
+        assert len(scopes[key]) == 1  # one committed unit per scene
+
+
+def test_scores_match_an_independent_computation(dynamic: RunResult) -> None:
+    per_question: dict[tuple[Any, ...], list[int]] = defaultdict(list)
+    for p in decisions(dynamic, "persona_gym.evaluate"):
+        per_question[(p["gym_task"], p["persona"], p["question"])].append(p["value"]["score"])
+    metrics = dynamic.metrics["metrics"]
+    task_means = []
+    for task in TASKS:
+        means = [np.mean(v) for k, v in per_question.items() if k[0] == task]
+        assert metrics["scores"][task] == pytest.approx(np.mean(means), abs=1e-6)
+        task_means.append(np.mean(means))
+    assert metrics["scores"]["PersonaScore"] == pytest.approx(np.mean(task_means), abs=1e-6)
+
+
+def test_static_run_poses_the_file_questions(tmp_path: Path) -> None:
+    result = run(tmp_path / "run", {"pipeline": "static", "questions_per_task": 1})
+    shipped = load_benchmark(shipped_file("persona_gym_benchmark.jsonl"), TASKS)
+    posed = events(result, "gym.questions")
+    assert len(posed) == 2 * 5
+    for event in posed:
+        entry = shipped[int(event.agent_id[1:]) - 1]
+        task = event.payload["task"]
+        assert [q["text"] for q in event.payload["questions"]] == [entry.questions[task][0]]
+        assert event.payload["source"] == "benchmark"
+    assert not events(result, "gym.placed")
+    assert result.metrics["metrics"]["pipeline"] == "static"
+    assert (result.run_dir / "reports" / "table2_persona_score.md").exists()
+
+
+@pytest.mark.skipif(not (DATA / "personagym").exists(), reason="shared PersonaGym data absent")
+def test_real_static_benchmark_for_two_personas(tmp_path: Path) -> None:
+    path = DATA / "personagym" / "benchmark_questions.jsonl"
+    result = run(tmp_path / "run", {"question_file": str(path), "n_personas": 2})
+    metrics = result.metrics["metrics"]
+    assert metrics["n_questions"] == 2 * 5 * 10  # "Toxicity" in the file is Toxicity Control
+    assert metrics["scores"]["Toxicity Control"] is not None
+
+
+def test_metrics_check_reproduces(dynamic: RunResult) -> None:
+    assert main(["metrics", str(dynamic.run_dir), "--check"]) == 0
+
+
+# --- evaluators ---------------------------------------------------------------------------------
+
+
+def test_evaluators_are_separate_models_and_failures_are_excluded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with (
+        FakeOpenAIServer(responder=lambda body: "Fine.\nTherefore, the final score is 4") as e1,
+        FakeOpenAIServer(responder=lambda body: "I would rather not say.") as e2,
+    ):
+        params = {
+            **SMALL,
+            "tasks": "Expected Action",
+            "evaluators": f"openai:e1@{e1.base_url},openai:e2@{e2.base_url}",
+            "max_repairs": 1,
+        }
+        result = run(tmp_path / "run", params)
+    assert e1.request_count == 6 and {r["model"] for r in e1.requests} == {"e1"}
+    assert e2.request_count == 12 and {r["model"] for r in e2.requests} == {"e2"}
+    assert all(r["temperature"] == 0.0 for r in e1.requests)
+    metrics = result.metrics["metrics"]
+    assert metrics["failures"]["evaluate"] == 6  # every e2 score, left out and counted
+    assert metrics["scores"]["Expected Action"] == 4.0  # e1 alone, not pulled down by e2
+    assert metrics["by_evaluator"]["evaluator-2"]["Expected Action"] is None
+
+
+def test_an_evaluator_may_not_be_the_evaluated_model(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    judge = "openai:judge@http://127.0.0.1:9/v1"
+    with pytest.raises(ScenarioError, match="is the evaluated model"):
+        run(tmp_path / "run", {**SMALL, "evaluators": f"{judge},scripted"}, model=judge)
+
+
+@pytest.mark.parametrize(
+    "params,message",
+    [
+        ({"evaluators": "scripted"}, "at least 2"),
+        ({"evaluators": "openai:a,openai:a"}, "may appear once"),
+        ({"evaluators": "gpt-4,scripted"}, "pattern"),
+        ({"pipeline": "static", "persona_file": "x.json"}, "static pipeline"),
+        ({"tasks": "Expected Action,Humour"}, "tasks must be"),
+    ],
+)
+def test_invalid_parameters(params: dict[str, Any], message: str) -> None:
+    from personasim.scenarios.persona_gym import PersonaGymScenario
+
+    with pytest.raises(ScenarioError, match=message):
+        PersonaGymScenario.parse_params(params)
+
+
+# --- bad input files ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "flag,name,content,where",
+    [
+        ("--question-file", "q.jsonl", '{"persona": "A", "questions": {}}\n', "q.jsonl:1:"),
+        ("--question-file", "q.jsonl", "\n{broken\n", "q.jsonl:2: not JSON"),
+        ("--persona-file", "p.json", '[\n "A teacher",\n ""\n]\n', "p.json:3:"),
+        ("--persona-file", "p.jsonl", '"A teacher"\n"A teacher"\n', "p.jsonl:2: the persona"),
+        ("--environments-file", "e.txt", "Wedding\n\nwedding\n", "e.txt:3: 'wedding' repeats"),
+        ("--human-scores", "h.csv", "persona,task,score\np001,Expected Action,9\n", "h.csv:2:"),
+    ],
+)
+def test_bad_input_files_exit_2_naming_file_and_line(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    flag: str,
+    name: str,
+    content: str,
+    where: str,
+) -> None:
+    path = tmp_path / name
+    path.write_text(content)
+    out = tmp_path / "run"
+    code = main(["run", "persona-gym", flag, str(path), "--out", str(out), "--no-progress"])
+    assert code == 2
+    assert where in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_human_scores_file_gives_alignment(dynamic: RunResult, tmp_path: Path) -> None:
+    personas = dynamic.metrics["metrics"]["personas"]
+    rows = [(r["description"], t, r["scores"][t]) for r in personas.values() for t in TASKS]
+    human = tmp_path / "human.csv"
+    pd.DataFrame(rows, columns=["persona", "task", "score"]).to_csv(human, index=False)
+    result = run(tmp_path / "run", {**SMALL, "human_scores": str(human)}, use_cache=False)
+    rows = result.metrics["metrics"]["human_alignment"]
+    assert {r["task"] for r in rows} == {*TASKS, "PersonaScore"}
+    assert all(r["n"] == 2 for r in rows)
+    assert (result.run_dir / "reports" / "human_alignment.csv").exists()
+
+
+def test_scripted_scores_follow_the_fidelity_knob(tmp_path: Path) -> None:
+    low, high = (
+        run(tmp_path / f"f{f}", {**SMALL, "scripted_fidelity": f}).metrics["metrics"]
+        for f in (0.2, 0.9)
+    )
+    assert low["scores"]["PersonaScore"] < high["scores"]["PersonaScore"] - 1
+    assert low["refusals"]["rate"] > high["refusals"]["rate"]
