@@ -3,6 +3,7 @@
 from . import (  # register scripted rules
     scripted_behaviours,
     scripted_beliefs,
+    scripted_career_chat,
     scripted_classroom,
     scripted_forecast,
     scripted_persona_gym,
@@ -46,6 +47,7 @@ __all__ = [
     "sample_personas",
     "scripted_behaviours",
     "scripted_beliefs",
+    "scripted_career_chat",
     "scripted_classroom",
     "scripted_forecast",
     "scripted_persona_gym",

@@ -1,5 +1,14 @@
 """Places agents act in: their rules and state, no prompts."""
 
+from .career_chat import (
+    CareerChat,
+    CareerChatFileError,
+    Profile,
+    SurveyItem,
+    load_profiles,
+    load_survey,
+    synthetic_profiles,
+)
 from .classroom import Classroom, Grade, extract_final_answer
 from .gsm8k import QuestionFileError, WordProblem, load_word_problems, sample_problems
 from .persona_gym import TASKS, GymFileError, GymQuestion, PersonaGym
@@ -7,16 +16,23 @@ from .trust_game import TrustGame, TrustOutcome
 
 __all__ = [
     "TASKS",
+    "CareerChat",
+    "CareerChatFileError",
     "Classroom",
     "Grade",
     "GymFileError",
     "GymQuestion",
     "PersonaGym",
+    "Profile",
     "QuestionFileError",
+    "SurveyItem",
     "TrustGame",
     "TrustOutcome",
     "WordProblem",
     "extract_final_answer",
+    "load_profiles",
+    "load_survey",
     "load_word_problems",
     "sample_problems",
+    "synthetic_profiles",
 ]

@@ -1,5 +1,6 @@
 """Built-in scenarios, one file each; importing this package registers them."""
 
+from .career_chat import CareerChatParams, CareerChatScenario
 from .classroom import ClassroomParams, ClassroomScenario
 from .persona_gym import PersonaGymParams, PersonaGymScenario
 from .trust_beliefs import TrustBeliefs, TrustBeliefsParams
@@ -8,6 +9,8 @@ from .trust_forecast import TrustForecast, TrustForecastParams
 from .trust_population import TrustPopulation, TrustPopulationParams
 
 __all__ = [
+    "CareerChatParams",
+    "CareerChatScenario",
     "ClassroomParams",
     "ClassroomScenario",
     "PersonaGymParams",

@@ -18,11 +18,11 @@ from typing import Any
 
 import numpy as np
 
-from .llm import Backend, ChatRequest, ChatResponse, PermanentLLMError, TokenLogprob, Usage
+from .llm import Backend, ChatRequest, ChatResponse, PermanentLLMError, Usage
 
 __all__ = ["BEHAVIOUR_VERSION", "ScriptedBackend", "ScriptedBehaviour", "scripted_behaviour"]
 
-BEHAVIOUR_VERSION = 2
+BEHAVIOUR_VERSION = 3
 """Bumped when any behaviour changes, so cached scripted answers are not reused across rules."""
 
 ScriptedBehaviour = Callable[[ChatRequest, np.random.Generator], str | ChatResponse]
@@ -75,7 +75,8 @@ class ScriptedBackend(Backend):
 
 
 def _complete_response(response: ChatResponse, request: ChatRequest) -> ChatResponse:
-    """Fill in usage (word counts) and, when asked, flat logprobs, like an endpoint would."""
+    """Fill in usage (word counts). Logprobs are only what the rule itself gives: a rule
+    without them answers like an endpoint that has none, never with invented certainty."""
     prompt_words = sum(len(m.content.split()) for m in request.messages)
     words = response.text.split()
     update: dict[str, Any] = {
@@ -83,6 +84,4 @@ def _complete_response(response: ChatResponse, request: ChatRequest) -> ChatResp
         "finish_reason": "stop",
         "usage": Usage(prompt_tokens=prompt_words, completion_tokens=len(words)),
     }
-    if request.logprobs and response.logprobs is None:
-        update["logprobs"] = [TokenLogprob(token=w, logprob=0.0) for w in words]
     return response.model_copy(update=update)

@@ -340,3 +340,21 @@ def test_requests_per_minute_paces_requests() -> None:
     asyncio.run(main())
     assert len(started) == 5
     assert max(started) - min(started) >= 0.39
+
+
+def test_scripted_backend_never_invents_logprobs() -> None:
+    """A rule that gives no logprobs answers like an endpoint without them (None)."""
+    from personasim.simulation import scripted_behaviour
+
+    @scripted_behaviour("test.no-logprobs")
+    def plain(request: ChatRequest, rng: Any) -> str:
+        return "an answer"
+
+    asked = ChatRequest(
+        messages=(Message(role="user", content="q"),),
+        logprobs=True,
+        top_logprobs=5,
+        task="test.no-logprobs",
+    )
+    response = asyncio.run(ScriptedBackend().complete(asked, timeout=1))
+    assert response.text == "an answer" and response.logprobs is None

@@ -1,0 +1,38 @@
+"""The three roles of the career-chat dialogues (seed 003, §3): simulated user, out-of-context
+detector, assistant. Each is a Mesa agent deciding through the decision graph; the prompts are
+the scenario's."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .persona import Persona
+from .persona_agent import PersonaAgent
+from .researcher import ResearcherAgent
+
+if TYPE_CHECKING:
+    from personasim.simulation import Simulation
+
+__all__ = ["Assistant", "OutOfContextDetector", "UserSimulator"]
+
+
+class UserSimulator(PersonaAgent):
+    """A user seeking career advice, playing one profile (Figure 6)."""
+
+    def __init__(self, model: Simulation, profile: dict[str, Any]) -> None:
+        attributes = {k: v for k, v in profile.items() if k != "id"}
+        super().__init__(model, Persona(str(profile["id"]), attributes, {}))
+
+
+class OutOfContextDetector(ResearcherAgent):
+    """Checks each question against the profile and first-person framing (Figure 7)."""
+
+    def __init__(self, model: Simulation, agent_id: str = "ooc-detector") -> None:
+        super().__init__(model, agent_id, role="out-of-context detector (Figure 7)")
+
+
+class Assistant(ResearcherAgent):
+    """The QA model under study: answers the dialogue and the value survey (§3, §5)."""
+
+    def __init__(self, model: Simulation, agent_id: str = "assistant") -> None:
+        super().__init__(model, agent_id, role="assistant (qa_llm, BA_user, BA_dialogue)")

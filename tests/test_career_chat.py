@@ -1,0 +1,252 @@
+"""The career-chat scenario (seed 003) on the scripted backend: JSD, centroids, EMD, logprob
+normalisation, ICC(3,k), the dialogue controller, full runs, real VSM items, the HTTP path."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from conftest import DATA
+from fake_openai import FakeOpenAIServer
+from scipy.spatial.distance import jensenshannon
+from scipy.stats import wasserstein_distance
+
+from personasim.analysis.career_chat import (
+    age_bin,
+    country_group,
+    emd_ordinal,
+    icc3k,
+    job_category,
+    js_centroid,
+    jsd,
+    option_distribution,
+    pearson,
+)
+from personasim.simulation import RunResult, SQLiteEventStore, run_scenario
+from personasim.simulation.cli import main
+
+VSM = DATA / "vsm2013"
+SMALL = {"n_users": 8, "n_items": 3, "judge_samples": 1}
+
+
+def run(out: Path, params: dict[str, Any], **kwargs: Any) -> RunResult:
+    return run_scenario("career-chat", params, out=out, progress=False, **kwargs)
+
+
+def payloads(result: RunResult, kind: str) -> list[dict[str, Any]]:
+    with SQLiteEventStore(result.run_dir / "events.sqlite") as store:
+        return [e.payload for e in store.read([kind])]
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory: pytest.TempPathFactory) -> RunResult:
+    return run(tmp_path_factory.mktemp("cc") / "run", SMALL, use_cache=False)
+
+
+# --- statistics ---------------------------------------------------------------------------------
+
+
+def test_jsd_is_base_2_and_matches_scipy_squared() -> None:
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        p, q = rng.dirichlet(np.ones(5)), rng.dirichlet(np.ones(5))
+        assert jsd(p, q) == pytest.approx(jensenshannon(p, q, base=2) ** 2, abs=1e-12)
+    assert jsd([1, 0, 0, 0, 0], [0, 1, 0, 0, 0]) == pytest.approx(1.0)
+    assert jsd([0.2] * 5, [0.2] * 5) == 0.0
+
+
+def test_centroid_matches_brute_force_grid() -> None:
+    cases = [[[1, 0, 0], [0, 1, 0]], [[0.7, 0.2, 0.1], [0.1, 0.1, 0.8], [0.3, 0.6, 0.1]]]
+    grid = [
+        (a, b, 1 - a - b)
+        for a, b in itertools.product(np.linspace(0, 1, 201), repeat=2)
+        if a + b <= 1 + 1e-12
+    ]
+    for points in cases:
+        centroid = js_centroid(points)
+        objective = sum(jsd(centroid.distribution, p) for p in points)
+        best = min(grid, key=lambda c: sum(jsd(np.clip(c, 0, 1), p) for p in points))
+        best_value = sum(jsd(np.clip(best, 0, 1), p) for p in points)
+        assert centroid.converged
+        assert objective <= best_value + 1e-9
+        assert np.abs(centroid.distribution - np.clip(best, 0, 1)).max() < 0.01
+    zero = js_centroid([[0.5, 0.5, 0], [0.2, 0.8, 0]]).distribution
+    assert zero[2] == 0 and zero.sum() == pytest.approx(1)
+
+
+def test_emd_matches_scipy_wasserstein_on_ordered_bins() -> None:
+    rng = np.random.default_rng(2)
+    for _ in range(20):
+        a, b = rng.integers(1, 6, size=18), rng.integers(1, 6, size=18)
+        assert emd_ordinal(a, b) == pytest.approx(wasserstein_distance(a, b))
+    assert emd_ordinal([1, 1], [5, 5]) == pytest.approx(4.0)
+
+
+def test_icc3k_and_pearson_against_hand_computed_values() -> None:
+    # Shrout & Fleiss (1979), Table 2: 6 targets x 4 judges; ICC(3,4) = 0.91 in their Table 4.
+    ratings = [[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]]
+    # BMS = 11.24, EMS = 1.02 by hand: (11.2417 - 1.0194) / 11.2417
+    assert icc3k(ratings) == pytest.approx((11.241667 - 1.019444) / 11.241667, abs=1e-5)
+    assert round(icc3k(ratings), 2) == 0.91
+    # r of (1,2,3,4) and (2,4,5,9): Sxy = 11, Sxx = 5, Syy = 26 by hand
+    x, y = [1, 2, 3, 4], [2, 4, 5, 9]
+    assert pearson(x, y) == pytest.approx(11 / math.sqrt(5 * 26), abs=1e-9)
+    assert pearson([1, 2], [3, 4]) is None and icc3k([[1, 1], [1, 1]]) is None
+
+
+def test_groupings() -> None:
+    assert [age_bin(a) for a in (29, 30, 45, 59, 60)] == ["<30", "30-40", "40-50", "50-60", ">60"]
+    assert country_group("India") == "lower-middle" and country_group("Atlantis") == "unknown"
+    assert job_category("Senior Software Engineer") == "engineering & IT"
+    assert job_category("Baker") == "other"
+
+
+# --- Appendix G: logprob normalisation ---------------------------------------------------------
+
+
+def tokens(*pieces: str, at: int, top: dict[str, float]) -> list[dict[str, Any]]:
+    return [
+        {"token": p, "logprob": -0.1, "top": top if i == at else {}} for i, p in enumerate(pieces)
+    ]
+
+
+def test_option_distribution_edge_cases() -> None:
+    lp = {"3": math.log(0.6), " 3": math.log(0.1), "2": math.log(0.2), '"': math.log(0.05)}
+    lp["hello"] = math.log(0.05)
+    d = option_distribution(tokens('{"option_id":', " ", "3", ', "reason": "x"}', at=2, top=lp))
+    assert d == pytest.approx([0, 0.2 / 0.9, 0.7 / 0.9, 0, 0])  # missing options get 0
+    quoted = tokens('{"option_id": ', '"4', '"}', at=1, top={'"4': -0.1, '"5': -2.0})
+    assert np.argmax(option_distribution(quoted)) == 3
+    no_digit = tokens('{"option_id": ', "x", "}", at=1, top={"x": -0.1, "y": -1.0})
+    assert option_distribution(no_digit) is None
+    assert option_distribution(None) is None and option_distribution([]) is None
+    fake_words = [{"token": '{"option_id":', "logprob": -0.01}, {"token": " 2,", "logprob": -0.1}]
+    assert option_distribution(fake_words) == [0, 1, 0, 0, 0]
+
+
+# --- the controller ------------------------------------------------------------------------------
+
+
+def test_dialogues_end_when_goals_are_covered_and_ooc_is_rewritten(small: RunResult) -> None:
+    m = small.metrics["metrics"]
+    assert m["dialogues"]["ended"]["goals_covered"] == 8
+    questions = payloads(small, "career.question")
+    flagged = [q for q in questions if q["out_of_context"]]
+    for q in flagged:
+        assert q["question"] != q["proposed"]
+    ended = payloads(small, "career.dialogue_ended")
+    assert all(e["exchanges"] == 4 for e in ended)
+
+
+def test_max_turns_ends_dialogues_and_rewrites_happen(tmp_path: Path) -> None:
+    result = run(tmp_path / "r", {**SMALL, "max_turns": 2, "scripted_inconsistency": 1.0})
+    assert result.metrics["metrics"]["dialogues"]["ended"]["max_turns"] == 8
+    questions = payloads(result, "career.question")
+    aged = [q for q in questions if "years old" in q["proposed"]]  # every age stated is wrong
+    assert len(questions) == 16 and aged
+    assert all(q["out_of_context"] and q["question"] != q["proposed"] for q in aged)
+
+
+# --- full runs -----------------------------------------------------------------------------------
+
+
+def test_full_run_writes_every_table_and_figure(small: RunResult) -> None:
+    reports = small.run_dir / "reports"
+    for name in ("table1_dialogue_quality", "table2_adaptation", "table3_consistency"):
+        assert (reports / f"{name}.csv").exists() and (reports / f"{name}.md").exists()
+    assert (reports / "figure5_age.png").exists()
+    m = small.metrics["metrics"]
+    assert m["probes"]["profile"]["n"] == 24 and m["probes"]["dialogue"]["n"] == 24
+    assert m["probes"]["profile"]["one_hot_fallback"] == 0
+    assert m["consistency"]["n_users"] == 8 and m["consistency"]["baseline"] is not None
+    assert main(["metrics", str(small.run_dir), "--check"]) == 0
+
+
+def test_human_ratings_give_alignment(tmp_path: Path) -> None:
+    human = tmp_path / "human.csv"
+    rows = ["user,dimension,rating"] + [
+        f"u{i:03d},{d},{(i + k) % 5 + 1}"
+        for i in range(1, 9)
+        for k, d in enumerate(("coverage", "correctness", "diversity", "relevance"))
+    ]
+    human.write_text("\n".join(rows) + "\n")
+    result = run(tmp_path / "r", {**SMALL, "human_ratings": str(human)})
+    alignment = result.metrics["metrics"]["human_alignment"]
+    assert [r["n"] for r in alignment] == [8] * 4
+    assert (result.run_dir / "reports" / "table5_judge_alignment.csv").exists()
+
+
+def test_bad_inputs_exit_2_naming_file_and_line(tmp_path: Path, capsys) -> None:
+    bad = tmp_path / "profiles.csv"
+    bad.write_text("id,age,gender,education,experience,job_title,country\nu1,30,F,MBA,3,x,India\n")
+    out = tmp_path / "never"
+    assert main(["run", "career-chat", "--profile-file", str(bad), "--out", str(out)]) == 2
+    assert f"{bad}:2" in capsys.readouterr().err and not out.exists()
+    survey = tmp_path / "survey.csv"
+    survey.write_text("questions,full_question,option_1\nq,x,1\n")
+    args = ["--survey-file", str(survey), "--dialogue-survey-file", str(survey)]
+    assert main(["run", "career-chat", *args, "--out", str(out)]) == 2
+    assert f"{survey}:1" in capsys.readouterr().err and not out.exists()
+
+
+def test_profile_file_jsonl(tmp_path: Path) -> None:
+    path = tmp_path / "p.jsonl"
+    rows = [
+        {"id": f"x{i}", "age": 25 + 10 * i, "gender": "F", "education": "PhD", "experience": 2}
+        | {"job_title": "Teacher", "country": "Kenya"}
+        for i in range(3)
+    ]
+    path.write_text("\n".join(json.dumps(r) for r in rows))
+    result = run(tmp_path / "r", {"profile_file": str(path), "n_items": 2, "judge_samples": 0})
+    assert result.metrics["metrics"]["n_users"] == 3
+
+
+@pytest.mark.skipif(not VSM.exists(), reason="shared VSM data absent")
+def test_real_vsm_items(tmp_path: Path) -> None:
+    params = {
+        "survey_file": str(VSM / "vsm_direct_profile_questions_en_2024_Dec.csv"),
+        "dialogue_survey_file": str(VSM / "vsm_dialogue_continue_questions_en_2024_Dec.csv"),
+        "n_users": 4,
+        "judge_samples": 0,
+    }
+    result = run(tmp_path / "r", params)
+    m = result.metrics["metrics"]
+    assert m["n_items"] == 18 and m["probes"]["profile"]["n"] == 72
+
+
+# --- the HTTP path ---------------------------------------------------------------------------
+
+
+def fake_reply(body: dict[str, Any]) -> str:
+    system = body["messages"][0]["content"]
+    if "out-of-context" in system:
+        return '{"has_out_of_context": false, "updated_question": ""}'
+    if "role-playing" in system:
+        if "end_conversation" in body["messages"][-1]["content"]:
+            return '{"proposed_question": "", "end_conversation": true}'
+        return '{"proposed_question": "I am 30. What next?"}'
+    if "option_id" in body["messages"][-1]["content"]:
+        return '{"option_id": 2, "reason": "fits"}'
+    return "Some advice."
+
+
+def test_logprob_path_over_http(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with FakeOpenAIServer(responder=fake_reply) as server:
+        result = run(
+            tmp_path / "r",
+            {"n_users": 2, "n_items": 2, "judge_samples": 0},
+            model="openai:fake-model",
+            base_url=server.base_url,
+        )
+        probes = [r for r in server.requests if r.get("logprobs")]
+    assert len(probes) == 8 and all(r["top_logprobs"] == 5 for r in probes)
+    m = result.metrics["metrics"]
+    assert m["probes"]["profile"]["one_hot_fallback"] == 0
+    assert m["probes"]["profile"]["confidence"] == 1.0
+    assert m["dialogues"]["ended"]["goals_covered"] == 2
