@@ -48,7 +48,6 @@ from personasim.analysis.career_chat import (
 )
 from personasim.environments.career_chat import (
     CareerChat,
-    CareerChatFileError,
     Profile,
     SurveyItem,
     load_profiles,
@@ -64,6 +63,7 @@ from personasim.simulation import (
     ScenarioError,
     ScenarioParams,
     Simulation,
+    read_input,
     register_scenario,
 )
 
@@ -317,14 +317,14 @@ class CareerChatScenario(Scenario):
         p = self.params
         profile_path = p.survey_file or shipped_career_file("career_survey_profile.csv")
         dialogue_path = p.dialogue_survey_file or shipped_career_file("career_survey_dialogue.csv")
-        self._items = _loaded("--survey-file", lambda: load_survey(profile_path, dialogue_path))
+        self._items = read_input("--survey-file", lambda: load_survey(profile_path, dialogue_path))
         if p.n_items is not None:
             if p.n_items > len(self._items):
                 raise ScenarioError(f"--n-items {p.n_items}: the survey has {len(self._items)}")
             self._items = self._items[: p.n_items]
         self._loaded_profiles: tuple[Profile, ...] | None = None
         if p.profile_file is not None:
-            profiles = _loaded("--profile-file", lambda: load_profiles(p.profile_file))
+            profiles = read_input("--profile-file", lambda: load_profiles(p.profile_file))
             self._loaded_profiles = profiles[: p.n_users]
         self._human = _load_human_ratings(p.human_ratings) if p.human_ratings else None
 
@@ -627,13 +627,6 @@ class CareerChatScenario(Scenario):
 # ---------------------------------------------------------------------------------------------
 # Helpers: inputs and prompts
 # ---------------------------------------------------------------------------------------------
-
-
-def _loaded(flag: str, load: Callable[[], Any]) -> Any:
-    try:
-        return load()
-    except CareerChatFileError as exc:
-        raise ScenarioError(f"{flag}: {exc}") from None
 
 
 def _load_human_ratings(path: Path) -> list[list[Any]]:

@@ -46,7 +46,6 @@ from personasim.analysis.classroom import behaviour_distribution, behaviour_tags
 from personasim.environments import (
     Classroom,
     Grade,
-    QuestionFileError,
     WordProblem,
     extract_final_answer,
     load_word_problems,
@@ -62,6 +61,7 @@ from personasim.simulation import (
     ScenarioParams,
     SimAgent,
     Simulation,
+    read_input,
     register_scenario,
 )
 
@@ -787,12 +787,7 @@ def _load_questions(path: Path | None) -> list[WordProblem]:
     """The question bank, checked before the run directory exists."""
     if path is None:
         return shipped_problems()
-    try:
-        return load_word_problems(path)
-    except FileNotFoundError:
-        raise ScenarioError(f"--question-file: {path}: no such file") from None
-    except (QuestionFileError, OSError, UnicodeDecodeError) as exc:
-        raise ScenarioError(f"--question-file: {exc}") from None
+    return read_input("--question-file", lambda: load_word_problems(path))
 
 
 def _student_persona(level: str, race: str) -> Persona:

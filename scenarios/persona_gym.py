@@ -53,7 +53,6 @@ from personasim.analysis.persona_gym import (
 from personasim.environments.persona_gym import (
     BENCHMARK_SETTING,
     TASKS,
-    GymFileError,
     GymQuestion,
     PersonaGym,
     load_benchmark,
@@ -70,6 +69,7 @@ from personasim.simulation import (
     ScenarioError,
     ScenarioParams,
     Simulation,
+    read_input,
     register_scenario,
 )
 
@@ -445,17 +445,17 @@ class PersonaGymScenario(Scenario):
         p = self.params
         if p.pipeline == "static":
             path = p.question_file or shipped_file("persona_gym_benchmark.jsonl")
-            entries = _loaded("--question-file", lambda: load_benchmark(path, p.tasks))
+            entries = read_input("--question-file", lambda: load_benchmark(path, p.tasks))
             self._descriptions = tuple(e.persona for e in entries)
             self._benchmark = {e.persona: e.questions for e in entries}
             self._pool: tuple[str, ...] = ()
         else:
             persona_path = p.persona_file or shipped_file("persona_gym_personas.json")
             pool_path = p.environments_file or shipped_file("persona_gym_settings.txt")
-            self._descriptions = _loaded(
+            self._descriptions = read_input(
                 "--persona-file", lambda: load_persona_descriptions(persona_path)
             )
-            self._pool = _loaded("--environments-file", lambda: load_settings(pool_path))
+            self._pool = read_input("--environments-file", lambda: load_settings(pool_path))
             if p.n_environments > len(self._pool):
                 raise ScenarioError(
                     f"--n-environments {p.n_environments} is more than the {len(self._pool)} "
@@ -798,14 +798,6 @@ class PersonaGymScenario(Scenario):
 # ---------------------------------------------------------------------------------------------
 # Helpers: inputs, scene details
 # ---------------------------------------------------------------------------------------------
-
-
-def _loaded(flag: str, load: Callable[[], Any]) -> Any:
-    """Run a loader, turning its file error into a ScenarioError naming the flag."""
-    try:
-        return load()
-    except GymFileError as exc:
-        raise ScenarioError(f"{flag}: {exc}") from None
 
 
 def _load_human_scores(path: Path, tasks: Sequence[str]) -> list[list[Any]]:

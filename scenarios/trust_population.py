@@ -31,7 +31,6 @@ from personasim.agents import (
     DecisionTask,
     Persona,
     PersonaAgent,
-    PersonaFileError,
     TrusteeAgent,
     augment_big_five,
     load_personas,
@@ -50,6 +49,7 @@ from personasim.simulation import (
     ScenarioError,
     ScenarioParams,
     Simulation,
+    read_input,
     register_scenario,
 )
 
@@ -126,12 +126,7 @@ def load_bank(p: PopulationParams) -> list[Persona] | None:
     """
     bank: list[Persona] | None = None
     if p.persona_file is not None:
-        try:
-            bank = load_personas(p.persona_file)
-        except FileNotFoundError:
-            raise ScenarioError(f"--persona-file: {p.persona_file}: no such file") from None
-        except (PersonaFileError, OSError) as exc:
-            raise ScenarioError(f"--persona-file: {exc}") from None
+        bank = read_input("--persona-file", lambda: load_personas(p.persona_file))
     elif p.population == "sample":
         bank = sample_personas()
     if bank is not None and p.n_personas > len(bank):

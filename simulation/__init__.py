@@ -35,6 +35,7 @@ from .scenario import (
     ScenarioParams,
     get_scenario,
     list_scenarios,
+    read_input,
     register_scenario,
 )
 from .scripted import ScriptedBackend, scripted_behaviour
@@ -87,6 +88,7 @@ __all__ = [
     "get_scenario",
     "list_scenarios",
     "make_backend",
+    "read_input",
     "register_scenario",
     "run_scenario",
     "run_sweep",

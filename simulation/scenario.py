@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import importlib
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, get_origin
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, get_origin
 
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
@@ -25,11 +26,14 @@ __all__ = [
     "ScenarioParams",
     "get_scenario",
     "list_scenarios",
+    "read_input",
     "register_scenario",
 ]
 
 BUILTIN_MODULE = "personasim.scenarios"
 ENTRY_POINT_GROUP = "personasim.scenarios"
+
+T = TypeVar("T")
 
 
 class ScenarioError(ValueError):
@@ -128,6 +132,17 @@ class Scenario(ABC):
                 f"{cls.name}: invalid parameters: {problems}. "
                 f"`personasim list` shows the parameters of each scenario."
             ) from None
+
+
+def read_input(flag: str, load: Callable[[], T]) -> T:
+    """Run a loader of user-given input (a file named by `flag`), turning its failure into one
+    `ScenarioError` that names the flag; loaders raise ValueErrors naming file and line."""
+    try:
+        return load()
+    except FileNotFoundError as exc:
+        raise ScenarioError(f"{flag}: {exc.filename}: no such file") from None
+    except (OSError, ValueError) as exc:
+        raise ScenarioError(f"{flag}: {exc}") from None
 
 
 _REGISTRY: dict[str, type[Scenario]] = {}

@@ -63,3 +63,37 @@ def test_scenario_flags_are_not_mistaken_for_abbreviated_kernel_flags(tmp_path, 
 
     assert main(["run", "trust-population", "--mode", "x", "--out", str(tmp_path / "r")]) == 2
     assert "--mode" in capsys.readouterr().err
+
+
+def test_read_input_names_the_flag_for_every_kind_of_input_failure(tmp_path) -> None:
+    from personasim.simulation import read_input
+
+    def missing() -> None:
+        (tmp_path / "nope.csv").read_text()
+
+    def malformed() -> None:
+        raise ValueError("people.csv, line 3: not a number")
+
+    with pytest.raises(ScenarioError, match=r"--profile-file: .*nope.csv: no such file"):
+        read_input("--profile-file", missing)
+    with pytest.raises(ScenarioError, match=r"--profile-file: people\.csv, line 3"):
+        read_input("--profile-file", malformed)
+    assert read_input("--x", lambda: 7) == 7
+
+
+@pytest.mark.parametrize(
+    ("scenario", "flag"),
+    [
+        ("career-chat", "--profile-file"),
+        ("persona-gym", "--persona-file"),
+        ("classroom", "--question-file"),
+        ("trust-population", "--persona-file"),
+    ],
+)
+def test_a_missing_input_file_is_one_clear_error(scenario, flag, tmp_path, capsys) -> None:
+    from personasim.simulation.cli import main
+
+    out = tmp_path / "run"
+    assert main(["run", scenario, flag, str(tmp_path / "absent.jsonl"), "--out", str(out)]) == 2
+    assert "no such file" in capsys.readouterr().err.lower()
+    assert not out.exists()
