@@ -8,7 +8,7 @@ from . import (  # register scripted rules
     scripted_forecast,
     scripted_persona_gym,
 )
-from .decision import Decision, DecisionParseError, DecisionTask, decide
+from .decision import Decision, DecisionParseError, DecisionTask, decide, parse_nonempty
 from .persona import Persona
 from .persona_agent import PersonaAgent
 from .persona_bank import (
@@ -43,6 +43,7 @@ __all__ = [
     "derive_traits",
     "format_instructions",
     "load_personas",
+    "parse_nonempty",
     "parse_structured",
     "sample_personas",
     "scripted_behaviours",

@@ -24,11 +24,18 @@ from personasim.simulation import ChatRequest
 if TYPE_CHECKING:
     from personasim.simulation import Simulation
 
-__all__ = ["Decision", "DecisionParseError", "DecisionTask", "decide"]
+__all__ = ["Decision", "DecisionParseError", "DecisionTask", "decide", "parse_nonempty"]
 
 
 class DecisionParseError(ValueError):
     """The model's answer is not in the requested format or out of range; says which."""
+
+
+def parse_nonempty(reply: str) -> str:
+    """For free-text answers: any non-empty reply is usable, stripped."""
+    if not reply.strip():
+        raise DecisionParseError("the answer is empty")
+    return reply.strip()
 
 
 @dataclass(frozen=True)

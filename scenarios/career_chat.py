@@ -32,9 +32,9 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, Field, model_validator
 
-from personasim.agents import DecisionParseError, DecisionTask, parse_structured
+from personasim.agents import DecisionParseError, DecisionTask, parse_nonempty, parse_structured
 from personasim.agents.career_chat import Assistant, OutOfContextDetector, UserSimulator
-from personasim.analysis import model_label, save_figure, write_table
+from personasim.analysis import model_label, payloads, rounded, save_figure, shown, write_table
 from personasim.analysis.career_chat import (
     GROUPINGS,
     N_OPTIONS,
@@ -66,8 +66,6 @@ from personasim.simulation import (
     read_input,
     register_scenario,
 )
-
-from .trust_population import payloads, rounded
 
 __all__ = [
     "BA_DIALOGUE_INSTRUCTION",
@@ -251,12 +249,6 @@ def _parse_verdict(reply: str) -> dict[str, Any]:
     if verdict.has_out_of_context and not verdict.updated_question.strip():
         raise DecisionParseError("an out-of-context question needs its updated_question")
     return verdict.model_dump()
-
-
-def _parse_answer(reply: str) -> str:
-    if not reply.strip():
-        raise DecisionParseError("the answer is empty")
-    return reply.strip()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -481,7 +473,7 @@ class CareerChatScenario(Scenario):
                 task="career.assistant",
                 hints={"turn": turn},
             ),
-            parse=_parse_answer,
+            parse=parse_nonempty,
             reminder=lambda error: ANSWER_REMINDER,
             max_repairs=self.params.max_repairs,
             details={"user": user.agent_id, "turn": turn},
@@ -578,25 +570,25 @@ class CareerChatScenario(Scenario):
         lines = [
             f"{metrics['model']}: {d['n']} dialogues ({_counts_text(d['ended'])}), "
             f"{d['questions']} questions, {d['out_of_context']} rewritten by the detector",
-            f"  consistency EMD {_shown(c['distance'])} vs random pairings "
-            f"{_shown(c['baseline'])} (ratio {_shown(c['ratio'])}, {c['n_users']} users)",
+            f"  consistency EMD {shown(c['distance'], 3)} vs random pairings "
+            f"{shown(c['baseline'], 3)} (ratio {shown(c['ratio'], 3)}, {c['n_users']} users)",
         ]
         for fmt in FORMATS:
             probe = metrics["probes"][fmt]
             lines.append(
                 f"  BA_{'user' if fmt == 'profile' else 'dialogue'}: {probe['n']} answers, "
-                f"confidence {_shown(probe['confidence'])}, one-hot fallbacks "
+                f"confidence {shown(probe['confidence'], 3)}, one-hot fallbacks "
                 f"{probe['one_hot_fallback']}"
             )
             for grouping, result in metrics["adaptation"][fmt].items():
                 widest = max(result["pairs"], key=lambda r: r["distance"], default=None)
                 if widest:
                     lines.append(
-                        f"    {grouping}: baseline {_shown(result['baseline'])}, widest "
+                        f"    {grouping}: baseline {shown(result['baseline'], 3)}, widest "
                         f"{widest['group_a']} vs {widest['group_b']} ratio "
-                        f"{_shown(widest['ratio'])}"
+                        f"{shown(widest['ratio'], 3)}"
                     )
-        judge = ", ".join(f"{k} {_shown(v)}" for k, v in metrics["judge"]["means"].items())
+        judge = ", ".join(f"{k} {shown(v, 3)}" for k, v in metrics["judge"]["means"].items())
         lines.append(f"  judge: {judge or 'n/a'}; failures: {_counts_text(metrics['failures'])}")
         return lines
 
@@ -858,10 +850,6 @@ def _task_counts(events: pd.DataFrame, kind: str) -> dict[str, int]:
 
 def _counts_text(counts: dict[str, int]) -> str:
     return ", ".join(f"{k} {v}" for k, v in counts.items())
-
-
-def _shown(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.3f}"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -41,7 +41,7 @@ from personasim.agents import (
     PersonaAgent,
     ResearcherAgent,
 )
-from personasim.analysis import model_label, save_figure, write_table
+from personasim.analysis import model_label, payloads, rounded, save_figure, write_table
 from personasim.analysis.classroom import behaviour_distribution, behaviour_tags, mean_and_sd
 from personasim.environments import (
     Classroom,
@@ -64,8 +64,6 @@ from personasim.simulation import (
     read_input,
     register_scenario,
 )
-
-from .trust_population import payloads, rounded
 
 __all__ = [
     "DEMONSTRATIONS",

@@ -39,9 +39,10 @@ from personasim.agents import (
     PersonaAgent,
     ResearcherAgent,
     format_instructions,
+    parse_nonempty,
     parse_structured,
 )
-from personasim.analysis import model_label, write_table
+from personasim.analysis import model_label, payloads, rounded, shown, write_table
 from personasim.analysis.persona_gym import (
     ensemble_scores,
     evaluator_agreement,
@@ -72,8 +73,6 @@ from personasim.simulation import (
     read_input,
     register_scenario,
 )
-
-from .trust_population import payloads, rounded
 
 __all__ = [
     "EVALUATION_PROMPT",
@@ -334,12 +333,6 @@ def _parse_questions(
             raise DecisionParseError(f"{setting!r} is not one of the settings {list(settings)}")
         result.append({"setting": setting, "question": text})
     return result
-
-
-def _parse_answer(reply: str) -> str:
-    if not reply.strip():
-        raise DecisionParseError("the answer is empty")
-    return reply.strip()
 
 
 def _parse_examples(reply: str) -> dict[str, str]:
@@ -660,7 +653,7 @@ class PersonaGymScenario(Scenario):
                     "fidelity": self.params.scripted_fidelity,
                 },
             ),
-            parse=_parse_answer,
+            parse=parse_nonempty,
             reminder=lambda error: ANSWER_REMINDER,
             max_repairs=self.params.max_repairs,
             details=_scene_details(persona, question),
@@ -760,22 +753,22 @@ class PersonaGymScenario(Scenario):
     @classmethod
     def report(cls, metrics: dict[str, Any]) -> list[str]:
         scores = metrics["scores"]
-        per_task = ", ".join(f"{t} {_shown(scores[t])}" for t in metrics["tasks"])
+        per_task = ", ".join(f"{t} {shown(scores[t])}" for t in metrics["tasks"])
         failures = metrics["failures"]
         lines = [
-            f"{metrics['model']}: PersonaScore {_shown(scores['PersonaScore'])} over "
+            f"{metrics['model']}: PersonaScore {shown(scores['PersonaScore'])} over "
             f"{metrics['n_personas']} personas, {metrics['n_scored_questions']} of "
             f"{metrics['n_questions']} questions scored ({metrics['pipeline']} pipeline)",
             f"  {per_task}",
             f"  refusals {metrics['refusals']['n']} of {metrics['refusals']['n_answers']} answers "
-            f"({_shown(metrics['refusals']['rate'])}); failures: "
+            f"({shown(metrics['refusals']['rate'])}); failures: "
             + ", ".join(f"{k} {v}" for k, v in failures.items())
             + f" (evaluator scores excluded: {failures['evaluate']})",
         ]
         for row in metrics["agreement"]:
             lines.append(
-                f"  {row['evaluators']}: Spearman {_shown(row['spearman'])}, mean |diff| "
-                f"{_shown(row['mean_abs_diff'])} over {row['n']} answers"
+                f"  {row['evaluators']}: Spearman {shown(row['spearman'])}, mean |diff| "
+                f"{shown(row['mean_abs_diff'])} over {row['n']} answers"
             )
         return lines
 
@@ -931,10 +924,6 @@ def _rounded_scores(scores: dict[str, float | None]) -> dict[str, float | None]:
 
 def _rounded_record(record: dict[str, Any]) -> dict[str, Any]:
     return {k: rounded(v) if isinstance(v, float) else v for k, v in record.items()}
-
-
-def _shown(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.2f}"
 
 
 def table2_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:

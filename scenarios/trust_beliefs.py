@@ -40,18 +40,14 @@ from personasim.analysis import (
     eta_squared_from_group_stats,
     median_or_none,
     model_label,
+    payloads,
     ranking_spearman,
+    rounded,
     write_table,
 )
 from personasim.simulation import ChatRequest, Message, Simulation, register_scenario
 
-from .trust_population import (
-    TrustPopulation,
-    TrustPopulationParams,
-    behaviour_metrics,
-    payloads,
-    rounded,
-)
+from .trust_population import TrustPopulation, TrustPopulationParams, behaviour_metrics
 
 __all__ = ["STRATEGIES", "TrustBeliefs", "TrustBeliefsParams", "belief_metrics"]
 

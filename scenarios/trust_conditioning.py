@@ -28,14 +28,16 @@ from pydantic import Field
 from personasim.analysis import (
     median_or_none,
     model_label,
+    payloads,
     perturb_ranking,
     ranking_spearman,
+    rounded,
     write_table,
 )
 from personasim.simulation import Simulation, register_scenario
 
 from .trust_beliefs import TrustBeliefs
-from .trust_population import Prior, TrustPopulationParams, behaviour_metrics, payloads, rounded
+from .trust_population import Prior, TrustPopulationParams, behaviour_metrics
 
 __all__ = ["CONDITIONS", "TrustConditioning", "TrustConditioningParams", "conditioning_text"]
 

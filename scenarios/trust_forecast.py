@@ -35,7 +35,16 @@ from personasim.agents import (
     archetype_cap,
 )
 from personasim.agents.trustee import ARCHETYPE_PATTERN
-from personasim.analysis import mae_by_horizon, model_label, save_figure, write_table
+from personasim.analysis import (
+    agent_payloads,
+    mae_by_horizon,
+    model_label,
+    payloads,
+    rounded,
+    save_figure,
+    shown,
+    write_table,
+)
 from personasim.environments import TrustGame, TrustOutcome
 from personasim.simulation import (
     ChatRequest,
@@ -49,12 +58,9 @@ from personasim.simulation import (
 from .trust_population import (
     FORMAT_REMINDER,
     PopulationParams,
-    agent_payloads,
     draw_personas,
     load_bank,
     parse_transfer,
-    payloads,
-    rounded,
 )
 
 __all__ = [
@@ -400,9 +406,9 @@ class TrustForecast(Scenario):
         for archetype, result in metrics["archetypes"].items():
             first, last = result["by_horizon"][0], result["by_horizon"][-1]
             lines.append(
-                f"  {archetype}: MAE {_shown(result['mae'])} overall; round 1 "
-                f"{_shown(first['mae'])} → round {rounds} {_shown(last['mae'])}; mean sent "
-                f"{_shown(first['mean_actual'])} → {_shown(last['mean_actual'])} "
+                f"  {archetype}: MAE {shown(result['mae'])} overall; round 1 "
+                f"{shown(first['mae'])} → round {rounds} {shown(last['mae'])}; mean sent "
+                f"{shown(first['mean_actual'])} → {shown(last['mean_actual'])} "
                 f"({result['n_trustors']} personas, {result['forecast_failures']} forecast and "
                 f"{result['action_failures']} action failures)"
             )
@@ -551,10 +557,6 @@ def _failures(failed: list[dict[str, Any]], kind: str, archetype: str) -> int:
 
 def _rounded_values(summary: dict[str, Any]) -> dict[str, Any]:
     return {key: value if key == "n" else rounded(value) for key, value in summary.items()}
-
-
-def _shown(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.2f}"
 
 
 def mae_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:

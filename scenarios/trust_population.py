@@ -39,7 +39,14 @@ from personasim.agents import (
     synthetic_population,
 )
 from personasim.agents.trustee import ARCHETYPE_PATTERN
-from personasim.analysis import eta_squared, rank_levels, summarize_levels
+from personasim.analysis import (
+    agent_payloads,
+    eta_squared,
+    payloads,
+    rank_levels,
+    rounded,
+    summarize_levels,
+)
 from personasim.environments import TrustGame
 from personasim.simulation import (
     ChatRequest,
@@ -59,13 +66,10 @@ __all__ = [
     "Prior",
     "TrustPopulation",
     "TrustPopulationParams",
-    "agent_payloads",
     "behaviour_metrics",
     "draw_personas",
     "load_bank",
     "parse_transfer",
-    "payloads",
-    "rounded",
 ]
 
 # Appendix B.1, verbatim apart from the template syntax. `theoretical_props` is empty here;
@@ -295,18 +299,3 @@ def _attribute_metrics(
             s.level: {"n": s.n, "mean": round(s.mean, 6)} for s in summarize_levels(values, levels)
         },
     }
-
-
-def agent_payloads(events: pd.DataFrame, kind: str) -> list[dict[str, Any]]:
-    """`{"agent_id", "payload"}` of one kind of event, in log order."""
-    return events.loc[events["kind"] == kind, ["agent_id", "payload"]].to_dict("records")
-
-
-def payloads(events: pd.DataFrame, kind: str) -> list[dict[str, Any]]:
-    """The payloads of one kind of event, in log order."""
-    return events.loc[events["kind"] == kind, "payload"].tolist()
-
-
-def rounded(value: float | None) -> float | None:
-    """6 decimals for metrics files; None for an undefined value (None or NaN)."""
-    return None if value is None or pd.isna(value) else round(float(value), 6)
