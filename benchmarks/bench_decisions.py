@@ -205,7 +205,9 @@ class StubSim:
     def __init__(self) -> None:
         self.response = ChatResponse(text=REPLY)
 
-    async def ask(self, request: ChatRequest, *, agent_id: str) -> ChatResponse:
+    async def ask(
+        self, request: ChatRequest, *, agent_id: str, model: str | None = None
+    ) -> ChatResponse:
         return self.response
 
     def emit(self, kind: str, payload: dict[str, Any] | None = None, **_: Any) -> None:
