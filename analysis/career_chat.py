@@ -18,6 +18,9 @@ from typing import Any
 import numpy as np
 from scipy.optimize import minimize
 
+from .stats import ratio_of
+from .undefined import CONSTANT, NO_VALUES, Statistic, Undefined
+
 __all__ = [
     "AGE_BINS",
     "COUNTRY_INCOME_GROUP",
@@ -111,9 +114,22 @@ def _kl2(p: np.ndarray, q: np.ndarray) -> float:
     return float(np.sum(p[mask] * np.log2(p[mask] / q[mask])))
 
 
+def _distribution(values: Sequence[float], name: str) -> np.ndarray:
+    """A probability vector, or ValueError: an empty or massless vector has no divergence."""
+    array = np.asarray(values, dtype=float)
+    if array.ndim != 1 or array.size == 0 or np.any(array < 0) or array.sum() <= 0:
+        raise ValueError(f"{name} is not a probability distribution: {values!r}")
+    return array
+
+
 def jsd(p: Sequence[float], q: Sequence[float]) -> float:
-    """Base-2 Jensen–Shannon divergence (in [0, 1]); scipy's `jensenshannon` is its sqrt."""
-    a, b = np.asarray(p, dtype=float), np.asarray(q, dtype=float)
+    """Base-2 Jensen–Shannon divergence (in [0, 1]); scipy's `jensenshannon` is its sqrt.
+
+    Empty, negative or massless vectors, or vectors of different lengths, raise ValueError.
+    """
+    a, b = _distribution(p, "p"), _distribution(q, "q")
+    if a.shape != b.shape:
+        raise ValueError(f"distributions of different lengths: {a.size} and {b.size}")
     m = (a + b) / 2
     return max(0.0, 0.5 * _kl2(a, m) + 0.5 * _kl2(b, m))
 
@@ -140,6 +156,8 @@ def js_centroid(distributions: Sequence[Sequence[float]], tol: float = 1e-7) -> 
     are a softmax of free parameters minimised by L-BFGS with the analytic gradient.
     Convergence is checked by the optimiser's status and the projected gradient on the simplex.
     """
+    if len(distributions) == 0:
+        raise ValueError("the centroid of no distributions is undefined")
     points = np.asarray(distributions, dtype=float)
     mean = points.mean(axis=0)
     support = mean > 0
@@ -177,13 +195,12 @@ class GroupDistances:
 
     groups: dict[str, int]
     pairs: dict[tuple[str, str], float]
-    baseline: float | None
+    baseline: Statistic
     centroids_failed: int
 
-    def ratio(self, pair: tuple[str, str]) -> float | None:
-        if not self.baseline:
-            return None
-        return self.pairs[pair] / self.baseline
+    def ratio(self, pair: tuple[str, str]) -> Statistic:
+        """distance / baseline; undefined with no baseline or a zero one."""
+        return ratio_of(self.pairs[pair], self.baseline)
 
 
 def group_distances(
@@ -217,7 +234,7 @@ def group_distances(
         jsd(c, overall[q].distribution) for per in centroids.values() for q, c in per.items()
     ]
     sizes = {g: max((len(d) for d in per.values()), default=0) for g, per in responses.items()}
-    baseline = float(np.mean(to_global)) if to_global else None
+    baseline = float(np.mean(to_global)) if to_global else Undefined("no answers")
     return GroupDistances(sizes, pairs, baseline, failed)
 
 
@@ -229,7 +246,12 @@ def group_distances(
 def emd_ordinal(
     selected_a: Sequence[int], selected_b: Sequence[int], n_options: int = N_OPTIONS
 ) -> float:
-    """EMD between two option histograms on ordered unit-spaced bins: Σ_x |F_a(x) − F_b(x)|."""
+    """EMD between two option histograms on ordered unit-spaced bins: Σ_x |F_a(x) − F_b(x)|.
+
+    An empty side has no histogram: ValueError.
+    """
+    if len(selected_a) == 0 or len(selected_b) == 0:
+        raise ValueError("EMD needs at least one answer on each side")
     a = np.bincount(np.asarray(selected_a) - 1, minlength=n_options) / len(selected_a)
     b = np.bincount(np.asarray(selected_b) - 1, minlength=n_options) / len(selected_b)
     return float(np.abs(np.cumsum(a) - np.cumsum(b))[:-1].sum())
@@ -240,12 +262,13 @@ def random_pairing_emd(
     dialogue: Sequence[Sequence[int]],
     rng: np.random.Generator,
     repeats: int = 100,
-) -> float | None:
+) -> Statistic:
     """Mean EMD of user i's profile answers with another user's dialogue answers (Table 2's
-    baseline), averaged over `repeats` seeded random derangements."""
+    baseline), averaged over `repeats` seeded random derangements; undefined with fewer than
+    two users (nobody to pair with)."""
     n = len(profile)
     if n < 2:
-        return None
+        return Undefined("fewer than 2 users")
     values = []
     for _ in range(repeats):
         shift = rng.permutation(n)
@@ -368,27 +391,38 @@ GROUPINGS: dict[str, Callable[[Mapping[str, Any]], str]] = {
 # ---------------------------------------------------------------------------------------------
 
 
-def pearson(x: Sequence[float], y: Sequence[float]) -> float | None:
-    """Pearson r; None with fewer than 3 pairs or no variance."""
+def pearson(x: Sequence[float], y: Sequence[float]) -> Statistic:
+    """Pearson r; undefined with fewer than 3 pairs or a constant side."""
     a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    if len(a) < 3 or a.std() == 0 or b.std() == 0:
-        return None
+    if len(a) < 3:
+        return Undefined("fewer than 3 pairs")
+    for label, side in (("x", a), ("y", b)):
+        if np.all(side == side[0]):
+            return Undefined(CONSTANT).within(label)
     return float(np.corrcoef(a, b)[0, 1])
 
 
-def icc3k(ratings: Sequence[Sequence[float]]) -> float | None:
+def icc3k(ratings: Sequence[Sequence[float]]) -> Statistic:
     """ICC(3,k) of Shrout & Fleiss (1979): two-way mixed, consistency, mean of k raters.
 
-    `ratings` is targets × raters; ICC(3,k) = (BMS − EMS) / BMS. None when undefined.
+    `ratings` is targets × raters; ICC(3,k) = (BMS − EMS) / BMS. Undefined with fewer than
+    2 targets or 2 raters, or when the targets' means are all equal (BMS = 0).
     """
     x = np.asarray(ratings, dtype=float)
+    if x.size == 0:
+        return Undefined(NO_VALUES)
     n, k = x.shape
-    if n < 2 or k < 2:
-        return None
+    if n < 2:
+        return Undefined("fewer than 2 targets")
+    if k < 2:
+        return Undefined("fewer than 2 raters")
+    row_means = x.mean(axis=1)
+    if np.allclose(row_means, row_means[0], rtol=1e-12, atol=1e-12):
+        return Undefined("no variance between targets")
     grand = x.mean()
-    bss = k * ((x.mean(axis=1) - grand) ** 2).sum()
+    bss = k * ((row_means - grand) ** 2).sum()
     jss = n * ((x.mean(axis=0) - grand) ** 2).sum()
     ess = ((x - grand) ** 2).sum() - bss - jss
     bms = bss / (n - 1)
     ems = ess / ((n - 1) * (k - 1))
-    return None if bms == 0 else float((bms - ems) / bms)
+    return float((bms - ems) / bms)

@@ -14,6 +14,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .stats import mean_of, sample_sd
+from .undefined import CONSTANT, NO_VALUES, Statistic, Undefined, stat_fields
+
 __all__ = [
     "BEHAVIOUR_CATEGORIES",
     "BEHAVIOUR_TAG",
@@ -39,37 +42,47 @@ def behaviour_tags(response: str) -> list[int]:
 
 
 def behaviour_distribution(tags: Iterable[int]) -> dict[str, Any]:
-    """Counts and shares (%) of each category over a set of extracted tags (Table 3's cells)."""
+    """Counts and shares (%) of each category over a set of extracted tags (Table 3's cells);
+    with no tag at all the shares are null, `"<c>_undefined": "no tagged comments"`."""
     counts = Counter(tags)
     total = sum(counts.values())
+    shares: dict[str, Any] = {}
+    for c in BEHAVIOUR_CATEGORIES:
+        share = 100 * counts.get(c, 0) / total if total else Undefined("no tagged comments")
+        shares.update(stat_fields(str(c), share))
     return {
         "n_comments": total,
         "counts": {str(c): counts.get(c, 0) for c in BEHAVIOUR_CATEGORIES},
-        "shares": {
-            str(c): (round(100 * counts.get(c, 0) / total, 6) if total else None)
-            for c in BEHAVIOUR_CATEGORIES
-        },
+        "shares": shares,
     }
 
 
-def mean_and_sd(values: Sequence[float]) -> tuple[float | None, float | None]:
-    """Mean and sample SD (ddof 1) of per-repetition values; None where undefined."""
-    data = np.asarray([v for v in values if v is not None], dtype=float)
-    if data.size == 0:
-        return None, None
-    return float(data.mean()), (float(data.std(ddof=1)) if data.size > 1 else None)
+def mean_and_sd(
+    values: Sequence[float], empty: str = NO_VALUES, too_few: str = "fewer than 2 repetitions"
+) -> tuple[Statistic, Statistic]:
+    """Mean and sample SD (ddof 1) of per-repetition values, each `Undefined` with its reason
+    where it has none (`empty`: no values at all, `too_few`: only one)."""
+    mean = mean_of(values, empty)
+    return mean, mean if isinstance(mean, Undefined) else sample_sd(values, too_few)
 
 
 def judge_agreement(judge: Sequence[float], human_mean: Sequence[float]) -> dict[str, Any]:
-    """Pearson r (with its two-sided p) between judge scores and mean human scores (App. B)."""
+    """Pearson r (with its two-sided p) between judge scores and mean human scores (App. B).
+
+    r and p are null with a reason for fewer than 3 pairs or a constant set of scores.
+    """
     if len(judge) != len(human_mean):
         raise ValueError("judge and human scores must pair up one to one")
+    r: Statistic
+    p: Statistic
     if len(judge) < 3:
-        raise ValueError(f"Pearson r needs at least 3 pairs, got {len(judge)}")
-    if np.ptp(judge) == 0 or np.ptp(human_mean) == 0:
-        raise ValueError("Pearson r is undefined when either set of scores is constant")
-    result = stats.pearsonr(np.asarray(judge, float), np.asarray(human_mean, float))
-    return {"r": float(result.statistic), "p": float(result.pvalue), "n_pairs": len(judge)}
+        r = p = Undefined("fewer than 3 pairs")
+    elif np.ptp(judge) == 0 or np.ptp(human_mean) == 0:
+        r = p = Undefined(CONSTANT).within("judge" if np.ptp(judge) == 0 else "human")
+    else:
+        result = stats.pearsonr(np.asarray(judge, float), np.asarray(human_mean, float))
+        r, p = float(result.statistic), float(result.pvalue)
+    return {**stat_fields("r", r, None), **stat_fields("p", p, None), "n_pairs": len(judge)}
 
 
 def read_judge_validation(

@@ -11,12 +11,15 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 from scipy.stats import pearsonr, rankdata, spearmanr
+
+from .stats import mean_of
+from .undefined import CONSTANT, Statistic, Undefined, stat_fields
 
 __all__ = [
     "REFUSAL_PATTERN",
@@ -28,6 +31,7 @@ __all__ = [
     "human_alignment",
     "is_refusal",
     "persona_scores",
+    "task_counts",
     "task_scores",
 ]
 
@@ -62,21 +66,27 @@ def ensemble_scores(scores: pd.DataFrame) -> pd.DataFrame:
     return grouped.agg(score="mean", n_scores="count").reset_index()
 
 
-def task_scores(questions: pd.DataFrame, tasks: Sequence[str]) -> dict[str, float | None]:
+def task_scores(questions: pd.DataFrame, tasks: Sequence[str]) -> dict[str, Statistic]:
     """Per task the mean ensemble score over all its questions, and PersonaScore = the mean
-    of the task scores (None when a task has no scored question)."""
-    means = questions.groupby("task")["score"].mean()
-    result: dict[str, float | None] = {t: _number(means.get(t)) for t in tasks}
-    values = list(result.values())
-    result["PersonaScore"] = (
-        None if not values or None in values else float(np.mean(values))  # type: ignore[arg-type]
-    )
+    of the task scores. A task without a scored question is undefined, and so is the
+    PersonaScore then (a mean over fewer tasks would not be the same measure)."""
+    result: dict[str, Statistic] = {
+        t: mean_of(questions.loc[questions["task"] == t, "score"], "no scored questions")
+        for t in tasks
+    }
+    missing = [t for t in tasks if isinstance(result[t], Undefined)]
+    if not tasks:
+        result["PersonaScore"] = Undefined("no tasks")
+    elif missing:
+        result["PersonaScore"] = Undefined(f"no scored questions in {', '.join(missing)}")
+    else:
+        result["PersonaScore"] = float(np.mean([result[t] for t in tasks]))
     return result
 
 
 def persona_scores(
     questions: pd.DataFrame, tasks: Sequence[str]
-) -> dict[str, dict[str, float | None]]:
+) -> dict[str, dict[str, Statistic]]:
     """`task_scores` for each persona on its own."""
     return {
         str(persona): task_scores(group, tasks)
@@ -84,9 +94,15 @@ def persona_scores(
     }
 
 
+def task_counts(questions: pd.DataFrame, tasks: Sequence[str]) -> dict[str, int]:
+    """How many scored questions each task's score averages (the group size to flag)."""
+    return {t: int((questions["task"] == t).sum()) for t in tasks}
+
+
 def evaluator_agreement(scores: pd.DataFrame) -> list[dict[str, Any]]:
     """Per pair of evaluators, over the questions both scored: Spearman and Pearson of their
-    scores, mean absolute difference and the share of identical scores."""
+    scores, mean absolute difference and the share of identical scores (null with a reason
+    where undefined: no shared question, fewer than 2, or one evaluator constant)."""
     wide = scores.pivot_table(
         index=["persona", "task", "question"], columns="evaluator", values="score"
     )
@@ -94,33 +110,58 @@ def evaluator_agreement(scores: pd.DataFrame) -> list[dict[str, Any]]:
     for first, second in itertools.combinations(sorted(wide.columns), 2):
         pair = wide[[first, second]].dropna()
         a, b = pair[first].to_numpy(), pair[second].to_numpy()
-        varied = len(pair) >= 2 and a.std() > 0 and b.std() > 0
+        correlation = _correlation_undefined(a, b)
+        spearman = correlation or float(spearmanr(a, b).statistic)
+        pearson = correlation or float(pearsonr(a, b).statistic)
+        none = Undefined("no question scored by both")
         rows.append(
             {
                 "evaluators": f"{first} vs {second}",
                 "n": len(pair),
-                "spearman": float(spearmanr(a, b).statistic) if varied else None,
-                "pearson": float(pearsonr(a, b).statistic) if varied else None,
-                "mean_abs_diff": float(np.abs(a - b).mean()) if len(pair) else None,
-                "exact_agreement": float((a == b).mean()) if len(pair) else None,
+                **stat_fields("spearman", spearman),
+                **stat_fields("pearson", pearson),
+                **stat_fields("mean_abs_diff", float(np.abs(a - b).mean()) if len(pair) else none),
+                **stat_fields("exact_agreement", float((a == b).mean()) if len(pair) else none),
             }
         )
     return rows
 
 
+def _correlation_undefined(a: np.ndarray, b: np.ndarray) -> Undefined | None:
+    """Why a correlation of a with b is undefined (n < 2, either constant), or None."""
+    if len(a) < 2:
+        return Undefined("fewer than 2 pairs")
+    for label, side in (("x", a), ("y", b)):
+        if np.all(side == side[0]):
+            return Undefined(CONSTANT).within(label)
+    return None
+
+
 @dataclass(frozen=True)
 class CorrelationInterval:
-    """A correlation with its bootstrap interval; significant when the interval excludes 0."""
+    """A correlation with its bootstrap interval; significant when the interval excludes 0.
+
+    `resamples` counts the resamples that had a correlation (a constant resample has none).
+    """
 
     method: str
-    r: float | None
-    low: float | None
-    high: float | None
+    r: Statistic
+    low: Statistic
+    high: Statistic
     n: int
-    significant: bool
+    significant: bool | Undefined
+    resamples: int = 0
 
     def record(self) -> dict[str, Any]:
-        return asdict(self)
+        return {
+            "method": self.method,
+            **stat_fields("r", self.r),
+            **stat_fields("low", self.low),
+            **stat_fields("high", self.high),
+            "n": self.n,
+            **stat_fields("significant", self.significant),
+            "resamples": self.resamples,
+        }
 
 
 def bootstrap_correlation(
@@ -138,13 +179,17 @@ def bootstrap_correlation(
 
     The resamples are `numpy.random.default_rng(seed).integers(0, n, (n_resamples, n))`, one
     row each. A resample whose x or y is constant has no correlation and is left out; r = ±1
-    is clipped to ±(1 − 1e-12) so that z stays finite.
+    is clipped to ±(1 − 1e-12) so that z stays finite. r is undefined with fewer than 2 pairs
+    or a constant side; the interval also with fewer than 3 pairs or no usable resample.
     """
     xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     n = len(xs)
-    r = _correlations(xs[None, :], ys[None, :], method)[0] if n >= 2 else np.nan
-    if n < 3 or np.isnan(r):
-        return CorrelationInterval(method, _number(r), None, None, n, False)
+    r: Statistic = _correlation_undefined(xs, ys) or float(
+        _correlations(xs[None, :], ys[None, :], method)[0]
+    )
+    if isinstance(r, Undefined) or n < 3:
+        why = r if isinstance(r, Undefined) else Undefined("fewer than 3 pairs")
+        return CorrelationInterval(method, r, why, why, n, why)
     rows = np.random.default_rng(seed).integers(0, n, size=(n_resamples, n))
     chunk = max(1, 20_000_000 // (n * n))
     resampled = np.concatenate(
@@ -153,11 +198,15 @@ def bootstrap_correlation(
             for i in range(0, n_resamples, chunk)
         ]
     )
-    z = np.arctanh(np.clip(resampled[~np.isnan(resampled)], -1 + 1e-12, 1 - 1e-12))
+    usable = resampled[~np.isnan(resampled)]
+    if usable.size == 0:
+        why = Undefined("every resample constant")
+        return CorrelationInterval(method, r, why, why, n, why)
+    z = np.arctanh(np.clip(usable, -1 + 1e-12, 1 - 1e-12))
     tail = (1 - level) / 2 * 100
     low, high = np.tanh(np.percentile(z, [tail, 100 - tail]))
     return CorrelationInterval(
-        method, float(r), float(low), float(high), n, bool(low > 0 or high < 0)
+        method, r, float(low), float(high), n, bool(low > 0 or high < 0), int(usable.size)
     )
 
 
@@ -185,7 +234,7 @@ def _kendall_tau_b(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def human_alignment(
-    model: Mapping[str, Mapping[str, float | None]],
+    model: Mapping[str, Mapping[str, Statistic]],
     human: Iterable[tuple[str, str, float]],
     tasks: Sequence[str],
     *,
@@ -207,7 +256,7 @@ def human_alignment(
         pairs = [
             (scores[task], _human_score(items, persona, task, tasks))
             for persona, scores in sorted(model.items())
-            if scores.get(task) is not None
+            if not isinstance(scores.get(task, Undefined("absent")), Undefined)
         ]
         pairs = [(m, h) for m, h in pairs if h is not None]
         ms, hs = [m for m, _ in pairs], [h for _, h in pairs]

@@ -12,9 +12,17 @@ matplotlib.use("Agg")  # files only: no display is needed or wanted
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
-from personasim.simulation.tables import write_table
+from personasim.simulation.tables import MARK, write_table
 
-__all__ = ["model_label", "save_figure", "write_table"]
+__all__ = ["SMALL_MARK", "model_label", "save_figure", "small_note", "write_table"]
+
+SMALL_MARK = MARK
+"""How a table's Markdown marks a row whose group is smaller than the run's `min_group_n`."""
+
+
+def small_note(min_group_n: int, what: str = "a group") -> str:
+    """The footnote explaining `SMALL_MARK` in a table."""
+    return f"{SMALL_MARK} {what} with n < {min_group_n}: too few to trust the number."
 
 
 def model_label(description: dict[str, Any]) -> str:

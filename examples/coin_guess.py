@@ -27,6 +27,7 @@ from personasim.agents import (
     augment_big_five,
     synthetic_population,
 )
+from personasim.analysis import mean_of, shown_stat, stat_fields
 from personasim.simulation import (
     ChatRequest,
     Environment,
@@ -114,18 +115,19 @@ class CoinGuess(Scenario):
     def compute_metrics(cls, events: pd.DataFrame) -> dict[str, Any]:
         graded = pd.DataFrame(events.loc[events["kind"] == "coin.graded", "payload"].tolist())
         made = events[events["kind"] == "decision.made"]
+        correct = graded["correct"] if len(graded) else []
+        heads = graded["guess"] == "heads" if len(graded) else []
+        # an undefined statistic is null with its reason beside it, never a made-up number
         return {
             "guesses": len(made),
-            "accuracy": round(float(graded["correct"].mean()), 6) if len(graded) else None,
-            "share_heads": round(float((graded["guess"] == "heads").mean()), 6)
-            if len(graded)
-            else None,
+            **stat_fields("accuracy", mean_of(correct, "no graded guesses")),
+            **stat_fields("share_heads", mean_of(heads, "no graded guesses")),
             "parse_failures": int((events["kind"] == "decision.failed").sum()),
         }
 
     @classmethod
     def report(cls, metrics: dict[str, Any]) -> list[str]:
-        return [f"{metrics['guesses']} guesses, accuracy {metrics['accuracy']}"]
+        return [f"{metrics['guesses']} guesses, accuracy {shown_stat(metrics, 'accuracy')}"]
 
 
 def parse_guess(reply: str) -> str:

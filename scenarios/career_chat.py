@@ -34,7 +34,21 @@ from pydantic import BaseModel, Field, model_validator
 
 from personasim.agents import DecisionParseError, DecisionTask, parse_nonempty, parse_structured
 from personasim.agents.career_chat import Assistant, OutOfContextDetector, UserSimulator
-from personasim.analysis import model_label, payloads, rounded, save_figure, shown, write_table
+from personasim.analysis import (
+    Undefined,
+    mean_of,
+    min_group_n,
+    model_label,
+    payloads,
+    ratio_of,
+    rounded,
+    save_figure,
+    shown_stat,
+    small_groups,
+    small_note,
+    stat_fields,
+    write_table,
+)
 from personasim.analysis.career_chat import (
     GROUPINGS,
     N_OPTIONS,
@@ -550,16 +564,18 @@ class CareerChatScenario(Scenario):
         probes = _probe_table(events)
         human = payloads(events, "career.human_ratings")
         judge = _judge_table(events)
+        smallest = min_group_n(events)
         return {
             "model": model_label(header["model"]),
             "n_users": len(profiles),
             "n_items": len(payloads(events, "career.survey")[0]["items"]),
+            "min_group_n": smallest,
             "dialogues": _dialogue_stats(events),
             "probes": {fmt: _probe_stats(probes, fmt) for fmt in FORMATS},
-            "adaptation": {fmt: _adaptation(probes, profiles, fmt) for fmt in FORMATS},
-            "consistency": _consistency(probes, header["seed"], params["emd_repeats"]),
+            "adaptation": {fmt: _adaptation(probes, profiles, fmt, smallest) for fmt in FORMATS},
+            "consistency": _consistency(probes, header["seed"], params["emd_repeats"], smallest),
             "judge": _judge_means(judge),
-            "human_alignment": _alignment(judge, human[0]["rows"]) if human else None,
+            "human_alignment": _alignment(judge, human[0]["rows"], smallest) if human else None,
             "failures": _task_counts(events, "decision.failed"),
             "reasks": _task_counts(events, "decision.reask"),
         }
@@ -570,36 +586,56 @@ class CareerChatScenario(Scenario):
         lines = [
             f"{metrics['model']}: {d['n']} dialogues ({_counts_text(d['ended'])}), "
             f"{d['questions']} questions, {d['out_of_context']} rewritten by the detector",
-            f"  consistency EMD {shown(c['distance'], 3)} vs random pairings "
-            f"{shown(c['baseline'], 3)} (ratio {shown(c['ratio'], 3)}, {c['n_users']} users)",
+            f"  consistency EMD {shown_stat(c, 'distance', 3)} vs random pairings "
+            f"{shown_stat(c, 'baseline', 3)} (ratio {shown_stat(c, 'ratio', 3)}, "
+            f"{c['n_users']} users)",
         ]
         for fmt in FORMATS:
             probe = metrics["probes"][fmt]
             lines.append(
                 f"  BA_{'user' if fmt == 'profile' else 'dialogue'}: {probe['n']} answers, "
-                f"confidence {shown(probe['confidence'], 3)}, one-hot fallbacks "
+                f"confidence {shown_stat(probe, 'confidence', 3)}, one-hot fallbacks "
                 f"{probe['one_hot_fallback']}"
             )
             for grouping, result in metrics["adaptation"][fmt].items():
                 widest = max(result["pairs"], key=lambda r: r["distance"], default=None)
                 if widest:
+                    small = result["small_groups"]
+                    note = f" (n < {metrics['min_group_n']}: {', '.join(small)})" if small else ""
                     lines.append(
-                        f"    {grouping}: baseline {shown(result['baseline'], 3)}, widest "
+                        f"    {grouping}: baseline {shown_stat(result, 'baseline', 3)}, widest "
                         f"{widest['group_a']} vs {widest['group_b']} ratio "
-                        f"{shown(widest['ratio'], 3)}"
+                        f"{shown_stat(widest, 'ratio', 3)}{note}"
                     )
-        judge = ", ".join(f"{k} {shown(v, 3)}" for k, v in metrics["judge"]["means"].items())
-        lines.append(f"  judge: {judge or 'n/a'}; failures: {_counts_text(metrics['failures'])}")
+        means = metrics["judge"]["means"]
+        judge = ", ".join(f"{d} {shown_stat(means, d, 3)}" for d in DIMENSIONS)
+        lines.append(f"  judge: {judge}; failures: {_counts_text(metrics['failures'])}")
         return lines
 
     @classmethod
     def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
+        smallest = metrics["min_group_n"]
         files = write_table(table1_rows(metrics), directory, "table1_dialogue_quality")
-        files += write_table(table2_rows(metrics), directory, "table2_adaptation")
-        files += write_table(table3_rows(metrics), directory, "table3_consistency")
+        files += write_table(
+            table2_rows(metrics),
+            directory,
+            "table2_adaptation",
+            flag="small",
+            notes=[small_note(smallest, "a pair with a group")],
+        )
+        users = small_note(smallest, "a row with users or dialogues")
+        files += write_table(
+            table3_rows(metrics), directory, "table3_consistency", flag="small", notes=[users]
+        )
         files += write_table(confidence_rows(metrics), directory, "figure4_confidence")
         if metrics["human_alignment"]:
-            files += write_table(metrics["human_alignment"], directory, "table5_judge_alignment")
+            files += write_table(
+                metrics["human_alignment"],
+                directory,
+                "table5_judge_alignment",
+                flag="small",
+                notes=[users],
+            )
         for grouping in GROUPINGS:
             figure = figure5(metrics, grouping)
             if figure is not None:
@@ -715,14 +751,16 @@ def _probe_stats(probes: pd.DataFrame, fmt: str) -> dict[str, Any]:
     return {
         "n": len(rows),
         "one_hot_fallback": int((rows["source"] == "one_hot").sum()),
-        "confidence": rounded(float(np.mean(confidence))) if confidence else None,
+        **stat_fields("confidence", mean_of(confidence, "no answers")),
     }
 
 
 def _adaptation(
-    probes: pd.DataFrame, profiles: dict[str, dict[str, Any]], fmt: str
+    probes: pd.DataFrame, profiles: dict[str, dict[str, Any]], fmt: str, smallest: int
 ) -> dict[str, Any]:
-    """Table 2 for BA_user or BA_dialogue: every grouping's distances, baseline and ratios."""
+    """Table 2 for BA_user or BA_dialogue: every grouping's distances, baseline and ratios;
+    groups of fewer than `smallest` users are listed in `small_groups`, and a pair with one
+    of them is `small`."""
     rows = probes[probes["format"] == fmt]
     result = {}
     for grouping, label in GROUPINGS.items():
@@ -731,16 +769,19 @@ def _adaptation(
             group = label(profiles[user])
             responses.setdefault(group, {}).setdefault(str(item), []).append(dist)
         distances = group_distances(responses)
+        small = small_groups(distances.groups, smallest)
         result[grouping] = {
             "groups": dict(sorted(distances.groups.items())),
-            "baseline": rounded(distances.baseline),
+            "small_groups": small,
+            **stat_fields("baseline", distances.baseline),
             "centroids_not_converged": distances.centroids_failed,
             "pairs": [
                 {
                     "group_a": a,
                     "group_b": b,
                     "distance": rounded(value),
-                    "ratio": rounded(distances.ratio((a, b))),
+                    **stat_fields("ratio", distances.ratio((a, b))),
+                    "small": a in small or b in small,
                 }
                 for (a, b), value in distances.pairs.items()
             ],
@@ -748,29 +789,28 @@ def _adaptation(
     return result
 
 
-def _consistency(probes: pd.DataFrame, seed: int, repeats: int) -> dict[str, Any]:
+def _consistency(probes: pd.DataFrame, seed: int, repeats: int, smallest: int) -> dict[str, Any]:
     """Table 3: mean EMD(S_u, S_d) over users with both formats, on the items answered in both,
-    against seeded random user–dialogue pairings."""
+    against seeded random user–dialogue pairings; `small` with fewer than `smallest` users."""
     table = probes.pivot_table(
         index=["user", "item"], columns="format", values="selected", aggfunc="first"
     )
-    if not set(FORMATS) <= set(table.columns):
-        return {"n_users": 0, "distance": None, "baseline": None, "ratio": None}
-    table = table.dropna(subset=list(FORMATS))
-    users = sorted(table.index.get_level_values("user").unique())
-    profile = [table.loc[u, "profile"].astype(int).tolist() for u in users]
-    dialogue = [table.loc[u, "dialogue"].astype(int).tolist() for u in users]
-    distance = (
-        float(np.mean([emd_ordinal(a, b) for a, b in zip(profile, dialogue, strict=True)]))
-        if users
-        else None
-    )
+    profile: list[list[int]] = []
+    dialogue: list[list[int]] = []
+    if set(FORMATS) <= set(table.columns):
+        table = table.dropna(subset=list(FORMATS))
+        users = sorted(table.index.get_level_values("user").unique())
+        profile = [table.loc[u, "profile"].astype(int).tolist() for u in users]
+        dialogue = [table.loc[u, "dialogue"].astype(int).tolist() for u in users]
+    distances = [emd_ordinal(a, b) for a, b in zip(profile, dialogue, strict=True)]
+    distance = mean_of(distances, "no user answered in both formats")
     baseline = random_pairing_emd(profile, dialogue, np.random.default_rng(seed), repeats)
     return {
-        "n_users": len(users),
-        "distance": rounded(distance),
-        "baseline": rounded(baseline),
-        "ratio": rounded(distance / baseline) if distance is not None and baseline else None,
+        "n_users": len(profile),
+        **stat_fields("distance", distance),
+        **stat_fields("baseline", baseline),
+        **stat_fields("ratio", ratio_of(distance, baseline)),
+        "small": len(profile) < smallest,
     }
 
 
@@ -786,8 +826,11 @@ def _dialogue_stats(events: pd.DataFrame) -> dict[str, Any]:
         },
         "questions": len(questions),
         "out_of_context": flagged,
-        "out_of_context_rate": rounded(flagged / len(questions)) if questions else None,
-        "mean_exchanges": rounded(float(np.mean(exchanges))) if exchanges else None,
+        **stat_fields(
+            "out_of_context_rate",
+            mean_of([q["out_of_context"] for q in questions], "no questions"),
+        ),
+        **stat_fields("mean_exchanges", mean_of(exchanges, "no dialogues")),
     }
 
 
@@ -802,19 +845,16 @@ def _judge_table(events: pd.DataFrame) -> pd.DataFrame:
 def _judge_means(judge: pd.DataFrame) -> dict[str, Any]:
     """Table 1's LLM-judge column: ratings averaged over samples, then over dialogues."""
     per_dialogue = judge.groupby(["dimension", "user"])["rating"].mean()
-    return {
-        "n_ratings": len(judge),
-        "means": {
-            d: rounded(per_dialogue[d].mean())
-            if d in per_dialogue.index.get_level_values(0)
-            else None
-            for d in DIMENSIONS
-        },
-    }
+    means: dict[str, Any] = {}
+    for d in DIMENSIONS:
+        rated = per_dialogue[d] if d in per_dialogue.index.get_level_values(0) else []
+        means.update(stat_fields(d, mean_of(rated, "no ratings")))
+    return {"n_ratings": len(judge), "means": means}
 
 
-def _alignment(judge: pd.DataFrame, rows: list[list[Any]]) -> list[dict[str, Any]]:
-    """Table 5: per dimension, the judge's mean vs the raters' mean on shared dialogues."""
+def _alignment(judge: pd.DataFrame, rows: list[list[Any]], smallest: int) -> list[dict[str, Any]]:
+    """Table 5: per dimension, the judge's mean vs the raters' mean on shared dialogues;
+    `small` with fewer than `smallest` shared dialogues."""
     human = pd.DataFrame(rows, columns=["user", "dimension", "rating"])
     human_mean = human.groupby(["dimension", "user"])["rating"].mean()
     judge_mean = judge.groupby(["dimension", "user"])["rating"].mean()
@@ -825,14 +865,18 @@ def _alignment(judge: pd.DataFrame, rows: list[list[Any]]) -> list[dict[str, Any
         )
         x = [judge_mean[(dimension, u)] for u in shared]
         y = [human_mean[(dimension, u)] for u in shared]
+        none = "no dialogue rated by both"
         result.append(
             {
                 "dimension": DIMENSION_LABELS[dimension],
                 "n": len(shared),
-                "llm_judge": rounded(float(np.mean(x))) if x else None,
-                "human": rounded(float(np.mean(y))) if y else None,
-                "icc3k": rounded(icc3k(list(zip(x, y, strict=True)))) if shared else None,
-                "pearson": rounded(pearson(x, y)),
+                **stat_fields("llm_judge", mean_of(x, none)),
+                **stat_fields("human", mean_of(y, none)),
+                **stat_fields(
+                    "icc3k", icc3k(list(zip(x, y, strict=True))) if shared else Undefined(none)
+                ),
+                **stat_fields("pearson", pearson(x, y)),
+                "small": len(shared) < smallest,
             }
         )
     return result
@@ -895,6 +939,7 @@ def table3_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
             "baseline": c["baseline"],
             "ratio": c["ratio"],
             "n_users": c["n_users"],
+            "small": c["small"],
         }
     ]
 

@@ -23,6 +23,7 @@ are listed in docs/classroom.md.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -41,7 +42,19 @@ from personasim.agents import (
     PersonaAgent,
     ResearcherAgent,
 )
-from personasim.analysis import model_label, payloads, rounded, save_figure, write_table
+from personasim.analysis import (
+    first_undefined,
+    min_group_n,
+    model_label,
+    payloads,
+    read_stat,
+    rounded,
+    save_figure,
+    shown_stat,
+    small_note,
+    stat_fields,
+    write_table,
+)
 from personasim.analysis.classroom import behaviour_distribution, behaviour_tags, mean_and_sd
 from personasim.environments import (
     Classroom,
@@ -712,9 +725,10 @@ class ClassroomScenario(Scenario):
         graded = pd.DataFrame(payloads(events, "classroom.graded"))
         made = pd.DataFrame(payloads(events, "decision.made"))
         failed = pd.DataFrame(payloads(events, "decision.failed"))
-        baseline = _accuracy(graded, "none", "none", "none", "none")
+        smallest = min_group_n(events)
+        baseline = _accuracy(graded, smallest, "none", "none", "none", "none")
         table = [
-            _cell_metrics(graded, made, failed, cell, baseline)
+            _cell_metrics(graded, made, failed, cell, baseline, smallest)
             for cell in _cells_in(header["params"])
         ]
         return {
@@ -723,10 +737,11 @@ class ClassroomScenario(Scenario):
             "judge_model": header["params"]["judge_model"],
             "n_questions": _n_questions(events),
             "repetitions": header["params"]["repetitions"],
+            "min_group_n": smallest,
             "baseline": baseline,
             "cells": table,
             "order_effect": _order_effect(table),
-            "race_effect": _race_effect(graded),
+            "race_effect": _race_effect(graded, smallest),
             "missing_final_answers": int((~graded["final_answer_found"]).sum())
             if not graded.empty
             else 0,
@@ -740,7 +755,7 @@ class ClassroomScenario(Scenario):
         base = metrics["baseline"]
         lines = [
             f"{metrics['model']}: {metrics['n_questions']} questions × {metrics['repetitions']} "
-            f"repetitions; no persona {_pm(base['accuracy'], base['accuracy_sd'])} %; "
+            f"repetitions; no persona {_pm(base, 'accuracy', 'accuracy_sd')} %; "
             f"{metrics['missing_final_answers']} answers without 'Final Answer', "
             f"{metrics['answer_failures']} failed answers, {metrics['judge_failures']} failed "
             f"judgements, {metrics['reasks']} re-asks"
@@ -749,24 +764,34 @@ class ClassroomScenario(Scenario):
             low, high, doc = row["low"], row["high"], row["doc"]
             lines.append(
                 f"  {row['strategy']:<11} {row['race']:<4} {row['order']:<6}  "
-                f"low {_pm(low['accuracy'], low['accuracy_sd'])} ({_signed(low['change'])})  "
-                f"high {_pm(high['accuracy'], high['accuracy_sd'])} ({_signed(high['change'])})"
-                f"  DoC {_pm(doc['mean'], doc['sd'], 2)}"
+                f"low {_pm(low, 'accuracy', 'accuracy_sd')} ({_signed(low, 'change')})  "
+                f"high {_pm(high, 'accuracy', 'accuracy_sd')} ({_signed(high, 'change')})"
+                f"  DoC {_pm(doc, 'mean', 'sd', 2)}"
             )
         return lines
 
     @classmethod
     def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
         rows = accuracy_rows(metrics)
+        flagged = {
+            "flag": "small_group",
+            "notes": [small_note(metrics["min_group_n"], "a cell with graded or judged answers")],
+        }
         files = [
-            *write_table([r for r in rows if r["race"] == "none"], directory, "table1_level"),
-            *write_table([r for r in rows if r["race"] != "none"], directory, "table2_race"),
+            *write_table(
+                [r for r in rows if r["race"] == "none"], directory, "table1_level", **flagged
+            ),
+            *write_table(
+                [r for r in rows if r["race"] != "none"], directory, "table2_race", **flagged
+            ),
             *write_table(behaviour_rows(metrics), directory, "table3_behaviours"),
         ]
         if metrics["order_effect"]:
             files += write_table(metrics["order_effect"], directory, "table5_order")
         if metrics["race_effect"]:
-            figure = race_effect_figure(metrics["race_effect"], metrics["model"], metrics["note"])
+            figure = race_effect_figure(
+                metrics["race_effect"], metrics["model"], metrics["note"], metrics["min_group_n"]
+            )
             files.append(save_figure(figure, directory, "figure3_race_effect"))
         return files
 
@@ -840,30 +865,35 @@ def _per_repetition(frame: pd.DataFrame, column: str, scale: float = 1.0) -> dic
     return {int(k): float(v) for k, v in means.items()}
 
 
-def _accuracy(graded: pd.DataFrame, strategy: str, race: str, order: str, level: str) -> dict:
-    """Accuracy (%) per repetition, their mean and SD, and the counts behind them."""
+def _accuracy(
+    graded: pd.DataFrame, smallest: int, strategy: str, race: str, order: str, level: str
+) -> dict:
+    """Accuracy (%) per repetition, their mean and SD, and the counts behind them; `small`
+    when fewer than `smallest` answers were graded."""
     rows = _select(graded, strategy=strategy, race=race, order=order, level=level)
     by_rep = _per_repetition(rows, "correct", 100.0)
-    mean, sd = mean_and_sd(list(by_rep.values()))
+    mean, sd = mean_and_sd(list(by_rep.values()), "no graded answers")
     return {
-        "accuracy": rounded(mean),
-        "accuracy_sd": rounded(sd),
+        **stat_fields("accuracy", mean),
+        **stat_fields("accuracy_sd", sd),
         "by_repetition": {str(k): rounded(v) for k, v in by_rep.items()},
         "n_graded": len(rows),
         "missing_final_answers": int((~rows["final_answer_found"]).sum()) if len(rows) else 0,
+        "small": len(rows) < smallest,
     }
 
 
-def _doc(made: pd.DataFrame, failed: pd.DataFrame, cell: Cell) -> dict[str, Any]:
+def _doc(made: pd.DataFrame, failed: pd.DataFrame, cell: Cell, smallest: int) -> dict[str, Any]:
     labels = {"strategy": cell.strategy, "race": cell.race, "order": cell.order}
     scores = _select(made, task="classroom.judge", **labels)
     by_rep = _per_repetition(scores, "value")
-    mean, sd = mean_and_sd(list(by_rep.values()))
+    mean, sd = mean_and_sd(list(by_rep.values()), "no judged pairs")
     return {
-        "mean": rounded(mean),
-        "sd": rounded(sd),
+        **stat_fields("mean", mean),
+        **stat_fields("sd", sd),
         "n_judged": len(scores),
         "judge_failures": len(_select(failed, task="classroom.judge", **labels)),
+        "small": len(scores) < smallest,
     }
 
 
@@ -880,23 +910,28 @@ def _cell_metrics(
     failed: pd.DataFrame,
     cell: Cell,
     baseline: dict[str, Any],
+    smallest: int,
 ) -> dict[str, Any]:
     result: dict[str, Any] = {"strategy": cell.strategy, "race": cell.race, "order": cell.order}
     for level in LEVELS:
-        accuracy = _accuracy(graded, cell.strategy, cell.race, cell.order, level)
-        accuracy["change"] = _difference(accuracy["accuracy"], baseline["accuracy"])
+        accuracy = _accuracy(graded, smallest, cell.strategy, cell.race, cell.order, level)
+        accuracy.update(_difference("change", accuracy, baseline, "accuracy", "baseline"))
         accuracy["answer_failures"] = len(
             _select(failed, strategy=cell.strategy, race=cell.race, order=cell.order, level=level)
         )
         result[level] = accuracy
-    result["doc"] = _doc(made, failed, cell)
+    result["doc"] = _doc(made, failed, cell, smallest)
     tags = [t for text in _final_responses(made, cell, "low") for t in behaviour_tags(text)]
     result["behaviours"] = behaviour_distribution(tags)
     return result
 
 
-def _difference(value: float | None, reference: float | None) -> float | None:
-    return None if value is None or reference is None else rounded(value - reference)
+def _difference(
+    name: str, record: dict[str, Any], reference: dict[str, Any], key: str, label: str
+) -> dict[str, Any]:
+    """`record[key] − reference[key]` as `name`'s fields, undefined when either side is."""
+    value, base = read_stat(record, key), read_stat(reference, key)
+    return stat_fields(name, first_undefined(cell=value, **{label: base}) or value - base)
 
 
 def _order_effect(table: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -909,19 +944,22 @@ def _order_effect(table: list[dict[str, Any]]) -> list[dict[str, Any]]:
             continue
         row: dict[str, Any] = {"strategy": after["strategy"], "race": after["race"]}
         for level in TABLE_LEVELS:
-            row[f"acc_{level}"] = after[level]["accuracy"]
-            row[f"acc_{level}_change"] = _difference(
-                after[level]["accuracy"], reference[level]["accuracy"]
+            row.update(stat_fields(f"acc_{level}", read_stat(after[level], "accuracy")))
+            row.update(
+                _difference(
+                    f"acc_{level}_change", after[level], reference[level], "accuracy", "before"
+                )
             )
-        row["doc"] = after["doc"]["mean"]
-        row["doc_change"] = _difference(after["doc"]["mean"], reference["doc"]["mean"])
+        row.update(stat_fields("doc", read_stat(after["doc"], "mean")))
+        row.update(_difference("doc_change", after["doc"], reference["doc"], "mean", "before"))
         rows.append(row)
     return rows
 
 
-def _race_effect(graded: pd.DataFrame) -> list[dict[str, Any]]:
+def _race_effect(graded: pd.DataFrame, smallest: int) -> list[dict[str, Any]]:
     """Figure 3: zero-shot accuracy with a race minus without, per level (mean and SD over
-    repetitions of the per-repetition difference), in the main order when it was run."""
+    repetitions of the per-repetition difference), in the main order when it was run; `small`
+    when either side has fewer than `smallest` graded answers."""
     if graded.empty:
         return []
     zero = _select(graded, strategy="zero-shot")
@@ -932,21 +970,19 @@ def _race_effect(graded: pd.DataFrame) -> list[dict[str, Any]]:
     rows = []
     for race in (r for r in RACES[1:] if r in set(zero["race"])):
         for level in LEVELS:
-            with_race = _per_repetition(
-                _select(zero, race=race, order=order, level=level), "correct", 100.0
-            )
-            without = _per_repetition(
-                _select(zero, race="none", order=order, level=level), "correct", 100.0
-            )
+            sides = [_select(zero, race=r, order=order, level=level) for r in (race, "none")]
+            with_race, without = (_per_repetition(f, "correct", 100.0) for f in sides)
             diffs = [with_race[k] - without[k] for k in with_race if k in without]
-            mean, sd = mean_and_sd(diffs)
+            mean, sd = mean_and_sd(diffs, "no repetition graded with and without the race")
             rows.append(
                 {
                     "race": race,
                     "level": level,
                     "order": order,
-                    "change": rounded(mean),
-                    "sd": rounded(sd),
+                    **stat_fields("change", mean),
+                    **stat_fields("sd", sd),
+                    "n_repetitions": len(diffs),
+                    "small": min(len(f) for f in sides) < smallest,
                 }
             )
     return rows
@@ -956,14 +992,16 @@ def _count(failed: pd.DataFrame, which: Callable[[str], bool]) -> int:
     return 0 if failed.empty else int(failed["task"].map(which).sum())
 
 
-def _pm(value: float | None, sd: float | None, digits: int = 1) -> str:
-    if value is None:
-        return "n/a"
-    return f"{value:.{digits}f}" + ("" if sd is None else f" ± {sd:.{digits}f}")
+def _pm(record: dict[str, Any], key: str, sd_key: str, digits: int = 1) -> str:
+    """ "mean ± sd", or the mean alone when the SD is undefined, or "undefined (reason)"."""
+    text = shown_stat(record, key, digits)
+    sd = record[sd_key]
+    return text if record[key] is None or sd is None else f"{text} ± {sd:.{digits}f}"
 
 
-def _signed(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:+.1f}"
+def _signed(record: dict[str, Any], key: str) -> str:
+    value = record[key]
+    return shown_stat(record, key) if value is None else f"{value:+.1f}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -973,7 +1011,8 @@ def _signed(value: float | None) -> str:
 
 def accuracy_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
     """Tables 1 and 2: per strategy × race × order, low and high accuracy (%), their change
-    against the no-persona baseline, and the mean DoC, each with its SD over repetitions."""
+    against the no-persona baseline, and the mean DoC, each with its SD over repetitions;
+    `small_group` when one of them rests on fewer answers than the run's `min_group_n`."""
     rows = []
     for cell in metrics["cells"]:
         row = {
@@ -990,6 +1029,7 @@ def accuracy_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
         row["doc"] = cell["doc"]["mean"]
         row["doc_sd"] = cell["doc"]["sd"]
         row["n_judged"] = cell["doc"]["n_judged"]
+        row["small_group"] = any(cell[g]["small"] for g in (*TABLE_LEVELS, "doc"))
         rows.append(row)
     return rows
 
@@ -1009,26 +1049,38 @@ def behaviour_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def race_effect_figure(rows: list[dict[str, Any]], model: str, note: str | None = None) -> Figure:
-    """Figure 3: change in zero-shot accuracy when a race is added, per race and level."""
+def _or_nan(value: float | None) -> float:
+    return math.nan if value is None else value
+
+
+def race_effect_figure(
+    rows: list[dict[str, Any]], model: str, note: str | None = None, min_group_n: int = 5
+) -> Figure:
+    """Figure 3: change in zero-shot accuracy when a race is added, per race and level; a bar
+    resting on fewer than `min_group_n` graded answers on either side is labelled †."""
     figure = Figure(figsize=(6.4, 4.0))
     axes = figure.subplots()
     races = list(dict.fromkeys(r["race"] for r in rows))
     width = 0.38
     for offset, level in ((-width / 2, "low"), (width / 2, "high")):
         points = {r["race"]: r for r in rows if r["level"] == level}
-        values = [points[race]["change"] or 0.0 for race in races]
-        errors = [points[race]["sd"] or 0.0 for race in races]
+        # an undefined change draws no bar (not a bar at 0); an undefined SD no error bar
+        values = [_or_nan(points[race]["change"]) for race in races]
+        errors = [_or_nan(points[race]["sd"]) for race in races]
         bars = axes.bar(
             [i + offset for i in range(len(races))],
-            values,
+            [0.0 if math.isnan(v) else v for v in values],
             width,
             yerr=errors,
             capsize=4,
             label=f"{level}-performing",
             color="#d9534f" if level == "low" else "#337ab7",
         )
-        axes.bar_label(bars, labels=[f"{v:+.1f}" for v in values], padding=3, fontsize=8)
+        labels = [
+            "undefined" if math.isnan(v) else f"{v:+.1f}" + ("†" if points[r]["small"] else "")
+            for v, r in zip(values, races, strict=True)
+        ]
+        axes.bar_label(bars, labels=labels, padding=3, fontsize=8)
     axes.axhline(0, color="black", linewidth=0.8)
     axes.set_xticks(range(len(races)), [f"{RACE_NAMES[r]} ({r})" for r in races])
     axes.set_ylabel("accuracy change vs no race (points; bars ± SD)")
@@ -1036,8 +1088,11 @@ def race_effect_figure(rows: list[dict[str, Any]], model: str, note: str | None 
     axes.margins(y=0.2)
     axes.grid(axis="y", alpha=0.3)
     axes.legend()
-    if note:
-        figure.text(0.5, -0.01, note, ha="center", va="top", fontsize=8, style="italic")
+    notes = [note] if note else []
+    if any(r["small"] for r in rows):
+        notes.append(small_note(min_group_n, "a bar with a side"))
+    if notes:
+        figure.text(0.5, -0.01, "\n".join(notes), ha="center", va="top", fontsize=8, style="italic")
     return figure
 
 

@@ -42,13 +42,28 @@ from personasim.agents import (
     parse_nonempty,
     parse_structured,
 )
-from personasim.analysis import model_label, payloads, rounded, shown, write_table
+from personasim.analysis import (
+    SMALL_MARK,
+    Statistic,
+    Undefined,
+    mean_of,
+    min_group_n,
+    model_label,
+    payloads,
+    rounded,
+    shown_stat,
+    small_groups,
+    small_note,
+    stat_fields,
+    write_table,
+)
 from personasim.analysis.persona_gym import (
     ensemble_scores,
     evaluator_agreement,
     human_alignment,
     is_refusal,
     persona_scores,
+    task_counts,
     task_scores,
 )
 from personasim.environments.persona_gym import (
@@ -722,6 +737,8 @@ class PersonaGymScenario(Scenario):
         questions = ensemble_scores(scores)
         per_persona = persona_scores(questions, tasks)
         human = payloads(events, "gym.human_scores")
+        smallest = min_group_n(events)
+        counts = task_counts(questions, tasks)
         return {
             "model": model_label(header["model"]),
             "pipeline": params["pipeline"],
@@ -730,19 +747,25 @@ class PersonaGymScenario(Scenario):
             "n_personas": len(_descriptions(events)),
             "n_questions": sum(len(q["questions"]) for q in payloads(events, "gym.questions")),
             "n_scored_questions": len(questions),
-            "scores": _rounded_scores(task_scores(questions, tasks)),
+            "min_group_n": smallest,
+            "n_scored_by_task": counts,
+            "small_tasks": small_groups(counts, smallest),
+            "scores": _score_fields(task_scores(questions, tasks)),
             "by_evaluator": {
-                evaluator: _rounded_scores(task_scores(ensemble_scores(group), tasks))
+                evaluator: _score_fields(task_scores(ensemble_scores(group), tasks))
                 for evaluator, group in scores.groupby("evaluator", sort=True)
             },
-            "personas": _persona_records(events, per_persona),
+            "personas": _persona_records(events, per_persona, questions, tasks, smallest),
             "refusals": _refusals(events, tasks),
-            "agreement": [_rounded_record(r) for r in evaluator_agreement(scores)],
+            "agreement": [
+                {**_rounded_record(r), "small": r["n"] < smallest}
+                for r in evaluator_agreement(scores)
+            ],
             "failures": _counts(events, "decision.failed"),
             "reasks": _counts(events, "decision.reask"),
             "human_alignment": (
                 [
-                    _rounded_record(r)
+                    {**_rounded_record(r), "small": r["n"] < smallest}
                     for r in human_alignment(per_persona, _human_rows(human[0], events), tasks)
                 ]
                 if human
@@ -753,33 +776,54 @@ class PersonaGymScenario(Scenario):
     @classmethod
     def report(cls, metrics: dict[str, Any]) -> list[str]:
         scores = metrics["scores"]
-        per_task = ", ".join(f"{t} {shown(scores[t])}" for t in metrics["tasks"])
+        per_task = ", ".join(f"{t} {shown_stat(scores, t)}" for t in metrics["tasks"])
         failures = metrics["failures"]
         lines = [
-            f"{metrics['model']}: PersonaScore {shown(scores['PersonaScore'])} over "
+            f"{metrics['model']}: PersonaScore {shown_stat(scores, 'PersonaScore')} over "
             f"{metrics['n_personas']} personas, {metrics['n_scored_questions']} of "
             f"{metrics['n_questions']} questions scored ({metrics['pipeline']} pipeline)",
             f"  {per_task}",
             f"  refusals {metrics['refusals']['n']} of {metrics['refusals']['n_answers']} answers "
-            f"({shown(metrics['refusals']['rate'])}); failures: "
+            f"({shown_stat(metrics['refusals'], 'rate')}); failures: "
             + ", ".join(f"{k} {v}" for k, v in failures.items())
             + f" (evaluator scores excluded: {failures['evaluate']})",
         ]
+        if metrics["small_tasks"]:
+            lines.append(
+                f"  fewer than {metrics['min_group_n']} scored questions: "
+                + ", ".join(metrics["small_tasks"])
+            )
         for row in metrics["agreement"]:
             lines.append(
-                f"  {row['evaluators']}: Spearman {shown(row['spearman'])}, mean |diff| "
-                f"{shown(row['mean_abs_diff'])} over {row['n']} answers"
+                f"  {row['evaluators']}: Spearman {shown_stat(row, 'spearman')}, mean |diff| "
+                f"{shown_stat(row, 'mean_abs_diff')} over {row['n']} answers"
             )
         return lines
 
     @classmethod
     def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
-        files = write_table(table2_rows(metrics), directory, "table2_persona_score")
-        files += write_table(persona_rows(metrics), directory, "persona_scores")
-        if metrics["agreement"]:
-            files += write_table(metrics["agreement"], directory, "evaluator_agreement")
-        if metrics["human_alignment"]:
-            files += write_table(metrics["human_alignment"], directory, "human_alignment")
+        smallest = metrics["min_group_n"]
+        small = metrics["small_tasks"]
+        notes = (
+            [f"{SMALL_MARK} n < {smallest} scored questions: {', '.join(small)}"] if small else []
+        )
+        files = write_table(
+            table2_rows(metrics), directory, "table2_persona_score", flag="small_group", notes=notes
+        )
+        files += write_table(
+            persona_rows(metrics),
+            directory,
+            "persona_scores",
+            flag="small_group",
+            notes=[small_note(smallest, "a persona with a task score over questions")],
+        )
+        pairs = small_note(smallest, "a row with scored questions or personas")
+        for key, name in (
+            ("agreement", "evaluator_agreement"),
+            ("human_alignment", "human_alignment"),
+        ):
+            if metrics[key]:
+                files += write_table(metrics[key], directory, name, flag="small", notes=[pairs])
         return files
 
     @classmethod
@@ -872,19 +916,31 @@ def _descriptions(events: pd.DataFrame) -> dict[str, str]:
 
 
 def _persona_records(
-    events: pd.DataFrame, per_persona: dict[str, dict[str, float | None]]
+    events: pd.DataFrame,
+    per_persona: dict[str, dict[str, Statistic]],
+    questions: pd.DataFrame,
+    tasks: Sequence[str],
+    smallest: int,
 ) -> dict[str, dict[str, Any]]:
+    """Per persona: description, settings, task scores and the tasks scored over fewer than
+    `smallest` questions (`small_tasks`)."""
     placed = {
         row["agent_id"]: row["payload"]["settings"]
         for row in events.loc[events["kind"] == "gym.placed", ["agent_id", "payload"]].to_dict(
             "records"
         )
     }
+    unscored = dict.fromkeys(tasks, Undefined("no scored questions"))
     return {
         persona: {
             "description": description,
             "settings": placed.get(persona),
-            "scores": _rounded_scores(per_persona.get(persona, {})),
+            "scores": _score_fields(
+                per_persona.get(persona, {**unscored, "PersonaScore": Undefined("no scores")})
+            ),
+            "small_tasks": small_groups(
+                task_counts(questions[questions["persona"] == persona], tasks), smallest
+            ),
         }
         for persona, description in _descriptions(events).items()
     }
@@ -902,8 +958,12 @@ def _refusals(events: pd.DataFrame, tasks: Sequence[str]) -> dict[str, Any]:
     return {
         "n": sum(flags),
         "n_answers": len(flags),
-        "rate": rounded(sum(flags) / len(flags)) if flags else None,
-        "by_task": {t: rounded(sum(v) / len(v)) if v else None for t, v in by_task.items()},
+        **stat_fields("rate", mean_of(flags, "no answers")),
+        "by_task": {
+            k: v
+            for t, f in by_task.items()
+            for k, v in stat_fields(t, mean_of(f, "no answers")).items()
+        },
     }
 
 
@@ -918,17 +978,25 @@ def _human_rows(payload: dict[str, Any], events: pd.DataFrame) -> list[tuple[str
     return [(ids.get(persona, persona), task, score) for persona, task, score in payload["rows"]]
 
 
-def _rounded_scores(scores: dict[str, float | None]) -> dict[str, float | None]:
-    return {task: rounded(value) for task, value in scores.items()}
+def _score_fields(scores: dict[str, Statistic]) -> dict[str, Any]:
+    """Each task's score (and PersonaScore) with the reason beside an undefined one."""
+    return {k: v for task, value in scores.items() for k, v in stat_fields(task, value).items()}
 
 
 def _rounded_record(record: dict[str, Any]) -> dict[str, Any]:
-    return {k: rounded(v) if isinstance(v, float) else v for k, v in record.items()}
+    return {k: rounded(v) if isinstance(v, float) and k != "p" else v for k, v in record.items()}
 
 
 def table2_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
-    """Table 2's shape: the model, its score per task, and PersonaScore."""
-    return [{"model": metrics["model"], **metrics["scores"]}]
+    """Table 2's shape: the model, its score per task, and PersonaScore; `small_group` when a
+    task's score rests on fewer scored questions than the run's `min_group_n`."""
+    return [
+        {
+            "model": metrics["model"],
+            **metrics["scores"],
+            "small_group": bool(metrics["small_tasks"]),
+        }
+    ]
 
 
 def persona_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
@@ -939,6 +1007,7 @@ def persona_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
             "description": record["description"],
             "settings": "; ".join(record["settings"] or []),
             **record["scores"],
+            "small_group": bool(record["small_tasks"]),
         }
         for persona, record in metrics["personas"].items()
     ]

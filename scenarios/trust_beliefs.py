@@ -36,13 +36,20 @@ from personasim.agents import (
     parse_structured,
 )
 from personasim.analysis import (
+    Ranking,
+    Undefined,
     effect_size_value,
     eta_squared_from_group_stats,
-    median_or_none,
+    first_undefined,
+    mean_of,
+    median_of_defined,
     model_label,
     payloads,
     ranking_spearman,
-    rounded,
+    read_stat,
+    shown_stat,
+    small_note,
+    stat_fields,
     write_table,
 )
 from personasim.simulation import ChatRequest, Message, Simulation, register_scenario
@@ -165,7 +172,11 @@ def parse_dollar_belief(reply: str, levels: list[str], endowment: int) -> dict[s
         raise DecisionParseError(f"a mean above the ${endowment} a trustor has")
     ranking = sorted(levels, key=lambda level: (-stats[level].mean, level))
     eta = eta_squared_from_group_stats({k: (s.mean, s.sd) for k, s in stats.items()})
-    return {"ranking": ranking, "eta_squared": eta, "stated": belief.model_dump()}
+    return {
+        "ranking": ranking,
+        "eta_squared": None if isinstance(eta, Undefined) else eta,  # the reason: belief_eta
+        "stated": belief.model_dump(),
+    }
 
 
 @register_scenario
@@ -267,14 +278,22 @@ class TrustBeliefs(TrustPopulation):
         lines = super().report(metrics["behaviour"])[:1]
         for strategy, summary in metrics["summary"].items():
             lines.append(
-                f"  {strategy}: median ρ = {summary['median_rho']}, median |Δη²| = "
-                f"{summary['median_abs_delta_eta_squared']} over {summary['n_attributes']} traits"
+                f"  {strategy}: median ρ = {shown_stat(summary, 'median_rho', 3)}, median "
+                f"|Δη²| = {shown_stat(summary, 'median_abs_delta_eta_squared', 3)} over "
+                f"{summary['n_attributes']} traits"
             )
         return lines
 
     @classmethod
     def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
-        return write_table(table3_rows(metrics), directory, "table3_consistency")
+        smallest = metrics["behaviour"]["min_group_n"]
+        return write_table(
+            table3_rows(metrics),
+            directory,
+            "table3_consistency",
+            flag="small_group",
+            notes=[small_note(smallest, "a trait with a level")],
+        )
 
     @classmethod
     def summary_rows(cls, metrics: dict[str, Any]) -> list[dict[str, Any]]:
@@ -316,33 +335,65 @@ def belief_metrics(events: pd.DataFrame, behaviour: Mapping[str, Any]) -> dict[s
     }
 
 
+def belief_scores(belief: Mapping[str, Any]) -> Ranking:
+    """What a belief's ρ is computed from: Ctx+$'s stated mean per level (equal means tie), or
+    the stated ranking (NoCtx+Tr, Ctx+Tr)."""
+    stats = belief.get("stated", {}).get("mean_sd_level_stats")
+    if stats:
+        return {level: float(s["mean"]) for level, s in stats.items()}
+    return belief["ranking"]
+
+
+def belief_eta(belief: Mapping[str, Any]) -> float | Undefined:
+    """A belief's η̂²: recomputed from Ctx+$'s stated means and SDs (so an undefined one keeps
+    its reason), else the stated effect size."""
+    stats = belief.get("stated", {}).get("mean_sd_level_stats")
+    if stats:
+        return eta_squared_from_group_stats({k: (s["mean"], s["sd"]) for k, s in stats.items()})
+    return float(belief["eta_squared"])
+
+
+def behaviour_scores(behaviour: Mapping[str, Any]) -> dict[str, float]:
+    """The behavioural mean per level: π* with ties kept, for ρ with average ranks."""
+    return {level: s["mean"] for level, s in behaviour["levels"].items()}
+
+
+def has_small_level(behaviour: Mapping[str, Any]) -> bool:
+    return any(s["small"] for s in behaviour["levels"].values())
+
+
 def _consistency(belief: dict[str, Any], behaviour: dict[str, Any]) -> dict[str, Any]:
-    rho = ranking_spearman(belief["ranking"], behaviour["ranking"])
-    eta, shown = belief["eta_squared"], behaviour["eta_squared"]
+    rho = ranking_spearman(belief_scores(belief), behaviour_scores(behaviour))
+    eta = belief_eta(belief)
+    shown = read_stat(behaviour, "eta_squared")
+    delta = first_undefined(belief=eta, behaviour=shown) or abs(eta - shown)
     return {
         "belief_ranking": belief["ranking"],
-        "belief_eta_squared": rounded(eta),
+        **stat_fields("belief_eta_squared", eta),
         "behaviour_ranking": behaviour["ranking"],
-        "behaviour_eta_squared": shown,
-        "rho": rounded(rho),
-        "abs_delta_eta_squared": rounded(abs(eta - shown)) if None not in (eta, shown) else None,
+        **stat_fields("behaviour_eta_squared", shown),
+        **stat_fields("rho", rho),
+        **stat_fields("abs_delta_eta_squared", delta),
+        "small_group": has_small_level(behaviour),
     }
 
 
 def _summary(per_trait: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    rhos = [v["rho"] for v in per_trait.values() if v["rho"] is not None]
+    rhos = [read_stat(v, "rho") for v in per_trait.values()]
+    deltas = [read_stat(v, "abs_delta_eta_squared") for v in per_trait.values()]
+    defined = [r for r in rhos if not isinstance(r, Undefined)]
     return {
         "n_attributes": len(per_trait),
-        "median_rho": rounded(median_or_none(rhos)),
-        "mean_rho": rounded(sum(rhos) / len(rhos)) if rhos else None,
-        "median_abs_delta_eta_squared": rounded(
-            median_or_none(v["abs_delta_eta_squared"] for v in per_trait.values())
-        ),
+        "n_rho_defined": len(defined),
+        **stat_fields("median_rho", median_of_defined(rhos)),
+        **stat_fields("mean_rho", mean_of(defined, "no defined values")),
+        **stat_fields("median_abs_delta_eta_squared", median_of_defined(deltas)),
     }
 
 
 def table3_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
-    """Table 3's shape: strategy × trait, |Δη²| and ρ, with a median row per strategy."""
+    """Table 3's shape: strategy × trait, |Δη²| and ρ, with a median row per strategy; a trait
+    with a behavioural level smaller than the run's `min_group_n` is flagged `small_group`."""
     rows = []
     for strategy, per_trait in metrics["beliefs"].items():
         for attribute, result in per_trait.items():
@@ -353,6 +404,8 @@ def table3_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
                     "attribute": attribute,
                     "abs_delta_eta_squared": result["abs_delta_eta_squared"],
                     "rho": result["rho"],
+                    "rho_undefined": result.get("rho_undefined", ""),
+                    "small_group": result["small_group"],
                 }
             )
         summary = metrics["summary"][strategy]
@@ -363,6 +416,8 @@ def table3_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
                 "attribute": "Median",
                 "abs_delta_eta_squared": summary["median_abs_delta_eta_squared"],
                 "rho": summary["median_rho"],
+                "rho_undefined": summary.get("median_rho_undefined", ""),
+                "small_group": False,
             }
         )
     return rows

@@ -26,17 +26,28 @@ import pandas as pd
 from pydantic import Field
 
 from personasim.analysis import (
-    median_or_none,
+    Undefined,
+    first_undefined,
+    mean_of,
+    median_of_defined,
     model_label,
     payloads,
     perturb_ranking,
     ranking_spearman,
-    rounded,
+    read_stat,
+    shown_stat,
+    small_note,
+    stat_fields,
     write_table,
 )
 from personasim.simulation import Simulation, register_scenario
 
-from .trust_beliefs import TrustBeliefs
+from .trust_beliefs import (
+    TrustBeliefs,
+    behaviour_scores,
+    belief_eta,
+    belief_scores,
+)
 from .trust_population import Prior, TrustPopulationParams, behaviour_metrics
 
 __all__ = ["CONDITIONS", "TrustConditioning", "TrustConditioningParams", "conditioning_text"]
@@ -126,28 +137,32 @@ class TrustConditioning(TrustBeliefs):
         }
         imposed = {(p["condition"], p["attribute"]): p for p in payloads(events, "belief.imposed")}
         conditions = {}
+        smallest = None
         for index, condition in enumerate(params["conditions"], start=2):
             behaviour = behaviour_metrics(events, params["attributes"], round_index=index)
             conditions[condition] = _condition_metrics(condition, behaviour, elicited, imposed)
+            smallest = behaviour["min_group_n"]
         return {
             "model": model_label(header["model"]),
             "strategy": params["strategy"],
             "elicited": elicited,
+            "min_group_n": smallest,
             "conditions": conditions,
         }
 
     @classmethod
     def report(cls, metrics: dict[str, Any]) -> list[str]:
         return [
-            f"  {condition}: median ρ(prior, behaviour) = {m['median_rho']}, "
-            f"mean |Δη²| = {m['mae_eta_squared']}"
+            f"  {condition}: median ρ(prior, behaviour) = {shown_stat(m, 'median_rho', 3)}, "
+            f"mean |Δη²| = {shown_stat(m, 'mae_eta_squared', 3)}"
             for condition, m in metrics["conditions"].items()
         ]
 
     @classmethod
     def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
         rows = [{"model": metrics["model"], **row} for row in cls.summary_rows(metrics)]
-        return write_table(rows, directory, "table4_conditioning")
+        note = small_note(metrics["min_group_n"], "a condition where some trait has a level")
+        return write_table(rows, directory, "table4_conditioning", flag="small_group", notes=[note])
 
     @classmethod
     def summary_rows(cls, metrics: dict[str, Any]) -> list[dict[str, Any]]:
@@ -156,6 +171,7 @@ class TrustConditioning(TrustBeliefs):
                 "condition": condition,
                 "median_rho": m["median_rho"],
                 "mae_eta_squared": m["mae_eta_squared"],
+                "small_group": bool(m["small_levels"]),
             }
             for condition, m in metrics["conditions"].items()
         ]
@@ -167,32 +183,39 @@ def _condition_metrics(
     elicited: dict[str, dict[str, Any]],
     imposed: dict[tuple[str, str], dict[str, Any]],
 ) -> dict[str, Any]:
-    per_trait = {}
+    """Table 4's cell for one condition. The prior in force is the imposed ranking, or for
+    unconditioned and self the elicited belief (Ctx+$: its stated means, ties kept); behaviour
+    enters ρ by its level means, so tied levels share an average rank."""
+    per_trait: dict[str, dict[str, Any]] = {}
     for attribute, belief in elicited.items():
         shown = behaviour["attributes"][attribute]
         prior = imposed.get((condition, attribute), {}).get("ranking", belief["ranking"])
-        eta, shown_eta = belief["eta_squared"], shown["eta_squared"]
+        scores = prior if (condition, attribute) in imposed else belief_scores(belief)
+        eta, shown_eta = belief_eta(belief), read_stat(shown, "eta_squared")
         per_trait[attribute] = {
             "prior_ranking": prior,
             "behaviour_ranking": shown["ranking"],
-            "rho": ranking_spearman(prior, shown["ranking"]),
-            "abs_delta_eta_squared": None if None in (eta, shown_eta) else abs(eta - shown_eta),
+            "rho": ranking_spearman(scores, behaviour_scores(shown)),
+            "abs_delta_eta_squared": first_undefined(belief=eta, behaviour=shown_eta)
+            or abs(eta - shown_eta),
+            "small_levels": sorted(lvl for lvl, s in shown["levels"].items() if s["small"]),
         }
     deltas = [
         v["abs_delta_eta_squared"]
         for v in per_trait.values()
-        if v["abs_delta_eta_squared"] is not None
+        if not isinstance(v["abs_delta_eta_squared"], Undefined)
     ]
     return {
         "n_decisions": behaviour["n_decisions"],
         "parse_failures": behaviour["parse_failures"],
-        "median_rho": rounded(median_or_none(v["rho"] for v in per_trait.values())),
-        "mae_eta_squared": rounded(sum(deltas) / len(deltas)) if deltas else None,
+        **stat_fields("median_rho", median_of_defined(v["rho"] for v in per_trait.values())),
+        **stat_fields("mae_eta_squared", mean_of(deltas, "no defined values")),
+        "small_levels": {a: v["small_levels"] for a, v in per_trait.items() if v["small_levels"]},
         "attributes": {
             a: {
                 **v,
-                "rho": rounded(v["rho"]),
-                "abs_delta_eta_squared": rounded(v["abs_delta_eta_squared"]),
+                **stat_fields("rho", v["rho"]),
+                **stat_fields("abs_delta_eta_squared", v["abs_delta_eta_squared"]),
             }
             for a, v in per_trait.items()
         },

@@ -36,13 +36,17 @@ from personasim.agents import (
 )
 from personasim.agents.trustee import ARCHETYPE_PATTERN
 from personasim.analysis import (
+    Undefined,
     agent_payloads,
     mae_by_horizon,
+    mean_of,
+    min_group_n,
     model_label,
     payloads,
-    rounded,
     save_figure,
-    shown,
+    shown_stat,
+    small_note,
+    stat_fields,
     write_table,
 )
 from personasim.environments import TrustGame, TrustOutcome
@@ -383,14 +387,16 @@ class TrustForecast(Scenario):
         forecasts = _forecasts(events)
         sends = _sends(events)
         failed = payloads(events, "decision.failed")
+        smallest = min_group_n(events)
         return {
             "model": header["model"],
             "model_label": model_label(header["model"]),
             "rounds": params["rounds"],
             "reasks": len(payloads(events, "decision.reask")),
+            "min_group_n": smallest,
             "archetypes": {
                 archetype: _archetype_metrics(
-                    archetype, params["rounds"], forecasts, sends, failed, events
+                    archetype, params["rounds"], forecasts, sends, failed, events, smallest
                 )
                 for archetype in params["archetypes"]
             },
@@ -406,9 +412,9 @@ class TrustForecast(Scenario):
         for archetype, result in metrics["archetypes"].items():
             first, last = result["by_horizon"][0], result["by_horizon"][-1]
             lines.append(
-                f"  {archetype}: MAE {shown(result['mae'])} overall; round 1 "
-                f"{shown(first['mae'])} → round {rounds} {shown(last['mae'])}; mean sent "
-                f"{shown(first['mean_actual'])} → {shown(last['mean_actual'])} "
+                f"  {archetype}: MAE {shown_stat(result, 'mae')} overall; round 1 "
+                f"{shown_stat(first, 'mae')} → round {rounds} {shown_stat(last, 'mae')}; mean "
+                f"sent {shown_stat(first, 'mean_actual')} → {shown_stat(last, 'mean_actual')} "
                 f"({result['n_trustors']} personas, {result['forecast_failures']} forecast and "
                 f"{result['action_failures']} action failures)"
             )
@@ -418,8 +424,9 @@ class TrustForecast(Scenario):
     def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
         rows = mae_rows(metrics)
         figure = mae_figure(rows, metrics["rounds"], metrics["model"].get("note"))
+        note = small_note(metrics["min_group_n"], "a round with forecast–action pairs")
         return [
-            *write_table(rows, directory, "mae_by_horizon"),
+            *write_table(rows, directory, "mae_by_horizon", flag="small", notes=[note]),
             save_figure(figure, directory, "mae_by_horizon"),
         ]
 
@@ -518,24 +525,27 @@ def _archetype_metrics(
     sends: dict[tuple[str, int], int],
     failed: list[dict[str, Any]],
     events: pd.DataFrame,
+    smallest: int,
 ) -> dict[str, Any]:
-    """§5.2 for one archetype: MAE per horizon over the forecast–action pairs, and overall."""
+    """§5.2 for one archetype: MAE per horizon over the forecast–action pairs, and overall; a
+    round with fewer than `smallest` pairs is flagged `small`."""
     pairs = [
         (horizon, forecast, sends[(agent, horizon)])
         for (agent, horizon), (faced, forecast) in forecasts.items()
         if faced == archetype and (agent, horizon) in sends
     ]
     by_horizon = mae_by_horizon(pairs)
-    empty = {"n": 0, "mae": None, "mean_forecast": None, "mean_actual": None}
+    none = Undefined("no forecast–action pairs")
+    empty = {"n": 0, "mae": none, "mean_forecast": none, "mean_actual": none}
     overall = [abs(forecast - actual) for _, forecast, actual in pairs]
     return {
         "n_trustors": _trustors_in(events, game_name(archetype)),
         "n_pairs": len(pairs),
-        "mae": rounded(sum(overall) / len(overall)) if overall else None,
+        **stat_fields("mae", mean_of(overall, none.reason)),
         "forecast_failures": _failures(failed, "forecast", archetype),
         "action_failures": _failures(failed, "action", archetype),
         "by_horizon": [
-            {"horizon": h, **_rounded_values(by_horizon.get(h, empty))}
+            {"horizon": h, **_horizon_fields(by_horizon.get(h, empty), smallest)}
             for h in range(1, rounds + 1)
         ],
     }
@@ -555,8 +565,11 @@ def _failures(failed: list[dict[str, Any]], kind: str, archetype: str) -> int:
     return sum(1 for p in failed if p.get("kind") == kind and p.get("archetype") == archetype)
 
 
-def _rounded_values(summary: dict[str, Any]) -> dict[str, Any]:
-    return {key: value if key == "n" else rounded(value) for key, value in summary.items()}
+def _horizon_fields(summary: dict[str, Any], smallest: int) -> dict[str, Any]:
+    fields: dict[str, Any] = {"n": summary["n"]}
+    for key in ("mae", "mean_forecast", "mean_actual"):
+        fields.update(stat_fields(key, summary[key]))
+    return {**fields, "small": summary["n"] < smallest}
 
 
 def mae_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:

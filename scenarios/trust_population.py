@@ -42,9 +42,13 @@ from personasim.agents.trustee import ARCHETYPE_PATTERN
 from personasim.analysis import (
     agent_payloads,
     eta_squared,
+    mean_of,
+    min_group_n,
     payloads,
     rank_levels,
-    rounded,
+    sample_sd,
+    shown_stat,
+    stat_fields,
     summarize_levels,
 )
 from personasim.environments import TrustGame
@@ -237,12 +241,17 @@ class TrustPopulation(Scenario):
         lines = [
             f"{metrics['n_decisions']} of {metrics['n_personas']} personas decided "
             f"({metrics['parse_failures']} parse failures, {metrics['reasks']} re-asks); "
-            f"mean sent {metrics['mean_sent']}, SD {metrics['sd_sent']}",
+            f"mean sent {shown_stat(metrics, 'mean_sent')}, SD {shown_stat(metrics, 'sd_sent')}",
         ]
         for name, result in metrics["attributes"].items():
-            if result["eta_squared"] is not None:
-                top = " > ".join(result["ranking"][:3])
-                lines.append(f"  {name}: eta² = {result['eta_squared']:.3f}; ranking {top} ...")
+            eta = shown_stat(result, "eta_squared", 3)
+            if result["eta_squared"] is None:
+                lines.append(f"  {name}: eta² {eta}")
+                continue
+            top = " > ".join(result["ranking"][:3])
+            small = [level for level, s in result["levels"].items() if s["small"]]
+            note = f" (n < {metrics['min_group_n']}: {', '.join(small)})" if small else ""
+            lines.append(f"  {name}: eta² = {eta}; ranking {top} ...{note}")
         return lines
 
 
@@ -268,15 +277,18 @@ def behaviour_metrics(
     sent = {e["agent_id"]: e["payload"]["sent"] for e in agent_payloads(events, "trust.transfer")}
     ids = sorted(sent)
     amounts = [sent[i] for i in ids]
-    series = pd.Series(amounts, dtype=float)
+    smallest = min_group_n(events)
     return {
         "n_personas": len(traits),
         "n_decisions": len(ids),
         "parse_failures": _count(events, "decision.failed", "trust.trustor"),
         "reasks": _count(events, "decision.reask", "trust.trustor"),
-        "mean_sent": rounded(series.mean()),
-        "sd_sent": rounded(series.std(ddof=1)),
-        "attributes": {name: _attribute_metrics(name, ids, amounts, traits) for name in attributes},
+        **stat_fields("mean_sent", mean_of(amounts, "no decisions")),
+        **stat_fields("sd_sent", sample_sd(amounts)),
+        "min_group_n": smallest,
+        "attributes": {
+            name: _attribute_metrics(name, ids, amounts, traits, smallest) for name in attributes
+        },
     }
 
 
@@ -285,17 +297,22 @@ def _count(events: pd.DataFrame, kind: str, task: str) -> int:
 
 
 def _attribute_metrics(
-    name: str, ids: list[str], amounts: list[float], traits: dict[str, dict[str, str]]
+    name: str,
+    ids: list[str],
+    amounts: list[float],
+    traits: dict[str, dict[str, str]],
+    smallest: int,
 ) -> dict[str, Any]:
-    """π*_t, η²_t and n per level for one trait, over personas that have it and decided."""
+    """π*_t, η²_t and n per level for one trait, over personas that have it and decided; a
+    level with fewer than `smallest` deciders is flagged `small`."""
     pairs = [(a, traits[i][name]) for i, a in zip(ids, amounts, strict=True) if name in traits[i]]
     values = [a for a, _ in pairs]
     levels = [lvl for _, lvl in pairs]
-    eta = eta_squared(values, levels)
     return {
         "ranking": rank_levels(values, levels),
-        "eta_squared": None if eta is None else round(eta, 6),
+        **stat_fields("eta_squared", eta_squared(values, levels)),
         "levels": {
-            s.level: {"n": s.n, "mean": round(s.mean, 6)} for s in summarize_levels(values, levels)
+            s.level: {"n": s.n, "mean": round(s.mean, 6), "small": s.n < smallest}
+            for s in summarize_levels(values, levels)
         },
     }

@@ -16,6 +16,7 @@ from fake_openai import FakeOpenAIServer
 from scipy.spatial.distance import jensenshannon
 from scipy.stats import wasserstein_distance
 
+from personasim.analysis import Undefined
 from personasim.analysis.career_chat import (
     age_bin,
     country_group,
@@ -96,7 +97,8 @@ def test_icc3k_and_pearson_against_hand_computed_values() -> None:
     # r of (1,2,3,4) and (2,4,5,9): Sxy = 11, Sxx = 5, Syy = 26 by hand
     x, y = [1, 2, 3, 4], [2, 4, 5, 9]
     assert pearson(x, y) == pytest.approx(11 / math.sqrt(5 * 26), abs=1e-9)
-    assert pearson([1, 2], [3, 4]) is None and icc3k([[1, 1], [1, 1]]) is None
+    assert pearson([1, 2], [3, 4]) == Undefined("fewer than 3 pairs")
+    assert icc3k([[1, 1], [1, 1]]) == Undefined("no variance between targets")
 
 
 def test_groupings() -> None:

@@ -391,7 +391,15 @@ def test_unusable_judge_scores_are_counted_never_defaulted(tmp_path: Path) -> No
     )
     metrics = result.metrics["metrics"]
     (cell,) = metrics["cells"]
-    assert cell["doc"] == {"mean": None, "sd": None, "n_judged": 0, "judge_failures": 2}
+    assert cell["doc"] == {
+        "mean": None,
+        "mean_undefined": "no judged pairs",
+        "sd": None,
+        "sd_undefined": "no judged pairs",
+        "n_judged": 0,
+        "judge_failures": 2,
+        "small": True,
+    }
     assert metrics["judge_failures"] == 2 and metrics["reasks"] == 2
     assert cell["low"]["n_graded"] == 2  # the answers still count for accuracy
 
@@ -457,7 +465,16 @@ def test_judge_validation_pearson_matches_scipy(tmp_path: Path) -> None:
     assert result["r"] == pytest.approx(expected.statistic)
     assert result["p"] == pytest.approx(expected.pvalue)
     assert result["n_pairs"] == 6 and result["n_annotators"] == 3 and result["n_left_out"] == 0
-    with pytest.raises(ValueError, match="at least 3"):
-        judge_agreement([1, 2], [1, 2])
+    assert judge_agreement([1, 2], [1, 2]) == {
+        "r": None,
+        "r_undefined": "fewer than 3 pairs",
+        "p": None,
+        "p_undefined": "fewer than 3 pairs",
+        "n_pairs": 2,
+    }
+    constant = judge_agreement([2, 2, 2, 2], [1, 2, 3, 1])
+    assert constant["r"] is None and constant["r_undefined"] == "judge: constant input"
+    with pytest.raises(ValueError, match="pair up"):
+        judge_agreement([1, 2, 3], [1, 2])
     with pytest.raises(ValueError, match="human"):
         read_judge_validation(table.drop(columns=["human_1", "human_2", "human_3"]))

@@ -17,6 +17,7 @@ from fake_openai import FakeOpenAIServer
 from scipy.stats import kendalltau, spearmanr
 
 from personasim.agents import DecisionParseError
+from personasim.analysis import Undefined
 from personasim.analysis.persona_gym import (
     bootstrap_correlation,
     ensemble_scores,
@@ -100,7 +101,9 @@ def test_ensemble_excludes_failed_evaluations() -> None:
     assert questions["n_scores"].tolist() == [2, 1, 2]
     result = task_scores(questions, ["Expected Action", "Toxicity Control"])
     assert result == {"Expected Action": 4.0, "Toxicity Control": 3.5, "PersonaScore": 3.75}
-    assert task_scores(questions, ["Expected Action", "Linguistic Habits"])["PersonaScore"] is None
+    missing = task_scores(questions, ["Expected Action", "Linguistic Habits"])
+    assert missing["Linguistic Habits"] == Undefined("no scored questions")
+    assert missing["PersonaScore"] == Undefined("no scored questions in Linguistic Habits")
 
 
 def test_refusal_pattern() -> None:
@@ -178,6 +181,7 @@ def test_off_pool_selection_is_reasked_then_a_failure(
     assert not events(result, "gym.placed", "gym.questions")
     metrics = result.metrics["metrics"]
     assert metrics["failures"]["select"] == 2 and metrics["scores"]["PersonaScore"] is None
+    assert metrics["scores"]["PersonaScore_undefined"].startswith("no scored questions in")
 
 
 def test_question_count_is_retried_within_the_bound(
@@ -205,9 +209,14 @@ def test_dynamic_run_writes_scores_and_tables(dynamic: RunResult) -> None:
     metrics = dynamic.metrics["metrics"]
     reports = dynamic.run_dir / "reports"
     table = pd.read_csv(reports / "table2_persona_score.csv")
-    assert list(table.columns) == ["model", *TASKS, "PersonaScore"]
+    assert list(table.columns) == ["model", *TASKS, "PersonaScore", "small_group"]
     assert table.loc[0, "PersonaScore"] == pytest.approx(metrics["scores"]["PersonaScore"])
-    assert (reports / "persona_scores.md").exists()
+    # 2 personas × 3 questions: 6 per task in all, but 3 per task for one persona (< 5)
+    assert metrics["n_scored_by_task"] == dict.fromkeys(TASKS, 6) and not metrics["small_tasks"]
+    assert not table.loc[0, "small_group"]
+    assert all(p["small_tasks"] == sorted(TASKS) for p in metrics["personas"].values())
+    persona_table = (reports / "persona_scores.md").read_text()
+    assert "†" in persona_table and "n < 5" in persona_table
     assert (reports / "evaluator_agreement.csv").exists()
     assert metrics["n_questions"] == 2 * 5 * 3
     assert 1 <= metrics["scores"]["PersonaScore"] <= 5
@@ -300,6 +309,8 @@ def test_evaluators_are_separate_models_and_failures_are_excluded(
     assert metrics["failures"]["evaluate"] == 6  # every e2 score, left out and counted
     assert metrics["scores"]["Expected Action"] == 4.0  # e1 alone, not pulled down by e2
     assert metrics["by_evaluator"]["evaluator-2"]["Expected Action"] is None
+    reason = metrics["by_evaluator"]["evaluator-2"]["Expected Action_undefined"]
+    assert reason == "no scored questions"
 
 
 def test_an_evaluator_may_not_be_the_evaluated_model(tmp_path: Path, monkeypatch) -> None:

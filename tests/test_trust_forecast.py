@@ -116,7 +116,7 @@ def decisions(result: RunResult) -> list[Event]:
 def test_run_writes_table_and_figure(population: RunResult) -> None:
     reports = population.run_dir / "reports"
     rows = (reports / "mae_by_horizon.csv").read_text().splitlines()
-    assert rows[0] == "model,archetype,horizon,n,mae,mean_forecast,mean_actual"
+    assert rows[0] == "model,archetype,horizon,n,mae,mean_forecast,mean_actual,small"
     assert len(rows) == 1 + len(ARCHETYPES) * ROUNDS
     assert rows[1].startswith("scripted,M1,1,20,")
     assert "| scripted" in (reports / "mae_by_horizon.md").read_text()
@@ -331,12 +331,17 @@ def test_unparseable_forecast_is_a_failure_and_left_out(tmp_path: Path) -> None:
         assert per_archetype["forecast_failures"] == 2
         assert per_archetype["action_failures"] == 0
         assert per_archetype["n_pairs"] == 4
+        reason = "no forecast–action pairs"
         assert per_archetype["by_horizon"][1] == {
             "horizon": 2,
             "n": 0,
             "mae": None,
+            "mae_undefined": reason,
             "mean_forecast": None,
+            "mean_forecast_undefined": reason,
             "mean_actual": None,
+            "mean_actual_undefined": reason,
+            "small": True,
         }
         assert per_archetype["by_horizon"][0]["n"] == 2
 
