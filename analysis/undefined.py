@@ -57,8 +57,8 @@ Statistic = float | Undefined
 
 
 def stat_fields(name: str, value: Any, digits: int | None = 6) -> dict[str, Any]:
-    """`{name: value}` (floats rounded to `digits`, None: as they are) or
-    `{name: None, name_undefined: reason}`.
+    """`{name: value}` (floats rounded to `digits`, None: as they are; a list or dict, e.g.
+    a table of rows, as it is) or `{name: None, name_undefined: reason}`.
 
     A NaN or None is a bug upstream (an undefined value that lost its reason) and raises.
     """
@@ -66,7 +66,7 @@ def stat_fields(name: str, value: Any, digits: int | None = 6) -> dict[str, Any]
         return {name: None, f"{name}{UNDEFINED_SUFFIX}": value.reason}
     if value is None or (isinstance(value, float) and math.isnan(value)):
         raise ValueError(f"{name} is {value!r}: return Undefined(reason) for an undefined value")
-    if isinstance(value, bool | int):
+    if isinstance(value, bool | int | list | dict):
         return {name: value}
     return {name: float(value) if digits is None else round(float(value), digits)}
 

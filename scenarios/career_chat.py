@@ -575,7 +575,12 @@ class CareerChatScenario(Scenario):
             "adaptation": {fmt: _adaptation(probes, profiles, fmt, smallest) for fmt in FORMATS},
             "consistency": _consistency(probes, header["seed"], params["emd_repeats"], smallest),
             "judge": _judge_means(judge),
-            "human_alignment": _alignment(judge, human[0]["rows"], smallest) if human else None,
+            **stat_fields(
+                "human_alignment",
+                _alignment(judge, human[0]["rows"], smallest)
+                if human
+                else Undefined("no human ratings given (--human-ratings)"),
+            ),
             "failures": _task_counts(events, "decision.failed"),
             "reasks": _task_counts(events, "decision.reask"),
         }

@@ -763,13 +763,14 @@ class PersonaGymScenario(Scenario):
             ],
             "failures": _counts(events, "decision.failed"),
             "reasks": _counts(events, "decision.reask"),
-            "human_alignment": (
+            **stat_fields(
+                "human_alignment",
                 [
                     {**_rounded_record(r), "small": r["n"] < smallest}
                     for r in human_alignment(per_persona, _human_rows(human[0], events), tasks)
                 ]
                 if human
-                else None
+                else Undefined("no human scores given (--human-scores)"),
             ),
         }
 

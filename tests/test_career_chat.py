@@ -21,12 +21,14 @@ from personasim.analysis.career_chat import (
     age_bin,
     country_group,
     emd_ordinal,
+    group_distances,
     icc3k,
     job_category,
     js_centroid,
     jsd,
     option_distribution,
     pearson,
+    random_pairing_emd,
 )
 from personasim.simulation import RunResult, SQLiteEventStore, run_scenario
 from personasim.simulation.cli import main
@@ -99,6 +101,42 @@ def test_icc3k_and_pearson_against_hand_computed_values() -> None:
     assert pearson(x, y) == pytest.approx(11 / math.sqrt(5 * 26), abs=1e-9)
     assert pearson([1, 2], [3, 4]) == Undefined("fewer than 3 pairs")
     assert icc3k([[1, 1], [1, 1]]) == Undefined("no variance between targets")
+
+
+def test_undefined_statistics_of_the_career_chat() -> None:
+    """Edge cases: empty or massless distributions and histograms are not distributions (a
+    ValueError, not a distance of 0); correlations and ICC with too few or constant ratings,
+    and a baseline with fewer than two users, are undefined with a reason."""
+    for p, q in (([], []), ([0, 0, 0], [1, 0, 0]), ([1, 0], [1, 0, 0]), ([-0.5, 1.5], [1, 0])):
+        with pytest.raises(ValueError):
+            jsd(p, q)
+    with pytest.raises(ValueError, match="no distributions"):
+        js_centroid([])
+    with pytest.raises(ValueError, match="at least one answer"):
+        emd_ordinal([], [1, 2])
+    assert emd_ordinal([3], [3]) == 0.0  # n = 1 per side is an ordinary distance
+    assert pearson([1, 2, 3], [4, 4, 4]) == Undefined("y: constant input")
+    assert pearson([2, 2, 2], [1, 2, 3]) == Undefined("x: constant input")
+    assert pearson([], []) == Undefined("fewer than 3 pairs")
+    assert icc3k([]) == Undefined("no values")
+    assert icc3k([[1, 2]]) == Undefined("fewer than 2 targets")
+    assert icc3k([[1], [2]]) == Undefined("fewer than 2 raters")
+    # row means 2.0 and 2.0 although the raters disagree: BMS = 0
+    assert icc3k([[1, 3], [3, 1]]) == Undefined("no variance between targets")
+    rng = np.random.default_rng(0)
+    assert random_pairing_emd([[1, 2]], [[2, 2]], rng) == Undefined("fewer than 2 users")
+
+
+def test_group_distances_with_a_zero_or_missing_baseline() -> None:
+    """Identical answers everywhere: every centroid equals the pooled one, the baseline is 0
+    and each distance / baseline is undefined, not a division by zero."""
+    same = [[0.5, 0.5, 0.0, 0.0, 0.0]]
+    result = group_distances({"a": {"q1": same * 2}, "b": {"q1": same * 3}})
+    assert result.baseline == 0.0 and result.pairs[("a", "b")] == 0.0
+    assert result.ratio(("a", "b")) == Undefined("zero baseline")
+    assert result.groups == {"a": 2, "b": 3}
+    empty = group_distances({"a": {"q1": []}})
+    assert empty.baseline == Undefined("no answers") and empty.pairs == {}
 
 
 def test_groupings() -> None:

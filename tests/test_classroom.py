@@ -153,7 +153,8 @@ def test_behaviour_tags_from_hand_written_responses() -> None:
         "counts": {"1": 3, "2": 1, "3": 1, "4": 0},
         "shares": {"1": 60.0, "2": 20.0, "3": 20.0, "4": 0.0},
     }
-    assert behaviour_distribution([])["shares"]["1"] is None
+    empty = behaviour_distribution([])["shares"]
+    assert all(empty[c] is None and empty[f"{c}_undefined"] == "no tagged comments" for c in "1234")
 
 
 def test_scripted_judge_scores_from_features() -> None:

@@ -21,6 +21,7 @@ from personasim.analysis import Undefined
 from personasim.analysis.persona_gym import (
     bootstrap_correlation,
     ensemble_scores,
+    evaluator_agreement,
     human_alignment,
     is_refusal,
     task_scores,
@@ -129,6 +130,89 @@ def test_bootstrap_interval_matches_a_direct_computation(method: str, statistic:
     assert (result.low, result.high) == (pytest.approx(low), pytest.approx(high))
     assert result.significant == (low > 0 or high < 0)
     assert result.n == 30
+
+
+@pytest.mark.parametrize(
+    ("x", "y", "reason"),
+    [
+        ([], [], "fewer than 2 pairs"),
+        ([3.0], [2.0], "fewer than 2 pairs"),
+        ([3.0, 3.0, 3.0], [1.0, 2.0, 4.0], "x: constant input"),
+        ([1.0, 2.0, 4.0], [5.0, 5.0, 5.0], "y: constant input"),
+    ],
+)
+def test_bootstrap_correlation_undefined(x: list, y: list, reason: str) -> None:
+    for method in ("spearman", "kendall", "pearson"):
+        result = bootstrap_correlation(x, y, method, n_resamples=50)
+        assert result.r == Undefined(reason) and result.low == Undefined(reason)
+        assert result.significant == Undefined(reason)
+        record = result.record()
+        assert record["r"] is None and record["r_undefined"] == reason
+        assert record["significant"] is None and record["significant_undefined"] == reason
+
+
+def test_bootstrap_correlation_with_two_pairs_has_r_but_no_interval() -> None:
+    result = bootstrap_correlation([1.0, 2.0], [3.0, 1.0], "spearman", n_resamples=50)
+    assert result.r == pytest.approx(-1.0)
+    assert result.low == result.high == Undefined("fewer than 3 pairs")
+
+
+def test_bootstrap_correlation_with_no_usable_resample() -> None:
+    """One resample that repeats a single pair has no correlation: no interval, not (0, 0)."""
+    seed = next(
+        s
+        for s in range(1000)
+        if len(set(np.random.default_rng(s).integers(0, 3, size=(1, 3))[0])) == 1
+    )
+    result = bootstrap_correlation([1, 2, 3], [1, 3, 2], n_resamples=1, seed=seed)
+    assert result.r == pytest.approx(spearmanr([1, 2, 3], [1, 3, 2]).statistic)
+    assert result.low == Undefined("every resample constant") and result.resamples == 0
+
+
+def test_evaluator_agreement_edge_cases() -> None:
+    rows = [
+        ("p1", "T", 1, "e1", 4.0),
+        ("p1", "T", 1, "e2", 4.0),
+        ("p1", "T", 1, "e3", 2.0),
+        ("p1", "T", 2, "e1", 3.0),
+        ("p1", "T", 2, "e2", 3.0),
+        ("p1", "T", 2, "e3", 2.0),
+        ("p1", "T", 3, "e1", float("nan")),
+        ("p1", "T", 3, "e2", 5.0),
+        ("p1", "T", 3, "e3", float("nan")),
+    ]
+    scores = pd.DataFrame(rows, columns=["persona", "task", "question", "evaluator", "score"])
+    by_pair = {r["evaluators"]: r for r in evaluator_agreement(scores)}
+    first = by_pair["e1 vs e2"]  # questions 1 and 2: identical scores, r = 1
+    assert first["n"] == 2 and first["spearman"] == pytest.approx(1.0)
+    assert first["exact_agreement"] == 1.0 and first["mean_abs_diff"] == 0.0
+    constant = by_pair["e1 vs e3"]  # e3 gives 2 to both
+    assert constant["spearman"] is None and constant["spearman_undefined"] == "y: constant input"
+    assert constant["pearson_undefined"] == "y: constant input"
+    assert constant["mean_abs_diff"] == pytest.approx(1.5)
+    disjoint = pd.DataFrame(
+        [
+            ("p1", "T", 3, "e1", float("nan")),
+            ("p1", "T", 3, "e2", 5.0),
+            ("p1", "T", 4, "e1", 4.0),
+            ("p1", "T", 4, "e2", float("nan")),
+        ],
+        columns=scores.columns,
+    )
+    assert evaluator_agreement(disjoint) == [
+        {
+            "evaluators": "e1 vs e2",
+            "n": 0,
+            "spearman": None,
+            "spearman_undefined": "fewer than 2 pairs",
+            "pearson": None,
+            "pearson_undefined": "fewer than 2 pairs",
+            "mean_abs_diff": None,
+            "mean_abs_diff_undefined": "no question scored by both",
+            "exact_agreement": None,
+            "exact_agreement_undefined": "no question scored by both",
+        }
+    ]
 
 
 def test_human_alignment_pairs_personas_and_tasks() -> None:
