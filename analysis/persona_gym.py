@@ -245,8 +245,9 @@ def human_alignment(
     Kendall τ between the model's and the humans' scores over personas, with bootstrap 95%
     intervals.
 
-    `model` is persona → task → score (`persona_scores`); `human` holds (persona, task, score)
-    rows, several annotators' rows for one item are averaged. The human PersonaScore of a
+    `model` is persona → task → score (`persona_scores`, or the `scores` of a metrics file,
+    where an undefined score is null); `human` holds (persona, task, score) rows, several
+    annotators' rows for one item are averaged. The human PersonaScore of a
     persona is the mean of its human task scores.
     """
     frame = pd.DataFrame(list(human), columns=["persona", "task", "score"])
@@ -256,7 +257,7 @@ def human_alignment(
         pairs = [
             (scores[task], _human_score(items, persona, task, tasks))
             for persona, scores in sorted(model.items())
-            if not isinstance(scores.get(task, Undefined("absent")), Undefined)
+            if _defined(scores.get(task))
         ]
         pairs = [(m, h) for m, h in pairs if h is not None]
         ms, hs = [m for m, _ in pairs], [h for _, h in pairs]
@@ -264,6 +265,11 @@ def human_alignment(
             result = bootstrap_correlation(ms, hs, method, n_resamples=n_resamples, seed=seed)
             rows.append({"task": task, **result.record()})
     return rows
+
+
+def _defined(value: Any) -> bool:
+    """A score to correlate: not absent, not `Undefined`, not a metrics file's null."""
+    return value is not None and not isinstance(value, Undefined)
 
 
 def _human_score(items: pd.Series, persona: str, task: str, tasks: Sequence[str]) -> float | None:

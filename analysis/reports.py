@@ -20,9 +20,9 @@ SMALL_MARK = MARK
 """How a table's Markdown marks a row whose group is smaller than the run's `min_group_n`."""
 
 
-def small_note(min_group_n: int, what: str = "a group") -> str:
-    """The footnote explaining `SMALL_MARK` in a table."""
-    return f"{SMALL_MARK} {what} with n < {min_group_n}: too few to trust the number."
+def small_note(min_group_n: int, what: str = "members of a group") -> str:
+    """The footnote explaining `SMALL_MARK` in a table: "† n < 5 (what): too few to trust"."""
+    return f"{SMALL_MARK} n < {min_group_n} ({what}): too few to trust."
 
 
 def model_label(description: dict[str, Any]) -> str:

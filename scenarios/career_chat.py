@@ -626,9 +626,9 @@ class CareerChatScenario(Scenario):
             directory,
             "table2_adaptation",
             flag="small",
-            notes=[small_note(smallest, "a pair with a group")],
+            notes=[small_note(smallest, "users in a group of the pair")],
         )
-        users = small_note(smallest, "a row with users or dialogues")
+        users = small_note(smallest, "users or dialogues in the row")
         files += write_table(
             table3_rows(metrics), directory, "table3_consistency", flag="small", notes=[users]
         )

@@ -775,7 +775,9 @@ class ClassroomScenario(Scenario):
         rows = accuracy_rows(metrics)
         flagged = {
             "flag": "small_group",
-            "notes": [small_note(metrics["min_group_n"], "a cell with graded or judged answers")],
+            "notes": [
+                small_note(metrics["min_group_n"], "graded or judged answers in a group of the row")
+            ],
         }
         files = [
             *write_table(
@@ -1090,7 +1092,7 @@ def race_effect_figure(
     axes.legend()
     notes = [note] if note else []
     if any(r["small"] for r in rows):
-        notes.append(small_note(min_group_n, "a bar with a side"))
+        notes.append(small_note(min_group_n, "graded answers on one side of the bar"))
     if notes:
         figure.text(0.5, -0.01, "\n".join(notes), ha="center", va="top", fontsize=8, style="italic")
     return figure

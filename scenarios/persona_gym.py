@@ -43,7 +43,6 @@ from personasim.agents import (
     parse_structured,
 )
 from personasim.analysis import (
-    SMALL_MARK,
     Statistic,
     Undefined,
     mean_of,
@@ -805,9 +804,7 @@ class PersonaGymScenario(Scenario):
     def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
         smallest = metrics["min_group_n"]
         small = metrics["small_tasks"]
-        notes = (
-            [f"{SMALL_MARK} n < {smallest} scored questions: {', '.join(small)}"] if small else []
-        )
+        notes = [small_note(smallest, f"scored questions in {', '.join(small)}")] if small else []
         files = write_table(
             table2_rows(metrics), directory, "table2_persona_score", flag="small_group", notes=notes
         )
@@ -816,9 +813,9 @@ class PersonaGymScenario(Scenario):
             directory,
             "persona_scores",
             flag="small_group",
-            notes=[small_note(smallest, "a persona with a task score over questions")],
+            notes=[small_note(smallest, "scored questions in a task of the persona")],
         )
-        pairs = small_note(smallest, "a row with scored questions or personas")
+        pairs = small_note(smallest, "answers or personas in the row")
         for key, name in (
             ("agreement", "evaluator_agreement"),
             ("human_alignment", "human_alignment"),
@@ -985,7 +982,7 @@ def _score_fields(scores: dict[str, Statistic]) -> dict[str, Any]:
 
 
 def _rounded_record(record: dict[str, Any]) -> dict[str, Any]:
-    return {k: rounded(v) if isinstance(v, float) and k != "p" else v for k, v in record.items()}
+    return {k: rounded(v) if isinstance(v, float) else v for k, v in record.items()}
 
 
 def table2_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:

@@ -292,7 +292,7 @@ class TrustBeliefs(TrustPopulation):
             directory,
             "table3_consistency",
             flag="small_group",
-            notes=[small_note(smallest, "a trait with a level")],
+            notes=[small_note(smallest, "deciders in a level of the trait")],
         )
 
     @classmethod

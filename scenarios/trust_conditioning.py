@@ -30,6 +30,7 @@ from personasim.analysis import (
     first_undefined,
     mean_of,
     median_of_defined,
+    min_group_n,
     model_label,
     payloads,
     perturb_ranking,
@@ -137,16 +138,14 @@ class TrustConditioning(TrustBeliefs):
         }
         imposed = {(p["condition"], p["attribute"]): p for p in payloads(events, "belief.imposed")}
         conditions = {}
-        smallest = None
         for index, condition in enumerate(params["conditions"], start=2):
             behaviour = behaviour_metrics(events, params["attributes"], round_index=index)
             conditions[condition] = _condition_metrics(condition, behaviour, elicited, imposed)
-            smallest = behaviour["min_group_n"]
         return {
             "model": model_label(header["model"]),
             "strategy": params["strategy"],
             "elicited": elicited,
-            "min_group_n": smallest,
+            "min_group_n": min_group_n(events),
             "conditions": conditions,
         }
 
@@ -161,7 +160,9 @@ class TrustConditioning(TrustBeliefs):
     @classmethod
     def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
         rows = [{"model": metrics["model"], **row} for row in cls.summary_rows(metrics)]
-        note = small_note(metrics["min_group_n"], "a condition where some trait has a level")
+        note = small_note(
+            metrics["min_group_n"], "deciders in a level of a trait, in this condition"
+        )
         return write_table(rows, directory, "table4_conditioning", flag="small_group", notes=[note])
 
     @classmethod

@@ -424,7 +424,7 @@ class TrustForecast(Scenario):
     def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
         rows = mae_rows(metrics)
         figure = mae_figure(rows, metrics["rounds"], metrics["model"].get("note"))
-        note = small_note(metrics["min_group_n"], "a round with forecast–action pairs")
+        note = small_note(metrics["min_group_n"], "forecast–action pairs in the round")
         return [
             *write_table(rows, directory, "mae_by_horizon", flag="small", notes=[note]),
             save_figure(figure, directory, "mae_by_horizon"),

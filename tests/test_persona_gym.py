@@ -471,3 +471,15 @@ def test_scripted_scores_follow_the_fidelity_knob(tmp_path: Path) -> None:
     )
     assert low["scores"]["PersonaScore"] < high["scores"]["PersonaScore"] - 1
     assert low["refusals"]["rate"] > high["refusals"]["rate"]
+
+
+def test_human_alignment_skips_undefined_scores_of_a_metrics_file() -> None:
+    """`personas[id].scores` from metrics.json: an undefined score is null with its reason."""
+    gap = {"Expected Action": None, "Expected Action_undefined": "no scored questions"}
+    model = {
+        "p0": {**gap, "PersonaScore": None, "PersonaScore_undefined": "no scored questions in"},
+        **{f"p{i}": {"Expected Action": float(i), "PersonaScore": float(i)} for i in (1, 2, 3)},
+    }
+    human = [(f"p{i}", "Expected Action", float(i)) for i in range(4)]
+    rows = human_alignment(model, human, ["Expected Action"], n_resamples=50)
+    assert all(r["n"] == 3 and r["r"] == pytest.approx(1.0) for r in rows)
