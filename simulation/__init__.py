@@ -14,9 +14,11 @@ from .llm import (
     LLMError,
     Message,
     PermanentLLMError,
+    ResponseFormat,
     TokenLogprob,
     TransientLLMError,
     Usage,
+    response_format_for,
 )
 from .model import Simulation
 from .openai_backend import OpenAIBackend
@@ -65,6 +67,7 @@ __all__ = [
     "OpenAIBackend",
     "PermanentLLMError",
     "ResponseCache",
+    "ResponseFormat",
     "ResumeMismatchError",
     "ResumeState",
     "RetryPolicy",
@@ -90,6 +93,7 @@ __all__ = [
     "make_backend",
     "read_input",
     "register_scenario",
+    "response_format_for",
     "run_scenario",
     "run_sweep",
     "scripted_behaviour",
