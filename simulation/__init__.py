@@ -40,7 +40,7 @@ from .scenario import (
     read_input,
     register_scenario,
 )
-from .scripted import ScriptedBackend, scripted_behaviour
+from .scripted import ScriptedBackend, answer_schema, scripted_behaviour
 from .sqlite_store import EventStoreError, SQLiteEventStore
 from .sweep import SweepResult, run_sweep
 
@@ -84,6 +84,7 @@ __all__ = [
     "TokenLogprob",
     "TransientLLMError",
     "Usage",
+    "answer_schema",
     "arun_scenario",
     "compute_run_metrics",
     "default_cache_dir",

@@ -20,7 +20,13 @@ import numpy as np
 
 from .llm import Backend, ChatRequest, ChatResponse, PermanentLLMError, Usage
 
-__all__ = ["BEHAVIOUR_VERSION", "ScriptedBackend", "ScriptedBehaviour", "scripted_behaviour"]
+__all__ = [
+    "BEHAVIOUR_VERSION",
+    "ScriptedBackend",
+    "ScriptedBehaviour",
+    "answer_schema",
+    "scripted_behaviour",
+]
 
 BEHAVIOUR_VERSION = 3
 """Bumped when any behaviour changes, so cached scripted answers are not reused across rules."""
@@ -38,6 +44,19 @@ def scripted_behaviour(task: str) -> Callable[[ScriptedBehaviour], ScriptedBehav
         return behaviour
 
     return register
+
+
+def answer_schema(request: ChatRequest) -> dict[str, Any] | None:
+    """The JSON schema a structured request constrains its answer to (None: a text answer).
+
+    A rule answers in JSON exactly when this is not None, as a constrained model would.
+    """
+    response_format = request.response_format or {}
+    if response_format.get("type") == "json_object":
+        return response_format.get("schema") or {}
+    if response_format.get("type") == "json_schema":
+        return response_format["json_schema"]["schema"]
+    return None
 
 
 class ScriptedBackend(Backend):
