@@ -31,6 +31,7 @@ from .persona_bank import (
 )
 from .researcher import ResearcherAgent
 from .structured import format_instructions
+from .trust_answers import ForecastAnswer, ReactAnswer, TrustorAnswer
 from .trustee import TrusteeAgent, archetype_cap
 
 __all__ = [
@@ -39,11 +40,14 @@ __all__ = [
     "Decision",
     "DecisionParseError",
     "DecisionTask",
+    "ForecastAnswer",
     "Persona",
     "PersonaAgent",
     "PersonaFileError",
+    "ReactAnswer",
     "ResearcherAgent",
     "TrusteeAgent",
+    "TrustorAnswer",
     "archetype_cap",
     "augment_big_five",
     "decide",

@@ -7,7 +7,9 @@ no network and no key, and it is the test double. Its rules are documented in do
 metrics computed from it describe these rules, not any model.
 
 Randomness: each answer draws from a generator seeded by the request's cache key, which already
-includes the backend seed. Answers therefore do not depend on call order or concurrency.
+includes the backend seed. Answers therefore do not depend on call order or concurrency. The
+response format is left out of the seed (not out of the cache key): it constrains the form of
+an answer, not the decision, so a rule decides the same in a text and in a JSON run.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ __all__ = [
     "scripted_behaviour",
 ]
 
-BEHAVIOUR_VERSION = 3
+BEHAVIOUR_VERSION = 4
 """Bumped when any behaviour changes, so cached scripted answers are not reused across rules."""
 
 ScriptedBehaviour = Callable[[ChatRequest, np.random.Generator], str | ChatResponse]
@@ -87,7 +89,8 @@ class ScriptedBackend(Backend):
             )
         if self.latency:
             await asyncio.sleep(self.latency)
-        rng = np.random.default_rng(int(self.cache_key(request)[:16], 16))
+        unformatted = request.model_copy(update={"response_format": None})
+        rng = np.random.default_rng(int(self.cache_key(unformatted)[:16], 16))
         answer = behaviour(request, rng)
         response = answer if isinstance(answer, ChatResponse) else ChatResponse(text=answer)
         return _complete_response(response, request)
