@@ -30,7 +30,7 @@ from .persona_bank import (
     synthetic_population,
 )
 from .researcher import ResearcherAgent
-from .structured import format_instructions
+from .structured import format_instructions, json_parser
 from .trust_answers import ForecastAnswer, ReactAnswer, TrustorAnswer
 from .trustee import TrusteeAgent, archetype_cap
 
@@ -53,6 +53,7 @@ __all__ = [
     "decide",
     "derive_traits",
     "format_instructions",
+    "json_parser",
     "load_personas",
     "parse_nonempty",
     "parse_structured",

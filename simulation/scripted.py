@@ -8,8 +8,8 @@ metrics computed from it describe these rules, not any model.
 
 Randomness: each answer draws from a generator seeded by the request's cache key, which already
 includes the backend seed. Answers therefore do not depend on call order or concurrency. The
-response format is left out of the seed (not out of the cache key): it constrains the form of
-an answer, not the decision, so a rule decides the same in a text and in a JSON run.
+seed leaves out the request's `response_format`: a rule makes the same draws whether it writes
+its answer as text or as JSON, so a text run and a structured run of the same seed decide alike.
 """
 
 from __future__ import annotations
@@ -79,6 +79,11 @@ class ScriptedBackend(Backend):
     def _key_extras(self, request: ChatRequest) -> dict[str, Any]:
         return {"task": request.task, "hints": request.hints}
 
+    def _seed_key(self, request: ChatRequest) -> str:
+        """The cache key of the request as a text request: the format is how an answer is
+        written, not what is decided."""
+        return self.cache_key(request.model_copy(update={"response_format": None}))
+
     async def complete(self, request: ChatRequest, timeout: float) -> ChatResponse:
         behaviour = _BEHAVIOURS.get(request.task)
         if behaviour is None:
@@ -89,8 +94,7 @@ class ScriptedBackend(Backend):
             )
         if self.latency:
             await asyncio.sleep(self.latency)
-        unformatted = request.model_copy(update={"response_format": None})
-        rng = np.random.default_rng(int(self.cache_key(unformatted)[:16], 16))
+        rng = np.random.default_rng(int(self._seed_key(request)[:16], 16))
         answer = behaviour(request, rng)
         response = answer if isinstance(answer, ChatResponse) else ChatResponse(text=answer)
         return _complete_response(response, request)
