@@ -1,23 +1,21 @@
-"""Structured answers: JSON validated against a pydantic schema (seed 001, Appendix E).
+"""Format instructions for JSON answers validated against a pydantic schema (seed 001, App. E).
 
-The format instructions and the parser are LangChain's `PydanticOutputParser`, which is what
-the seed paper's prompts show ("The output should be formatted as a JSON instance that conforms
-to the JSON schema below...").
+The instructions are LangChain's `PydanticOutputParser`'s, which is what the seed paper's prompts
+show ("The output should be formatted as a JSON instance that conforms to the JSON schema
+below..."); the matching parser is `parse_structured` in `decision`.
 """
 
 from __future__ import annotations
 
-from typing import TypeVar
+from collections.abc import Callable
+from typing import Any
 
-from langchain_core.exceptions import OutputParserException
 from langchain_core.output_parsers import PydanticOutputParser
 from pydantic import BaseModel
 
-from .decision import DecisionParseError
+from .decision import parse_structured
 
-__all__ = ["format_instructions", "parse_structured"]
-
-M = TypeVar("M", bound=BaseModel)
+__all__ = ["format_instructions", "json_parser"]
 
 
 def format_instructions(schema: type[BaseModel]) -> str:
@@ -25,11 +23,8 @@ def format_instructions(schema: type[BaseModel]) -> str:
     return PydanticOutputParser(pydantic_object=schema).get_format_instructions()
 
 
-def parse_structured(reply: str, schema: type[M]) -> M:
-    """The reply's JSON object as a validated `schema`, or `DecisionParseError` saying why."""
-    try:
-        return PydanticOutputParser(pydantic_object=schema).parse(reply)
-    except OutputParserException as exc:
-        first_line = str(exc).splitlines()[0] if str(exc) else "invalid JSON"
-        message = f"the answer is not a valid {schema.__name__}: {first_line}"
-        raise DecisionParseError(message) from None
+def json_parser(schema: type[BaseModel], read: Callable[[Any], Any]) -> Callable[[str], Any]:
+    """The text-format parser of a task whose prompt itself asks for JSON: the reply read into
+    `schema`, then by `read`, as a structured response format reads it too."""
+    return lambda reply: read(parse_structured(reply, schema))
+

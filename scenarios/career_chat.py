@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, Field, model_validator
 
-from personasim.agents import DecisionParseError, DecisionTask, parse_nonempty, parse_structured
+from personasim.agents import DecisionParseError, DecisionTask, json_parser, parse_nonempty
 from personasim.agents.career_chat import Assistant, OutOfContextDetector, UserSimulator
 from personasim.analysis import (
     Undefined,
@@ -92,8 +92,14 @@ __all__ = [
     "OOC_SYSTEM",
     "USER_FOLLOWUP_PROMPT",
     "USER_INITIAL_PROMPT",
+    "AssistantReply",
     "CareerChatParams",
     "CareerChatScenario",
+    "FirstQuestion",
+    "FollowUp",
+    "OptionAnswer",
+    "Rating",
+    "Verdict",
 ]
 
 # ---------------------------------------------------------------------------------------------
@@ -247,22 +253,44 @@ class Rating(BaseModel):
     reason: str = ""
 
 
-def _parse_first(reply: str) -> dict[str, Any]:
-    return parse_structured(reply, FirstQuestion).model_dump()
+class AssistantReply(BaseModel):
+    """The assistant's free-text answer, under a structured response format."""
+
+    response: str
 
 
-def _parse_follow_up(reply: str) -> dict[str, Any]:
-    answer = parse_structured(reply, FollowUp)
+def _read_first(answer: FirstQuestion) -> dict[str, Any]:
+    return answer.model_dump()
+
+
+def _read_follow_up(answer: FollowUp) -> dict[str, Any]:
     if not answer.end_conversation and not answer.proposed_question.strip():
         raise DecisionParseError("propose a question or set end_conversation to true")
     return answer.model_dump()
 
 
-def _parse_verdict(reply: str) -> dict[str, Any]:
-    verdict = parse_structured(reply, Verdict)
+def _read_verdict(verdict: Verdict) -> dict[str, Any]:
     if verdict.has_out_of_context and not verdict.updated_question.strip():
         raise DecisionParseError("an out-of-context question needs its updated_question")
     return verdict.model_dump()
+
+
+def _read_option(answer: OptionAnswer) -> int:
+    """The chosen option; its probabilities are read from the call's logprobs in the metrics
+    (the option's token inside the JSON), in every response format."""
+    if not 1 <= answer.option_id <= N_OPTIONS:
+        raise DecisionParseError(f"option_id must be 1 to {N_OPTIONS}, got {answer.option_id}")
+    return answer.option_id
+
+
+def _read_rating(answer: Rating) -> int:
+    if not 0 <= answer.rating <= 5:
+        raise DecisionParseError(f"the rating must be 0 to 5, got {answer.rating}")
+    return answer.rating
+
+
+def _read_reply(answer: AssistantReply) -> str:
+    return parse_nonempty(answer.response)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -424,7 +452,8 @@ class CareerChatScenario(Scenario):
                 Message(role="system", content=USER_SYSTEM),
                 Message(role="user", content=USER_INITIAL_PROMPT.substitute(profile=profile)),
             )
-            parse: Callable[[str], Any] = _parse_first
+            schema: type[BaseModel] = FirstQuestion
+            read: Callable[[Any], Any] = _read_first
         else:
             text = "\n".join(f"{_speaker(role)}: {said}" for role, said in history)
             prompt = USER_FOLLOWUP_PROMPT.substitute(profile=profile, history=text)
@@ -432,14 +461,15 @@ class CareerChatScenario(Scenario):
                 Message(role="system", content=USER_FOLLOWUP_SYSTEM),
                 Message(role="user", content=prompt),
             )
-            parse = _parse_follow_up
+            schema, read = FollowUp, _read_follow_up
         hints = {
             "profile": self.profiles[user.agent_id].record(),
             "turn": turn,
             "asked": sum(role == "user" for role, _ in history),
             "inconsistency_rate": self.params.scripted_inconsistency,
         }
-        return self._json_task("career.user", messages, hints, parse, {"user": user.agent_id})
+        details = {"user": user.agent_id}
+        return self._json_task("career.user", messages, hints, schema, read, details)
 
     def _ooc_task(self, user: UserSimulator, question: str, turn: int) -> DecisionTask:
         prompt = OOC_PROMPT.substitute(profile=self._profile_text(user), question=question)
@@ -449,19 +479,21 @@ class CareerChatScenario(Scenario):
         )
         hints = {"profile": self.profiles[user.agent_id].record(), "question": question}
         details = {"user": user.agent_id, "turn": turn}
-        return self._json_task("career.ooc", messages, hints, _parse_verdict, details)
+        return self._json_task("career.ooc", messages, hints, Verdict, _read_verdict, details)
 
     def _json_task(
         self,
         name: str,
         messages: tuple[Message, ...],
         hints: dict[str, Any],
-        parse: Callable[[str], Any],
+        schema: type[BaseModel],
+        read: Callable[[Any], Any],
         details: dict[str, Any],
         model: str | None = None,
         temperature: float | None = None,
         sample_index: int = 0,
     ) -> DecisionTask:
+        """A task whose prompt asks for JSON; a structured format sends its schema too."""
         return DecisionTask(
             name=name,
             request=ChatRequest(
@@ -471,11 +503,13 @@ class CareerChatScenario(Scenario):
                 task=name,
                 hints=hints,
             ),
-            parse=parse,
+            parse=json_parser(schema, read),
             reminder=lambda error: JSON_REMINDER.substitute(error=error),
             max_repairs=self.params.max_repairs,
             details=details,
             model=model,
+            schema=schema,
+            read=read,
         )
 
     def _assistant_task(self, user: UserSimulator, turn: int) -> DecisionTask:
@@ -491,6 +525,8 @@ class CareerChatScenario(Scenario):
             reminder=lambda error: ANSWER_REMINDER,
             max_repairs=self.params.max_repairs,
             details={"user": user.agent_id, "turn": turn},
+            schema=AssistantReply,
+            read=_read_reply,
         )
 
     def _probe_task(self, user: UserSimulator, fmt: str, item: SurveyItem) -> DecisionTask:
@@ -524,10 +560,12 @@ class CareerChatScenario(Scenario):
                 task="career.probe",
                 hints={**hints, "format": fmt, "item": item.index},
             ),
-            parse=lambda r: parse_structured(r, OptionAnswer).option_id,
+            parse=json_parser(OptionAnswer, _read_option),
             reminder=lambda error: JSON_REMINDER.substitute(error=error),
             max_repairs=self.params.max_repairs,
             details={"user": user.agent_id, "format": fmt, "item": item.index},
+            schema=OptionAnswer,
+            read=_read_option,
         )
 
     def _judge_task(self, user: UserSimulator, dimension: str, sample: int) -> DecisionTask:
@@ -547,7 +585,8 @@ class CareerChatScenario(Scenario):
             "career.judge",
             messages,
             hints,
-            lambda r: parse_structured(r, Rating).rating,
+            Rating,
+            _read_rating,
             {"user": user.agent_id, "dimension": dimension, "sample": sample},
             model=self.params.judge_model,
             temperature=0.7,  # §4.1: repeated samples must differ ("10 random seeds")

@@ -33,7 +33,7 @@ from typing import Any
 
 import pandas as pd
 from matplotlib.figure import Figure
-from pydantic import Field, field_validator, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from personasim.agents import (
     DecisionParseError,
@@ -86,9 +86,16 @@ __all__ = [
     "STRATEGIES",
     "ClassroomParams",
     "ClassroomScenario",
+    "ContrastScore",
+    "Refinement",
+    "StudentAnswer",
+    "answer_text",
     "doc_pairs",
     "parse_judge_score",
     "parse_refinement",
+    "read_answer",
+    "read_judge_score",
+    "read_refinement",
 ]
 
 STRATEGIES = ("none", "zero-shot", "one-shot", "self-refine", "two-stage")
@@ -380,10 +387,81 @@ def parse_judge_score(reply: str) -> int:
     scores = _SCORE.findall(reply)
     if not scores:
         raise DecisionParseError("it does not end with 'Score: N'")
-    score = int(scores[-1])
+    return _checked_score(int(scores[-1]))
+
+
+def _checked_score(score: int) -> int:
     if score not in (1, 2, 3):
         raise DecisionParseError(f"the score must be 1, 2 or 3, got {score}")
     return score
+
+
+# ---------------------------------------------------------------------------------------------
+# Structured answers (`--response-format json_schema|json_object`): the fields the prompts ask
+# for. Each is read into the value its text parser gives, so grading, events and metrics are
+# the same: a student's answer becomes the text the Classroom grades, closed by the schema's
+# final answer.
+# ---------------------------------------------------------------------------------------------
+
+
+class StudentAnswer(BaseModel):
+    """An answer, a two-stage rewrite or the no-persona answer: the response and 'Final
+    Answer: {number}' (Figure 2). Null is no final answer: graded wrong and counted."""
+
+    response: str
+    final_answer: float | None
+
+
+class Refinement(BaseModel):
+    """Self-refinement: 'Reflection: {reflection} Revised Response: {new_response} Final
+    Answer: {number}' (Figures 2 and 5)."""
+
+    reflection: str
+    revised_response: str
+    final_answer: float | None
+
+
+class ContrastScore(BaseModel):
+    """The judge's explanation and 'Score: N' (Table 4)."""
+
+    explanation: str
+    score: int = Field(ge=1, le=3)
+
+
+def _written(value: float) -> str:
+    """A number as GSM8K writes it: thousands commas, no trailing zeros."""
+    if value.is_integer():
+        return f"{int(value):,}"
+    return f"{value:,.10f}".rstrip("0").rstrip(".")
+
+
+def answer_text(response: str, final_answer: float | None) -> str:
+    """The response the Classroom grades: the student's text closed by 'Final Answer: N' from
+    the schema's number (the last final answer counts, so the field wins over any in the
+    text); without a number, the text alone."""
+    text = response.strip()
+    if final_answer is None:
+        return text
+    if not math.isfinite(final_answer):
+        raise DecisionParseError(f"the final answer must be a finite number, got {final_answer}")
+    return f"{text} Final Answer: {_written(final_answer)}".strip()
+
+
+def read_answer(answer: StudentAnswer) -> str:
+    """A structured answer as the text `parse_response` would return."""
+    return parse_response(answer_text(answer.response, answer.final_answer))
+
+
+def read_refinement(answer: Refinement) -> dict[str, str]:
+    """A structured self-refinement as `parse_refinement` would return it."""
+    revised = answer_text(answer.revised_response, answer.final_answer)
+    if not revised:
+        raise DecisionParseError("the revised response is empty")
+    return {"reflection": answer.reflection.strip(), "revised_response": revised}
+
+
+def read_judge_score(answer: ContrastScore) -> int:
+    return _checked_score(answer.score)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -662,12 +740,15 @@ class ClassroomScenario(Scenario):
         stage: str,
         final: bool,
     ) -> DecisionTask:
-        reminder = REFINE_REMINDER if stage == "refine" else EMPTY_REMINDER
+        refine = stage == "refine"
+        reminder = REFINE_REMINDER if refine else EMPTY_REMINDER
         return DecisionTask(
             name=request.task,
             request=request,
             parse=parse,
             reminder=lambda error: reminder.format(error=error),
+            schema=Refinement if refine else StudentAnswer,
+            read=read_refinement if refine else read_answer,
             max_repairs=self.params.max_repairs,
             details={
                 **labels,
@@ -706,6 +787,8 @@ class ClassroomScenario(Scenario):
             request=request,
             parse=parse_judge_score,
             reminder=lambda error: JUDGE_REMINDER.format(error=error),
+            schema=ContrastScore,
+            read=read_judge_score,
             max_repairs=self.params.max_repairs,
             details={
                 "strategy": cell.strategy,

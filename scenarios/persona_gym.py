@@ -39,8 +39,8 @@ from personasim.agents import (
     PersonaAgent,
     ResearcherAgent,
     format_instructions,
+    json_parser,
     parse_nonempty,
-    parse_structured,
 )
 from personasim.analysis import (
     Statistic,
@@ -96,10 +96,17 @@ __all__ = [
     "QUESTION_PROMPT",
     "RUBRICS",
     "SELECTION_PROMPT",
+    "Evaluation",
+    "GeneratedQuestion",
+    "PersonaAnswer",
     "PersonaGymParams",
     "PersonaGymScenario",
+    "QuestionSet",
     "Rubric",
+    "ScoreExamples",
+    "SettingSelection",
     "parse_score",
+    "read_score",
 ]
 
 # ---------------------------------------------------------------------------------------------
@@ -308,30 +315,55 @@ class ScoreExamples(BaseModel):
     score_5: str = Field(min_length=1, description="an answer that deserves score 5")
 
 
+class PersonaAnswer(BaseModel):
+    """The persona's answer to a question, under a structured response format."""
+
+    response: str
+
+
+class Evaluation(BaseModel):
+    """An evaluator's justification and 'Therefore, the final score is N' (Appendix A.5),
+    under a structured response format."""
+
+    justification: str
+    score: int = Field(ge=1, le=5)
+
+
 def parse_score(reply: str) -> dict[str, Any]:
     """The score in 'Therefore, the final score is N' (the last one), a whole number 1–5."""
     matches = list(_FINAL_SCORE.finditer(reply))
     if not matches:
         raise DecisionParseError("it does not end with 'Therefore, the final score is N'")
-    value = float(matches[-1].group(1))
+    justification = reply[: matches[-1].start()].strip()
+    return _scored(float(matches[-1].group(1)), justification)
+
+
+def read_score(evaluation: Evaluation) -> dict[str, Any]:
+    """A structured evaluation as `parse_score` would return it."""
+    return _scored(evaluation.score, evaluation.justification.strip())
+
+
+def _scored(value: float, justification: str) -> dict[str, Any]:
     if value != int(value) or not 1 <= value <= 5:
         raise DecisionParseError(f"the score must be a whole number from 1 to 5, got {value:g}")
-    justification = reply[: matches[-1].start()].strip()
     return {"score": int(value), "justification": justification}
 
 
-def _parse_selection(reply: str, gym: PersonaGym, count: int) -> list[str]:
-    chosen = parse_structured(reply, SettingSelection).settings
+def _read_answer(answer: PersonaAnswer) -> str:
+    return parse_nonempty(answer.response)
+
+
+def _read_selection(selection: SettingSelection, gym: PersonaGym, count: int) -> list[str]:
     try:
-        return list(gym.check_selection(chosen, count))
+        return list(gym.check_selection(selection.settings, count))
     except InvalidActionError as exc:
         raise DecisionParseError(str(exc)) from None
 
 
-def _parse_questions(
-    reply: str, gym: PersonaGym, settings: Sequence[str], count: int
+def _read_questions(
+    answer: QuestionSet, gym: PersonaGym, settings: Sequence[str], count: int
 ) -> list[dict[str, str]]:
-    questions = parse_structured(reply, QuestionSet).questions
+    questions = answer.questions
     if len(questions) != count:
         raise DecisionParseError(f"write exactly {count} questions, got {len(questions)}")
     texts = [" ".join(q.question.split()) for q in questions]
@@ -349,8 +381,8 @@ def _parse_questions(
     return result
 
 
-def _parse_examples(reply: str) -> dict[str, str]:
-    return parse_structured(reply, ScoreExamples).model_dump()
+def _read_examples(examples: ScoreExamples) -> dict[str, str]:
+    return examples.model_dump()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -595,7 +627,8 @@ class PersonaGymScenario(Scenario):
             "persona_gym.select",
             prompt,
             hints,
-            parse=lambda r: _parse_selection(r, self.gym, p.n_environments),
+            SettingSelection,
+            read=lambda answer: _read_selection(answer, self.gym, p.n_environments),
             details={"persona": persona.agent_id},
         )
 
@@ -621,7 +654,8 @@ class PersonaGymScenario(Scenario):
             "persona_gym.questions",
             prompt,
             hints,
-            parse=lambda r: _parse_questions(r, self.gym, settings, p.questions_per_task),
+            QuestionSet,
+            read=lambda answer: _read_questions(answer, self.gym, settings, p.questions_per_task),
             details={"persona": persona.agent_id, "gym_task": task},
         )
 
@@ -630,10 +664,12 @@ class PersonaGymScenario(Scenario):
         name: str,
         prompt: str,
         hints: dict[str, Any],
-        parse: Callable[[str], Any],
+        schema: type[BaseModel],
+        read: Callable[[Any], Any],
         details: dict[str, Any],
     ) -> DecisionTask:
-        """A reasoner's JSON answer at the paper's generation sampling (§4.1)."""
+        """A reasoner's JSON answer at the paper's generation sampling (§4.1); its prompt asks
+        for `schema` in text, and a structured format sends the same schema."""
         return DecisionTask(
             name=name,
             request=ChatRequest(
@@ -642,11 +678,13 @@ class PersonaGymScenario(Scenario):
                 task=name,
                 hints=hints,
             ),
-            parse=parse,
+            parse=json_parser(schema, read),
             reminder=lambda error: JSON_REMINDER.substitute(error=error),
             max_repairs=self.params.max_repairs,
             details=details,
             model=self.params.reasoner_model,
+            schema=schema,
+            read=read,
         )
 
     def _answer_task(self, persona: PersonaAgent, question: GymQuestion) -> DecisionTask:
@@ -671,6 +709,8 @@ class PersonaGymScenario(Scenario):
             reminder=lambda error: ANSWER_REMINDER,
             max_repairs=self.params.max_repairs,
             details=_scene_details(persona, question),
+            schema=PersonaAnswer,
+            read=_read_answer,
         )
 
     def _examples_task(self, persona: PersonaAgent, question: GymQuestion) -> DecisionTask:
@@ -685,7 +725,8 @@ class PersonaGymScenario(Scenario):
             "persona_gym.examples",
             prompt,
             hints,
-            parse=_parse_examples,
+            ScoreExamples,
+            read=_read_examples,
             details=_scene_details(persona, question),
         )
 
@@ -721,6 +762,8 @@ class PersonaGymScenario(Scenario):
             parse=parse_score,
             reminder=lambda error: Template(SCORE_REMINDER).substitute(error=error),
             max_repairs=self.params.max_repairs,
+            schema=Evaluation,
+            read=read_score,
             details={**_scene_details(persona, question), "evaluator": evaluator.agent_id},
             model=self.params.evaluators[index - 1],
         )

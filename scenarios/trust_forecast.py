@@ -29,8 +29,10 @@ from pydantic import Field, field_validator
 from personasim.agents import (
     DecisionParseError,
     DecisionTask,
+    ForecastAnswer,
     Persona,
     PersonaAgent,
+    ReactAnswer,
     TrusteeAgent,
     archetype_cap,
 )
@@ -52,7 +54,6 @@ from personasim.analysis import (
 from personasim.environments import TrustGame, TrustOutcome
 from personasim.simulation import (
     ChatRequest,
-    InvalidActionError,
     Message,
     Scenario,
     Simulation,
@@ -62,6 +63,7 @@ from personasim.simulation import (
 from .trust_population import (
     FORMAT_REMINDER,
     PopulationParams,
+    checked_transfer,
     draw_personas,
     load_bank,
     parse_transfer,
@@ -207,10 +209,7 @@ def parse_forecast(reply: str, game: TrustGame) -> int:
     matches = _FORECAST_AMOUNT.findall(reply)
     if not matches:
         raise DecisionParseError("it does not end with 'Finally, I will send N dollars'")
-    try:
-        return game.check_transfer(float(matches[-1]))
-    except InvalidActionError as exc:
-        raise DecisionParseError(str(exc)) from None
+    return checked_transfer(float(matches[-1]), game)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -331,6 +330,8 @@ class TrustForecast(Scenario):
             ),
             max_repairs=p.max_repairs,
             details={"kind": "forecast", "archetype": pairing.archetype, "horizon": round_index},
+            schema=ForecastAnswer,
+            read=lambda answer: checked_transfer(answer.amount, pairing.game),
         )
 
     def _action_task(self, pairing: Pairing, round_index: int) -> DecisionTask:
@@ -360,6 +361,8 @@ class TrustForecast(Scenario):
             ),
             max_repairs=p.max_repairs,
             details={"kind": "action", "archetype": pairing.archetype, "round": round_index},
+            schema=ReactAnswer,
+            read=lambda answer: checked_transfer(answer.amount, pairing.game),
         )
 
     def _request(

@@ -7,7 +7,9 @@ no network and no key, and it is the test double. Its rules are documented in do
 metrics computed from it describe these rules, not any model.
 
 Randomness: each answer draws from a generator seeded by the request's cache key, which already
-includes the backend seed. Answers therefore do not depend on call order or concurrency.
+includes the backend seed. Answers therefore do not depend on call order or concurrency. The
+seed leaves out the request's `response_format`: a rule makes the same draws whether it writes
+its answer as text or as JSON, so a text run and a structured run of the same seed decide alike.
 """
 
 from __future__ import annotations
@@ -20,9 +22,15 @@ import numpy as np
 
 from .llm import Backend, ChatRequest, ChatResponse, PermanentLLMError, Usage
 
-__all__ = ["BEHAVIOUR_VERSION", "ScriptedBackend", "ScriptedBehaviour", "scripted_behaviour"]
+__all__ = [
+    "BEHAVIOUR_VERSION",
+    "ScriptedBackend",
+    "ScriptedBehaviour",
+    "answer_schema",
+    "scripted_behaviour",
+]
 
-BEHAVIOUR_VERSION = 3
+BEHAVIOUR_VERSION = 4
 """Bumped when any behaviour changes, so cached scripted answers are not reused across rules."""
 
 ScriptedBehaviour = Callable[[ChatRequest, np.random.Generator], str | ChatResponse]
@@ -38,6 +46,19 @@ def scripted_behaviour(task: str) -> Callable[[ScriptedBehaviour], ScriptedBehav
         return behaviour
 
     return register
+
+
+def answer_schema(request: ChatRequest) -> dict[str, Any] | None:
+    """The JSON schema a structured request constrains its answer to (None: a text answer).
+
+    A rule answers in JSON exactly when this is not None, as a constrained model would.
+    """
+    response_format = request.response_format or {}
+    if response_format.get("type") == "json_object":
+        return response_format.get("schema") or {}
+    if response_format.get("type") == "json_schema":
+        return response_format["json_schema"]["schema"]
+    return None
 
 
 class ScriptedBackend(Backend):
@@ -58,6 +79,11 @@ class ScriptedBackend(Backend):
     def _key_extras(self, request: ChatRequest) -> dict[str, Any]:
         return {"task": request.task, "hints": request.hints}
 
+    def _seed_key(self, request: ChatRequest) -> str:
+        """The cache key of the request as a text request: the format is how an answer is
+        written, not what is decided."""
+        return self.cache_key(request.model_copy(update={"response_format": None}))
+
     async def complete(self, request: ChatRequest, timeout: float) -> ChatResponse:
         behaviour = _BEHAVIOURS.get(request.task)
         if behaviour is None:
@@ -68,7 +94,7 @@ class ScriptedBackend(Backend):
             )
         if self.latency:
             await asyncio.sleep(self.latency)
-        rng = np.random.default_rng(int(self.cache_key(request)[:16], 16))
+        rng = np.random.default_rng(int(self._seed_key(request)[:16], 16))
         answer = behaviour(request, rng)
         response = answer if isinstance(answer, ChatResponse) else ChatResponse(text=answer)
         return _complete_response(response, request)

@@ -15,6 +15,7 @@ from conftest import DATA
 from fake_openai import FakeOpenAIServer
 from scipy.spatial.distance import jensenshannon
 from scipy.stats import wasserstein_distance
+from structured_runs import assert_formats_sent, assert_same_as_text, run_in_every_format
 
 from personasim.analysis import Undefined
 from personasim.analysis.career_chat import (
@@ -30,8 +31,17 @@ from personasim.analysis.career_chat import (
     pearson,
     random_pairing_emd,
 )
-from personasim.simulation import RunResult, SQLiteEventStore, run_scenario
+from personasim.scenarios.career_chat import (
+    AssistantReply,
+    FirstQuestion,
+    FollowUp,
+    OptionAnswer,
+    Rating,
+    Verdict,
+)
+from personasim.simulation import RunResult, SQLiteEventStore, response_format_for, run_scenario
 from personasim.simulation.cli import main
+from personasim.simulation.runner import RunSettings
 
 VSM = DATA / "vsm2013"
 SMALL = {"n_users": 8, "n_items": 3, "judge_samples": 1}
@@ -289,4 +299,59 @@ def test_logprob_path_over_http(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     m = result.metrics["metrics"]
     assert m["probes"]["profile"]["one_hot_fallback"] == 0
     assert m["probes"]["profile"]["confidence"] == 1.0
+    assert m["dialogues"]["ended"]["goals_covered"] == 2
+
+
+# --- structured answers (--response-format) ----------------------------------------------------
+
+SCHEMAS = {
+    "career.user": lambda r: FirstQuestion if r.hints["turn"] == 1 else FollowUp,
+    "career.ooc": Verdict,
+    "career.assistant": AssistantReply,
+    "career.probe": OptionAnswer,
+    "career.judge": Rating,
+}
+
+
+def test_structured_runs_measure_what_the_text_run_measures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    params = {"n_users": 4, "n_items": 2, "judge_samples": 1}
+    runs = run_in_every_format("career-chat", params, tmp_path, monkeypatch, seed=0)
+    assert_same_as_text(runs)
+    assert_formats_sent(runs, SCHEMAS)
+    for fmt in ("json_object", "json_schema"):
+        # the survey answers keep their logprobs: requested, and read at the option's token
+        probes = [r for r, _ in runs[fmt].calls if r.task == "career.probe"]
+        assert probes and all(r.logprobs and r.top_logprobs == 5 for r in probes)
+        for survey in ("profile", "dialogue"):
+            stats = runs[fmt].result.metrics["metrics"]["probes"][survey]
+            assert stats["n"] > 0 and stats["one_hot_fallback"] == 0
+
+
+def structured_reply(body: dict[str, Any]) -> str:
+    """`fake_reply` under a json_schema format: the assistant's advice becomes JSON too."""
+    assert body["response_format"]["type"] == "json_schema"
+    if body["response_format"]["json_schema"]["name"] == "AssistantReply":
+        return json.dumps({"response": "Some advice."})
+    return fake_reply(body)
+
+
+def test_structured_logprob_path_over_http(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with FakeOpenAIServer(responder=structured_reply) as server:
+        result = run(
+            tmp_path / "r",
+            {"n_users": 2, "n_items": 2, "judge_samples": 0},
+            model="openai:fake-model",
+            base_url=server.base_url,
+            settings=RunSettings(response_format="json_schema"),
+        )
+        probes = [r for r in server.requests if r.get("logprobs")]
+    assert len(probes) == 8 and all(r["top_logprobs"] == 5 for r in probes)
+    sent = response_format_for("json_schema", OptionAnswer)
+    assert all(r["response_format"] == sent for r in probes)
+    m = result.metrics["metrics"]
+    for survey in ("profile", "dialogue"):
+        assert m["probes"][survey]["n"] == 4 and m["probes"][survey]["one_hot_fallback"] == 0
     assert m["dialogues"]["ended"]["goals_covered"] == 2

@@ -14,6 +14,7 @@ import pytest
 from conftest import DATA
 from fake_openai import FakeOpenAIServer
 from scipy import stats
+from structured_runs import assert_formats_sent, assert_same_as_text, run_in_every_format
 
 from personasim.agents.scripted_classroom import judge_score
 from personasim.analysis.classroom import (
@@ -27,9 +28,16 @@ from personasim.environments.gsm8k import gold_answer, parse_number, shipped_pro
 from personasim.scenarios.classroom import (
     RACE_DEFINITIONS,
     ClassroomScenario,
+    ContrastScore,
+    Refinement,
+    StudentAnswer,
+    answer_text,
     doc_pairs,
     parse_judge_score,
     parse_refinement,
+    read_answer,
+    read_judge_score,
+    read_refinement,
 )
 from personasim.simulation import (
     Backend,
@@ -39,9 +47,11 @@ from personasim.simulation import (
     ScriptedBackend,
     SQLiteEventStore,
     events_frame,
+    response_format_for,
     run_scenario,
 )
 from personasim.simulation.cli import main
+from personasim.simulation.runner import RunSettings
 
 GSM8K = DATA / "gsm8k" / "test.jsonl"
 
@@ -479,3 +489,88 @@ def test_judge_validation_pearson_matches_scipy(tmp_path: Path) -> None:
         judge_agreement([1, 2, 3], [1, 2])
     with pytest.raises(ValueError, match="human"):
         read_judge_validation(table.drop(columns=["human_1", "human_2", "human_3"]))
+
+
+# --- structured answers (--response-format) ----------------------------------------------------
+
+
+def test_structured_answers_read_into_the_text_parsers_values() -> None:
+    answer = StudentAnswer(response=" Um... (2) Not sure. ", final_answer=1234.0)
+    assert read_answer(answer) == "Um... (2) Not sure. Final Answer: 1,234"
+    assert extract_final_answer(read_answer(answer)) == 1234
+    # the schema's number wins over a final answer written in the text (the last one counts)
+    overridden = read_answer(StudentAnswer(response="Final Answer: 7", final_answer=0.125))
+    assert extract_final_answer(overridden) == 0.125
+    # null: no final answer, graded wrong and counted like a text answer without one
+    forgot = read_answer(StudentAnswer(response="So I get 12.", final_answer=None))
+    assert forgot == "So I get 12." and extract_final_answer(forgot) is None
+    assert answer_text("", -3.5) == "Final Answer: -3.5"
+    with pytest.raises(ValueError, match="empty"):
+        read_answer(StudentAnswer(response="  ", final_answer=None))
+    with pytest.raises(ValueError, match="finite"):
+        read_answer(StudentAnswer(response="x", final_answer=float("inf")))
+    refined = Refinement(reflection=" too easy. ", revised_response="Um...", final_answer=3)
+    text = parse_refinement("Reflection: too easy. Revised Response: Um... Final Answer: 3")
+    assert read_refinement(refined) == text
+    with pytest.raises(ValueError, match="revised response is empty"):
+        read_refinement(Refinement(reflection="r", revised_response=" ", final_answer=None))
+    assert read_judge_score(ContrastScore(explanation="clear", score=3)) == 3
+    with pytest.raises(ValueError, match="1, 2 or 3, got 4"):  # re-checked past the schema
+        read_judge_score(ContrastScore.model_construct(explanation="x", score=4))
+
+
+def test_structured_runs_measure_what_the_text_run_measures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    params = {"n_questions": 3, "repetitions": 1, "races": "none,AA", "orders": "before"}
+    runs = run_in_every_format("classroom", params, tmp_path, monkeypatch, seed=2)
+    assert_same_as_text(runs)
+    schemas = {
+        "classroom.answer": StudentAnswer,
+        "classroom.refine": Refinement,
+        "classroom.rewrite": StudentAnswer,
+        "classroom.judge": ContrastScore,
+    }
+    assert_formats_sent(runs, schemas)
+    metrics = runs["json_schema"].result.metrics["metrics"]
+    # this seed takes the paths where text and JSON differ most: a forgotten final answer
+    # (null in JSON) and a judge's re-ask (score 0 in JSON)
+    assert metrics["missing_final_answers"] > 0 and metrics["reasks"] > 0
+    nulls = [r for q, r in runs["json_object"].calls if '"final_answer": null' in r]
+    assert len(nulls) >= metrics["missing_final_answers"]
+
+
+@pytest.mark.parametrize("fmt", ["json_schema", "json_object"])
+def test_structured_judge_over_http_parses_json_and_reasks_out_of_range(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    replies = iter(
+        [
+            json.dumps({"explanation": "Strong contrast.", "score": 5}),  # valid JSON, out of range
+            json.dumps({"explanation": "The low answer hesitates.", "score": 2}),
+        ]
+    )
+    params = {
+        "n_questions": 1,
+        "repetitions": 1,
+        "strategies": "zero-shot",
+        "races": "none",
+        "orders": "before",
+    }
+    with FakeOpenAIServer(responder=lambda body: next(replies)) as judge:
+        params["judge_model"] = f"openai:judge@{judge.base_url}"
+        result = run(
+            tmp_path / "r", params, use_cache=False, settings=RunSettings(response_format=fmt)
+        )
+        sent = judge.requests
+    assert len(sent) == 2
+    assert all(r["response_format"] == response_format_for(fmt, ContrastScore) for r in sent)
+    assert "end with a line 'Score: N'" in sent[0]["messages"][0]["content"]  # prompt as printed
+    assert "JSON object" in sent[1]["messages"][-1]["content"]
+    events = events_of(result.run_dir)
+    (reask,) = of_kind(events, "decision.reask")
+    assert reask["task"] == "classroom.judge" and "not a valid ContrastScore" in reask["error"]
+    judged = [p for p in of_kind(events, "decision.made") if p["task"] == "classroom.judge"]
+    assert [(p["value"], p["attempts"]) for p in judged] == [(2, 2)]
+    assert result.metrics["metrics"]["cells"][0]["doc"]["mean"] == 2.0

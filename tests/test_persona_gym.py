@@ -15,6 +15,12 @@ import pytest
 from conftest import DATA
 from fake_openai import FakeOpenAIServer
 from scipy.stats import kendalltau, spearmanr
+from structured_runs import (
+    assert_formats_sent,
+    assert_same_as_text,
+    reasks_by_task,
+    run_in_every_format,
+)
 
 from personasim.agents import DecisionParseError
 from personasim.analysis import Undefined
@@ -32,7 +38,15 @@ from personasim.environments.persona_gym import (
     load_benchmark,
     shipped_file,
 )
-from personasim.scenarios.persona_gym import parse_score
+from personasim.scenarios.persona_gym import (
+    Evaluation,
+    PersonaAnswer,
+    QuestionSet,
+    ScoreExamples,
+    SettingSelection,
+    parse_score,
+    read_score,
+)
 from personasim.simulation import (
     EventLog,
     InvalidActionError,
@@ -483,3 +497,34 @@ def test_human_alignment_skips_undefined_scores_of_a_metrics_file() -> None:
     human = [(f"p{i}", "Expected Action", float(i)) for i in range(4)]
     rows = human_alignment(model, human, ["Expected Action"], n_resamples=50)
     assert all(r["n"] == 3 and r["r"] == pytest.approx(1.0) for r in rows)
+
+
+# --- structured answers (--response-format) ----------------------------------------------------
+
+
+def test_structured_evaluation_reads_like_the_text_score() -> None:
+    text = parse_score("Fits the persona.\nTherefore, the final score is 4")
+    assert read_score(Evaluation(justification=" Fits the persona. ", score=4)) == text
+    with pytest.raises(DecisionParseError, match="from 1 to 5, got 6"):  # re-checked
+        read_score(Evaluation.model_construct(justification="x", score=6))
+
+
+def test_structured_runs_measure_what_the_text_run_measures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    params = {"n_personas": 3, "n_environments": 2, "questions_per_task": 2}
+    runs = run_in_every_format("persona-gym", params, tmp_path, monkeypatch, seed=5)
+    assert_same_as_text(runs)
+    schemas = {
+        "persona_gym.select": SettingSelection,
+        "persona_gym.questions": QuestionSet,
+        "persona_gym.answer": PersonaAnswer,
+        "persona_gym.examples": ScoreExamples,
+        "persona_gym.evaluate": Evaluation,
+    }
+    assert_formats_sent(runs, schemas)
+    # this seed re-asks an off-pool selection, a short question set and an evaluator's score
+    # on the wrong scale (valid JSON, out of range), in every format alike
+    for fmt in ("text", "json_object", "json_schema"):
+        reasks = reasks_by_task(runs[fmt])
+        assert all(reasks[f"persona_gym.{t}"] for t in ("select", "questions", "evaluate")), fmt

@@ -254,3 +254,16 @@ def test_write_table_marks_flagged_rows_and_shows_nulls_as_dashes(tmp_path: Path
     assert (row_a["rho"], row_b["rho"]) == ("0.50", "—")
     assert (row_a["rho_undefined"], row_b["rho_undefined"]) == ("—", "constant input")
     assert "nan" not in markdown and markdown.rstrip().endswith("† n < 5")
+
+
+def test_min_group_n_flag_reaches_the_metrics(tmp_path: Path) -> None:
+    """`--min-group-n` is logged in `run.started` and the flags follow it, also on re-scoring."""
+    out = tmp_path / "run"
+    argv = ["run", "trust-population", "--n-personas", "12", "--min-group-n", "3"]
+    assert main([*argv, "--out", str(out), "--no-progress", "--no-cache"]) == 0
+    metrics = json.loads((out / "metrics.json").read_text())["metrics"]
+    assert metrics["min_group_n"] == 3
+    levels = [lvl for a in metrics["attributes"].values() for lvl in a["levels"].values()]
+    assert any(lvl["small"] for lvl in levels) and not all(lvl["small"] for lvl in levels)
+    assert all(lvl["small"] == (lvl["n"] < 3) for lvl in levels)
+    assert main(["metrics", str(out), "--check"]) == 0
