@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
 from .client import RetryPolicy
 from .event_log import ResumeMismatchError
@@ -51,11 +52,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         err.print("interrupted; the run directory is marked interrupted and can be resumed")
         return 130
     except INPUT_ERRORS as exc:
-        err.print(f"[bold red]error:[/] {exc}", markup=True)
-        return 2
+        return _fail(str(exc), 2)
     except LLMError as exc:
-        err.print(f"[bold red]error:[/] model call failed: {exc}", markup=True)
-        return 1
+        run_dir = getattr(exc, "run_dir", None)
+        where = f"; {run_dir} is marked interrupted (--resume --out {run_dir} continues)"
+        return _fail(f"model call failed: {exc}{where if run_dir else ''}", 1)
+
+
+def _fail(message: str, code: int) -> int:
+    """One `error:` line; the message is escaped, so brackets in it are shown, not styled."""
+    err.print(f"[bold red]error:[/] {escape(message)}", markup=True)
+    return code
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -25,6 +25,7 @@ from tenacity import (
 )
 
 from .cache import ResponseCache
+from .endpoint_errors import timeout_error
 from .llm import Backend, ChatRequest, ChatResponse, LLMError, TransientLLMError
 
 __all__ = ["LLMCallFailedError", "LLMClient", "ModelPool", "RetryPolicy"]
@@ -150,7 +151,7 @@ class LLMClient:
                 async with asyncio.timeout(self.retry.timeout):
                     return await self.backend.complete(request, self.retry.timeout)
             except TimeoutError as exc:
-                raise TransientLLMError(f"no answer within {self.retry.timeout:g}s") from exc
+                raise timeout_error(self.retry.timeout) from exc
 
     def _wait(self, state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None

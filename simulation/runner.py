@@ -177,6 +177,7 @@ async def arun_scenario(
                     await _play(instance, sim, manifest)
             except BaseException as exc:
                 _finish(run_dir, manifest, store, status="interrupted", error=_describe(exc))
+                exc.run_dir = run_dir  # type: ignore[attr-defined]  # for the CLI's message
                 raise
             metrics = compute_run_metrics(store, scenario_cls)
             _write_json(run_dir / METRICS_FILE, metrics)
