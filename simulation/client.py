@@ -10,6 +10,7 @@ the unit of work it belonged to is abandoned.
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -49,7 +50,7 @@ class RetryPolicy:
     max_retry_after: float = 600.0
 
     def __post_init__(self) -> None:
-        if self.max_attempts < 1 or self.timeout <= 0:
+        if self.max_attempts < 1 or not (math.isfinite(self.timeout) and self.timeout > 0):
             raise ValueError("max_attempts must be at least 1 and timeout positive")
 
 

@@ -59,6 +59,11 @@ class OpenAIBackend(Backend):
     ) -> None:
         self.model = model
         self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        if urlsplit(self.base_url).scheme not in ("http", "https"):
+            raise PermanentLLMError(
+                f"base URL {public_url(self.base_url)!r} must start with http:// or https:// "
+                "(e.g. http://localhost:8000/v1)"
+            )
         api_key = os.environ.get(api_key_env)
         self._key_env, self._key_set = api_key_env, bool(api_key)
         if not api_key:
