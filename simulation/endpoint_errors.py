@@ -13,7 +13,7 @@ import re
 import socket
 import ssl
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .llm import LLMError, PermanentLLMError, TransientLLMError
@@ -46,7 +46,7 @@ class Endpoint:
     model: str
     key_env: str
     key_set: bool
-    secret: str = ""
+    secret: str = field(default="", repr=False)
 
     def clean(self, text: Any) -> str:
         """A server's message on one short line, with the key (if echoed back) blanked out."""

@@ -120,7 +120,9 @@ class OpenAIBackend(Backend):
             error = {"message": describe_page(str(body or ""), endpoint)}
         else:
             return not_json_error(status, str(body or ""), endpoint)
-        sent = {**request.sampling(), "response_format": request.response_format}
+        sent = request.sampling()
+        if request.response_format is not None:
+            sent["response_format"] = request.response_format
         served = await self._served_models() if status == 404 else None
         return status_error(status, error, endpoint, sent, served, _retry_after(exc))
 

@@ -323,7 +323,7 @@ def test_transient_and_permanent_kinds_of_backend_errors(server) -> None:
         request = ChatRequest(messages=(Message(role="user", content="hi"),))
         try:
             await backend.complete(request, timeout=2)
-        except BaseException as exc:
+        except Exception as exc:  # the test inspects it
             return exc
         finally:
             await backend.aclose()
@@ -334,3 +334,11 @@ def test_transient_and_permanent_kinds_of_backend_errors(server) -> None:
     server.fail_always("context_size")
     assert isinstance(asyncio.run(once(server.base_url)), PermanentLLMError)
     assert isinstance(asyncio.run(once(closed_port_url())), PermanentLLMError)
+
+
+def test_the_endpoint_description_never_shows_the_key() -> None:
+    from personasim.simulation.endpoint_errors import Endpoint
+
+    endpoint = Endpoint("http://h/v1", "m", "OPENAI_API_KEY", True, secret=SECRET)
+    assert SECRET not in repr(endpoint)
+    assert endpoint.clean(f"bad key {SECRET}\n\tsee docs") == "bad key *** see docs"
