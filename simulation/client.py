@@ -10,6 +10,7 @@ the unit of work it belonged to is abandoned.
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from tenacity import (
 )
 
 from .cache import ResponseCache
+from .endpoint_errors import timeout_error
 from .llm import Backend, ChatRequest, ChatResponse, LLMError, TransientLLMError
 
 __all__ = ["LLMCallFailedError", "LLMClient", "ModelPool", "RetryPolicy"]
@@ -48,7 +50,7 @@ class RetryPolicy:
     max_retry_after: float = 600.0
 
     def __post_init__(self) -> None:
-        if self.max_attempts < 1 or self.timeout <= 0:
+        if self.max_attempts < 1 or not (math.isfinite(self.timeout) and self.timeout > 0):
             raise ValueError("max_attempts must be at least 1 and timeout positive")
 
 
@@ -150,7 +152,7 @@ class LLMClient:
                 async with asyncio.timeout(self.retry.timeout):
                     return await self.backend.complete(request, self.retry.timeout)
             except TimeoutError as exc:
-                raise TransientLLMError(f"no answer within {self.retry.timeout:g}s") from exc
+                raise timeout_error(self.retry.timeout) from exc
 
     def _wait(self, state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None

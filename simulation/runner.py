@@ -9,8 +9,10 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import math
 import os
 import re
+import shutil
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -22,11 +24,11 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from .cache import ResponseCache
+from .cache import ResponseCache, default_cache_dir
 from .client import LLMClient, ModelPool, RetryPolicy
 from .event_log import EventLog, ResumeState
 from .events import SCHEMA_VERSION, EventStore, events_frame
-from .llm import RESPONSE_FORMATS, Backend, ResponseFormat
+from .llm import RESPONSE_FORMATS, Backend, PermanentLLMError, ResponseFormat
 from .model import Simulation
 from .openai_backend import OpenAIBackend
 from .scenario import Scenario, ScenarioParams, get_scenario
@@ -111,7 +113,10 @@ def make_backend(model: str, base_url: str | None = None, seed: int = 0) -> Back
         return ScriptedBackend(seed=seed)
     if re.match(MODEL_SPEC_PATTERN, model):
         name, _, own_url = model.removeprefix("openai:").partition("@")
-        return OpenAIBackend(name, base_url=own_url or base_url)
+        try:
+            return OpenAIBackend(name, base_url=own_url or base_url)
+        except PermanentLLMError as exc:  # no key, or a URL that cannot work: bad input
+            raise RunError(str(exc)) from None
     raise RunError(
         f"unknown model {model!r}: use 'scripted', 'openai:MODEL_NAME' (with --base-url for a "
         "non-OpenAI endpoint) or 'openai:MODEL_NAME@BASE_URL'; LangChain chat models can be "
@@ -126,6 +131,14 @@ class ClientLimits:
     concurrency: int = 16
     requests_per_minute: float | None = None
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+
+    def __post_init__(self) -> None:
+        """Checked before the run directory exists, so a bad value leaves nothing behind."""
+        rpm = self.requests_per_minute
+        if self.concurrency < 1:
+            raise RunError(f"concurrency must be at least 1, got {self.concurrency}")
+        if rpm is not None and not (math.isfinite(rpm) and rpm > 0):
+            raise RunError(f"requests_per_minute must be a number greater than 0, got {rpm}")
 
 
 def run_scenario(*args: Any, **kwargs: Any) -> RunResult:
@@ -177,10 +190,19 @@ async def arun_scenario(
     instance = scenario_cls(checked)
     instance.prepare()
     limits = ClientLimits(concurrency, requests_per_minute, retry or RetryPolicy())
+    if seed < 0:
+        raise RunError(f"seed must be an integer of at least 0, got {seed}")
+    if use_cache:
+        _make_writable_dir(Path(cache_dir or default_cache_dir()), "--cache-dir")
     run_dir = _prepare_run_dir(out, scenario_cls.name, resume)
     manifest = _initial_manifest(scenario_cls, checked, seed, backend, limits, settings)
     previous = _load_resumable(run_dir, manifest) if resume else None
     if previous is not None and previous["status"] == "complete":
+        if not (run_dir / METRICS_FILE).is_file():
+            raise RunError(
+                f"{run_dir} is complete but has no {METRICS_FILE}; "
+                f"`personasim metrics {run_dir}` recomputes it from the log"
+            )
         metrics = json.loads((run_dir / METRICS_FILE).read_text())
         return RunResult(run_dir, previous, metrics, ["already complete; nothing to resume"])
     if previous is not None:
@@ -221,6 +243,7 @@ async def arun_scenario(
                     await _play(instance, sim, manifest)
             except BaseException as exc:
                 _finish(run_dir, manifest, store, settings, "interrupted", _describe(exc))
+                exc.run_dir = run_dir  # type: ignore[attr-defined]  # for the CLI's message
                 raise
             metrics = compute_run_metrics(store, scenario_cls)
             _write_json(run_dir / METRICS_FILE, metrics)
@@ -363,23 +386,43 @@ def _prepare_run_dir(out: str | Path | None, scenario: str, resume: bool) -> Pat
         has_run = (run_dir / MANIFEST_FILE).exists()
         if resume and not has_run:
             raise RunError(f"{run_dir}: no run to resume here (no {MANIFEST_FILE})")
-        if not resume and run_dir.exists() and any(run_dir.iterdir()):
+        if not resume and run_dir.is_dir() and any(run_dir.iterdir()):
             raise RunError(
                 f"{run_dir} already exists and is not empty; pass --resume to continue the run "
                 "there, or choose another --out"
             )
-    run_dir.mkdir(parents=True, exist_ok=True)
+    _make_writable_dir(run_dir, "--out")
     return run_dir
+
+
+def _make_writable_dir(directory: Path, flag: str) -> None:
+    """Create a directory, or say in one line why it cannot be (nothing is left behind)."""
+    if directory.exists() and not directory.is_dir():
+        raise RunError(f"{flag} {directory} is a file, not a directory; choose another {flag}")
+    first_new = next((p for p in (*reversed(directory.parents), directory) if not p.exists()), None)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        probe = directory / ".personasim-write-test"
+        probe.touch()
+        probe.unlink()
+    except OSError as exc:
+        if first_new is not None:
+            shutil.rmtree(first_new, ignore_errors=True)
+        reason = exc.strerror or str(exc)
+        raise RunError(f"cannot write to {directory} ({reason}); choose another {flag}") from None
 
 
 def read_manifest(run_dir: str | Path) -> dict[str, Any]:
     path = Path(run_dir) / MANIFEST_FILE
     try:
-        return json.loads(path.read_text())
-    except FileNotFoundError:
+        manifest = json.loads(path.read_text())
+    except (FileNotFoundError, NotADirectoryError):
         raise RunError(f"{run_dir}: not a run directory (no {MANIFEST_FILE})") from None
-    except json.JSONDecodeError as exc:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise RunError(f"{path}: unreadable manifest ({exc})") from None
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("status"), str):
+        raise RunError(f"{path}: not a personasim manifest (no status)")
+    return manifest
 
 
 def _load_resumable(run_dir: Path, manifest: dict[str, Any]) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, get_origin
@@ -24,6 +24,7 @@ __all__ = [
     "Scenario",
     "ScenarioError",
     "ScenarioParams",
+    "csv_separator_problem",
     "get_scenario",
     "list_scenarios",
     "read_input",
@@ -143,6 +144,24 @@ def read_input(flag: str, load: Callable[[], T]) -> T:
         raise ScenarioError(f"{flag}: {exc.filename}: no such file") from None
     except (OSError, ValueError) as exc:
         raise ScenarioError(f"{flag}: {exc}") from None
+
+
+_SEPARATORS = {";": "semicolons", "\t": "tabs", "|": "'|'"}
+
+
+def csv_separator_problem(columns: Sequence[str] | None) -> str | None:
+    """What is wrong when a CSV header, read as comma-separated, is one column that holds
+    another separator (a spreadsheet's ';' export): None when the header looks fine."""
+    if not columns or len(columns) != 1:
+        return None
+    for separator, name in _SEPARATORS.items():
+        if separator in columns[0]:
+            return (
+                f"the header row reads as the single column {columns[0]!r}: the file is "
+                f"separated by {name}, but CSV input must be comma-separated; re-save it "
+                "with commas"
+            )
+    return None
 
 
 _REGISTRY: dict[str, type[Scenario]] = {}
