@@ -72,4 +72,4 @@ def dollar_belief(request: ChatRequest, rng: np.random.Generator) -> str:
         for level, effect in believed.items()
     }
     answer = {"mean_sd_level_stats": stats, "explanation": "Estimated for 100 people per group."}
-    return f"```json\n{json.dumps(answer, indent=2)}\n```"
+    return json.dumps(answer, indent=2)

@@ -49,7 +49,7 @@ REWRITE_LOW_FIX = 0.20
 """Chance that the two-stage rewrite of a low performer's wrong answer fixes it."""
 
 MISSING_FINAL_ANSWER = 0.03
-"""Chance that any answer forgets its closing 'Final Answer:' line (graded wrong)."""
+"""Chance that a persona's answer forgets its closing 'Final Answer:' line (graded wrong)."""
 
 JUDGE_FORMAT_SLIP = 0.03
 """Chance that a judge's first answer has no usable score (exercises the re-ask)."""
@@ -121,7 +121,16 @@ def _respond(level: str | None, value: float, rng: np.random.Generator) -> str:
         return _low_text(value, rng, (2, 4))
     if level == "high":
         return _high_text(value, rng)
-    return f"Working through the question gives {_number(value)}. " + _closing(value, rng)
+    return _plain_text(value)
+
+
+def _plain_text(value: float) -> str:
+    """The no-persona answer. Its prompt (Figure 2) asks only for "the final answer as a
+    number", no 'Final Answer:' line, so the answer ends naturally with its number."""
+    return (
+        "I set up each quantity from the question and compute step by step. "
+        f"So the answer is {_number(value)}."
+    )
 
 
 @scripted_behaviour("classroom.answer")
@@ -198,4 +207,4 @@ def contrast_judgement(request: ChatRequest, rng: np.random.Generator) -> str:
     score = judge_score(h["high_correct"], h["low_correct"], h["low_response"])
     if rng.random() < JUDGE_FORMAT_SLIP and len(request.messages) == 1:
         return "The low-performance response looks different from the high one."
-    return f"Explanation: compared the reasoning of the two responses.\nScore: {score}"
+    return f"I compared the reasoning and the behaviour shown in the two answers.\nScore: {score}"

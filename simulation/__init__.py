@@ -37,6 +37,7 @@ from .scenario import (
     list_scenarios,
     read_input,
     register_scenario,
+    split_list,
 )
 from .scripted import ScriptedBackend, scripted_behaviour
 from .sqlite_store import EventStoreError, SQLiteEventStore
@@ -93,4 +94,5 @@ __all__ = [
     "run_scenario",
     "run_sweep",
     "scripted_behaviour",
+    "split_list",
 ]
