@@ -69,9 +69,10 @@ class RunResult:
     report: list[str] = field(default_factory=list)
 
 
-_SCRIPTED_OPTION = r"(?:drift=(?:0(?:\.\d*)?|1(?:\.0*)?|\.\d+)|seed=\d+)"
+_DRIFT = r"drift=(?:0(?:\.\d*)?|1(?:\.0*)?|\.\d+)"
+_SEED = r"seed=\d+"
 MODEL_SPEC_PATTERN = (
-    rf"^(scripted(?::{_SCRIPTED_OPTION}(?:,{_SCRIPTED_OPTION})*)?|openai:[^@\s]+(@\S+)?)$"
+    rf"^(scripted(?::(?:{_DRIFT}(?:,{_SEED})?|{_SEED}(?:,{_DRIFT})?))?|openai:[^@\s]+(@\S+)?)$"
 )
 """A model on the command line: `scripted`, `scripted:drift=D,seed=S` (either option or both),
 `openai:NAME`, or `openai:NAME@BASE_URL`."""
