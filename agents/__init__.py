@@ -8,7 +8,14 @@ from . import (  # register scripted rules
     scripted_forecast,
     scripted_persona_gym,
 )
-from .decision import Decision, DecisionParseError, DecisionTask, decide, parse_nonempty
+from .decision import (
+    Decision,
+    DecisionParseError,
+    DecisionTask,
+    decide,
+    parse_nonempty,
+    parse_structured,
+)
 from .persona import Persona
 from .persona_agent import PersonaAgent
 from .persona_bank import (
@@ -23,7 +30,8 @@ from .persona_bank import (
     synthetic_population,
 )
 from .researcher import ResearcherAgent
-from .structured import format_instructions, parse_structured
+from .structured import format_instructions
+from .trust_answers import ForecastAnswer, ReactAnswer, TrustorAnswer
 from .trustee import TrusteeAgent, archetype_cap
 
 __all__ = [
@@ -32,11 +40,14 @@ __all__ = [
     "Decision",
     "DecisionParseError",
     "DecisionTask",
+    "ForecastAnswer",
     "Persona",
     "PersonaAgent",
     "PersonaFileError",
+    "ReactAnswer",
     "ResearcherAgent",
     "TrusteeAgent",
+    "TrustorAnswer",
     "archetype_cap",
     "augment_big_five",
     "decide",

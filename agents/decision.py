@@ -8,23 +8,37 @@ The graph is built and compiled once; everything that differs between decisions 
 the prompt, the parser) travels in the run's context, not in the mutable state. Every node is a
 coroutine: LangGraph runs plain functions in a worker thread, which would cost a thread hop per
 node and write events from outside the event loop.
+
+With a structured response format (`Simulation.response_format`), a task that declares its
+answer's `schema` is sent with that schema as the request's `response_format`, and its reply is
+read as JSON into the schema and then by `read`; the prompt's wording stays the paper's.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypedDict
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar
 
+from langchain_core.exceptions import OutputParserException
+from langchain_core.output_parsers import PydanticOutputParser
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
+from pydantic import BaseModel
 
-from personasim.simulation import ChatRequest
+from personasim.simulation import ChatRequest, response_format_for
 
 if TYPE_CHECKING:
     from personasim.simulation import Simulation
 
-__all__ = ["Decision", "DecisionParseError", "DecisionTask", "decide", "parse_nonempty"]
+__all__ = [
+    "Decision",
+    "DecisionParseError",
+    "DecisionTask",
+    "decide",
+    "parse_nonempty",
+    "parse_structured",
+]
 
 
 class DecisionParseError(ValueError):
@@ -36,6 +50,37 @@ def parse_nonempty(reply: str) -> str:
     if not reply.strip():
         raise DecisionParseError("the answer is empty")
     return reply.strip()
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def parse_structured(reply: str, schema: type[M]) -> M:
+    """The reply's JSON object (bare or fenced) as a validated `schema`, or
+    `DecisionParseError` saying why.
+
+    LangChain's parser reads a JSON object in a code fence, or one followed by text; a sentence
+    before an unfenced object ("Sure! Here it is: {...}") is skipped here too.
+    """
+    parser = PydanticOutputParser(pydantic_object=schema)
+    try:
+        return parser.parse(reply)
+    except OutputParserException as exc:
+        error = str(exc)
+    start = reply.find("{")
+    if start > 0 and "```" not in reply:
+        try:
+            return parser.parse(reply[start:])
+        except OutputParserException:
+            pass
+    first_line = error.splitlines()[0] if error else "invalid JSON"
+    raise DecisionParseError(f"the answer is not a valid {schema.__name__}: {first_line}")
+
+
+STRUCTURED_REMINDER = (
+    "Your answer could not be used: {error}. Answer again with only a JSON object of the "
+    "requested form."
+)
 
 
 @dataclass(frozen=True)
@@ -54,10 +99,31 @@ class DecisionTask:
     details: dict[str, Any] = field(default_factory=dict)
     model: str | None = None
     """Another model than the run's, e.g. a judge's `openai:NAME` (None: the run's model)."""
+    schema: type[BaseModel] | None = None
+    """The answer's pydantic model, sent as the response format when the run asks for JSON."""
+    read: Callable[[Any], Any] | None = None
+    """Turns a validated `schema` instance into the decision's value (default: the instance);
+    raises `DecisionParseError` like `parse`."""
 
     def __post_init__(self) -> None:
         if clash := RESERVED_DETAILS & set(self.details):
             raise ValueError(f"details may not use the decision event's own keys {sorted(clash)}")
+
+    def structured(self, response_format: str) -> DecisionTask:
+        """This task as asked under the run's response format: unchanged for `text` or a task
+        without a schema; else the schema-constrained request, a JSON parser and reminder."""
+        if response_format == "text" or self.schema is None:
+            return self
+        schema, read = self.schema, self.read or (lambda answer: answer)
+        request = self.request.model_copy(
+            update={"response_format": response_format_for(response_format, schema)}
+        )
+        return replace(
+            self,
+            request=request,
+            parse=lambda reply: read(parse_structured(reply, schema)),
+            reminder=lambda error: STRUCTURED_REMINDER.format(error=error),
+        )
 
 
 RESERVED_DETAILS = frozenset({"task", "attempts", "value", "error", "last_reply"})
@@ -162,7 +228,8 @@ DECISION_GRAPH = _build()
 
 
 async def decide(sim: Simulation, agent_id: str, task: DecisionTask) -> Decision:
-    """Run the decision graph once for `agent_id`."""
+    """Run the decision graph once for `agent_id`, in the run's response format."""
+    task = task.structured(sim.response_format)
     final = await DECISION_GRAPH.ainvoke({}, context=_Context(sim, agent_id, task))
     ok = final.get("error") is None
     return Decision(ok, final.get("value") if ok else None, final["attempts"], final.get("error"))

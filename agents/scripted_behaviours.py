@@ -7,11 +7,23 @@ docs/scripted.md, so a metric computed on them can be checked against them.
 
 from __future__ import annotations
 
+import json
+import re
+
 import numpy as np
+from pydantic import BaseModel
 
-from personasim.simulation import ChatRequest, scripted_behaviour
+from personasim.simulation import ChatRequest, answer_schema, scripted_behaviour
 
-__all__ = ["TRUSTOR_BASE_SHARE", "TRUSTOR_EFFECTS", "trustor_share"]
+from .trust_answers import TrustorAnswer
+
+__all__ = [
+    "TRUSTOR_BASE_SHARE",
+    "TRUSTOR_EFFECTS",
+    "amount_answer",
+    "restated_amount",
+    "trustor_share",
+]
 
 TRUSTOR_BASE_SHARE = 0.45
 """Share of the endowment a persona with no listed trait level sends on average."""
@@ -46,7 +58,8 @@ TRUSTOR_NOISE_SD = 0.10
 """Person-to-person spread of the share, plus 0.1 x temperature."""
 
 FORMAT_SLIP_RATE = 0.03
-"""Chance that a first answer forgets the requested closing sentence (the repair path)."""
+"""Chance that a first answer forgets the requested closing sentence, or in JSON the `amount`
+(the repair path)."""
 
 
 PRIOR_WEIGHT = 0.08
@@ -69,6 +82,36 @@ def _prior_shift(traits: dict[str, str], prior: dict[str, list[str]]) -> float:
     return shift
 
 
+_STATED_AMOUNT = re.compile(r"(\d+) of my \d+ dollars")
+
+
+def restated_amount(request: ChatRequest, drawn: int) -> int:
+    """The amount to answer: `drawn` in a first answer; in a re-ask, the amount the previous
+    answer already named ("N of my E dollars"), since a slip is a format error, not another
+    decision. A text and a JSON run thus re-ask to the same value."""
+    if len(request.messages) == 1:
+        return drawn
+    stated = _STATED_AMOUNT.search(request.messages[-2].content)
+    return int(stated.group(1)) if stated else drawn
+
+
+def amount_answer(
+    request: ChatRequest,
+    text: str,
+    schema: type[BaseModel],
+    fields: dict[str, str],
+    amount: int | None,
+) -> str:
+    """The answer in the request's format: `text` as written, or the schema's JSON (`fields`
+    and `amount`). `amount` None is a slip: the JSON lacks its `amount` (the text its closing
+    sentence), as a model not held to the schema may answer."""
+    if answer_schema(request) is None:
+        return text
+    if amount is None:
+        return json.dumps(fields)
+    return schema(**fields, amount=amount).model_dump_json()
+
+
 @scripted_behaviour("trust.trustor")
 def trustor_decision(request: ChatRequest, rng: np.random.Generator) -> str:
     """Seed 001, Appendix B.1: belief, desire, intention, then the closing sentence."""
@@ -77,14 +120,16 @@ def trustor_decision(request: ChatRequest, rng: np.random.Generator) -> str:
     spread = TRUSTOR_NOISE_SD + 0.1 * request.temperature
     expected = trustor_share(traits, request.hints.get("prior"))
     share = float(np.clip(expected + rng.normal(0.0, spread), 0.0, 1.0))
-    amount = round(share * endowment)
-    first_attempt = len(request.messages) == 1
-    if first_attempt and rng.random() < FORMAT_SLIP_RATE:
-        return "BELIEF: Trust is earned. DESIRE: Keep some safety. INTENTION: Send part of it."
-    mood = "trusting" if share >= 0.5 else "cautious"
-    return (
-        f"BELIEF: Given who I am, I am fairly {mood} with strangers.\n"
-        f"DESIRE: I want a fair outcome without risking more than I am comfortable with.\n"
-        f"INTENTION: I will send {amount} of my {endowment} dollars.\n"
-        f"Finally, I will give {amount} dollars"
-    )
+    amount = restated_amount(request, round(share * endowment))
+    slips = len(request.messages) == 1 and rng.random() < FORMAT_SLIP_RATE
+    mood = "trusting" if amount >= endowment / 2 else "cautious"
+    fields = {
+        "belief": f"Given who I am, I am fairly {mood} with strangers.",
+        "desire": "I want a fair outcome without risking more than I am comfortable with.",
+        "intention": f"I will send {amount} of my {endowment} dollars.",
+    }
+    lines = [f"{name.upper()}: {value}" for name, value in fields.items()]
+    if slips:
+        return amount_answer(request, "\n".join(lines), TrustorAnswer, fields, None)
+    text = "\n".join([*lines, f"Finally, I will give {amount} dollars"])
+    return amount_answer(request, text, TrustorAnswer, fields, amount)

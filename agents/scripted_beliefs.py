@@ -5,7 +5,8 @@ but states them with noise, so its beliefs agree with its personas' behaviour im
 rank correlations are positive but not 1. Ranking strategies state a qualitative effect size;
 the dollar strategy states per-level means and SDs whose SDs are narrower than the behaviour's
 person-to-person spread, so its effect sizes come out too large (as the paper found for Ctx+$).
-Documented in docs/scripted.md.
+Both answer JSON in a text run too (the prompts ask for it); with a structured response format
+the JSON is bare, as a constrained model writes it. Documented in docs/scripted.md.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import json
 
 import numpy as np
 
-from personasim.simulation import ChatRequest, scripted_behaviour
+from personasim.simulation import ChatRequest, answer_schema, scripted_behaviour
 
 from .scripted_behaviours import TRUSTOR_BASE_SHARE, TRUSTOR_EFFECTS
 
@@ -56,7 +57,7 @@ def ranking_belief(request: ChatRequest, rng: np.random.Generator) -> str:
         "ordering_explanation": f"{ranking[0]} tends to be the most trusting group.",
         "omnibus_effect_size_explanation": f"The differences between groups look {size}.",
     }
-    return json.dumps(answer, indent=2)
+    return json.dumps(answer, indent=None if answer_schema(request) is not None else 2)
 
 
 @scripted_behaviour("trust.belief.dollars")
@@ -72,4 +73,4 @@ def dollar_belief(request: ChatRequest, rng: np.random.Generator) -> str:
         for level, effect in believed.items()
     }
     answer = {"mean_sd_level_stats": stats, "explanation": "Estimated for 100 people per group."}
-    return json.dumps(answer, indent=2)
+    return json.dumps(answer, indent=None if answer_schema(request) is not None else 2)

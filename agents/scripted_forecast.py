@@ -16,7 +16,8 @@ import numpy as np
 
 from personasim.simulation import ChatRequest, scripted_behaviour
 
-from .scripted_behaviours import FORMAT_SLIP_RATE, trustor_share
+from .scripted_behaviours import FORMAT_SLIP_RATE, amount_answer, restated_amount, trustor_share
+from .trust_answers import ForecastAnswer, ReactAnswer
 
 __all__ = [
     "ACTION_NOISE_SD",
@@ -79,7 +80,8 @@ def _whole_dollars(value: float, endowment: int) -> int:
 
 
 def _slips(request: ChatRequest, rng: np.random.Generator) -> bool:
-    """A first answer forgets the closing sentence at `FORMAT_SLIP_RATE` (the repair path)."""
+    """A first answer forgets the closing sentence (in JSON, the `amount`) at
+    `FORMAT_SLIP_RATE` (the repair path)."""
     return len(request.messages) == 1 and rng.random() < FORMAT_SLIP_RATE
 
 
@@ -90,15 +92,18 @@ def react_decision(request: ChatRequest, rng: np.random.Generator) -> str:
     endowment, history = hints["endowment"], hints["history"]
     spread = (ACTION_NOISE_SD + 0.1 * request.temperature) * endowment
     intended = intended_send(hints["traits"], endowment, history)
-    amount = _whole_dollars(intended + rng.normal(0.0, spread), endowment)
-    if _slips(request, rng):
-        return "THOUGHT: I need to weigh trust against risk.\nACTION: I send part of my money."
-    return (
-        f"THOUGHT: {_react_thought(history, hints['round'])}\n"
-        f"ACTION: I transfer {amount} of my {endowment} dollars.\n"
-        f"OBSERVATION: {_react_observation(history)}\n"
-        f"Finally, I will give {amount} dollars"
-    )
+    amount = restated_amount(request, _whole_dollars(intended + rng.normal(0.0, spread), endowment))
+    slips = _slips(request, rng)
+    fields = {
+        "thought": _react_thought(history, hints["round"]),
+        "action": f"I transfer {amount} of my {endowment} dollars.",
+        "observation": _react_observation(history),
+    }
+    lines = [f"{name.upper()}: {value}" for name, value in fields.items()]
+    if slips:  # the first two lines only, and no closing sentence
+        return amount_answer(request, "\n".join(lines[:2]), ReactAnswer, fields, None)
+    text = "\n".join([*lines, f"Finally, I will give {amount} dollars"])
+    return amount_answer(request, text, ReactAnswer, fields, amount)
 
 
 def _react_thought(history: History, round_index: int) -> str:
@@ -130,16 +135,19 @@ def forecast_decision(request: ChatRequest, rng: np.random.Generator) -> str:
     endowment, horizon, cap = hints["endowment"], hints["horizon"], hints["cap"]
     spread = (FORECAST_NOISE_SD_PER_ROUND * horizon + 0.1 * request.temperature) * endowment
     expected = expected_forecast(hints["traits"], endowment, horizon)
-    amount = _whole_dollars(expected + rng.normal(0.0, spread), endowment)
-    if _slips(request, rng):
-        return "I would send a moderate amount, depending on how the game goes."
+    amount = restated_amount(request, _whole_dollars(expected + rng.normal(0.0, spread), endowment))
+    slips = _slips(request, rng)
     stance = (
         "I still want to show that I trust the other player"
         if amount > cap
         else "that is about what I can expect to get back"
     )
-    return (
+    reasoning = (
         f"The other player returns at most ${cap}, whatever I send. In round {horizon} I expect "
-        f"to send {amount} of my {endowment} dollars: {stance}.\n"
-        f"Finally, I will send {amount} dollars"
+        f"to send {amount} of my {endowment} dollars: {stance}."
     )
+    fields = {"reasoning": reasoning}
+    if slips:
+        return amount_answer(request, reasoning, ForecastAnswer, fields, None)
+    text = f"{reasoning}\nFinally, I will send {amount} dollars"
+    return amount_answer(request, text, ForecastAnswer, fields, amount)

@@ -202,6 +202,8 @@ class NullStore(EventStore):
 class StubSim:
     """Just what decide() touches (ask, emit), answering instantly: the graph alone."""
 
+    response_format = "text"
+
     def __init__(self) -> None:
         self.response = ChatResponse(text=REPLY)
 

@@ -1,11 +1,13 @@
 """A complete custom scenario in one file: personas guess coin flips over several rounds.
 
 Shows every piece a scenario needs: typed parameters, an environment with rules that emit
-events, a decision task (prompt, parser, re-ask reminder), a scripted behaviour so it runs
-offline, and metrics computed from the event table alone. Run it:
+events, a decision task (prompt, parser, re-ask reminder, and the answer's schema for
+structured runs), a scripted behaviour so it runs offline, and metrics computed from the event
+table alone. Run it:
 
     python examples/coin_guess.py                      # offline, scripted behaviour model
     python examples/coin_guess.py --model openai:gpt-4o-mini
+    python examples/coin_guess.py --response-format json_schema   # answers as JSON
 
 then `personasim replay RUN_DIR --agent ID` shows one persona's guesses round by round.
 """
@@ -13,12 +15,13 @@ then `personasim replay RUN_DIR --agent ID` shows one persona's guesses round by
 from __future__ import annotations
 
 import argparse
+import json
 import re
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from personasim.agents import (
     DecisionParseError,
@@ -31,9 +34,11 @@ from personasim.simulation import (
     ChatRequest,
     Environment,
     Message,
+    RunSettings,
     Scenario,
     ScenarioParams,
     Simulation,
+    answer_schema,
     run_scenario,
     scripted_behaviour,
 )
@@ -43,6 +48,13 @@ PROMPT = """You are this person:
 
 A fair coin will be flipped. Round {round} of {rounds}. Earlier flips: {history}.
 Guess the next flip. End your answer with 'GUESS: heads' or 'GUESS: tails'."""
+
+
+class CoinGuessAnswer(BaseModel):
+    """The answer's schema when the run asks for JSON (`--response-format`)."""
+
+    reasoning: str
+    guess: Literal["heads", "tails"]
 
 
 class CoinTable(Environment):
@@ -108,6 +120,8 @@ class CoinGuess(Scenario):
             ),
             parse=parse_guess,
             reminder=lambda error: f"{error}. End with 'GUESS: heads' or 'GUESS: tails'.",
+            schema=CoinGuessAnswer,
+            read=lambda answer: answer.guess,  # the schema already allows only the two sides
         )
 
     @classmethod
@@ -141,7 +155,10 @@ def scripted_guess(request: ChatRequest, rng: np.random.Generator) -> str:
     history = request.hints["history"]
     lean = 0.5 if not history else (0.3 if history[-1] == "heads" else 0.7)
     guess = "heads" if rng.random() < lean else "tails"
-    return f"It feels like {guess} is due.\nGUESS: {guess}"
+    reasoning = f"It feels like {guess} is due."
+    if answer_schema(request) is not None:
+        return json.dumps({"reasoning": reasoning, "guess": guess})
+    return f"{reasoning}\nGUESS: {guess}"
 
 
 if __name__ == "__main__":
@@ -150,6 +167,9 @@ if __name__ == "__main__":
     parser.add_argument("--base-url")
     parser.add_argument("--out")
     parser.add_argument("--n-personas", type=int, default=20)
+    parser.add_argument(
+        "--response-format", choices=("text", "json_schema", "json_object"), default="text"
+    )
     args = parser.parse_args()
     result = run_scenario(
         CoinGuess,
@@ -157,6 +177,7 @@ if __name__ == "__main__":
         model=args.model,
         base_url=args.base_url,
         out=args.out,
+        settings=RunSettings(response_format=args.response_format),
     )
     print("\n".join(result.report))
     print(f"run directory: {result.run_dir}")

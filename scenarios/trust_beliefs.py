@@ -146,8 +146,8 @@ class TrustBeliefsParams(TrustPopulationParams):
         return names
 
 
-def parse_ranking_belief(reply: str, levels: list[str]) -> dict[str, Any]:
-    belief = parse_structured(reply, RankingBelief)
+def read_ranking_belief(belief: RankingBelief, levels: list[str]) -> dict[str, Any]:
+    """The stated ranking and effect size, if it ranks exactly `levels` and the size is one."""
     if sorted(belief.ranking_descending) != sorted(levels):
         raise DecisionParseError(
             f"ranking_descending must list each of {levels} exactly once, "
@@ -164,8 +164,9 @@ def parse_ranking_belief(reply: str, levels: list[str]) -> dict[str, Any]:
     }
 
 
-def parse_dollar_belief(reply: str, levels: list[str], endowment: int) -> dict[str, Any]:
-    belief = parse_structured(reply, DollarBelief)
+def read_dollar_belief(belief: DollarBelief, levels: list[str], endowment: int) -> dict[str, Any]:
+    """Ranking (by mean) and η̂² from the stated per-level statistics, if they are `levels`'
+    and no mean is above the endowment."""
     stats = belief.mean_sd_level_stats
     if sorted(stats) != sorted(levels):
         raise DecisionParseError(f"mean_sd_level_stats must have exactly the levels {levels}")
@@ -232,9 +233,10 @@ class TrustBeliefs(TrustPopulation):
                 inline_levels=inline,
                 format_instructions=format_instructions(DollarBelief),
             )
-            task, parse = (
+            task, schema, read = (
                 "trust.belief.dollars",
-                lambda r: parse_dollar_belief(r, levels, p.endowment),
+                DollarBelief,
+                lambda b: read_dollar_belief(b, levels, p.endowment),
             )
         else:
             prompt = RANKING_PROMPT.substitute(
@@ -244,7 +246,11 @@ class TrustBeliefs(TrustPopulation):
                 context=context,
                 format_instructions=format_instructions(RankingBelief),
             )
-            task, parse = "trust.belief.ranking", lambda r: parse_ranking_belief(r, levels)
+            task, schema, read = (
+                "trust.belief.ranking",
+                RankingBelief,
+                lambda b: read_ranking_belief(b, levels),
+            )
         return DecisionTask(
             name=task,
             request=ChatRequest(
@@ -254,10 +260,12 @@ class TrustBeliefs(TrustPopulation):
                 task=task,
                 hints={"attribute": attribute, "levels": levels, "endowment": p.endowment},
             ),
-            parse=parse,
+            parse=lambda reply: read(parse_structured(reply, schema)),
             reminder=lambda error: BELIEF_REMINDER.substitute(error=error, inline_levels=inline),
             max_repairs=p.max_repairs,
             details={"strategy": strategy, "attribute": attribute},
+            schema=schema,
+            read=read,
         )
 
     @classmethod

@@ -29,8 +29,10 @@ from pydantic import Field, field_validator
 from personasim.agents import (
     DecisionParseError,
     DecisionTask,
+    ForecastAnswer,
     Persona,
     PersonaAgent,
+    ReactAnswer,
     TrusteeAgent,
     archetype_cap,
 )
@@ -48,7 +50,6 @@ from personasim.analysis import (
 from personasim.environments import TrustGame, TrustOutcome
 from personasim.simulation import (
     ChatRequest,
-    InvalidActionError,
     Message,
     Scenario,
     Simulation,
@@ -59,6 +60,7 @@ from .trust_population import (
     AMOUNT_MARKUP,
     FORMAT_REMINDER,
     PopulationParams,
+    checked_transfer,
     draw_personas,
     load_bank,
     parse_transfer,
@@ -204,10 +206,7 @@ def parse_forecast(reply: str, game: TrustGame) -> int:
     matches = _FORECAST_AMOUNT.findall(reply)
     if not matches:
         raise DecisionParseError("it does not end with 'Finally, I will send N dollars'")
-    try:
-        return game.check_transfer(float(matches[-1]))
-    except InvalidActionError as exc:
-        raise DecisionParseError(str(exc)) from None
+    return checked_transfer(float(matches[-1]), game)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -328,6 +327,8 @@ class TrustForecast(Scenario):
             ),
             max_repairs=p.max_repairs,
             details={"kind": "forecast", "archetype": pairing.archetype, "horizon": round_index},
+            schema=ForecastAnswer,
+            read=lambda answer: checked_transfer(answer.amount, pairing.game),
         )
 
     def _action_task(self, pairing: Pairing, round_index: int) -> DecisionTask:
@@ -357,6 +358,8 @@ class TrustForecast(Scenario):
             ),
             max_repairs=p.max_repairs,
             details={"kind": "action", "archetype": pairing.archetype, "round": round_index},
+            schema=ReactAnswer,
+            read=lambda answer: checked_transfer(answer.amount, pairing.game),
         )
 
     def _request(

@@ -32,6 +32,7 @@ from personasim.agents import (
     Persona,
     PersonaAgent,
     TrusteeAgent,
+    TrustorAnswer,
     augment_big_five,
     load_personas,
     sample_personas,
@@ -68,6 +69,7 @@ __all__ = [
     "TrustPopulation",
     "TrustPopulationParams",
     "behaviour_metrics",
+    "checked_transfer",
     "draw_personas",
     "load_bank",
     "parse_transfer",
@@ -169,8 +171,14 @@ def parse_transfer(reply: str, game: TrustGame) -> int:
     matches = _FINAL_AMOUNT.findall(reply)
     if not matches:
         raise DecisionParseError("it does not end with 'Finally, I will give N dollars'")
+    return checked_transfer(float(matches[-1]), game)
+
+
+def checked_transfer(amount: float, game: TrustGame) -> int:
+    """`amount` as whole dollars if the game's rules allow it, else a `DecisionParseError`
+    saying which rule it breaks (the same check for a text and a structured answer)."""
     try:
-        return game.check_transfer(float(matches[-1]))
+        return game.check_transfer(amount)
     except InvalidActionError as exc:
         raise DecisionParseError(str(exc)) from None
 
@@ -230,6 +238,8 @@ class TrustPopulation(Scenario):
                 error=error, initial_amount=p.endowment
             ),
             max_repairs=p.max_repairs,
+            schema=TrustorAnswer,
+            read=lambda answer: checked_transfer(answer.amount, self.game),
         )
 
     @classmethod

@@ -14,9 +14,11 @@ from .llm import (
     LLMError,
     Message,
     PermanentLLMError,
+    ResponseFormat,
     TokenLogprob,
     TransientLLMError,
     Usage,
+    response_format_for,
 )
 from .model import Simulation
 from .openai_backend import OpenAIBackend
@@ -24,6 +26,7 @@ from .runner import (
     MODEL_SPEC_PATTERN,
     RunError,
     RunResult,
+    RunSettings,
     arun_scenario,
     compute_run_metrics,
     make_backend,
@@ -39,7 +42,7 @@ from .scenario import (
     register_scenario,
     split_list,
 )
-from .scripted import ScriptedBackend, scripted_behaviour
+from .scripted import ScriptedBackend, answer_schema, scripted_behaviour
 from .sqlite_store import EventStoreError, SQLiteEventStore
 from .sweep import SweepResult, run_sweep
 
@@ -66,11 +69,13 @@ __all__ = [
     "OpenAIBackend",
     "PermanentLLMError",
     "ResponseCache",
+    "ResponseFormat",
     "ResumeMismatchError",
     "ResumeState",
     "RetryPolicy",
     "RunError",
     "RunResult",
+    "RunSettings",
     "SQLiteEventStore",
     "Scenario",
     "ScenarioError",
@@ -82,6 +87,7 @@ __all__ = [
     "TokenLogprob",
     "TransientLLMError",
     "Usage",
+    "answer_schema",
     "arun_scenario",
     "compute_run_metrics",
     "default_cache_dir",
@@ -91,6 +97,7 @@ __all__ = [
     "make_backend",
     "read_input",
     "register_scenario",
+    "response_format_for",
     "run_scenario",
     "run_sweep",
     "scripted_behaviour",

@@ -1,7 +1,8 @@
 """The `personasim` command: run, list, replay, metrics, export.
 
 Errors the user can fix are printed as one `error:` line with a non-zero exit (2 for bad input,
-1 for a run that failed, 130 for Ctrl-C); tracebacks are for bugs.
+1 for a run that failed, 130 for Ctrl-C); a run that finished but is not valid (too many failed
+decisions) exits 3; tracebacks are for bugs.
 """
 
 from __future__ import annotations
@@ -17,12 +18,13 @@ from rich.console import Console
 
 from .client import RetryPolicy
 from .event_log import ResumeMismatchError
-from .llm import LLMError
+from .llm import RESPONSE_FORMATS, LLMError
 from .replay import agent_events, export_jsonl, render_overview, render_trajectory
 from .runner import (
     EVENTS_FILE,
     METRICS_FILE,
     RunError,
+    RunSettings,
     compute_run_metrics,
     read_manifest,
     run_scenario,
@@ -31,10 +33,13 @@ from .runner import (
 from .scenario import ScenarioError, get_scenario, list_scenarios, split_list
 from .sqlite_store import EventStoreError, SQLiteEventStore
 from .sweep import run_sweep
+from .validity import ValidityLimits
 
 __all__ = ["main"]
 
 INPUT_ERRORS = (ScenarioError, RunError, EventStoreError, ResumeMismatchError)
+NOT_VALID = 3
+"""Exit code of a run that finished with a failure rate over its limit."""
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -89,6 +94,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     run.add_argument("--cache-dir", type=Path, help="response cache location")
     run.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    _add_settings_arguments(run)
     run.set_defaults(handler=_run)
 
     sweep = commands.add_parser(
@@ -113,6 +119,7 @@ def _parser() -> argparse.ArgumentParser:
     sweep.add_argument("--base-url", help="OpenAI-compatible endpoint for openai: models")
     sweep.add_argument("--concurrency", type=int, default=16)
     sweep.add_argument("--no-progress", action="store_true")
+    _add_settings_arguments(sweep)
     sweep.set_defaults(handler=_sweep)
 
     listing = commands.add_parser("list", help="scenarios, their parameters and defaults")
@@ -135,6 +142,35 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--output", type=Path, help="file to write (default RUN_DIR/events.jsonl)")
     export.set_defaults(handler=_export)
     return parser
+
+
+def _add_settings_arguments(parser: argparse.ArgumentParser) -> None:
+    """How decisions are asked for and when a run counts as valid (`RunSettings`)."""
+    parser.add_argument(
+        "--response-format",
+        choices=RESPONSE_FORMATS,
+        default="text",
+        help="text: the prompts' own format; json_schema (OpenAI, vLLM) or json_object "
+        "(llama.cpp's server): JSON constrained by each answer's schema",
+    )
+    parser.add_argument("--max-tokens", type=int, help="cap on every reply's tokens")
+    parser.add_argument(
+        "--max-failure-rate",
+        type=float,
+        default=0.2,
+        help="above this share of failed decisions the run is marked not valid (exit 3)",
+    )
+    parser.add_argument(
+        "--min-group-n", type=int, default=5, help="groups smaller than this are flagged"
+    )
+
+
+def _settings(args: argparse.Namespace) -> RunSettings:
+    try:
+        validity = ValidityLimits(args.max_failure_rate, args.min_group_n)
+    except ValueError as exc:
+        raise RunError(str(exc)) from None
+    return RunSettings(args.response_format, args.max_tokens, validity)
 
 
 def scenario_values(tokens: Sequence[str]) -> dict[str, str]:
@@ -174,6 +210,7 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> int:
         retry=RetryPolicy(max_attempts=args.max_attempts, timeout=args.timeout),
         progress=not args.no_progress,
         console=err,
+        settings=_settings(args),
     )
     llm = result.manifest["llm"]
     for line in result.report:
@@ -185,7 +222,7 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> int:
         f"tokens {llm['prompt_tokens']}+{llm['completion_tokens']}"
     )
     out.print(f"run directory: {result.run_dir}")
-    return 0
+    return 0 if result.valid else NOT_VALID
 
 
 def _sweep(args: argparse.Namespace, extra: Sequence[str]) -> int:
@@ -206,10 +243,15 @@ def _sweep(args: argparse.Namespace, extra: Sequence[str]) -> int:
         concurrency=args.concurrency,
         progress=not args.no_progress,
         console=err,
+        settings=_settings(args),
     )
     out.print(f"{len(result.runs)} runs under {result.directory}")
     for report in result.reports:
         out.print(f"  {report}")
+    invalid = [str(run.run_dir) for run in result.runs if not run.valid]
+    if invalid:
+        out.print(f"NOT VALID (failure rate over the limit): {', '.join(invalid)}")
+        return NOT_VALID
     return 0
 
 
@@ -262,6 +304,8 @@ def _metrics(args: argparse.Namespace, extra: Sequence[str]) -> int:
     path.write_text(text)
     state = "unchanged" if same else "written"
     out.print(f"{path}: {state} (recomputed from {EVENTS_FILE}, no model call)")
+    if metrics["partial"]:
+        out.print("partial: the run did not complete, so these metrics cover only its events")
     for report in write_run_reports(args.run_dir, metrics):
         out.print(f"  {report}")
     return 0

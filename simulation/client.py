@@ -175,23 +175,21 @@ class LLMClient:
         agent_id: str | None,
         round: int | None,
     ) -> None:
-        self._emit(
-            "llm.call",
-            {
-                "request_key": key,
-                "task": request.task,
-                "backend": self._identity,
-                "sampling": request.sampling(),
-                "messages": request.plain_messages(),
-                "response": response.model_dump(exclude_none=True),
-                "cached": source != "model",
-                "source": source,
-                "attempts": attempts,
-                "latency_s": elapsed_since(started),
-            },
-            agent_id=agent_id,
-            round=round,
-        )
+        payload: dict[str, Any] = {
+            "request_key": key,
+            "task": request.task,
+            "backend": self._identity,
+            "sampling": request.sampling(),
+            "messages": request.plain_messages(),
+            "response": response.model_dump(exclude_none=True),
+            "cached": source != "model",
+            "source": source,
+            "attempts": attempts,
+            "latency_s": elapsed_since(started),
+        }
+        if request.response_format is not None:  # text requests log as they always have
+            payload["response_format"] = request.response_format
+        self._emit("llm.call", payload, agent_id=agent_id, round=round)
 
     def _record_failure(
         self,

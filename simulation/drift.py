@@ -181,10 +181,18 @@ HABITS = (*WRAPS, *REWRITES)
 _KEEP_LOGPROBS = (*WRAPS, "refusal", "empty")
 """Habits an answer with logprobs can take: its own tokens stay as they were, or go."""
 
+_CONSTRAINED = ("round", "empty")
+"""Habits an answer under a structured response format can take: constrained decoding keeps
+the JSON valid, but not the values round-free, and a refusal arrives as empty content."""
 
-def applicable_habits(response: ChatResponse) -> list[str]:
-    """The habits that change this answer (a rewrite of the numbers needs numbers...)."""
-    names = _KEEP_LOGPROBS if response.logprobs is not None else HABITS
+
+def applicable_habits(response: ChatResponse, structured: bool = False) -> list[str]:
+    """The habits that change this answer (a rewrite of the numbers needs numbers...);
+    `structured`: the request asked for a JSON response format."""
+    if structured:
+        names: tuple[str, ...] = _CONSTRAINED
+    else:
+        names = _KEEP_LOGPROBS if response.logprobs is not None else HABITS
     text = response.text
     return [
         name
@@ -230,11 +238,13 @@ def drift_response(
     `conversation` is seeded by the conversation's first request (persistent refusals), `draw`
     by this request (whether it drifts, and which habit).
     """
+    structured = request.response_format is not None
     if conversation.random() < rate * PERSISTENT_REFUSAL_SHARE:
-        return apply_habit("refusal", response), "refusal"
+        refusal = "empty" if structured else "refusal"
+        return apply_habit(refusal, response), refusal
     if draw.random() >= rate * (REASK_FACTOR if is_reask(request) else 1.0):
         return response, None
-    names = applicable_habits(response)
+    names = applicable_habits(response, structured)
     if not names:
         return response, None
     weights = np.array([ROUND_WEIGHT if n == "round" else 1.0 for n in names])

@@ -10,7 +10,8 @@ from __future__ import annotations
 import hashlib
 import json
 from abc import ABC, abstractmethod
-from typing import Any, Literal
+from functools import cache
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -21,10 +22,34 @@ __all__ = [
     "LLMError",
     "Message",
     "PermanentLLMError",
+    "ResponseFormat",
     "TokenLogprob",
     "TransientLLMError",
     "Usage",
+    "response_format_for",
 ]
+
+ResponseFormat = Literal["text", "json_schema", "json_object"]
+"""How a run asks for answers: free text read by each task's parser (the papers' prompts), or
+JSON constrained by the answer's schema, in OpenAI's form (`json_schema`: OpenAI, vLLM) or the
+form llama.cpp's server accepts (`json_object` with a `schema`)."""
+
+RESPONSE_FORMATS: tuple[str, ...] = get_args(ResponseFormat)
+
+
+@cache
+def response_format_for(kind: ResponseFormat, schema: type[BaseModel]) -> dict[str, Any] | None:
+    """The request's `response_format` that constrains an answer to `schema` (None for text)."""
+    if kind == "text":
+        return None
+    json_schema = schema.model_json_schema()
+    if kind == "json_schema":
+        named = {"name": schema.__name__, "schema": json_schema}
+        return {"type": "json_schema", "json_schema": named}
+    if kind == "json_object":
+        return {"type": "json_object", "schema": json_schema}
+    known = ", ".join(RESPONSE_FORMATS)
+    raise ValueError(f"unknown response format {kind!r}; use one of {known}")
 
 
 class Message(BaseModel):

@@ -10,7 +10,7 @@ import mesa
 
 from .client import LLMClient, ModelPool
 from .event_log import EventLog
-from .llm import ChatRequest, ChatResponse
+from .llm import ChatRequest, ChatResponse, ResponseFormat
 
 if TYPE_CHECKING:
     from .agent import SimAgent
@@ -36,6 +36,8 @@ class Simulation(mesa.Model):
         llm: LLMClient | None = None,
         models: ModelPool | None = None,
         on_progress: Callable[[int, int], None] | None = None,
+        response_format: ResponseFormat = "text",
+        max_tokens: int | None = None,
     ) -> None:
         super().__init__(seed=seed)
         if (llm is None) == (models is None):
@@ -44,6 +46,10 @@ class Simulation(mesa.Model):
         self.models = models or ModelPool(llm)  # type: ignore[arg-type]
         self.llm = self.models.main
         self.log = log
+        self.response_format = response_format
+        """How decisions ask for answers: the prompts' text, or JSON constrained by a schema."""
+        self.max_tokens = max_tokens
+        """A cap on every request's completion tokens (None: each request's own setting)."""
         self.round: int | None = None
         self.environments: dict[str, Environment] = {}
         self._by_id: dict[str, SimAgent] = {}
@@ -63,6 +69,9 @@ class Simulation(mesa.Model):
         """One model call on behalf of an agent, logged with the current round; `model` names
         another model than the run's (e.g. a judge's `openai:NAME`)."""
         client = self.models.get(model)
+        cap = self.max_tokens
+        if cap is not None and (request.max_tokens is None or request.max_tokens > cap):
+            request = request.model_copy(update={"max_tokens": cap})
         return await client.complete(request, agent_id=agent_id, round=self.round)
 
     def register_agent_id(self, agent: SimAgent) -> None:

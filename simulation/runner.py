@@ -26,12 +26,13 @@ from .cache import ResponseCache
 from .client import LLMClient, ModelPool, RetryPolicy
 from .event_log import EventLog, ResumeState
 from .events import SCHEMA_VERSION, EventStore, events_frame
-from .llm import Backend
+from .llm import RESPONSE_FORMATS, Backend, ResponseFormat
 from .model import Simulation
 from .openai_backend import OpenAIBackend
 from .scenario import Scenario, ScenarioParams, get_scenario
 from .scripted import ScriptedBackend
 from .sqlite_store import SQLiteEventStore
+from .validity import DECISION_KINDS, ValidityLimits, validity_from_events, validity_summary
 
 __all__ = [
     "EVENTS_FILE",
@@ -41,6 +42,7 @@ __all__ = [
     "ClientLimits",
     "RunError",
     "RunResult",
+    "RunSettings",
     "arun_scenario",
     "compute_run_metrics",
     "make_backend",
@@ -67,6 +69,37 @@ class RunResult:
     manifest: dict[str, Any]
     metrics: dict[str, Any]
     report: list[str] = field(default_factory=list)
+
+    @property
+    def valid(self) -> bool:
+        """False when a decision task's failure rate is over the run's limit (exit code 3)."""
+        return bool(self.manifest["validity"]["overall"]["ok"])
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """How decisions are asked and judged; they change answers or validity, so they are in the
+    manifest and the log, and a resumed run must repeat them."""
+
+    response_format: ResponseFormat = "text"
+    max_tokens: int | None = None
+    validity: ValidityLimits = field(default_factory=ValidityLimits)
+
+    def __post_init__(self) -> None:
+        if self.response_format not in RESPONSE_FORMATS:
+            raise RunError(
+                f"--response-format {self.response_format!r}: use one of "
+                f"{', '.join(RESPONSE_FORMATS)}"
+            )
+        if self.max_tokens is not None and self.max_tokens < 1:
+            raise RunError("--max-tokens must be at least 1")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "response_format": self.response_format,
+            "max_tokens": self.max_tokens,
+            "validity": self.validity.to_json(),
+        }
 
 
 _DRIFT = r"drift=(?:0(?:\.\d*)?|1(?:\.0*)?|\.\d+)"
@@ -164,11 +197,15 @@ async def arun_scenario(
     retry: RetryPolicy | None = None,
     progress: bool = True,
     console: Console | None = None,
+    settings: RunSettings | None = None,
 ) -> RunResult:
     """Run (or resume) a scenario and return where it went and what it measured.
 
-    Every input is checked before the run directory is created, so bad input leaves nothing.
+    `settings`: response format, a completion-token cap and validity limits (defaults: text,
+    no cap, at most 20% failed decisions, groups of 5). Every input is checked before the run
+    directory is created, so bad input leaves nothing.
     """
+    settings = settings or RunSettings()
     scenario_cls = get_scenario(scenario) if isinstance(scenario, str) else scenario
     checked = (
         params if isinstance(params, ScenarioParams) else scenario_cls.parse_params(params or {})
@@ -178,7 +215,7 @@ async def arun_scenario(
     instance.prepare()
     limits = ClientLimits(concurrency, requests_per_minute, retry or RetryPolicy())
     run_dir = _prepare_run_dir(out, scenario_cls.name, resume)
-    manifest = _initial_manifest(scenario_cls, checked, seed, backend, limits)
+    manifest = _initial_manifest(scenario_cls, checked, seed, backend, limits, settings)
     previous = _load_resumable(run_dir, manifest) if resume else None
     if previous is not None and previous["status"] == "complete":
         metrics = json.loads((run_dir / METRICS_FILE).read_text())
@@ -210,24 +247,40 @@ async def arun_scenario(
             bar = _progress_bar(console or Console(stderr=True), progress, scenario_cls.name)
             try:
                 with bar as on_progress:
-                    sim = Simulation(seed=seed, models=models, log=log, on_progress=on_progress)
+                    sim = Simulation(
+                        seed=seed,
+                        models=models,
+                        log=log,
+                        on_progress=on_progress,
+                        response_format=settings.response_format,
+                        max_tokens=settings.max_tokens,
+                    )
                     await _play(instance, sim, manifest)
             except BaseException as exc:
-                _finish(run_dir, manifest, store, status="interrupted", error=_describe(exc))
+                _finish(run_dir, manifest, store, settings, "interrupted", _describe(exc))
                 raise
             metrics = compute_run_metrics(store, scenario_cls)
             _write_json(run_dir / METRICS_FILE, metrics)
             write_run_reports(run_dir, metrics, scenario_cls)
-            _finish(run_dir, manifest, store, status="complete")
+            _finish(run_dir, manifest, store, settings, "complete")
     finally:
         if cache is not None:
             cache.close()
-    return RunResult(run_dir, manifest, metrics, scenario_cls.report(metrics["metrics"]))
+    return RunResult(run_dir, manifest, metrics, _summary(manifest, scenario_cls, metrics))
+
+
+def _summary(
+    manifest: dict[str, Any], scenario_cls: type[Scenario], metrics: dict[str, Any]
+) -> list[str]:
+    """The end-of-run lines; a run that is not valid says so first."""
+    verdict = validity_summary(manifest["validity"])
+    return [*([verdict] if verdict else []), *scenario_cls.report(metrics["metrics"])]
 
 
 async def _play(scenario: Scenario, sim: Simulation, manifest: dict[str, Any]) -> None:
     try:
-        sim.emit("run.started", {k: manifest[k] for k in ("scenario", "params", "seed", "model")})
+        header = ("scenario", "params", "seed", "model", *RunSettings().to_json())
+        sim.emit("run.started", {k: manifest[k] for k in header})
         scenario.setup(sim)
         with _long_lived_heap():
             for index in range(1, scenario.rounds() + 1):
@@ -275,6 +328,7 @@ def compute_run_metrics(
     return {
         "scenario": header["scenario"],
         "model": header["model"],
+        "partial": not (events["kind"] == "run.completed").any(),
         "metrics": scenario_cls.compute_metrics(events),
     }
 
@@ -311,8 +365,10 @@ def _initial_manifest(
     seed: int,
     backend: Backend,
     limits: ClientLimits,
+    settings: RunSettings,
 ) -> dict[str, Any]:
     return {
+        **settings.to_json(),
         "schema_version": SCHEMA_VERSION,
         "scenario": scenario_cls.name,
         "params": params.model_dump(mode="json"),
@@ -365,11 +421,18 @@ def read_manifest(run_dir: str | Path) -> dict[str, Any]:
 
 def _load_resumable(run_dir: Path, manifest: dict[str, Any]) -> dict[str, Any]:
     previous = read_manifest(run_dir)
-    for key in ("scenario", "params", "seed", "model"):
+    for key in ("scenario", "params", "seed", "model", "response_format", "max_tokens"):
         if previous.get(key) != manifest[key]:
             raise RunError(
                 f"cannot resume {run_dir}: it was started with {key}={previous.get(key)!r}, "
                 f"this command has {key}={manifest[key]!r}; repeat the original settings"
+            )
+    for key, value in manifest["validity"].items():
+        if previous.get("validity", {}).get(key) != value:
+            raise RunError(
+                f"cannot resume {run_dir}: it was started with {key}="
+                f"{previous.get('validity', {}).get(key)!r}, this command has {key}={value!r}; "
+                "repeat the original settings"
             )
     return previous
 
@@ -378,10 +441,17 @@ def _finish(
     run_dir: Path,
     manifest: dict[str, Any],
     store: EventStore,
+    settings: RunSettings,
     status: str,
     error: str | None = None,
 ) -> None:
-    manifest.update(status=status, finished_at=_now(), llm=llm_usage(store))
+    validity = validity_from_events(store.read(kinds=DECISION_KINDS), settings.validity)
+    manifest.update(
+        status=status,
+        finished_at=_now(),
+        llm=llm_usage(store),
+        validity={**settings.validity.to_json(), **validity},
+    )
     manifest.pop("error", None)
     if error:
         manifest["error"] = error

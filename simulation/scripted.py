@@ -7,11 +7,13 @@ no network and no key, and it is the test double. Its rules are documented in do
 metrics computed from it describe these rules, not any model.
 
 Randomness: each answer draws from a generator seeded by the request's content address, which
-includes the backend seed. Answers therefore do not depend on call order or concurrency.
+includes the backend seed. Answers therefore do not depend on call order or concurrency. The
+response format is left out of the seed (not out of the cache key): it constrains the form of
+an answer, not the decision, so a rule decides the same in a text and in a JSON run.
 
 Drift (`scripted:drift=D`): a seeded share D of the answers is then rewritten with a real chat
 model's habits (`drift.py`). The drift rate is part of the backend's identity, hence of the cache
-key, but not of the address the rules draw from: a drifting backend gives the same answers as a
+key, but not of the seed the rules draw from: a drifting backend gives the same answers as a
 plain one, except the rewritten ones.
 """
 
@@ -26,7 +28,13 @@ import numpy as np
 from .drift import drift_response
 from .llm import Backend, ChatRequest, ChatResponse, Message, PermanentLLMError, Usage
 
-__all__ = ["BEHAVIOUR_VERSION", "ScriptedBackend", "ScriptedBehaviour", "scripted_behaviour"]
+__all__ = [
+    "BEHAVIOUR_VERSION",
+    "ScriptedBackend",
+    "ScriptedBehaviour",
+    "answer_schema",
+    "scripted_behaviour",
+]
 
 BEHAVIOUR_VERSION = 4
 """Bumped when any behaviour changes, so cached scripted answers are not reused across rules."""
@@ -44,6 +52,19 @@ def scripted_behaviour(task: str) -> Callable[[ScriptedBehaviour], ScriptedBehav
         return behaviour
 
     return register
+
+
+def answer_schema(request: ChatRequest) -> dict[str, Any] | None:
+    """The JSON schema a structured request constrains its answer to (None: a text answer).
+
+    A rule answers in JSON exactly when this is not None, as a constrained model would.
+    """
+    response_format = request.response_format or {}
+    if response_format.get("type") == "json_object":
+        return response_format.get("schema") or {}
+    if response_format.get("type") == "json_schema":
+        return response_format["json_schema"]["schema"]
+    return None
 
 
 class ScriptedBackend(Backend):
@@ -98,7 +119,10 @@ class ScriptedBackend(Backend):
         return _complete_response(response, request)
 
     def _seed_of(self, request: ChatRequest) -> int:
-        return int(self._address(self._rules_identity(), request)[:16], 16)
+        """The seed of a request's draws: its address under the rules' identity, without the
+        response format."""
+        unformatted = request.model_copy(update={"response_format": None})
+        return int(self._address(self._rules_identity(), unformatted)[:16], 16)
 
 
 _DRIFT = 1

@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from personasim.agents import DecisionParseError
-from personasim.scenarios.trust_beliefs import parse_ranking_belief
+from personasim.agents import DecisionParseError, parse_structured
+from personasim.scenarios.trust_beliefs import RankingBelief, read_ranking_belief
 from personasim.scenarios.trust_conditioning import conditioning_text
 from personasim.simulation import (
     Backend,
@@ -174,10 +174,11 @@ def test_belief_parsers_read_what_a_careful_reader_would() -> None:
         f"{ranking}\n\nI hope this helps!",
         '{"ranking_descending": "High > Low", "omnibus_effect_size": "small"}',
     ):
-        assert parse_ranking_belief(reply, levels)["ranking"] == ["High", "Low"], reply
+        belief = read_ranking_belief(parse_structured(reply, RankingBelief), levels)
+        assert belief["ranking"] == ["High", "Low"], reply
     for bad in ("", "I'm sorry, but I can't help.", "High > Low", "Sure: {not json}"):
         with pytest.raises(DecisionParseError):
-            parse_ranking_belief(bad, levels)
+            parse_structured(bad, RankingBelief)
 
 
 def test_invalid_beliefs_are_counted_never_defaulted(tmp_path: Path) -> None:
