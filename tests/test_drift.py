@@ -32,6 +32,7 @@ from personasim.simulation import (
     Message,
     RunError,
     RunResult,
+    RunSettings,
     Scenario,
     ScriptedBackend,
     SQLiteEventStore,
@@ -289,16 +290,21 @@ def events_of(result: RunResult) -> pd.DataFrame:
 
 
 def check_drift_run(
-    result: RunResult, outcomes: list[Outcome], scenario: type[Scenario] | None = None
+    result: RunResult,
+    outcomes: list[Outcome],
+    scenario: type[Scenario] | None = None,
+    habits: int = 3,
 ) -> pd.DataFrame:
     """The invariants every scenario keeps on drifting output; returns the events. A scenario
-    outside the registry (an example) is given, and its metrics recomputed from Python."""
+    outside the registry (an example) is given, and its metrics recomputed from Python;
+    `habits`: how many habits must show in the replies."""
     assert result.manifest["status"] == "complete"
     assert result.manifest["model"]["drift"] == 0.3
     events = events_of(result)
     kinds = Counter(events["kind"])
     assert kinds["decision.reask"] > 0 and kinds["decision.failed"] > 0, kinds
-    _drift_shows(events)
+    _drift_shows(events, habits)
+    _validity_counts_the_events(result.manifest["validity"], events)
     _failures_keep_the_models_reply(events)
     for outcome in outcomes:
         _outcomes_pair_with_decisions(events, outcome)
@@ -311,11 +317,36 @@ def check_drift_run(
     return events
 
 
-def _drift_shows(events: pd.DataFrame) -> None:
+def _drift_shows(events: pd.DataFrame, habits: int) -> None:
     """Drift did rewrite replies: several habits, in at least a tenth of the replies."""
     replies = [p["response"]["text"] for p in events.loc[events["kind"] == "llm.call", "payload"]]
     seen = Counter(name for t in replies for name, sign in HABIT_SIGNS.items() if sign(t))
-    assert len(seen) >= 3 and sum(seen.values()) >= len(replies) / 10, seen
+    assert len(seen) >= habits and sum(seen.values()) >= len(replies) / 10, seen
+
+
+def _validity_counts_the_events(validity: dict[str, Any], events: pd.DataFrame) -> None:
+    """The manifest's validity, per task and overall, is the count of the decision events."""
+    counts = Counter(
+        (p["task"], kind)
+        for kind in ("decision.made", "decision.failed", "decision.reask")
+        for p in events.loc[events["kind"] == kind, "payload"]
+    )
+    tasks = sorted({task for task, _ in counts})
+    assert sorted(validity["tasks"]) == tasks
+    for name in [*tasks, None]:
+        entry = validity["overall"] if name is None else validity["tasks"][name]
+        made, failed, reasks = (
+            sum(n for (task, k), n in counts.items() if k == kind and name in (None, task))
+            for kind in ("decision.made", "decision.failed", "decision.reask")
+        )
+        assert (entry["parsed"], entry["failed"], entry["reasks"]) == (made, failed, reasks)
+        assert entry["decisions"] == made + failed
+        assert math.isclose(entry["failure_rate"], failed / (made + failed), abs_tol=1e-6)
+        assert entry["ok"] == (entry["failure_rate"] <= entry["max_failure_rate"]) or name is None
+    overall_ok = validity["overall"]["failure_rate"] <= validity["overall"]["max_failure_rate"]
+    assert validity["overall"]["ok"] == (
+        overall_ok and all(t["ok"] for t in validity["tasks"].values())
+    )
 
 
 def _failures_keep_the_models_reply(events: pd.DataFrame) -> None:
@@ -455,3 +486,39 @@ def test_coin_guess_example_under_drift(tmp_path: Path) -> None:
     guesses = Outcome(frozenset({"coin.guess"}), "coin.graded", key=("round", "agent_id"))
     events = check_drift_run(result, [guesses], CoinGuess)
     assert result.metrics["metrics"]["parse_failures"] == Counter(events["kind"])["decision.failed"]
+
+
+def test_trust_population_under_drift_with_a_json_response_format(tmp_path: Path) -> None:
+    """Constrained decoding keeps the JSON valid: drift only rounds numbers or empties replies
+    (a refusal arrives as empty content), and the failures are still counted, not defaulted."""
+    result = run_scenario(
+        "trust-population",
+        {"n_personas": 60},
+        out=tmp_path / "run",
+        model=DRIFT,
+        progress=False,
+        use_cache=False,
+        settings=RunSettings(response_format="json_schema"),
+    )
+    transfers = Outcome(frozenset({"trust.trustor"}), "trust.transfer")
+    events = check_drift_run(result, [transfers], habits=1)  # empty replies; rounding below
+    replies = [p["response"]["text"] for p in events.loc[events["kind"] == "llm.call", "payload"]]
+    empty = [t for t in replies if t == ""]
+    assert empty and all(json.loads(t) for t in replies if t), "only JSON or empty replies"
+    plain = run_scenario(
+        "trust-population",
+        {"n_personas": 60},
+        out=tmp_path / "plain",
+        progress=False,
+        use_cache=False,
+        settings=RunSettings(response_format="json_schema"),
+    )
+    sent = dict(zip(*_transfers(events), strict=True))
+    plain_sent = dict(zip(*_transfers(events_of(plain)), strict=True))
+    rounded = {a for a, s in sent.items() if s != plain_sent[a]}
+    assert rounded and all(sent[a] in (0, 1, 2, 5, 10) for a in rounded)  # the round habit
+
+
+def _transfers(events: pd.DataFrame) -> tuple[list[str], list[int]]:
+    rows = events[events["kind"] == "trust.transfer"]
+    return rows["agent_id"].tolist(), [p["sent"] for p in rows["payload"]]
