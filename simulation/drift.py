@@ -18,6 +18,7 @@ import json
 import math
 import re
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -50,9 +51,10 @@ REFUSAL = "I'm sorry, but I can't role-play as this person or make this decision
 PREAMBLE = "Sure! Here is my answer.\n\n"
 TRAILING = "\n\nI hope this helps! Let me know if you would like me to explain my reasoning."
 
-# A number as written in prose or JSON: `5`, `4.95`, `1,450`; not inside a word or a label
-# (`M3`, `score_1`, the comment tag `(2)`), and never the tail of a longer number.
-_NUMBER = re.compile(r"(?<![\w.,(\\])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\w)]|[.,]\d)")
+# A number as written in prose: `5`, `4.95`, `1,450`; not inside a word or a label (`M3`,
+# `score_1`, the comment tag `(2)`, the age group `45-64` or `65+`), never the tail of a longer
+# number.
+_NUMBER = re.compile(r"(?<![\w.,(\\+-])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\w)+-]|[.,]\d)")
 # Where a sentence or line ends: the closing sentence starts after the last one.
 _BOUNDARY = re.compile(r"[.!?](?:\*\*)?[ \t]+|\n")
 
@@ -140,10 +142,36 @@ def _final_answer_is(text: str) -> str | None:
 
 def _round_numbers(text: str) -> str | None:
     """Every number snapped to the 1-2-5 series, as real models at low temperature favour a
-    few round amounts: many answers tie."""
+    few round amounts: many answers tie. In JSON, the numeric values (not numbers in strings,
+    such as the level `45-64`)."""
+    if _is_json(text):
+        data = json.loads(text)
+        if not _has_number(data):
+            return None
+        indent = 2 if "\n" in text.strip() else None
+        return json.dumps(_rounded_values(data), indent=indent, ensure_ascii=False)
     if _NUMBER.search(text) is None:
         return None
     return _NUMBER.sub(_rounded, text)
+
+
+def _has_number(data: Any) -> bool:
+    if isinstance(data, dict):
+        return any(_has_number(v) for v in data.values())
+    if isinstance(data, list):
+        return any(_has_number(v) for v in data)
+    return isinstance(data, int | float) and not isinstance(data, bool)
+
+
+def _rounded_values(data: Any) -> Any:
+    if isinstance(data, dict):
+        return {k: _rounded_values(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_rounded_values(v) for v in data]
+    if isinstance(data, bool) or not isinstance(data, int | float):
+        return data
+    snapped = math.copysign(round_number(abs(data)), data)
+    return int(snapped) if isinstance(data, int) else snapped
 
 
 def _rounded(match: re.Match[str]) -> str:

@@ -181,7 +181,11 @@ def test_json_answers_get_fences_and_round_numbers_not_markup() -> None:
     ]
     assert apply_habit("fence", response).text == f"```json\n{stats}\n```"
     tied = apply_habit("round", response).text
-    assert tied == '{"A": {"mean": 5, "sd": 1}, "B": {"mean": 5, "sd": 1}}'  # a tie
+    assert tied == '{"A": {"mean": 5.0, "sd": 1.0}, "B": {"mean": 5.0, "sd": 1.0}}'  # a tie
+    labels = ChatResponse(text='{"ranking_descending": ["45-64", "65+"], "size": "small"}')
+    assert "round" not in applicable_habits(labels)  # numbers in strings are labels, not values
+    prose = ChatResponse(text="The 45-64 group and the 65+ group send 7 dollars.")
+    assert apply_habit("round", prose).text == "The 45-64 group and the 65+ group send 5 dollars."
 
 
 def test_round_number_is_the_nearest_of_the_1_2_5_series() -> None:
