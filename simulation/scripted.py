@@ -36,7 +36,7 @@ __all__ = [
     "scripted_behaviour",
 ]
 
-BEHAVIOUR_VERSION = 5
+BEHAVIOUR_VERSION = 4
 """Bumped when any behaviour changes, so cached scripted answers are not reused across rules."""
 
 ScriptedBehaviour = Callable[[ChatRequest, np.random.Generator], str | ChatResponse]
