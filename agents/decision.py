@@ -57,13 +57,24 @@ M = TypeVar("M", bound=BaseModel)
 
 def parse_structured(reply: str, schema: type[M]) -> M:
     """The reply's JSON object (bare or fenced) as a validated `schema`, or
-    `DecisionParseError` saying why."""
+    `DecisionParseError` saying why.
+
+    LangChain's parser reads a JSON object in a code fence, or one followed by text; a sentence
+    before an unfenced object ("Sure! Here it is: {...}") is skipped here too.
+    """
+    parser = PydanticOutputParser(pydantic_object=schema)
     try:
-        return PydanticOutputParser(pydantic_object=schema).parse(reply)
+        return parser.parse(reply)
     except OutputParserException as exc:
-        first_line = str(exc).splitlines()[0] if str(exc) else "invalid JSON"
-        message = f"the answer is not a valid {schema.__name__}: {first_line}"
-        raise DecisionParseError(message) from None
+        error = str(exc)
+    start = reply.find("{")
+    if start > 0 and "```" not in reply:
+        try:
+            return parser.parse(reply[start:])
+        except OutputParserException:
+            pass
+    first_line = error.splitlines()[0] if error else "invalid JSON"
+    raise DecisionParseError(f"the answer is not a valid {schema.__name__}: {first_line}")
 
 
 STRUCTURED_REMINDER = (

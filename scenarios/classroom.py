@@ -59,6 +59,7 @@ from personasim.analysis.classroom import behaviour_distribution, behaviour_tags
 from personasim.environments import (
     Classroom,
     Grade,
+    GradedBy,
     WordProblem,
     extract_final_answer,
     load_word_problems,
@@ -357,7 +358,7 @@ def arrange(instruction: str, content: str, order: str) -> str:
 
 _REVISED = re.compile(r"\**revised\s+response\**\s*:\**", re.IGNORECASE)
 _REFLECTION = re.compile(r"^\**reflection\**\s*:\**\s*", re.IGNORECASE)
-_SCORE = re.compile(r"score\s*[:=]\s*\**\s*([0-9]+)", re.IGNORECASE)
+_SCORE = re.compile(r"score\**\s*[:=](?:\*\*|\\boxed\{|\s)*([0-9]+)", re.IGNORECASE)
 
 
 def parse_response(reply: str) -> str:
@@ -602,8 +603,8 @@ class ClassroomScenario(Scenario):
         prompt = NO_PERSONA_PROMPT.substitute(question=problem.question)
         task = self._answer_task(problem, labels, repetition, prompt, "answer", final=True)
         decision = await self.baseline.decide(task)
-        if decision.ok:
-            self._grade(self.baseline, problem, decision.value, labels, repetition)
+        if decision.ok:  # Figure 2's no-persona prompt asks for no 'Final Answer:' line
+            self._grade(self.baseline, problem, decision.value, labels, repetition, "last_number")
 
     async def _cell(self, cell: Cell, problem: WordProblem, repetition: int) -> None:
         """High answer, low answer (each graded), then the judge compares them."""
@@ -657,8 +658,11 @@ class ClassroomScenario(Scenario):
         response: str,
         labels: dict[str, str],
         repetition: int,
+        graded_by: GradedBy = "final_answer",
     ) -> Grade:
-        return self.classroom.grade(agent, problem.id, response, repetition=repetition, **labels)
+        return self.classroom.grade(
+            agent, problem.id, response, graded_by, repetition=repetition, **labels
+        )
 
     # --- decision tasks -----------------------------------------------------------------------
 

@@ -285,7 +285,8 @@ EVALUATOR_TEMPERATURE = 0.0
 """§4.1: evaluators at temperature 0."""
 
 _FINAL_SCORE = re.compile(
-    r"(?:therefore,?\s*)?(?:the\s+)?final score is\s*[:*]*\s*(-?\d+(?:\.\d+)?)", re.IGNORECASE
+    r"(?:therefore,?\s*)?(?:the\s+)?final score is(?:[:*$\s]|\\boxed\{)*(-?\d+(?:\.\d+)?)",
+    re.IGNORECASE,
 )
 
 
@@ -454,9 +455,9 @@ class PersonaGymParams(ScenarioParams):
     @field_validator("evaluators")
     @classmethod
     def _distinct_models(cls, specs: tuple[str, ...]) -> tuple[str, ...]:
-        models = [s for s in specs if s != "scripted"]
+        models = [s for s in specs if s.partition(":")[0] != "scripted"]
         if len(set(models)) != len(models):
-            raise ValueError("each evaluator model may appear once ('scripted' may repeat)")
+            raise ValueError("each evaluator model may appear once (a scripted one may repeat)")
         return specs
 
 

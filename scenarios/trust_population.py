@@ -69,6 +69,7 @@ from personasim.simulation import (
 )
 
 __all__ = [
+    "AMOUNT_MARKUP",
     "TRUSTOR_PROMPT",
     "PopulationParams",
     "Prior",
@@ -116,7 +117,11 @@ FORMAT_REMINDER = Template(
     "'Finally, I will give N dollars', where N is a whole number from 0 to ${initial_amount}."
 )
 
-_FINAL_AMOUNT = re.compile(r"finally,?\s+i\s+will\s+give\s+\$?\s*(-?\d+(?:\.\d+)?)", re.IGNORECASE)
+# The amount may be in bold, a dollar sign or LaTeX's \boxed{}: `Finally, I will give **$5**`.
+AMOUNT_MARKUP = r"(?:\*\*|\\boxed\{|\$|\s)*"
+_FINAL_AMOUNT = re.compile(
+    rf"finally,?\s+i\s+will\s+give\s+{AMOUNT_MARKUP}(-?\d+(?:\.\d+)?)", re.IGNORECASE
+)
 
 
 class PopulationParams(ScenarioParams):

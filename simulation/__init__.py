@@ -41,6 +41,7 @@ from .scenario import (
     list_scenarios,
     read_input,
     register_scenario,
+    split_list,
 )
 from .scripted import ScriptedBackend, answer_schema, scripted_behaviour
 from .sqlite_store import EventStoreError, SQLiteEventStore
@@ -102,4 +103,5 @@ __all__ = [
     "run_scenario",
     "run_sweep",
     "scripted_behaviour",
+    "split_list",
 ]

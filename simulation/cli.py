@@ -33,7 +33,7 @@ from .runner import (
     run_scenario,
     write_run_reports,
 )
-from .scenario import ScenarioError, get_scenario, list_scenarios
+from .scenario import ScenarioError, get_scenario, list_scenarios, split_list
 from .sqlite_store import EventStoreError, SQLiteEventStore
 from .sweep import run_sweep
 from .validity import ValidityLimits
@@ -102,7 +102,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("scenario")
     run.add_argument("--seed", type=_int_from(0), default=0)
-    run.add_argument("--model", default="scripted", help="'scripted' or 'openai:MODEL_NAME'")
+    run.add_argument(
+        "--model",
+        default="scripted",
+        help="'scripted', 'scripted:drift=0.15' (real models' habits) or 'openai:MODEL_NAME'",
+    )
     run.add_argument("--base-url", help="OpenAI-compatible endpoint; key from OPENAI_API_KEY")
     run.add_argument("--out", type=Path, help="run directory (default runs/SCENARIO-TIME)")
     run.add_argument("--resume", action="store_true", help="continue the interrupted run in --out")
@@ -283,7 +287,7 @@ def _sweep(args: argparse.Namespace, extra: Sequence[str]) -> int:
         grid[name.replace("-", "_")] = values.split(",")
     result = run_sweep(
         args.scenario,
-        [m.strip() for m in args.models.split(",") if m.strip()],
+        [m for m in split_list(args.models) if m],
         grid,
         scenario_values(extra),
         out=args.out,

@@ -50,6 +50,7 @@ __all__ = [
     "make_backend",
     "read_manifest",
     "run_scenario",
+    "scripted_options",
     "write_run_reports",
 ]
 
@@ -103,14 +104,25 @@ class RunSettings:
         }
 
 
-MODEL_SPEC_PATTERN = r"^(scripted|openai:[^@\s]+(@\S+)?)$"
-"""A model on the command line: `scripted`, `openai:NAME`, or `openai:NAME@BASE_URL`."""
+_DRIFT = r"drift=(?:0(?:\.\d*)?|1(?:\.0*)?|\.\d+)"
+_SEED = r"seed=\d+"
+MODEL_SPEC_PATTERN = (
+    rf"^(scripted(?::(?:{_DRIFT}(?:,{_SEED})?|{_SEED}(?:,{_DRIFT})?))?|openai:[^@\s]+(@\S+)?)$"
+)
+"""A model on the command line: `scripted`, `scripted:drift=D,seed=S` (either option or both),
+`openai:NAME`, or `openai:NAME@BASE_URL`."""
+
+SCRIPTED_OPTIONS = {"drift": "a share of answers from 0 to 1", "seed": "a whole number"}
+"""Options of a `scripted:` spec and what each takes."""
 
 
 def make_backend(model: str, base_url: str | None = None, seed: int = 0) -> Backend:
-    """`scripted`, `openai:NAME` (at `base_url`), or `openai:NAME@URL` (at its own URL)."""
-    if model == "scripted":
-        return ScriptedBackend(seed=seed)
+    """`scripted[:OPTIONS]`, `openai:NAME` (at `base_url`), or `openai:NAME@URL` (its own URL).
+
+    A scripted backend takes the run's `seed` unless its spec names one.
+    """
+    if model == "scripted" or model.startswith("scripted:"):
+        return ScriptedBackend(**{"seed": seed, **scripted_options(model)})
     if re.match(MODEL_SPEC_PATTERN, model):
         name, _, own_url = model.removeprefix("openai:").partition("@")
         try:
@@ -118,10 +130,35 @@ def make_backend(model: str, base_url: str | None = None, seed: int = 0) -> Back
         except PermanentLLMError as exc:  # no key, or a URL that cannot work: bad input
             raise RunError(str(exc)) from None
     raise RunError(
-        f"unknown model {model!r}: use 'scripted', 'openai:MODEL_NAME' (with --base-url for a "
-        "non-OpenAI endpoint) or 'openai:MODEL_NAME@BASE_URL'; LangChain chat models can be "
-        "passed from Python"
+        f"unknown model {model!r}: use 'scripted' (or 'scripted:drift=0.15,seed=3'), "
+        "'openai:MODEL_NAME' (with --base-url for a non-OpenAI endpoint) or "
+        "'openai:MODEL_NAME@BASE_URL'; LangChain chat models can be passed from Python"
     )
+
+
+def scripted_options(spec: str) -> dict[str, Any]:
+    """The options of `scripted:drift=D,seed=S` as keyword arguments of `ScriptedBackend`."""
+    options: dict[str, Any] = {}
+    _, _, listed = spec.partition(":")
+    for item in listed.split(",") if ":" in spec else []:
+        name, sep, value = item.partition("=")
+        if name not in SCRIPTED_OPTIONS or not sep:
+            known = ", ".join(f"{k}=" for k in SCRIPTED_OPTIONS)
+            raise RunError(f"model {spec!r}: unknown option {item!r}; scripted takes {known}")
+        if name in options:
+            raise RunError(f"model {spec!r}: {name} is given twice")
+        options[name] = _option_value(spec, name, value)
+    return options
+
+
+def _option_value(spec: str, name: str, value: str) -> float | int:
+    try:
+        number = float(value) if name == "drift" else int(value)
+    except ValueError:
+        number = None
+    if number is None or (name == "drift" and not 0.0 <= number <= 1.0) or number < 0:
+        raise RunError(f"model {spec!r}: {name}={value} must be {SCRIPTED_OPTIONS[name]}")
+    return number
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ A scenario declares typed parameters (a pydantic model), builds agents and envir
 from __future__ import annotations
 
 import importlib
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
@@ -29,6 +30,7 @@ __all__ = [
     "list_scenarios",
     "read_input",
     "register_scenario",
+    "split_list",
 ]
 
 BUILTIN_MODULE = "personasim.scenarios"
@@ -57,8 +59,18 @@ class ScenarioParams(BaseModel):
         split = dict(values)
         for name, info in cls.model_fields.items():
             if isinstance(split.get(name), str) and get_origin(info.annotation) is tuple:
-                split[name] = tuple(item.strip() for item in split[name].split(","))
+                split[name] = tuple(split_list(split[name]))
         return split
+
+
+_LIST_COMMA = re.compile(r",(?![A-Za-z_]+=)")
+
+
+def split_list(text: str) -> list[str]:
+    """A comma-separated list as typed on the command line. A comma that starts `name=` belongs
+    to the item before it, so a model spec's options stay together: `scripted:drift=0.1,seed=3,
+    openai:m` is two items."""
+    return [item.strip() for item in _LIST_COMMA.split(text)]
 
 
 class Scenario(ABC):

@@ -91,6 +91,8 @@ def test_parse_score_reads_the_last_final_score() -> None:
         "justification": "Good.",
     }
     assert parse_score("final score is 2... Therefore, the final score is **5**.")["score"] == 5
+    assert parse_score("Fine.\n**Therefore, the final score is 3**")["score"] == 3
+    assert parse_score("Fine. Therefore, the final score is \\boxed{2}.")["score"] == 2
     for bad in ("Score: 4", "Therefore, the final score is 6", "the final score is 3.5"):
         with pytest.raises(DecisionParseError):
             parse_score(bad)
