@@ -97,8 +97,10 @@ class DecisionTask:
     reminder: Callable[[str], str]
     max_repairs: int = 2
     details: dict[str, Any] = field(default_factory=dict)
-    model: str | None = None
-    """Another model than the run's, e.g. a judge's `openai:NAME` (None: the run's model)."""
+    role: str = "persona"
+    """The scenario role whose model answers (a judge, an evaluator...)."""
+    member: int = 0
+    """Which of the role's models answers, for a role played by several (an ensemble)."""
     schema: type[BaseModel] | None = None
     """The answer's pydantic model, sent as the response format when the run asks for JSON."""
     read: Callable[[Any], Any] | None = None
@@ -160,7 +162,10 @@ async def _prompt(state: _State, runtime: Runtime[_Context]) -> _State:
 
 async def _ask_model(state: _State, runtime: Runtime[_Context]) -> _State:
     ctx = runtime.context
-    response = await ctx.sim.ask(state["request"], agent_id=ctx.agent_id, model=ctx.task.model)
+    task = ctx.task
+    response = await ctx.sim.ask(
+        state["request"], agent_id=ctx.agent_id, role=task.role, member=task.member
+    )
     return {"reply": response.text, "attempts": state["attempts"] + 1}
 
 

@@ -22,6 +22,7 @@ from .llm import (
 )
 from .model import Simulation
 from .openai_backend import OpenAIBackend
+from .roles import Role, RoleError, bind_roles
 from .runner import (
     MODEL_SPEC_PATTERN,
     RunError,
@@ -74,6 +75,8 @@ __all__ = [
     "ResumeMismatchError",
     "ResumeState",
     "RetryPolicy",
+    "Role",
+    "RoleError",
     "RunError",
     "RunResult",
     "RunSettings",
@@ -90,6 +93,7 @@ __all__ = [
     "Usage",
     "answer_schema",
     "arun_scenario",
+    "bind_roles",
     "compute_run_metrics",
     "csv_separator_problem",
     "default_cache_dir",

@@ -23,6 +23,7 @@ from .client import RetryPolicy
 from .event_log import ResumeMismatchError
 from .llm import RESPONSE_FORMATS, LLMError
 from .replay import agent_events, export_jsonl, render_overview, render_trajectory
+from .roles import RoleError, parse_role_args
 from .runner import (
     EVENTS_FILE,
     METRICS_FILE,
@@ -172,7 +173,15 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _add_settings_arguments(parser: argparse.ArgumentParser) -> None:
-    """How decisions are asked for and when a run counts as valid (`RunSettings`)."""
+    """Who answers, how decisions are asked for and when a run counts as valid."""
+    parser.add_argument(
+        "--role",
+        action="append",
+        default=[],
+        metavar="NAME=MODEL[,MODEL]",
+        help="the model(s) playing one of the scenario's roles (repeatable; `list` shows the "
+        "roles); --model plays the others",
+    )
     parser.add_argument(
         "--response-format",
         choices=RESPONSE_FORMATS,
@@ -190,6 +199,13 @@ def _add_settings_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--min-group-n", type=_int_from(1), default=5, help="groups smaller than this are flagged"
     )
+
+
+def _roles(args: argparse.Namespace) -> dict[str, tuple[str, ...]]:
+    try:
+        return parse_role_args(args.role, split_list)
+    except RoleError as exc:
+        raise RunError(str(exc)) from None
 
 
 def _settings(args: argparse.Namespace) -> RunSettings:
@@ -264,6 +280,7 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> int:
         progress=not args.no_progress,
         console=err,
         settings=_settings(args),
+        roles=_roles(args),
     )
     llm = result.manifest["llm"]
     for line in result.report:
@@ -297,6 +314,7 @@ def _sweep(args: argparse.Namespace, extra: Sequence[str]) -> int:
         progress=not args.no_progress,
         console=err,
         settings=_settings(args),
+        roles=_roles(args),
     )
     out.print(f"{len(result.runs)} runs under {result.directory}")
     for report in result.reports:
@@ -311,6 +329,9 @@ def _sweep(args: argparse.Namespace, extra: Sequence[str]) -> int:
 def _list(args: argparse.Namespace, extra: Sequence[str]) -> int:
     for name, scenario in list_scenarios().items():
         out.print(f"{name} — {scenario.summary}", style="bold")
+        for role_name, role in scenario.roles.items():
+            seats = "" if role.max_models == 1 else f" ({role.arity()})"
+            out.print(f"  role {role_name:<15} {role.description}{seats}")
         for field, info in scenario.Params.model_fields.items():
             flag = "--" + field.replace("_", "-")
             out.print(f"  {flag:<20} {_default(info.default):<24} {info.description or ''}")

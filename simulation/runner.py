@@ -14,7 +14,7 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
@@ -31,6 +31,7 @@ from .events import SCHEMA_VERSION, EventStore, events_frame
 from .llm import RESPONSE_FORMATS, Backend, PermanentLLMError, ResponseFormat
 from .model import Simulation
 from .openai_backend import OpenAIBackend
+from .roles import RoleError, bind_roles
 from .scenario import Scenario, ScenarioParams, get_scenario
 from .scripted import ScriptedBackend
 from .sqlite_store import SQLiteEventStore
@@ -211,18 +212,22 @@ async def arun_scenario(
     progress: bool = True,
     console: Console | None = None,
     settings: RunSettings | None = None,
+    roles: Mapping[str, Sequence[str]] | None = None,
 ) -> RunResult:
     """Run (or resume) a scenario and return where it went and what it measured.
 
     `settings`: response format, a completion-token cap and validity limits (defaults: text,
-    no cap, at most 20% failed decisions, groups of 5). Every input is checked before the run
-    directory is created, so bad input leaves nothing.
+    no cap, at most 20% failed decisions, groups of 5). `roles`: model specs for the scenario's
+    roles by name (`{"judge": ["openai:gpt-4o"]}`); `model` (or `backend`) plays the others.
+    Every input is checked before the run directory is created, so bad input leaves nothing.
     """
     settings = settings or RunSettings()
     scenario_cls = get_scenario(scenario) if isinstance(scenario, str) else scenario
     checked = (
         params if isinstance(params, ScenarioParams) else scenario_cls.parse_params(params or {})
     )
+    main_spec = model if backend is None else backend.name
+    bound = _bind_roles(scenario_cls, main_spec, roles or {})
     backend = backend or make_backend(model, base_url, seed)
     instance = scenario_cls(checked)
     instance.prepare()
@@ -233,6 +238,7 @@ async def arun_scenario(
         _make_writable_dir(Path(cache_dir or default_cache_dir()), "--cache-dir")
     run_dir = _prepare_run_dir(out, scenario_cls.name, resume)
     manifest = _initial_manifest(scenario_cls, checked, seed, backend, limits, settings)
+    manifest["roles"] = {name: list(specs) for name, specs in bound.items()}
     previous = _load_resumable(run_dir, manifest) if resume else None
     if previous is not None and previous["status"] == "complete":
         if not (run_dir / METRICS_FILE).is_file():
@@ -264,7 +270,9 @@ async def arun_scenario(
                 )
 
             models = ModelPool(
-                client_for(backend), lambda spec: client_for(make_backend(spec, base_url, seed))
+                client_for(backend),
+                lambda spec: client_for(make_backend(spec, base_url, seed)),
+                main_spec=main_spec,
             )
             bar = _progress_bar(console or Console(stderr=True), progress, scenario_cls.name)
             try:
@@ -276,6 +284,7 @@ async def arun_scenario(
                         on_progress=on_progress,
                         response_format=settings.response_format,
                         max_tokens=settings.max_tokens,
+                        roles=bound,
                     )
                     await _play(instance, sim, manifest)
             except BaseException as exc:
@@ -292,6 +301,23 @@ async def arun_scenario(
     return RunResult(run_dir, manifest, metrics, _summary(manifest, scenario_cls, metrics))
 
 
+def _bind_roles(
+    scenario_cls: type[Scenario], main_spec: str, named: Mapping[str, Sequence[str]]
+) -> dict[str, tuple[str, ...]]:
+    """Each role's model specs, checked before anything is written."""
+    for name, specs in named.items():
+        for spec in specs:
+            if not re.match(MODEL_SPEC_PATTERN, spec):
+                raise RunError(
+                    f"--role {name}={spec}: unknown model; use 'scripted', 'openai:MODEL_NAME' "
+                    "or 'openai:MODEL_NAME@BASE_URL'"
+                )
+    try:
+        return bind_roles(scenario_cls.roles, main_spec, named, scenario=scenario_cls.name)
+    except RoleError as exc:
+        raise RunError(str(exc)) from None
+
+
 def _summary(
     manifest: dict[str, Any], scenario_cls: type[Scenario], metrics: dict[str, Any]
 ) -> list[str]:
@@ -302,7 +328,7 @@ def _summary(
 
 async def _play(scenario: Scenario, sim: Simulation, manifest: dict[str, Any]) -> None:
     try:
-        header = ("scenario", "params", "seed", "model", *RunSettings().to_json())
+        header = ("scenario", "params", "seed", "model", "roles", *RunSettings().to_json())
         sim.emit("run.started", {k: manifest[k] for k in header})
         scenario.setup(sim)
         with _long_lived_heap():
@@ -464,7 +490,7 @@ def read_manifest(run_dir: str | Path) -> dict[str, Any]:
 
 def _load_resumable(run_dir: Path, manifest: dict[str, Any]) -> dict[str, Any]:
     previous = read_manifest(run_dir)
-    for key in ("scenario", "params", "seed", "model", "response_format", "max_tokens"):
+    for key in ("scenario", "params", "seed", "model", "roles", "response_format", "max_tokens"):
         if previous.get(key) != manifest[key]:
             raise RunError(
                 f"cannot resume {run_dir}: it was started with {key}={previous.get(key)!r}, "

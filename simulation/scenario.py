@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, get_origin
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
+from .roles import Role
+
 if TYPE_CHECKING:
     from .model import Simulation
 
@@ -80,6 +82,8 @@ class Scenario(ABC):
     name: ClassVar[str]
     summary: ClassVar[str]
     Params: ClassVar[type[ScenarioParams]]
+    roles: ClassVar[dict[str, Role]] = {"persona": Role("the persona agents' decisions")}
+    """The parts models play; `--role NAME=SPEC` binds one, `--model` the others."""
 
     def __init__(self, params: ScenarioParams) -> None:
         self.params = params

@@ -229,7 +229,15 @@ def hand_made_log() -> pd.DataFrame:
         strategies=("none", "zero-shot"), races=("none",), orders=("before",), repetitions=2
     ).model_dump(mode="json")
     rows: list[tuple[str, dict[str, Any]]] = [
-        ("run.started", {"scenario": "classroom", "params": params, "model": {"backend": "x"}}),
+        (
+            "run.started",
+            {
+                "scenario": "classroom",
+                "params": params,
+                "model": {"backend": "x"},
+                "roles": {"student": ["x"], "judge": ["x"]},
+            },
+        ),
         ("env.created", {"env": "classroom", "kind": "classroom", "settings": {"questions": {}}}),
     ]
     grades = [  # (rep, strategy/level, question, correct, found)
@@ -468,10 +476,10 @@ def test_judge_on_its_own_endpoint_with_its_own_cache(tmp_path: Path, monkeypatc
         "orders": "before",
     }
     with FakeOpenAIServer(responder=lambda body: "Clear contrast.\nScore: 2") as judge:
-        params["judge_model"] = f"openai:judge@{judge.base_url}"
-        first = run(tmp_path / "a", params)
+        roles = {"judge": [f"openai:judge@{judge.base_url}"]}
+        first = run(tmp_path / "a", params, roles=roles)
         sent = judge.request_count
-        second = run(tmp_path / "b", params)
+        second = run(tmp_path / "b", params, roles=roles)
         assert judge.request_count == sent == 4  # 2 cells × 2 questions, then all cached
     assert all(r["model"] == "judge" for r in judge.requests)
     assert all("HIGH math performance" in r["messages"][0]["content"] for r in judge.requests)
@@ -479,6 +487,8 @@ def test_judge_on_its_own_endpoint_with_its_own_cache(tmp_path: Path, monkeypatc
         calls = of_kind(events_of(result.run_dir), "llm.call")
         judged = [c for c in calls if c["task"] == "classroom.judge"]
         assert {c["backend"]["model"] for c in judged} == {"judge"}
+        assert {c["role"] for c in judged} == {"judge"}
+        assert {c["role"] for c in calls if c not in judged} == {"student"}
         assert {c["source"] for c in judged} == {source}
         assert all(c["backend"]["backend"] == "scripted" for c in calls if c not in judged)
         assert all(c["doc"]["mean"] == 2.0 for c in result.metrics["metrics"]["cells"])
@@ -492,7 +502,6 @@ def test_params_are_checked() -> None:
         {"races": "AA,AA"},
         {"orders": "middle"},
         {"strategies": "two-stage", "races": "none"},
-        {"judge_model": "gpt-4o"},
     ):
         with pytest.raises(ScenarioError):
             ClassroomScenario.parse_params(bad)
@@ -604,9 +613,12 @@ def test_structured_judge_over_http_parses_json_and_reasks_out_of_range(
         "orders": "before",
     }
     with FakeOpenAIServer(responder=lambda body: next(replies)) as judge:
-        params["judge_model"] = f"openai:judge@{judge.base_url}"
         result = run(
-            tmp_path / "r", params, use_cache=False, settings=RunSettings(response_format=fmt)
+            tmp_path / "r",
+            params,
+            use_cache=False,
+            settings=RunSettings(response_format=fmt),
+            roles={"judge": [f"openai:judge@{judge.base_url}"]},
         )
         sent = judge.requests
     assert len(sent) == 2

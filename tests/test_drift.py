@@ -451,8 +451,7 @@ def test_persona_gym_under_drift(tmp_path: Path) -> None:
         "n_personas": 3,
         "n_environments": 2,
         "questions_per_task": 3,
-        "evaluators": (DRIFT, DRIFT),
-    }
+    }  # the drifting double plays every role, both evaluator seats included
     result = drift_run(tmp_path, "persona-gym", params)
     events = check_drift_run(
         result,
