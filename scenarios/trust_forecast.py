@@ -62,7 +62,6 @@ from personasim.simulation import (
 
 from .trust_population import (
     AMOUNT_MARKUP,
-    FORMAT_REMINDER,
     PopulationParams,
     checked_transfer,
     draw_personas,
@@ -357,8 +356,8 @@ class TrustForecast(Scenario):
             name="trust.react",
             request=self._request(pairing, prompt, "trust.react", hints),
             parse=lambda reply: parse_transfer(reply, pairing.game),
-            reminder=lambda error: FORMAT_REMINDER.substitute(
-                error=error, initial_amount=p.endowment
+            reminder=lambda error: self.prompts.render(
+                "format_reminder", error=error, initial_amount=p.endowment
             ),
             max_repairs=p.max_repairs,
             details={"kind": "action", "archetype": pairing.archetype, "round": round_index},

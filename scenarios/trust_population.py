@@ -19,7 +19,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from string import Template
 from typing import Any, Literal
 
 import numpy as np
@@ -70,7 +69,6 @@ from personasim.simulation import (
 
 __all__ = [
     "AMOUNT_MARKUP",
-    "TRUSTOR_PROMPT",
     "PopulationParams",
     "Prior",
     "TrustPopulation",
@@ -81,41 +79,6 @@ __all__ = [
     "load_bank",
     "parse_transfer",
 ]
-
-# Appendix B.1, verbatim apart from the template syntax. `theoretical_props` is empty here;
-# the conditioning experiments (§4.3) fill it.
-TRUSTOR_PROMPT = Template("""\
-===== TRUST GAME INSTRUCTIONS =====
-YOU ARE PLAYING A TRUST GAME AS THE FIRST PLAYER (TRUSTOR). READ THESE
-INSTRUCTIONS CAREFULLY:
-1. YOU HAVE EXACTLY $$${initial_amount} TO USE IN THIS GAME. NO MORE, NO
-   LESS.
-2. YOU MUST DECIDE HOW MUCH OF YOUR $$${initial_amount} TO TRANSFER TO
-   ANOTHER PLAYER.
-3. ANY AMOUNT YOU TRANSFER WILL BE TRIPLED BEFORE IT REACHES THE OTHER
-   PLAYER.
-4. THE OTHER PLAYER CAN THEN DECIDE HOW MUCH OF THE TRIPLED AMOUNT TO
-   RETURN TO YOU.
-5. YOU CANNOT TRANSFER MORE THAN $$${initial_amount} UNDER ANY
-   CIRCUMSTANCES.
-===== YOUR CHARACTER PROFILE =====
-${persona_details}
-${theoretical_props}
-===== FINAL REMINDERS =====
-1. YOU HAVE EXACTLY $$${initial_amount} AVAILABLE TO TRANSFER.
-2. YOUR TRANSFER WILL BE TRIPLED.
-3. THE OTHER PLAYER DECIDES HOW MUCH TO RETURN TO YOU.
-4. STATE YOUR FINAL DECISION CLEARLY AS A DOLLAR AMOUNT BETWEEN $$0 AND
-   $$${initial_amount}.
-5. Condition your action on your persona profile.
-How much of your $$${initial_amount} will you transfer?
-Your answer needs to include your BELIEF, DESIRE and INTENTION.
-End with 'Finally, I will give ___ dollars'.""")
-
-FORMAT_REMINDER = Template(
-    "Your answer could not be used: ${error}. Answer again, and end with exactly "
-    "'Finally, I will give N dollars', where N is a whole number from 0 to ${initial_amount}."
-)
 
 # The amount may be in bold, a dollar sign or LaTeX's \boxed{}: `Finally, I will give **$5**`.
 AMOUNT_MARKUP = r"(?:\*\*|\\boxed\{|\$|\s)*"
@@ -254,7 +217,8 @@ class TrustPopulation(Scenario):
 
     def _trustor_task(self, trustor: PersonaAgent, prior: Prior | None = None) -> DecisionTask:
         p = self.params
-        prompt = TRUSTOR_PROMPT.substitute(
+        prompt = self.prompts.render(
+            "trustor",
             initial_amount=p.endowment,
             persona_details=trustor.persona.profile_text(),
             theoretical_props=prior.text if prior else "",
@@ -272,8 +236,8 @@ class TrustPopulation(Scenario):
                 hints=hints,
             ),
             parse=lambda reply: parse_transfer(reply, self.game),
-            reminder=lambda error: FORMAT_REMINDER.substitute(
-                error=error, initial_amount=p.endowment
+            reminder=lambda error: self.prompts.render(
+                "format_reminder", error=error, initial_amount=p.endowment
             ),
             max_repairs=p.max_repairs,
             schema=TrustorAnswer,

@@ -148,6 +148,13 @@ def _parser() -> argparse.ArgumentParser:
     _add_settings_arguments(sweep)
     sweep.set_defaults(handler=_sweep)
 
+    prompts = commands.add_parser(
+        "prompts", help="write a scenario's prompt pack (its texts and their sources)"
+    )
+    prompts.add_argument("scenario")
+    prompts.add_argument("--output", type=Path, help="file to write (default: standard output)")
+    prompts.set_defaults(handler=_prompts)
+
     listing = commands.add_parser("list", help="scenarios, their parameters and defaults")
     listing.set_defaults(handler=_list)
 
@@ -174,6 +181,12 @@ def _parser() -> argparse.ArgumentParser:
 
 def _add_settings_arguments(parser: argparse.ArgumentParser) -> None:
     """Who answers, how decisions are asked for and when a run counts as valid."""
+    parser.add_argument(
+        "--prompts",
+        type=Path,
+        metavar="FILE",
+        help="an edited prompt pack (`personasim prompts SCENARIO` writes the shipped one)",
+    )
     parser.add_argument(
         "--role",
         action="append",
@@ -281,6 +294,7 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> int:
         console=err,
         settings=_settings(args),
         roles=_roles(args),
+        prompts=args.prompts,
     )
     llm = result.manifest["llm"]
     for line in result.report:
@@ -315,6 +329,7 @@ def _sweep(args: argparse.Namespace, extra: Sequence[str]) -> int:
         console=err,
         settings=_settings(args),
         roles=_roles(args),
+        prompts=args.prompts,
     )
     out.print(f"{len(result.runs)} runs under {result.directory}")
     for report in result.reports:
@@ -323,6 +338,22 @@ def _sweep(args: argparse.Namespace, extra: Sequence[str]) -> int:
     if invalid:
         out.print(f"NOT VALID (failure rate over the limit): {', '.join(invalid)}")
         return NOT_VALID
+    return 0
+
+
+def _prompts(args: argparse.Namespace, extra: Sequence[str]) -> int:
+    scenario = get_scenario(args.scenario)
+    pack = scenario.shipped_prompts()
+    if pack is None:
+        raise ScenarioError(f"{scenario.name} has no prompt pack")
+    text = Path(pack.path).read_text(encoding="utf-8")
+    if args.output is None:
+        sys.stdout.write(text)
+        return 0
+    if args.output.exists() and args.output.is_dir():
+        raise RunError(f"--output {args.output} is a directory; name a file")
+    args.output.write_text(text, encoding="utf-8")
+    err.print(f"{scenario.name}: {len(pack.entries)} prompts written to {args.output}")
     return 0
 
 

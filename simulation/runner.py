@@ -31,6 +31,7 @@ from .events import SCHEMA_VERSION, EventStore, events_frame
 from .llm import RESPONSE_FORMATS, Backend, PermanentLLMError, ResponseFormat
 from .model import Simulation
 from .openai_backend import OpenAIBackend
+from .prompts import PromptPack, PromptPackError
 from .roles import RoleError, bind_roles
 from .scenario import Scenario, ScenarioParams, get_scenario
 from .scripted import ScriptedBackend
@@ -213,12 +214,14 @@ async def arun_scenario(
     console: Console | None = None,
     settings: RunSettings | None = None,
     roles: Mapping[str, Sequence[str]] | None = None,
+    prompts: str | Path | None = None,
 ) -> RunResult:
     """Run (or resume) a scenario and return where it went and what it measured.
 
     `settings`: response format, a completion-token cap and validity limits (defaults: text,
     no cap, at most 20% failed decisions, groups of 5). `roles`: model specs for the scenario's
     roles by name (`{"judge": ["openai:gpt-4o"]}`); `model` (or `backend`) plays the others.
+    `prompts`: an edited prompt pack (`personasim prompts SCENARIO` writes the shipped one).
     Every input is checked before the run directory is created, so bad input leaves nothing.
     """
     settings = settings or RunSettings()
@@ -229,7 +232,7 @@ async def arun_scenario(
     main_spec = model if backend is None else backend.name
     bound = _bind_roles(scenario_cls, main_spec, roles or {})
     backend = backend or make_backend(model, base_url, seed)
-    instance = scenario_cls(checked)
+    instance = scenario_cls(checked, _prompt_pack(scenario_cls, prompts))
     instance.prepare()
     limits = ClientLimits(concurrency, requests_per_minute, retry or RetryPolicy())
     if seed < 0:
@@ -239,6 +242,7 @@ async def arun_scenario(
     run_dir = _prepare_run_dir(out, scenario_cls.name, resume)
     manifest = _initial_manifest(scenario_cls, checked, seed, backend, limits, settings)
     manifest["roles"] = {name: list(specs) for name, specs in bound.items()}
+    manifest["prompts"] = instance.prompts.describe() if instance.prompts else None
     previous = _load_resumable(run_dir, manifest) if resume else None
     if previous is not None and previous["status"] == "complete":
         if not (run_dir / METRICS_FILE).is_file():
@@ -301,6 +305,21 @@ async def arun_scenario(
     return RunResult(run_dir, manifest, metrics, _summary(manifest, scenario_cls, metrics))
 
 
+def _prompt_pack(scenario_cls: type[Scenario], path: str | Path | None) -> PromptPack | None:
+    """The edited pack at `path`, checked against the scenario's shipped one."""
+    if path is None:
+        return None
+    shipped = scenario_cls.shipped_prompts()
+    if shipped is None:
+        raise RunError(f"--prompts: {scenario_cls.name} has no prompt pack to replace")
+    try:
+        pack = PromptPack.load(path)
+        pack.check_against(shipped)
+    except PromptPackError as exc:
+        raise RunError(f"--prompts {exc}") from None
+    return pack
+
+
 def _bind_roles(
     scenario_cls: type[Scenario], main_spec: str, named: Mapping[str, Sequence[str]]
 ) -> dict[str, tuple[str, ...]]:
@@ -328,7 +347,8 @@ def _summary(
 
 async def _play(scenario: Scenario, sim: Simulation, manifest: dict[str, Any]) -> None:
     try:
-        header = ("scenario", "params", "seed", "model", "roles", *RunSettings().to_json())
+        header = ("scenario", "params", "seed", "model", "roles", "prompts")
+        header += tuple(RunSettings().to_json())
         sim.emit("run.started", {k: manifest[k] for k in header})
         scenario.setup(sim)
         with _long_lived_heap():
@@ -490,7 +510,8 @@ def read_manifest(run_dir: str | Path) -> dict[str, Any]:
 
 def _load_resumable(run_dir: Path, manifest: dict[str, Any]) -> dict[str, Any]:
     previous = read_manifest(run_dir)
-    for key in ("scenario", "params", "seed", "model", "roles", "response_format", "max_tokens"):
+    keys = ("scenario", "params", "seed", "model", "roles", "prompts", "response_format")
+    for key in (*keys, "max_tokens"):
         if previous.get(key) != manifest[key]:
             raise RunError(
                 f"cannot resume {run_dir}: it was started with {key}={previous.get(key)!r}, "

@@ -8,6 +8,7 @@ A scenario declares typed parameters (a pydantic model), builds agents and envir
 from __future__ import annotations
 
 import importlib
+import inspect
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, get_origin
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
+from .prompts import PromptPack
 from .roles import Role
 
 if TYPE_CHECKING:
@@ -85,8 +87,21 @@ class Scenario(ABC):
     roles: ClassVar[dict[str, Role]] = {"persona": Role("the persona agents' decisions")}
     """The parts models play; `--role NAME=SPEC` binds one, `--model` the others."""
 
-    def __init__(self, params: ScenarioParams) -> None:
+    def __init__(self, params: ScenarioParams, prompts: PromptPack | None = None) -> None:
         self.params = params
+        self.prompts = prompts or self.shipped_prompts()
+        """The texts this run sends (the shipped pack unless `--prompts FILE`)."""
+
+    @classmethod
+    def shipped_prompts(cls) -> PromptPack | None:
+        """The pack `packs/<name>.yaml` beside the scenario's module, or beside a base class's
+        module for a subclass defined elsewhere (None: no pack)."""
+        for klass in cls.__mro__:
+            if issubclass(klass, Scenario) and klass is not Scenario:
+                path = Path(inspect.getfile(klass)).parent / "packs" / f"{cls.name}.yaml"
+                if path.is_file():
+                    return PromptPack.load(path)
+        return None
 
     def rounds(self) -> int:
         """How many rounds the runner plays; a `rounds` parameter if the scenario has one."""
