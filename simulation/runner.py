@@ -30,6 +30,7 @@ from .llm import RESPONSE_FORMATS, Backend, ResponseFormat
 from .model import Simulation
 from .openai_backend import OpenAIBackend
 from .scenario import Scenario, ScenarioParams, get_scenario
+from .scenario_file import check_same_scenario_file, resolve_scenario, scenario_file_record
 from .scripted import ScriptedBackend
 from .sqlite_store import SQLiteEventStore
 from .validity import DECISION_KINDS, ValidityLimits, validity_from_events, validity_summary
@@ -144,7 +145,7 @@ def run_scenario(*args: Any, **kwargs: Any) -> RunResult:
 
 
 async def arun_scenario(
-    scenario: str | type[Scenario],
+    scenario: str | Path | type[Scenario],
     params: dict[str, Any] | ScenarioParams | None = None,
     *,
     seed: int = 0,
@@ -169,7 +170,7 @@ async def arun_scenario(
     directory is created, so bad input leaves nothing.
     """
     settings = settings or RunSettings()
-    scenario_cls = get_scenario(scenario) if isinstance(scenario, str) else scenario
+    scenario_cls = resolve_scenario(str(scenario)) if isinstance(scenario, str | Path) else scenario
     checked = (
         params if isinstance(params, ScenarioParams) else scenario_cls.parse_params(params or {})
     )
@@ -177,9 +178,14 @@ async def arun_scenario(
     instance = scenario_cls(checked)
     instance.prepare()
     limits = ClientLimits(concurrency, requests_per_minute, retry or RetryPolicy())
+    scenario_file = scenario_file_record(scenario_cls)
     run_dir = _prepare_run_dir(out, scenario_cls.name, resume)
     manifest = _initial_manifest(scenario_cls, checked, seed, backend, limits, settings)
+    if scenario_file is not None:
+        manifest["scenario_file"] = scenario_file
     previous = _load_resumable(run_dir, manifest) if resume else None
+    if previous is not None:
+        check_same_scenario_file(previous.get("scenario_file"), scenario_file, run_dir)
     if previous is not None and previous["status"] == "complete":
         metrics = json.loads((run_dir / METRICS_FILE).read_text())
         return RunResult(run_dir, previous, metrics, ["already complete; nothing to resume"])

@@ -10,12 +10,20 @@ Randomness: each answer draws from a generator seeded by the request's cache key
 includes the backend seed. Answers therefore do not depend on call order or concurrency. The
 seed leaves out the request's `response_format`: a rule makes the same draws whether it writes
 its answer as text or as JSON, so a text run and a structured run of the same seed decide alike.
+
+The cache key (not the seed) also holds a hash of the source of the rule registered for the
+request's task, so an edited rule is never answered from the cache, while an edit that does not
+change its draws (a comment) still decides alike.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import inspect
+import marshal
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -79,10 +87,16 @@ class ScriptedBackend(Backend):
     def _key_extras(self, request: ChatRequest) -> dict[str, Any]:
         return {"task": request.task, "hints": request.hints}
 
+    def cache_key(self, request: ChatRequest) -> str:
+        """The request's content address, extended by its rule's source hash."""
+        base = super().cache_key(request)
+        rule = _BEHAVIOURS.get(request.task)
+        return base if rule is None else _sha256(f"{base}:{rule_fingerprint(rule)}")
+
     def _seed_key(self, request: ChatRequest) -> str:
-        """The cache key of the request as a text request: the format is how an answer is
-        written, not what is decided."""
-        return self.cache_key(request.model_copy(update={"response_format": None}))
+        """The request's key as a text request, without the rule's hash: the format is how an
+        answer is written, not what is decided, and the rule's text is not its randomness."""
+        return super().cache_key(request.model_copy(update={"response_format": None}))
 
     async def complete(self, request: ChatRequest, timeout: float) -> ChatResponse:
         behaviour = _BEHAVIOURS.get(request.task)
@@ -98,6 +112,23 @@ class ScriptedBackend(Backend):
         answer = behaviour(request, rng)
         response = answer if isinstance(answer, ChatResponse) else ChatResponse(text=answer)
         return _complete_response(response, request)
+
+
+@cache
+def rule_fingerprint(rule: ScriptedBehaviour) -> str:
+    """SHA-256 of a rule's source, computed once per function: the part of the cache key that
+    changes when the rule is edited. Without readable source: its code object's bytes; a
+    callable with neither gives its repr, which misses the cache rather than hit a stale one."""
+    try:
+        text = inspect.getsource(rule).encode()
+    except (OSError, TypeError):
+        code = getattr(rule, "__code__", None)
+        text = marshal.dumps(code) if code is not None else repr(rule).encode()
+    return hashlib.sha256(text).hexdigest()
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _complete_response(response: ChatResponse, request: ChatRequest) -> ChatResponse:
