@@ -25,8 +25,8 @@ ROUND_TWO = "        side = self.table.flip()\n"
 @pytest.fixture(autouse=True)
 def restore_registries() -> Iterator[None]:
     """Files loaded here register rules and scenarios; later tests see the registries as before."""
-    behaviours = dict(scripted._BEHAVIOURS)
     scenarios = scenario_module.list_scenarios()  # built-ins imported before the snapshot
+    behaviours = dict(scripted._BEHAVIOURS)
     yield
     scripted._BEHAVIOURS.clear()
     scripted._BEHAVIOURS.update(behaviours)
