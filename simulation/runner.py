@@ -165,6 +165,7 @@ async def arun_scenario(
 ) -> RunResult:
     """Run (or resume) a scenario and return where it went and what it measured.
 
+    `scenario`: a registered name, a scenario file's path (`.py`), or a `Scenario` class.
     `settings`: response format, a completion-token cap and validity limits (defaults: text,
     no cap, at most 20% failed decisions, groups of 5). Every input is checked before the run
     directory is created, so bad input leaves nothing.
