@@ -20,6 +20,7 @@ from .persona import Persona
 from .persona_agent import PersonaAgent
 from .persona_bank import (
     BIG_FIVE_LEVELS,
+    TRAIT_FIELDS,
     TRUST_TEST_TRAITS,
     PersonaFileError,
     augment_big_five,
@@ -36,6 +37,7 @@ from .trustee import TrusteeAgent, archetype_cap
 
 __all__ = [
     "BIG_FIVE_LEVELS",
+    "TRAIT_FIELDS",
     "TRUST_TEST_TRAITS",
     "Decision",
     "DecisionParseError",

@@ -54,7 +54,7 @@ REWRITE_LOW_FIX = 0.20
 """Chance that the two-stage rewrite of a low performer's wrong answer fixes it."""
 
 MISSING_FINAL_ANSWER = 0.03
-"""Chance that any answer forgets its closing 'Final Answer:' line (graded wrong)."""
+"""Chance that a persona's answer forgets its closing 'Final Answer:' line (graded wrong)."""
 
 JUDGE_FORMAT_SLIP = 0.03
 """Chance that a judge's first answer has no usable score (exercises the re-ask)."""
@@ -102,8 +102,12 @@ class _Answer:
     body: str
     value: float
     forgot: bool
+    natural: bool = False
+    """Ends as plain prose ("So the answer is N."): the no-persona prompt asks for no label."""
 
     def text(self) -> str:
+        if self.natural:
+            return f"{self.body} So the answer is {_number(self.value)}."
         closing = f"So I get {_number(self.value)}." if self.forgot else self._final()
         return f"{self.body} {closing}"
 
@@ -148,7 +152,14 @@ def _respond(level: str | None, value: float, rng: np.random.Generator) -> _Answ
         return _low_answer(value, rng, (2, 4))
     if level == "high":
         return _high_answer(value, rng)
-    return _Answer(f"Working through the question gives {_number(value)}.", value, _forgets(rng))
+    return _plain_answer(value)
+
+
+def _plain_answer(value: float) -> _Answer:
+    """The no-persona answer. Its prompt (Figure 2) asks only for "the final answer as a
+    number", no 'Final Answer:' line, so the answer ends naturally with its number."""
+    body = "I set up each quantity from the question and compute step by step."
+    return _Answer(body, value, forgot=False, natural=True)
 
 
 def _written(request: ChatRequest, answer: _Answer) -> str:
@@ -248,7 +259,7 @@ def contrast_judgement(request: ChatRequest, rng: np.random.Generator) -> str:
     if rng.random() < JUDGE_FORMAT_SLIP and len(request.messages) == 1:
         vague = "The low-performance response looks different from the high one."
         return json.dumps({"explanation": vague, "score": 0}) if structured else vague
-    explanation = "compared the reasoning of the two responses."
+    explanation = "I compared the reasoning and the behaviour shown in the two answers."
     if structured:
         return json.dumps({"explanation": explanation, "score": score})
-    return f"Explanation: {explanation}\nScore: {score}"
+    return f"{explanation}\nScore: {score}"

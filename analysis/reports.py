@@ -28,7 +28,8 @@ def small_note(min_group_n: int, what: str = "members of a group") -> str:
 def model_label(description: dict[str, Any]) -> str:
     """A short name for the model a run used (its manifest's `model`), for table columns."""
     if description.get("backend") == "scripted":
-        return "scripted"
+        drift = description.get("drift")
+        return f"scripted:drift={drift:g}" if drift else "scripted"
     return str(description.get("model") or description.get("backend", "model"))
 
 

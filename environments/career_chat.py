@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from personasim.simulation import Environment, InvalidActionError
+from personasim.simulation import Environment, InvalidActionError, csv_separator_problem
 
 if TYPE_CHECKING:
     from personasim.simulation import SimAgent, Simulation
@@ -146,6 +146,8 @@ def _jsonl_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
 
 def _csv_rows(path: Path, columns: tuple[str, ...]) -> list[tuple[int, dict[str, Any]]]:
     reader = csv.DictReader(_read(path).splitlines(keepends=True))
+    if problem := csv_separator_problem(reader.fieldnames):
+        raise CareerChatFileError(path, 1, problem)
     absent = [c for c in columns if c not in (reader.fieldnames or ())]
     if absent:
         raise CareerChatFileError(path, 1, f"missing columns {', '.join(absent)}")

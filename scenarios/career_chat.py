@@ -26,7 +26,7 @@ import csv
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from string import Template
-from typing import Annotated, Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -70,9 +70,9 @@ from personasim.environments.career_chat import (
     synthetic_profiles,
 )
 from personasim.simulation import (
-    MODEL_SPEC_PATTERN,
     ChatRequest,
     Message,
+    Role,
     Scenario,
     ScenarioError,
     ScenarioParams,
@@ -297,7 +297,6 @@ def _read_reply(answer: AssistantReply) -> str:
 # Parameters
 # ---------------------------------------------------------------------------------------------
 
-ModelSpec = Annotated[str, Field(pattern=MODEL_SPEC_PATTERN)]
 
 
 class CareerChatParams(ScenarioParams):
@@ -315,7 +314,6 @@ class CareerChatParams(ScenarioParams):
     max_turns: int = Field(5, ge=1, le=20, description="exchanges per dialogue (Appendix C)")
     temperature: float = Field(0.7, ge=0.0, le=2.0, description="dialogue generation")
     probe_temperature: float = Field(0.0, ge=0.0, le=2.0, description="survey answers")
-    judge_model: ModelSpec | None = Field(None, description="judge (default: the run's model)")
     judge_samples: int = Field(3, ge=0, le=20, description="judge ratings per dimension (0: none)")
     human_ratings: Path | None = Field(
         None, description="CSV user,dimension,rating of human raters (Appendix E)"
@@ -343,6 +341,13 @@ class CareerChatScenario(Scenario):
     name = "career-chat"
     summary = "career dialogues; value adaptation to profile vs dialogue (seed 003)"
     Params = CareerChatParams
+    roles: ClassVar[dict[str, Role]] = {
+        "user": Role("the simulated user who asks for career advice (GPT-4o in the paper)"),
+        "detector": Role("the out-of-context detector checking each user question"),
+        "assistant": Role("the career-advice assistant in the dialogues"),
+        "respondent": Role("the probed model answering the value survey (BA_user, BA_dialogue)"),
+        "judge": Role("the dialogue-quality judge (Appendix E)"),
+    }
     params: CareerChatParams
 
     # --- inputs ------------------------------------------------------------------------------
@@ -469,7 +474,7 @@ class CareerChatScenario(Scenario):
             "inconsistency_rate": self.params.scripted_inconsistency,
         }
         details = {"user": user.agent_id}
-        return self._json_task("career.user", messages, hints, schema, read, details)
+        return self._json_task("career.user", messages, hints, schema, read, details, "user")
 
     def _ooc_task(self, user: UserSimulator, question: str, turn: int) -> DecisionTask:
         prompt = OOC_PROMPT.substitute(profile=self._profile_text(user), question=question)
@@ -479,7 +484,8 @@ class CareerChatScenario(Scenario):
         )
         hints = {"profile": self.profiles[user.agent_id].record(), "question": question}
         details = {"user": user.agent_id, "turn": turn}
-        return self._json_task("career.ooc", messages, hints, Verdict, _read_verdict, details)
+        verdict = Verdict, _read_verdict
+        return self._json_task("career.ooc", messages, hints, *verdict, details, "detector")
 
     def _json_task(
         self,
@@ -489,7 +495,7 @@ class CareerChatScenario(Scenario):
         schema: type[BaseModel],
         read: Callable[[Any], Any],
         details: dict[str, Any],
-        model: str | None = None,
+        role: str,
         temperature: float | None = None,
         sample_index: int = 0,
     ) -> DecisionTask:
@@ -507,7 +513,7 @@ class CareerChatScenario(Scenario):
             reminder=lambda error: JSON_REMINDER.substitute(error=error),
             max_repairs=self.params.max_repairs,
             details=details,
-            model=model,
+            role=role,
             schema=schema,
             read=read,
         )
@@ -515,6 +521,7 @@ class CareerChatScenario(Scenario):
     def _assistant_task(self, user: UserSimulator, turn: int) -> DecisionTask:
         return DecisionTask(
             name="career.assistant",
+            role="assistant",
             request=ChatRequest(
                 messages=_history(self.chat.transcript(user)),
                 temperature=self.params.temperature,
@@ -552,6 +559,7 @@ class CareerChatScenario(Scenario):
             hints = {"dialogue": "\n".join(said for role, said in transcript if role == "user")}
         return DecisionTask(
             name="career.probe",
+            role="respondent",
             request=ChatRequest(
                 messages=messages,
                 temperature=self.params.probe_temperature,
@@ -588,7 +596,7 @@ class CareerChatScenario(Scenario):
             Rating,
             _read_rating,
             {"user": user.agent_id, "dimension": dimension, "sample": sample},
-            model=self.params.judge_model,
+            "judge",
             temperature=0.7,  # §4.1: repeated samples must differ ("10 random seeds")
             sample_index=sample,
         )

@@ -29,7 +29,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from string import Template
-from typing import Any
+from typing import Any, ClassVar
 
 import pandas as pd
 from matplotlib.figure import Figure
@@ -59,6 +59,7 @@ from personasim.analysis.classroom import behaviour_distribution, behaviour_tags
 from personasim.environments import (
     Classroom,
     Grade,
+    GradedBy,
     WordProblem,
     extract_final_answer,
     load_word_problems,
@@ -66,9 +67,9 @@ from personasim.environments import (
 )
 from personasim.environments.gsm8k import shipped_problems
 from personasim.simulation import (
-    MODEL_SPEC_PATTERN,
     ChatRequest,
     Message,
+    Role,
     Scenario,
     ScenarioError,
     ScenarioParams,
@@ -113,7 +114,6 @@ DEFAULT_QUESTIONS = 100
 """§4.1: a random subset of 100 questions."""
 JUDGE_TEMPERATURE = 0.0
 """The paper does not give the judge's temperature; a judge should be as repeatable as it can."""
-JUDGE_MODEL_PATTERN = r"^same$|" + MODEL_SPEC_PATTERN
 
 # ---------------------------------------------------------------------------------------------
 # Prompts — every text the model sees in this scenario
@@ -357,7 +357,7 @@ def arrange(instruction: str, content: str, order: str) -> str:
 
 _REVISED = re.compile(r"\**revised\s+response\**\s*:\**", re.IGNORECASE)
 _REFLECTION = re.compile(r"^\**reflection\**\s*:\**\s*", re.IGNORECASE)
-_SCORE = re.compile(r"score\s*[:=]\s*\**\s*([0-9]+)", re.IGNORECASE)
+_SCORE = re.compile(r"score\**\s*[:=](?:\*\*|\\boxed\{|\s)*([0-9]+)", re.IGNORECASE)
 
 
 def parse_response(reply: str) -> str:
@@ -492,9 +492,6 @@ class ClassroomParams(ScenarioParams):
         ORDERS, min_length=1, description="persona instructions before/after the question (C.1)"
     )
     temperature: float = Field(0.7, ge=0.0, le=2.0, description="students' temperature (§4.1)")
-    judge_model: str = Field(
-        "same", pattern=JUDGE_MODEL_PATTERN, description="DoC judge: same, scripted, openai:NAME"
-    )
     max_repairs: int = Field(2, ge=0, le=5, description="re-asks after an unusable answer")
 
     @field_validator("strategies")
@@ -555,6 +552,10 @@ class ClassroomScenario(Scenario):
     summary = "high vs low performing student personas on GSM8K: accuracy, DoC (seed 000, REVERSO)"
     Params = ClassroomParams
     params: ClassroomParams
+    roles: ClassVar[dict[str, Role]] = {
+        "student": Role("the model under study: no-persona and student-persona answers"),
+        "judge": Role("the Degree-of-Contrast judge (Table 4; GPT-4o in the paper)"),
+    }
 
     def rounds(self) -> int:
         return self.params.repetitions
@@ -581,8 +582,6 @@ class ClassroomScenario(Scenario):
         self.baseline = ResearcherAgent(sim, "no-persona", role="no-persona baseline (Fig. 2)")
         self.baseline.move_to(self.classroom)
         self.judge = ResearcherAgent(sim, "judge", role="Degree-of-Contrast judge (Table 4)")
-        judge = self.params.judge_model
-        self._judge_model = None if judge == "same" else judge
 
     async def play_round(self, sim: Simulation, round_index: int) -> None:
         work: dict[str, Callable[[], Awaitable[None]]] = {}
@@ -602,8 +601,8 @@ class ClassroomScenario(Scenario):
         prompt = NO_PERSONA_PROMPT.substitute(question=problem.question)
         task = self._answer_task(problem, labels, repetition, prompt, "answer", final=True)
         decision = await self.baseline.decide(task)
-        if decision.ok:
-            self._grade(self.baseline, problem, decision.value, labels, repetition)
+        if decision.ok:  # Figure 2's no-persona prompt asks for no 'Final Answer:' line
+            self._grade(self.baseline, problem, decision.value, labels, repetition, "last_number")
 
     async def _cell(self, cell: Cell, problem: WordProblem, repetition: int) -> None:
         """High answer, low answer (each graded), then the judge compares them."""
@@ -657,8 +656,11 @@ class ClassroomScenario(Scenario):
         response: str,
         labels: dict[str, str],
         repetition: int,
+        graded_by: GradedBy = "final_answer",
     ) -> Grade:
-        return self.classroom.grade(agent, problem.id, response, repetition=repetition, **labels)
+        return self.classroom.grade(
+            agent, problem.id, response, graded_by, repetition=repetition, **labels
+        )
 
     # --- decision tasks -----------------------------------------------------------------------
 
@@ -744,6 +746,7 @@ class ClassroomScenario(Scenario):
         reminder = REFINE_REMINDER if refine else EMPTY_REMINDER
         return DecisionTask(
             name=request.task,
+            role="student",
             request=request,
             parse=parse,
             reminder=lambda error: reminder.format(error=error),
@@ -797,7 +800,7 @@ class ClassroomScenario(Scenario):
                 "question_id": problem.id,
                 "repetition": repetition,
             },
-            model=self._judge_model,
+            role="judge",
         )
 
     # --- metrics, report, tables, figure --------------------------------------------------------
@@ -817,7 +820,7 @@ class ClassroomScenario(Scenario):
         return {
             "model": model_label(header["model"]),
             "note": header["model"].get("note"),
-            "judge_model": header["params"]["judge_model"],
+            "judge_model": ",".join(header["roles"]["judge"]),
             "n_questions": _n_questions(events),
             "repetitions": header["params"]["repetitions"],
             "min_group_n": smallest,

@@ -27,7 +27,7 @@ import re
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from string import Template
-from typing import Annotated, Any, Literal
+from typing import Any, ClassVar, Literal
 
 import pandas as pd
 from pydantic import BaseModel, Field, field_validator, model_validator
@@ -76,10 +76,10 @@ from personasim.environments.persona_gym import (
     shipped_file,
 )
 from personasim.simulation import (
-    MODEL_SPEC_PATTERN,
     ChatRequest,
     InvalidActionError,
     Message,
+    Role,
     Scenario,
     ScenarioError,
     ScenarioParams,
@@ -285,7 +285,8 @@ EVALUATOR_TEMPERATURE = 0.0
 """§4.1: evaluators at temperature 0."""
 
 _FINAL_SCORE = re.compile(
-    r"(?:therefore,?\s*)?(?:the\s+)?final score is\s*[:*]*\s*(-?\d+(?:\.\d+)?)", re.IGNORECASE
+    r"(?:therefore,?\s*)?(?:the\s+)?final score is(?:[:*$\s]|\\boxed\{)*(-?\d+(?:\.\d+)?)",
+    re.IGNORECASE,
 )
 
 
@@ -389,7 +390,6 @@ def _read_examples(examples: ScoreExamples) -> dict[str, str]:
 # Parameters
 # ---------------------------------------------------------------------------------------------
 
-ModelSpec = Annotated[str, Field(pattern=MODEL_SPEC_PATTERN)]
 
 
 class PersonaGymParams(ScenarioParams):
@@ -409,12 +409,6 @@ class PersonaGymParams(ScenarioParams):
     n_environments: int = Field(5, ge=1, le=20, description="settings selected per persona")
     questions_per_task: int = Field(10, ge=1, le=50, description="questions per task (§3.2)")
     tasks: tuple[str, ...] = Field(TASKS, min_length=1, description="evaluation tasks (§2)")
-    evaluators: tuple[ModelSpec, ...] = Field(
-        ("scripted", "scripted"), min_length=2, description="evaluator models (≥ 2, §3.2)"
-    )
-    reasoner_model: ModelSpec | None = Field(
-        None, description="selector, question and example writer (default: the run's model)"
-    )
     temperature: float = Field(0.7, ge=0.0, le=2.0, description="persona agent temperature")
     max_repairs: int = Field(2, ge=0, le=5, description="re-asks after an unusable answer")
     scripted_fidelity: float = Field(
@@ -451,14 +445,6 @@ class PersonaGymParams(ScenarioParams):
             raise ValueError(f"tasks must be distinct names from {', '.join(TASKS)}")
         return names
 
-    @field_validator("evaluators")
-    @classmethod
-    def _distinct_models(cls, specs: tuple[str, ...]) -> tuple[str, ...]:
-        models = [s for s in specs if s != "scripted"]
-        if len(set(models)) != len(models):
-            raise ValueError("each evaluator model may appear once ('scripted' may repeat)")
-        return specs
-
 
 # ---------------------------------------------------------------------------------------------
 # The scenario
@@ -476,6 +462,16 @@ class PersonaGymScenario(Scenario):
     name = "persona-gym"
     summary = "PersonaGym: rubric-scored persona answers, PersonaScore per task (seed 002)"
     Params = PersonaGymParams
+    roles: ClassVar[dict[str, Role]] = {
+        "persona": Role("the persona agent under evaluation"),
+        "reasoner": Role("settings selection, question generation and score examples (§3.2)"),
+        "evaluator": Role(
+            "the evaluator ensemble (two or more models, §3.2)",
+            min_models=2,
+            max_models=None,
+            not_played_by=("persona",),
+        ),
+    }
     params: PersonaGymParams
 
     # --- inputs ------------------------------------------------------------------------------
@@ -516,7 +512,6 @@ class PersonaGymScenario(Scenario):
 
     def setup(self, sim: Simulation) -> None:
         p = self.params
-        self._check_evaluators(sim)
         self.gym = PersonaGym(sim, self._pool, p.tasks)
         self.personas = [
             PersonaAgent(sim, Persona(f"p{i:03d}", {"description": text}, {}))
@@ -529,25 +524,13 @@ class PersonaGymScenario(Scenario):
         self.example_writer = ResearcherAgent(sim, "example-writer", role="score examples")
         self.evaluators = [
             ResearcherAgent(sim, f"evaluator-{i}", role=f"evaluator {spec}")
-            for i, spec in enumerate(p.evaluators, 1)
+            for i, spec in enumerate(sim.roles["evaluator"], 1)
         ]
         if p.pipeline == "static":
             for persona in self.personas:
                 self._pose_benchmark(persona)
         if self._human is not None:
             sim.emit("gym.human_scores", {"rows": self._human})
-
-    def _check_evaluators(self, sim: Simulation) -> None:
-        """§1: evaluators never score their own answers (a scripted run is exempt)."""
-        evaluated = sim.llm.backend.identity()
-        if evaluated.get("backend") == "scripted":
-            return
-        for spec in self.params.evaluators:
-            if spec != "scripted" and sim.models.get(spec).backend.identity() == evaluated:
-                raise ScenarioError(
-                    f"--evaluators: {spec} is the evaluated model; evaluators must be other "
-                    "models (PersonaGym never lets a model score itself)"
-                )
 
     def _pose_benchmark(self, persona: PersonaAgent) -> None:
         questions = self._benchmark[_description(persona)]
@@ -682,7 +665,7 @@ class PersonaGymScenario(Scenario):
             reminder=lambda error: JSON_REMINDER.substitute(error=error),
             max_repairs=self.params.max_repairs,
             details=details,
-            model=self.params.reasoner_model,
+            role="reasoner",
             schema=schema,
             read=read,
         )
@@ -765,7 +748,8 @@ class PersonaGymScenario(Scenario):
             schema=Evaluation,
             read=read_score,
             details={**_scene_details(persona, question), "evaluator": evaluator.agent_id},
-            model=self.params.evaluators[index - 1],
+            role="evaluator",
+            member=index - 1,
         )
 
     # --- metrics and reports -----------------------------------------------------------------
@@ -785,7 +769,9 @@ class PersonaGymScenario(Scenario):
             "model": model_label(header["model"]),
             "pipeline": params["pipeline"],
             "tasks": tasks,
-            "evaluators": {f"evaluator-{i}": s for i, s in enumerate(params["evaluators"], 1)},
+            "evaluators": {
+                f"evaluator-{i}": s for i, s in enumerate(header["roles"]["evaluator"], 1)
+            },
             "n_personas": len(_descriptions(events)),
             "n_questions": sum(len(q["questions"]) for q in payloads(events, "gym.questions")),
             "n_scored_questions": len(questions),

@@ -117,6 +117,14 @@ class RankingBelief(BaseModel):
     ordering_explanation: str = ""
     omnibus_effect_size_explanation: str = ""
 
+    @field_validator("ranking_descending", mode="before")
+    @classmethod
+    def _value_chain(cls, value: Any) -> Any:
+        """The prompt also asks for "Value1 > Value2 > Value3": that string is a ranking too."""
+        if isinstance(value, str) and ">" in value:
+            return [level.strip() for level in value.split(">")]
+        return value
+
 
 class LevelStats(BaseModel):
     mean: float = Field(ge=0, description="mean dollars sent")

@@ -61,6 +61,7 @@ from personasim.simulation import (
 )
 
 from .trust_population import (
+    AMOUNT_MARKUP,
     FORMAT_REMINDER,
     PopulationParams,
     checked_transfer,
@@ -187,7 +188,7 @@ SMALL_SEND_EXAMPLES = {1: 0.25, 3: 0.75, 5: 1.50}
 """The below-the-cap example each paper archetype uses; any other M_k uses k/4 (as M1, M3 do)."""
 
 _FORECAST_AMOUNT = re.compile(
-    r"finally,?\s+i\s+will\s+send\s+\$?\s*(-?\d+(?:\.\d+)?)", re.IGNORECASE
+    rf"finally,?\s+i\s+will\s+send\s+{AMOUNT_MARKUP}(-?\d+(?:\.\d+)?)", re.IGNORECASE
 )
 
 

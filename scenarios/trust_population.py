@@ -14,6 +14,7 @@ reminder up to `max_repairs` times before it is recorded as a failure and left o
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,9 +24,11 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from personasim.agents import (
+    BIG_FIVE_LEVELS,
+    TRAIT_FIELDS,
     TRUST_TEST_TRAITS,
     DecisionParseError,
     DecisionTask,
@@ -66,6 +69,7 @@ from personasim.simulation import (
 )
 
 __all__ = [
+    "AMOUNT_MARKUP",
     "TRUSTOR_PROMPT",
     "PopulationParams",
     "Prior",
@@ -113,7 +117,11 @@ FORMAT_REMINDER = Template(
     "'Finally, I will give N dollars', where N is a whole number from 0 to ${initial_amount}."
 )
 
-_FINAL_AMOUNT = re.compile(r"finally,?\s+i\s+will\s+give\s+\$?\s*(-?\d+(?:\.\d+)?)", re.IGNORECASE)
+# The amount may be in bold, a dollar sign or LaTeX's \boxed{}: `Finally, I will give **$5**`.
+AMOUNT_MARKUP = r"(?:\*\*|\\boxed\{|\$|\s)*"
+_FINAL_AMOUNT = re.compile(
+    rf"finally,?\s+i\s+will\s+give\s+{AMOUNT_MARKUP}(-?\d+(?:\.\d+)?)", re.IGNORECASE
+)
 
 
 class PopulationParams(ScenarioParams):
@@ -137,6 +145,7 @@ def load_bank(p: PopulationParams) -> list[Persona] | None:
     bank: list[Persona] | None = None
     if p.persona_file is not None:
         bank = read_input("--persona-file", lambda: load_personas(p.persona_file))
+        _check_traits(bank, p)
     elif p.population == "sample":
         bank = sample_personas()
     if bank is not None and p.n_personas > len(bank):
@@ -145,6 +154,21 @@ def load_bank(p: PopulationParams) -> list[Persona] | None:
             "bank; lower it, pass a larger --persona-file, or use --population synthetic"
         )
     return bank
+
+
+def _check_traits(bank: list[Persona], p: PopulationParams) -> None:
+    """A file whose personas carry none of the analysed traits would give a table of nulls;
+    say which fields it lacks instead (Big-Five levels are drawn, not read, with --big-five)."""
+    drawn = set(BIG_FIVE_LEVELS) if p.big_five else set()
+    wanted = [t for t in getattr(p, "attributes", ()) if t not in drawn]
+    if not wanted or any(t in persona.traits for persona in bank for t in wanted):
+        return
+    fields = sorted({name for persona in bank for name in persona.attributes})
+    raise ScenarioError(
+        f"--persona-file: {p.persona_file}: none of its {len(bank)} personas has a field for "
+        f"the traits analysed ({', '.join(wanted)}); those fields are "
+        f"{', '.join(TRAIT_FIELDS[t] for t in wanted)}, the file has {', '.join(fields)}"
+    )
 
 
 def draw_personas(
@@ -163,6 +187,21 @@ class TrustPopulationParams(PopulationParams):
     attributes: tuple[str, ...] = Field(
         TRUST_TEST_TRAITS, description="persona traits analysed (default: test split, Table 5)"
     )
+
+    @field_validator("attributes")
+    @classmethod
+    def _known_traits(cls, names: tuple[str, ...]) -> tuple[str, ...]:
+        """A misspelt trait would otherwise be analysed as an empty column of nulls."""
+        for name in names:
+            if name not in TRAIT_FIELDS:
+                close = difflib.get_close_matches(name, TRAIT_FIELDS, n=1, cutoff=0.6)
+                guess = f" (did you mean {close[0]!r}?)" if close else ""
+                raise ValueError(
+                    f"unknown trait {name!r}{guess}; known traits: {', '.join(TRAIT_FIELDS)}"
+                )
+        if not names or len(set(names)) != len(names):
+            raise ValueError("name each trait once, comma-separated, e.g. Age,Religion")
+        return names
 
 
 def parse_transfer(reply: str, game: TrustGame) -> int:

@@ -22,6 +22,7 @@ from .llm import (
 )
 from .model import Simulation
 from .openai_backend import OpenAIBackend
+from .roles import Role, RoleError, bind_roles
 from .runner import (
     MODEL_SPEC_PATTERN,
     RunError,
@@ -36,10 +37,12 @@ from .scenario import (
     Scenario,
     ScenarioError,
     ScenarioParams,
+    csv_separator_problem,
     get_scenario,
     list_scenarios,
     read_input,
     register_scenario,
+    split_list,
 )
 from .scenario_file import load_scenario_file, resolve_scenario
 from .scripted import ScriptedBackend, answer_schema, scripted_behaviour
@@ -75,6 +78,8 @@ __all__ = [
     "ResumeMismatchError",
     "ResumeState",
     "RetryPolicy",
+    "Role",
+    "RoleError",
     "RunError",
     "RunResult",
     "RunSettings",
@@ -91,9 +96,11 @@ __all__ = [
     "Usage",
     "answer_schema",
     "arun_scenario",
+    "bind_roles",
     "cache_info",
     "clear_cache",
     "compute_run_metrics",
+    "csv_separator_problem",
     "default_cache_dir",
     "events_frame",
     "get_scenario",
@@ -107,4 +114,5 @@ __all__ = [
     "run_scenario",
     "run_sweep",
     "scripted_behaviour",
+    "split_list",
 ]

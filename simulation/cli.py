@@ -9,18 +9,22 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from rich.console import Console
+from rich.markup import escape
 
 from .cache import CacheError, cache_info, clear_cache
 from .client import RetryPolicy
 from .event_log import ResumeMismatchError
 from .llm import RESPONSE_FORMATS, LLMError
 from .replay import agent_events, export_jsonl, render_overview, render_trajectory
+from .roles import RoleError, parse_role_args
 from .runner import (
     EVENTS_FILE,
     METRICS_FILE,
@@ -31,7 +35,7 @@ from .runner import (
     run_scenario,
     write_run_reports,
 )
-from .scenario import Scenario, ScenarioError, list_scenarios
+from .scenario import Scenario, ScenarioError, list_scenarios, split_list
 from .scenario_file import is_scenario_path, resolve_scenario, scenario_for_run
 from .sqlite_store import EventStoreError, SQLiteEventStore
 from .sweep import run_sweep
@@ -47,26 +51,46 @@ out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
+class _UsageError(Exception):
+    """A command line argparse rejects."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage mistake is one `error:` line (exit 2) like every other error."""
+
+    def error(self, message: str) -> NoReturn:
+        raise _UsageError(f"{message} (see {self.prog} --help)")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
-    args, extra = parser.parse_known_args(argv)
-    if extra and args.command not in ("run", "sweep"):
-        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    try:
+        args, extra = parser.parse_known_args(argv)
+        if extra and args.command not in ("run", "sweep"):
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    except _UsageError as exc:
+        return _fail(str(exc), 2)
     try:
         return args.handler(args, extra)
     except KeyboardInterrupt:
         err.print("interrupted; the run directory is marked interrupted and can be resumed")
         return 130
     except INPUT_ERRORS as exc:
-        err.print(f"[bold red]error:[/] {exc}", markup=True)
-        return 2
+        return _fail(str(exc), 2)
     except LLMError as exc:
-        err.print(f"[bold red]error:[/] model call failed: {exc}", markup=True)
-        return 1
+        run_dir = getattr(exc, "run_dir", None)
+        where = f"; {run_dir} is marked interrupted (--resume --out {run_dir} continues)"
+        return _fail(f"model call failed: {exc}{where if run_dir else ''}", 1)
+
+
+def _fail(message: str, code: int) -> int:
+    """One `error:` line; the message is escaped, so brackets in it are shown, not styled."""
+    err.print(f"[bold red]error:[/] {escape(message)}", markup=True)
+    return code
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="personasim",
         description="Simulate LLM persona agents and replay what they did.",
         allow_abbrev=False,
@@ -80,15 +104,21 @@ def _parser() -> argparse.ArgumentParser:
         description="Run a scenario. Scenario parameters go as --name value (see `list`).",
     )
     run.add_argument("scenario", help="a scenario's name, or a .py file that defines one")
-    run.add_argument("--seed", type=int, default=0)
-    run.add_argument("--model", default="scripted", help="'scripted' or 'openai:MODEL_NAME'")
+    run.add_argument("--seed", type=_int_from(0), default=0)
+    run.add_argument(
+        "--model",
+        default="scripted",
+        help="'scripted', 'scripted:drift=0.15' (real models' habits) or 'openai:MODEL_NAME'",
+    )
     run.add_argument("--base-url", help="OpenAI-compatible endpoint; key from OPENAI_API_KEY")
     run.add_argument("--out", type=Path, help="run directory (default runs/SCENARIO-TIME)")
     run.add_argument("--resume", action="store_true", help="continue the interrupted run in --out")
-    run.add_argument("--concurrency", type=int, default=16, help="model requests in flight")
-    run.add_argument("--rpm", type=float, help="at most this many requests per minute")
-    run.add_argument("--timeout", type=float, default=60.0, help="seconds per attempt")
-    run.add_argument("--max-attempts", type=int, default=5, help="attempts per request")
+    run.add_argument(
+        "--concurrency", type=_int_from(1), default=16, help="model requests in flight"
+    )
+    run.add_argument("--rpm", type=_positive, help="at most this many requests per minute")
+    run.add_argument("--timeout", type=_positive, default=60.0, help="seconds per attempt")
+    run.add_argument("--max-attempts", type=_int_from(1), default=5, help="attempts per request")
     run.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     run.add_argument("--cache-dir", type=Path, help="response cache location")
     run.add_argument("--no-progress", action="store_true", help="hide the progress bar")
@@ -113,9 +143,9 @@ def _parser() -> argparse.ArgumentParser:
         help="a parameter and its values (repeatable)",
     )
     sweep.add_argument("--out", type=Path, required=True, help="folder for the runs and tables")
-    sweep.add_argument("--seed", type=int, default=0)
+    sweep.add_argument("--seed", type=_int_from(0), default=0)
     sweep.add_argument("--base-url", help="OpenAI-compatible endpoint for openai: models")
-    sweep.add_argument("--concurrency", type=int, default=16)
+    sweep.add_argument("--concurrency", type=_int_from(1), default=16)
     sweep.add_argument("--no-progress", action="store_true")
     _add_settings_arguments(sweep)
     sweep.set_defaults(handler=_sweep)
@@ -140,7 +170,9 @@ def _parser() -> argparse.ArgumentParser:
     export = commands.add_parser("export", help="write the events in the documented schema")
     export.add_argument("run_dir", type=Path)
     export.add_argument("--format", choices=["jsonl"], default="jsonl")
-    export.add_argument("--output", type=Path, help="file to write (default RUN_DIR/events.jsonl)")
+    export.add_argument(
+        "--output", type=Path, help="file to write, - for stdout (default RUN_DIR/events.jsonl)"
+    )
     export.set_defaults(handler=_export)
     _add_cache_commands(commands)
     return parser
@@ -160,7 +192,15 @@ def _add_cache_commands(commands: Any) -> None:
 
 
 def _add_settings_arguments(parser: argparse.ArgumentParser) -> None:
-    """How decisions are asked for and when a run counts as valid (`RunSettings`)."""
+    """Who answers, how decisions are asked for and when a run counts as valid."""
+    parser.add_argument(
+        "--role",
+        action="append",
+        default=[],
+        metavar="NAME=MODEL[,MODEL]",
+        help="the model(s) playing one of the scenario's roles (repeatable; `list` shows the "
+        "roles); --model plays the others",
+    )
     parser.add_argument(
         "--response-format",
         choices=RESPONSE_FORMATS,
@@ -168,7 +208,7 @@ def _add_settings_arguments(parser: argparse.ArgumentParser) -> None:
         help="text: the prompts' own format; json_schema (OpenAI, vLLM) or json_object "
         "(llama.cpp's server): JSON constrained by each answer's schema",
     )
-    parser.add_argument("--max-tokens", type=int, help="cap on every reply's tokens")
+    parser.add_argument("--max-tokens", type=_int_from(1), help="cap on every reply's tokens")
     parser.add_argument(
         "--max-failure-rate",
         type=float,
@@ -176,8 +216,15 @@ def _add_settings_arguments(parser: argparse.ArgumentParser) -> None:
         help="above this share of failed decisions the run is marked not valid (exit 3)",
     )
     parser.add_argument(
-        "--min-group-n", type=int, default=5, help="groups smaller than this are flagged"
+        "--min-group-n", type=_int_from(1), default=5, help="groups smaller than this are flagged"
     )
+
+
+def _roles(args: argparse.Namespace) -> dict[str, tuple[str, ...]]:
+    try:
+        return parse_role_args(args.role, split_list)
+    except RoleError as exc:
+        raise RunError(str(exc)) from None
 
 
 def _settings(args: argparse.Namespace) -> RunSettings:
@@ -186,6 +233,32 @@ def _settings(args: argparse.Namespace) -> RunSettings:
     except ValueError as exc:
         raise RunError(str(exc)) from None
     return RunSettings(args.response_format, args.max_tokens, validity)
+
+
+def _int_from(low: int) -> Callable[[str], int]:
+    """An argparse type: an integer of at least `low` (argparse names the flag)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < low:
+            raise argparse.ArgumentTypeError(f"must be an integer of at least {low}, got {text!r}")
+        return value
+
+    return parse
+
+
+def _positive(text: str) -> float:
+    """An argparse type: a finite number greater than 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a number greater than 0, got {text!r}")
+    return value
 
 
 def scenario_values(tokens: Sequence[str]) -> dict[str, str]:
@@ -226,6 +299,7 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> int:
         progress=not args.no_progress,
         console=err,
         settings=_settings(args),
+        roles=_roles(args),
     )
     llm = result.manifest["llm"]
     for line in result.report:
@@ -249,7 +323,7 @@ def _sweep(args: argparse.Namespace, extra: Sequence[str]) -> int:
         grid[name.replace("-", "_")] = values.split(",")
     result = run_sweep(
         args.scenario,
-        [m.strip() for m in args.models.split(",") if m.strip()],
+        [m for m in split_list(args.models) if m],
         grid,
         scenario_values(extra),
         out=args.out,
@@ -259,6 +333,7 @@ def _sweep(args: argparse.Namespace, extra: Sequence[str]) -> int:
         progress=not args.no_progress,
         console=err,
         settings=_settings(args),
+        roles=_roles(args),
     )
     out.print(f"{len(result.runs)} runs under {result.directory}")
     for report in result.reports:
@@ -280,6 +355,9 @@ def _list(args: argparse.Namespace, extra: Sequence[str]) -> int:
     for name, scenario in scenarios.items():
         origin = f" ({args.scenario})" if args.scenario and is_scenario_path(args.scenario) else ""
         out.print(f"{name} — {scenario.summary}{origin}", style="bold")
+        for role_name, role in scenario.roles.items():
+            seats = "" if role.max_models == 1 else f" ({role.arity()})"
+            out.print(f"  role {role_name:<15} {role.description}{seats}")
         for field, info in scenario.Params.model_fields.items():
             flag = "--" + field.replace("_", "-")
             out.print(f"  {flag:<20} {_default(info.default):<24} {info.description or ''}")
@@ -294,6 +372,8 @@ def _default(value: Any) -> str:
 
 def _open_store(run_dir: Path) -> SQLiteEventStore:
     read_manifest(run_dir)  # a clear error when this is not a run directory
+    if not (run_dir / EVENTS_FILE).is_file():  # opening would create an empty log
+        raise RunError(f"{run_dir}: no {EVENTS_FILE} (the run's event log); nothing to read")
     return SQLiteEventStore(run_dir / EVENTS_FILE)
 
 
@@ -339,9 +419,28 @@ def _metrics(args: argparse.Namespace, extra: Sequence[str]) -> int:
 def _export(args: argparse.Namespace, extra: Sequence[str]) -> int:
     target = args.output or args.run_dir / "events.jsonl"
     with _open_store(args.run_dir) as store:
-        count = export_jsonl(store, target)
+        if str(target) == "-":  # stdout carries the events alone; the count goes to stderr
+            if (written := _export_to_stdout(store)) is not None:
+                err.print(f"{written} events written to stdout")
+            return 0
+        try:
+            count = export_jsonl(store, target)
+        except OSError as exc:
+            reason = exc.strerror or exc
+            raise RunError(f"cannot write {target} ({reason}); choose another --output") from None
     out.print(f"{count} events written to {target}")
     return 0
+
+
+def _export_to_stdout(store: SQLiteEventStore) -> int | None:
+    """The events on stdout; None when the reader stopped early (`... | head`)."""
+    try:
+        count = export_jsonl(store, sys.stdout)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
+        return None
+    return count
 
 
 def _cache_info(args: argparse.Namespace, extra: Sequence[str]) -> int:

@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, get_origin
 
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+
+from .roles import Role
 
 if TYPE_CHECKING:
     from .model import Simulation
@@ -25,10 +28,12 @@ __all__ = [
     "Scenario",
     "ScenarioError",
     "ScenarioParams",
+    "csv_separator_problem",
     "get_scenario",
     "list_scenarios",
     "read_input",
     "register_scenario",
+    "split_list",
 ]
 
 BUILTIN_MODULE = "personasim.scenarios"
@@ -57,8 +62,18 @@ class ScenarioParams(BaseModel):
         split = dict(values)
         for name, info in cls.model_fields.items():
             if isinstance(split.get(name), str) and get_origin(info.annotation) is tuple:
-                split[name] = tuple(item.strip() for item in split[name].split(","))
+                split[name] = tuple(split_list(split[name]))
         return split
+
+
+_LIST_COMMA = re.compile(r",(?![A-Za-z_]+=)")
+
+
+def split_list(text: str) -> list[str]:
+    """A comma-separated list as typed on the command line. A comma that starts `name=` belongs
+    to the item before it, so a model spec's options stay together: `scripted:drift=0.1,seed=3,
+    openai:m` is two items."""
+    return [item.strip() for item in _LIST_COMMA.split(text)]
 
 
 class Scenario(ABC):
@@ -68,6 +83,8 @@ class Scenario(ABC):
     name: ClassVar[str]
     summary: ClassVar[str]
     Params: ClassVar[type[ScenarioParams]]
+    roles: ClassVar[dict[str, Role]] = {"persona": Role("the persona agents' decisions")}
+    """The parts models play; `--role NAME=SPEC` binds one, `--model` the others."""
 
     def __init__(self, params: ScenarioParams) -> None:
         self.params = params
@@ -144,6 +161,24 @@ def read_input(flag: str, load: Callable[[], T]) -> T:
         raise ScenarioError(f"{flag}: {exc.filename}: no such file") from None
     except (OSError, ValueError) as exc:
         raise ScenarioError(f"{flag}: {exc}") from None
+
+
+_SEPARATORS = {";": "semicolons", "\t": "tabs", "|": "'|'"}
+
+
+def csv_separator_problem(columns: Sequence[str] | None) -> str | None:
+    """What is wrong when a CSV header, read as comma-separated, is one column that holds
+    another separator (a spreadsheet's ';' export): None when the header looks fine."""
+    if not columns or len(columns) != 1:
+        return None
+    for separator, name in _SEPARATORS.items():
+        if separator in columns[0]:
+            return (
+                f"the header row reads as the single column {columns[0]!r}: the file is "
+                f"separated by {name}, but CSV input must be comma-separated; re-save it "
+                "with commas"
+            )
+    return None
 
 
 _REGISTRY: dict[str, type[Scenario]] = {}

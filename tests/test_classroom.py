@@ -23,7 +23,11 @@ from personasim.analysis.classroom import (
     judge_agreement,
     read_judge_validation,
 )
-from personasim.environments import extract_final_answer, load_word_problems
+from personasim.environments import (
+    extract_final_answer,
+    extract_last_number,
+    load_word_problems,
+)
 from personasim.environments.gsm8k import gold_answer, parse_number, shipped_problems
 from personasim.scenarios.classroom import (
     RACE_DEFINITIONS,
@@ -94,6 +98,8 @@ def test_gold_answers_with_commas_and_negatives() -> None:
         ("Final Answer: 50,000", 50_000),
         ("It dropped below zero. Final Answer: -7 degrees.", -7),
         ("Final Answer: {12}", 12),
+        ("I think it is 18? Final Answer: \\boxed{18}", 18),
+        ("So... **Final Answer: \\boxed{1,450}**", 1450),
         ("final answer: 0.70", 0.7),
         ("Final Answer: 3, I hope that's right", 3),
         ("Final Answer: 10 ... wait, no. Final Answer: 12", 12),  # the last one counts
@@ -103,6 +109,23 @@ def test_gold_answers_with_commas_and_negatives() -> None:
 )
 def test_final_answer_extraction(response: str, expected: float | None) -> None:
     assert extract_final_answer(response) == expected
+
+
+@pytest.mark.parametrize(
+    ("response", "expected"),
+    [
+        ("3 + 4 = 7, and 7 x 2 = 14. So the answer is 14.", 14),
+        ("The total is $1,234.50.", 1234.5),
+        ("It drops to -7 degrees", -7),
+        ("The answer is \\boxed{18}.", 18),
+        ("I cannot tell.", None),
+    ],
+)
+def test_no_persona_answers_are_read_by_their_last_number(
+    response: str, expected: float | None
+) -> None:
+    """Figure 2's no-persona prompt asks for "the final answer as a number", nothing more."""
+    assert extract_last_number(response) == expected
 
 
 def test_shipped_problems_are_well_formed_and_their_arithmetic_checks_out() -> None:
@@ -180,6 +203,8 @@ def test_scripted_judge_scores_from_features() -> None:
 def test_judge_and_refinement_parsing() -> None:
     assert parse_judge_score("Clear difference.\nScore: 3") == 3
     assert parse_judge_score("Score: 1 at first... final **Score: 2**") == 2
+    assert parse_judge_score("Clear.\n**Score:** 3") == 3
+    assert parse_judge_score("Clear.\nScore: \\boxed{1}") == 1
     for bad in ("no score here", "Score: 4"):
         with pytest.raises(ValueError):
             parse_judge_score(bad)
@@ -204,7 +229,15 @@ def hand_made_log() -> pd.DataFrame:
         strategies=("none", "zero-shot"), races=("none",), orders=("before",), repetitions=2
     ).model_dump(mode="json")
     rows: list[tuple[str, dict[str, Any]]] = [
-        ("run.started", {"scenario": "classroom", "params": params, "model": {"backend": "x"}}),
+        (
+            "run.started",
+            {
+                "scenario": "classroom",
+                "params": params,
+                "model": {"backend": "x"},
+                "roles": {"student": ["x"], "judge": ["x"]},
+            },
+        ),
         ("env.created", {"env": "classroom", "kind": "classroom", "settings": {"questions": {}}}),
     ]
     grades = [  # (rep, strategy/level, question, correct, found)
@@ -337,6 +370,24 @@ def test_prompts_follow_figures_2_4_5(full_run: RunResult) -> None:
     assert "High-performance answer:" in judge and "Score: N" in judge
 
 
+def test_the_baseline_answers_in_its_prompts_format_and_is_graded(full_run: RunResult) -> None:
+    """The no-persona prompt never asks for 'Final Answer:', so the scripted baseline does not
+    write one, and the grader reads its last number: the baseline is graded, not zero."""
+    events = events_of(full_run.run_dir)
+    baseline = [
+        c["response"]["text"]
+        for c in of_kind(events, "llm.call")
+        if c["messages"][0]["content"].startswith("Answer the question and give the final")
+    ]
+    assert len(baseline) == 3 and not any("final answer" in t.lower() for t in baseline)
+    graded = [g for g in of_kind(events, "classroom.graded") if g["strategy"] == "none"]
+    assert len(graded) == 3
+    assert all(g["graded_by"] == "last_number" and g["final_answer_found"] for g in graded)
+    personas = [g for g in of_kind(events, "classroom.graded") if g["strategy"] != "none"]
+    assert {g["graded_by"] for g in personas} == {"final_answer"}
+    assert full_run.metrics["metrics"]["baseline"]["accuracy"] is not None
+
+
 def test_identical_prompts_are_independent_samples(full_run: RunResult) -> None:
     """Self-refine's first turn repeats the zero-shot prompt and two-stage's stage 1 the
     level-only one; each keeps its own request key (sample_index)."""
@@ -425,10 +476,10 @@ def test_judge_on_its_own_endpoint_with_its_own_cache(tmp_path: Path, monkeypatc
         "orders": "before",
     }
     with FakeOpenAIServer(responder=lambda body: "Clear contrast.\nScore: 2") as judge:
-        params["judge_model"] = f"openai:judge@{judge.base_url}"
-        first = run(tmp_path / "a", params)
+        roles = {"judge": [f"openai:judge@{judge.base_url}"]}
+        first = run(tmp_path / "a", params, roles=roles)
         sent = judge.request_count
-        second = run(tmp_path / "b", params)
+        second = run(tmp_path / "b", params, roles=roles)
         assert judge.request_count == sent == 4  # 2 cells × 2 questions, then all cached
     assert all(r["model"] == "judge" for r in judge.requests)
     assert all("HIGH math performance" in r["messages"][0]["content"] for r in judge.requests)
@@ -436,6 +487,8 @@ def test_judge_on_its_own_endpoint_with_its_own_cache(tmp_path: Path, monkeypatc
         calls = of_kind(events_of(result.run_dir), "llm.call")
         judged = [c for c in calls if c["task"] == "classroom.judge"]
         assert {c["backend"]["model"] for c in judged} == {"judge"}
+        assert {c["role"] for c in judged} == {"judge"}
+        assert {c["role"] for c in calls if c not in judged} == {"student"}
         assert {c["source"] for c in judged} == {source}
         assert all(c["backend"]["backend"] == "scripted" for c in calls if c not in judged)
         assert all(c["doc"]["mean"] == 2.0 for c in result.metrics["metrics"]["cells"])
@@ -449,7 +502,6 @@ def test_params_are_checked() -> None:
         {"races": "AA,AA"},
         {"orders": "middle"},
         {"strategies": "two-stage", "races": "none"},
-        {"judge_model": "gpt-4o"},
     ):
         with pytest.raises(ScenarioError):
             ClassroomScenario.parse_params(bad)
@@ -524,7 +576,9 @@ def test_structured_runs_measure_what_the_text_run_measures(
 ) -> None:
     params = {"n_questions": 3, "repetitions": 1, "races": "none,AA", "orders": "before"}
     runs = run_in_every_format("classroom", params, tmp_path, monkeypatch, seed=2)
-    assert_same_as_text(runs)
+    # the no-persona answer ends in prose ("So the answer is N."), its JSON in `final_answer`:
+    # graded alike (by its number), written differently
+    assert_same_as_text(runs, written=lambda p: p.get("strategy") != "none")
     schemas = {
         "classroom.answer": StudentAnswer,
         "classroom.refine": Refinement,
@@ -559,9 +613,12 @@ def test_structured_judge_over_http_parses_json_and_reasks_out_of_range(
         "orders": "before",
     }
     with FakeOpenAIServer(responder=lambda body: next(replies)) as judge:
-        params["judge_model"] = f"openai:judge@{judge.base_url}"
         result = run(
-            tmp_path / "r", params, use_cache=False, settings=RunSettings(response_format=fmt)
+            tmp_path / "r",
+            params,
+            use_cache=False,
+            settings=RunSettings(response_format=fmt),
+            roles={"judge": [f"openai:judge@{judge.base_url}"]},
         )
         sent = judge.requests
     assert len(sent) == 2

@@ -51,6 +51,7 @@ from personasim.simulation import (
     EventLog,
     InvalidActionError,
     LLMClient,
+    RunError,
     RunResult,
     ScenarioError,
     ScriptedBackend,
@@ -91,6 +92,8 @@ def test_parse_score_reads_the_last_final_score() -> None:
         "justification": "Good.",
     }
     assert parse_score("final score is 2... Therefore, the final score is **5**.")["score"] == 5
+    assert parse_score("Fine.\n**Therefore, the final score is 3**")["score"] == 3
+    assert parse_score("Fine. Therefore, the final score is \\boxed{2}.")["score"] == 2
     for bad in ("Score: 4", "Therefore, the final score is 6", "the final score is 3.5"):
         with pytest.raises(DecisionParseError):
             parse_score(bad)
@@ -393,13 +396,13 @@ def test_evaluators_are_separate_models_and_failures_are_excluded(
         FakeOpenAIServer(responder=lambda body: "Fine.\nTherefore, the final score is 4") as e1,
         FakeOpenAIServer(responder=lambda body: "I would rather not say.") as e2,
     ):
-        params = {
-            **SMALL,
-            "tasks": "Expected Action",
-            "evaluators": f"openai:e1@{e1.base_url},openai:e2@{e2.base_url}",
-            "max_repairs": 1,
-        }
-        result = run(tmp_path / "run", params)
+        params = {**SMALL, "tasks": "Expected Action", "max_repairs": 1}
+        evaluators = [f"openai:e1@{e1.base_url}", f"openai:e2@{e2.base_url}"]
+        result = run(tmp_path / "run", params, roles={"evaluator": evaluators})
+    calls = [e.payload for e in events(result, "llm.call")]
+    assert {c["role"] for c in calls if c["task"] == "persona_gym.evaluate"} == {"evaluator"}
+    assert result.manifest["roles"]["evaluator"] == evaluators
+    assert result.manifest["roles"]["persona"] == ["scripted"]
     assert e1.request_count == 6 and {r["model"] for r in e1.requests} == {"e1"}
     assert e2.request_count == 12 and {r["model"] for r in e2.requests} == {"e2"}
     assert all(r["temperature"] == 0.0 for r in e1.requests)
@@ -414,16 +417,38 @@ def test_evaluators_are_separate_models_and_failures_are_excluded(
 def test_an_evaluator_may_not_be_the_evaluated_model(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     judge = "openai:judge@http://127.0.0.1:9/v1"
-    with pytest.raises(ScenarioError, match="is the evaluated model"):
-        run(tmp_path / "run", {**SMALL, "evaluators": f"{judge},scripted"}, model=judge)
+    clash = "may not be played by openai:judge@.*which plays 'persona'"
+    with pytest.raises(RunError, match=clash):
+        run(tmp_path / "run", SMALL, model=judge, roles={"evaluator": [judge, "scripted"]})
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_real_model_without_evaluators_refuses_to_start(tmp_path: Path, capsys) -> None:
+    """No silent scripted evaluators: a real --model needs --role evaluator=..."""
+    out = tmp_path / "run"
+    model = "openai:persona@http://127.0.0.1:9/v1"
+    code = main(["run", "persona-gym", "--model", model, "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and "role 'evaluator'" in err and "--role evaluator=MODEL1,MODEL2" in err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "evaluators,message",
+    [
+        (["scripted"], "takes 2 or more models, got 1"),
+        (["openai:a", "openai:a"], "may appear once"),
+        (["gpt-4", "scripted"], "unknown model"),
+    ],
+)
+def test_invalid_evaluator_roles(tmp_path: Path, evaluators: list[str], message: str) -> None:
+    with pytest.raises(RunError, match=message):
+        run(tmp_path / "run", SMALL, roles={"evaluator": evaluators})
 
 
 @pytest.mark.parametrize(
     "params,message",
     [
-        ({"evaluators": "scripted"}, "at least 2"),
-        ({"evaluators": "openai:a,openai:a"}, "may appear once"),
-        ({"evaluators": "gpt-4,scripted"}, "pattern"),
         ({"pipeline": "static", "persona_file": "x.json"}, "static pipeline"),
         ({"tasks": "Expected Action,Humour"}, "tasks must be"),
     ],

@@ -12,6 +12,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from personasim.agents import DecisionParseError, parse_structured
+from personasim.scenarios.trust_beliefs import RankingBelief, read_ranking_belief
 from personasim.scenarios.trust_conditioning import conditioning_text
 from personasim.simulation import (
     Backend,
@@ -196,6 +198,24 @@ class BrokenBeliefs(Backend):
         if "Finally, I will give" in request.messages[0].content:
             return ChatResponse(text="Finally, I will give 5 dollars")
         return ChatResponse(text='{"ranking_descending": ["nobody"], "omnibus_effect_size": 2}')
+
+
+def test_belief_parsers_read_what_a_careful_reader_would() -> None:
+    """A sentence before the JSON, a fence, or the prompt's own "A > B" ranking format."""
+    levels = ["High", "Low"]
+    ranking = '{"ranking_descending": ["High", "Low"], "omnibus_effect_size": "small"}'
+    for reply in (
+        ranking,
+        f"Sure! Here is my answer.\n\n{ranking}",
+        f"```json\n{ranking}\n```",
+        f"{ranking}\n\nI hope this helps!",
+        '{"ranking_descending": "High > Low", "omnibus_effect_size": "small"}',
+    ):
+        belief = read_ranking_belief(parse_structured(reply, RankingBelief), levels)
+        assert belief["ranking"] == ["High", "Low"], reply
+    for bad in ("", "I'm sorry, but I can't help.", "High > Low", "Sure: {not json}"):
+        with pytest.raises(DecisionParseError):
+            parse_structured(bad, RankingBelief)
 
 
 def test_invalid_beliefs_are_counted_never_defaulted(tmp_path: Path) -> None:

@@ -386,6 +386,8 @@ def rules(endowment: int = 10) -> SimpleNamespace:
         ("I expect them to return $3.\nFinally, I will send 4 dollars", 4),
         ("Finally, I will send $0 dollars.", 0),
         ("finally i will send 10 dollars", 10),
+        ("**Finally, I will send 3 dollars**", 3),
+        ("Finally, I will send \\boxed{7} dollars", 7),
     ],
 )
 def test_parse_forecast_accepts(reply: str, expected: int) -> None:

@@ -103,7 +103,9 @@ def test_tiny_runs_report_and_tables_show_no_nan(tiny: RunResult) -> None:
 
 
 def test_a_single_persona_leaves_sd_and_eta_undefined(tmp_path: Path) -> None:
-    result = run_scenario("trust-population", {"n_personas": 1}, out=tmp_path, progress=False)
+    result = run_scenario(
+        "trust-population", {"n_personas": 1}, out=tmp_path / "r", progress=False
+    )
     metrics = result.metrics["metrics"]
     assert metrics["sd_sent"] is None and metrics["sd_sent_undefined"] == "fewer than 2 values"
     assert metrics["mean_sent"] is not None and "mean_sent_undefined" not in metrics
@@ -117,7 +119,7 @@ def test_a_single_persona_leaves_sd_and_eta_undefined(tmp_path: Path) -> None:
 
 def test_one_repetition_leaves_the_spreads_undefined(tmp_path: Path) -> None:
     params = {**TINY["classroom"], "strategies": "none,zero-shot", "races": "none,AA"}
-    result = run_scenario("classroom", params, out=tmp_path, progress=False)
+    result = run_scenario("classroom", params, out=tmp_path / "r", progress=False)
     metrics = result.metrics["metrics"]
     assert metrics["baseline"]["accuracy"] is not None
     assert metrics["baseline"]["accuracy_sd_undefined"] == "fewer than 2 repetitions"
