@@ -5,6 +5,7 @@ events, a decision task (prompt, parser, re-ask reminder, and the answer's schem
 structured runs), a scripted behaviour so it runs offline, and metrics computed from the event
 table alone. Run it:
 
+    personasim run examples/coin_guess.py              # the file as it is, no packaging
     python examples/coin_guess.py                      # offline, scripted behaviour model
     python examples/coin_guess.py --model openai:gpt-4o-mini
     python examples/coin_guess.py --response-format json_schema   # answers as JSON

@@ -1,7 +1,7 @@
 """The kernel: simulation model, event log, LLM layer, runner, replay, scenario registry."""
 
 from .agent import SimAgent
-from .cache import ResponseCache, default_cache_dir
+from .cache import CacheError, CacheInfo, ResponseCache, cache_info, clear_cache, default_cache_dir
 from .client import LLMCallFailedError, LLMClient, ModelPool, RetryPolicy
 from .environment import Environment, InvalidActionError
 from .event_log import EventLog, ResumeMismatchError, ResumeState
@@ -44,6 +44,7 @@ from .scenario import (
     register_scenario,
     split_list,
 )
+from .scenario_file import load_scenario_file, resolve_scenario
 from .scripted import ScriptedBackend, answer_schema, scripted_behaviour
 from .sqlite_store import EventStoreError, SQLiteEventStore
 from .sweep import SweepResult, run_sweep
@@ -54,6 +55,8 @@ __all__ = [
     "MODEL_SPEC_PATTERN",
     "SCHEMA_VERSION",
     "Backend",
+    "CacheError",
+    "CacheInfo",
     "ChatRequest",
     "ChatResponse",
     "Environment",
@@ -94,15 +97,19 @@ __all__ = [
     "answer_schema",
     "arun_scenario",
     "bind_roles",
+    "cache_info",
+    "clear_cache",
     "compute_run_metrics",
     "csv_separator_problem",
     "default_cache_dir",
     "events_frame",
     "get_scenario",
     "list_scenarios",
+    "load_scenario_file",
     "make_backend",
     "read_input",
     "register_scenario",
+    "resolve_scenario",
     "response_format_for",
     "run_scenario",
     "run_sweep",

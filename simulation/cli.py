@@ -1,4 +1,4 @@
-"""The `personasim` command: run, list, replay, metrics, export.
+"""The `personasim` command: run, sweep, list, replay, metrics, export, cache.
 
 Errors the user can fix are printed as one `error:` line with a non-zero exit (2 for bad input,
 1 for a run that failed, 130 for Ctrl-C); a run that finished but is not valid (too many failed
@@ -19,6 +19,7 @@ from typing import Any, NoReturn
 from rich.console import Console
 from rich.markup import escape
 
+from .cache import CacheError, cache_info, clear_cache
 from .client import RetryPolicy
 from .event_log import ResumeMismatchError
 from .llm import RESPONSE_FORMATS, LLMError
@@ -34,14 +35,15 @@ from .runner import (
     run_scenario,
     write_run_reports,
 )
-from .scenario import ScenarioError, get_scenario, list_scenarios, split_list
+from .scenario import Scenario, ScenarioError, list_scenarios, split_list
+from .scenario_file import is_scenario_path, resolve_scenario, scenario_for_run
 from .sqlite_store import EventStoreError, SQLiteEventStore
 from .sweep import run_sweep
 from .validity import ValidityLimits
 
 __all__ = ["main"]
 
-INPUT_ERRORS = (ScenarioError, RunError, EventStoreError, ResumeMismatchError)
+INPUT_ERRORS = (ScenarioError, RunError, EventStoreError, ResumeMismatchError, CacheError)
 NOT_VALID = 3
 """Exit code of a run that finished with a failure rate over its limit."""
 
@@ -101,7 +103,7 @@ def _parser() -> argparse.ArgumentParser:
         help="run or resume a scenario",
         description="Run a scenario. Scenario parameters go as --name value (see `list`).",
     )
-    run.add_argument("scenario")
+    run.add_argument("scenario", help="a scenario's name, or a .py file that defines one")
     run.add_argument("--seed", type=_int_from(0), default=0)
     run.add_argument(
         "--model",
@@ -131,7 +133,7 @@ def _parser() -> argparse.ArgumentParser:
         "(each an ordinary run under --out), then write OUT/combined.csv and .md. "
         "Other scenario parameters go as --name value.",
     )
-    sweep.add_argument("scenario")
+    sweep.add_argument("scenario", help="a scenario's name, or a .py file that defines one")
     sweep.add_argument("--models", default="scripted", help="comma-separated model specs")
     sweep.add_argument(
         "--vary",
@@ -156,6 +158,9 @@ def _parser() -> argparse.ArgumentParser:
     prompts.set_defaults(handler=_prompts)
 
     listing = commands.add_parser("list", help="scenarios, their parameters and defaults")
+    listing.add_argument(
+        "scenario", nargs="?", help="only this scenario: a name, or a .py file that defines one"
+    )
     listing.set_defaults(handler=_list)
 
     replay = commands.add_parser("replay", help="an agent's trajectory, step by step")
@@ -176,7 +181,21 @@ def _parser() -> argparse.ArgumentParser:
         "--output", type=Path, help="file to write, - for stdout (default RUN_DIR/events.jsonl)"
     )
     export.set_defaults(handler=_export)
+    _add_cache_commands(commands)
     return parser
+
+
+def _add_cache_commands(commands: Any) -> None:
+    """`personasim cache info|clear`: the response cache (default ./.personasim/cache)."""
+    cache = commands.add_parser("cache", help="the response cache: where, how big; clear it")
+    actions = cache.add_subparsers(dest="action", required=True)
+    for name, handler, text in (
+        ("info", _cache_info, "location, entries and size on disk"),
+        ("clear", _cache_clear, "delete every cached response (runs keep their own answers)"),
+    ):
+        action = actions.add_parser(name, help=text)
+        action.add_argument("--cache-dir", type=Path, help="cache location (default as for run)")
+        action.set_defaults(handler=handler)
 
 
 def _add_settings_arguments(parser: argparse.ArgumentParser) -> None:
@@ -275,7 +294,7 @@ def scenario_values(tokens: Sequence[str]) -> dict[str, str]:
 
 
 def _run(args: argparse.Namespace, extra: Sequence[str]) -> int:
-    scenario = get_scenario(args.scenario)
+    scenario = resolve_scenario(args.scenario)
     params = scenario.parse_params(scenario_values(extra))
     result = run_scenario(
         scenario,
@@ -342,7 +361,7 @@ def _sweep(args: argparse.Namespace, extra: Sequence[str]) -> int:
 
 
 def _prompts(args: argparse.Namespace, extra: Sequence[str]) -> int:
-    scenario = get_scenario(args.scenario)
+    scenario = resolve_scenario(args.scenario)
     pack = scenario.shipped_prompts()
     if pack is None:
         raise ScenarioError(f"{scenario.name} has no prompt pack")
@@ -358,8 +377,15 @@ def _prompts(args: argparse.Namespace, extra: Sequence[str]) -> int:
 
 
 def _list(args: argparse.Namespace, extra: Sequence[str]) -> int:
-    for name, scenario in list_scenarios().items():
-        out.print(f"{name} — {scenario.summary}", style="bold")
+    scenarios: dict[str, type[Scenario]]
+    if args.scenario is None:
+        scenarios = list_scenarios()
+    else:
+        scenario = resolve_scenario(args.scenario)
+        scenarios = {scenario.name: scenario}
+    for name, scenario in scenarios.items():
+        origin = f" ({args.scenario})" if args.scenario and is_scenario_path(args.scenario) else ""
+        out.print(f"{name} — {scenario.summary}{origin}", style="bold")
         for role_name, role in scenario.roles.items():
             seats = "" if role.max_models == 1 else f" ({role.arity()})"
             out.print(f"  role {role_name:<15} {role.description}{seats}")
@@ -400,8 +426,11 @@ def _replay(args: argparse.Namespace, extra: Sequence[str]) -> int:
 
 
 def _metrics(args: argparse.Namespace, extra: Sequence[str]) -> int:
+    scenario, note = scenario_for_run(read_manifest(args.run_dir))
+    if note:
+        err.print(f"note: {note}")
     with _open_store(args.run_dir) as store:
-        metrics = compute_run_metrics(store)
+        metrics = compute_run_metrics(store, scenario)
     path = args.run_dir / METRICS_FILE
     text = json.dumps(metrics, indent=2, sort_keys=True, allow_nan=False) + "\n"
     same = path.exists() and path.read_text() == text
@@ -413,7 +442,7 @@ def _metrics(args: argparse.Namespace, extra: Sequence[str]) -> int:
     out.print(f"{path}: {state} (recomputed from {EVENTS_FILE}, no model call)")
     if metrics["partial"]:
         out.print("partial: the run did not complete, so these metrics cover only its events")
-    for report in write_run_reports(args.run_dir, metrics):
+    for report in write_run_reports(args.run_dir, metrics, scenario):
         out.print(f"  {report}")
     return 0
 
@@ -443,6 +472,31 @@ def _export_to_stdout(store: SQLiteEventStore) -> int | None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
         return None
     return count
+
+
+def _cache_info(args: argparse.Namespace, extra: Sequence[str]) -> int:
+    info = cache_info(args.cache_dir)
+    out.print(f"cache: {info.directory.resolve()}")
+    out.print(f"entries: {info.entries}")
+    out.print(f"size on disk: {_size(info.size_bytes)}")
+    return 0
+
+
+def _cache_clear(args: argparse.Namespace, extra: Sequence[str]) -> int:
+    info = clear_cache(args.cache_dir)
+    out.print(
+        f"removed {info.entries} cached responses ({_size(info.size_bytes)}) from "
+        f"{info.directory.resolve()}"
+    )
+    return 0
+
+
+def _size(n_bytes: int) -> str:
+    if n_bytes < 1024:
+        return f"{n_bytes} bytes"
+    if n_bytes < 1024**2:
+        return f"{n_bytes / 1024:.1f} KiB"
+    return f"{n_bytes / 1024**2:.1f} MiB"
 
 
 if __name__ == "__main__":

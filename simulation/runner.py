@@ -34,6 +34,7 @@ from .openai_backend import OpenAIBackend
 from .prompts import PromptPack, PromptPackError
 from .roles import RoleError, bind_roles
 from .scenario import Scenario, ScenarioParams, get_scenario
+from .scenario_file import check_same_scenario_file, resolve_scenario, scenario_file_record
 from .scripted import ScriptedBackend
 from .sqlite_store import SQLiteEventStore
 from .validity import DECISION_KINDS, ValidityLimits, validity_from_events, validity_summary
@@ -196,7 +197,7 @@ def run_scenario(*args: Any, **kwargs: Any) -> RunResult:
 
 
 async def arun_scenario(
-    scenario: str | type[Scenario],
+    scenario: str | Path | type[Scenario],
     params: dict[str, Any] | ScenarioParams | None = None,
     *,
     seed: int = 0,
@@ -218,6 +219,7 @@ async def arun_scenario(
 ) -> RunResult:
     """Run (or resume) a scenario and return where it went and what it measured.
 
+    `scenario`: a registered name, a scenario file's path (`.py`), or a `Scenario` class.
     `settings`: response format, a completion-token cap and validity limits (defaults: text,
     no cap, at most 20% failed decisions, groups of 5). `roles`: model specs for the scenario's
     roles by name (`{"judge": ["openai:gpt-4o"]}`); `model` (or `backend`) plays the others.
@@ -225,7 +227,7 @@ async def arun_scenario(
     Every input is checked before the run directory is created, so bad input leaves nothing.
     """
     settings = settings or RunSettings()
-    scenario_cls = get_scenario(scenario) if isinstance(scenario, str) else scenario
+    scenario_cls = resolve_scenario(str(scenario)) if isinstance(scenario, str | Path) else scenario
     checked = (
         params if isinstance(params, ScenarioParams) else scenario_cls.parse_params(params or {})
     )
@@ -239,11 +241,16 @@ async def arun_scenario(
         raise RunError(f"seed must be an integer of at least 0, got {seed}")
     if use_cache:
         _make_writable_dir(Path(cache_dir or default_cache_dir()), "--cache-dir")
+    scenario_file = scenario_file_record(scenario_cls)
     run_dir = _prepare_run_dir(out, scenario_cls.name, resume)
     manifest = _initial_manifest(scenario_cls, checked, seed, backend, limits, settings)
     manifest["roles"] = {name: list(specs) for name, specs in bound.items()}
     manifest["prompts"] = instance.prompts.describe() if instance.prompts else None
+    if scenario_file is not None:
+        manifest["scenario_file"] = scenario_file
     previous = _load_resumable(run_dir, manifest) if resume else None
+    if previous is not None:
+        check_same_scenario_file(previous.get("scenario_file"), scenario_file, run_dir)
     if previous is not None and previous["status"] == "complete":
         if not (run_dir / METRICS_FILE).is_file():
             raise RunError(

@@ -201,10 +201,22 @@ _REGISTRY: dict[str, type[Scenario]] = {}
 def register_scenario(cls: type[Scenario]) -> type[Scenario]:
     """Class decorator that makes a scenario runnable by name."""
     existing = _REGISTRY.get(cls.name)
-    if existing is not None and existing is not cls:
+    if existing is not None and existing is not cls and not _same_file(existing, cls):
         raise ScenarioError(f"two scenarios are named {cls.name!r}: {existing} and {cls}")
     _REGISTRY[cls.name] = cls
     return cls
+
+
+def _same_file(a: type, b: type) -> bool:
+    """Both classes come from one source file: the file was loaded again (edited, or run as a
+    script and loaded as a scenario file), and the newer definition replaces the older."""
+    try:
+        files = [inspect.getsourcefile(a), inspect.getsourcefile(b)]
+    except TypeError:  # defined in the interpreter
+        return False
+    if None in files or a.__qualname__ != b.__qualname__:
+        return False
+    return Path(files[0]).resolve() == Path(files[1]).resolve()
 
 
 def _load_all() -> None:
@@ -224,7 +236,7 @@ def get_scenario(name: str) -> type[Scenario]:
     if name not in scenarios:
         raise ScenarioError(
             f"unknown scenario {name!r}; known scenarios: {', '.join(scenarios) or 'none'}. "
-            f"A scenario of your own is found by name once its package declares it under the "
-            f"entry-point group {ENTRY_POINT_GROUP!r}"
+            f"Run a scenario of your own from its file (personasim run path/to/scenario.py), "
+            f"or declare its package under the entry-point group {ENTRY_POINT_GROUP!r}"
         )
     return scenarios[name]

@@ -15,12 +15,20 @@ Drift (`scripted:drift=D`): a seeded share D of the answers is then rewritten wi
 model's habits (`drift.py`). The drift rate is part of the backend's identity, hence of the cache
 key, but not of the seed the rules draw from: a drifting backend gives the same answers as a
 plain one, except the rewritten ones.
+
+The cache key (not the seed) also holds a hash of the source of the rule registered for the
+request's task, so an edited rule is never answered from the cache, while an edit that does not
+change its draws (a comment) still decides alike.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import inspect
+import marshal
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -95,6 +103,12 @@ class ScriptedBackend(Backend):
     def _key_extras(self, request: ChatRequest) -> dict[str, Any]:
         return {"task": request.task, "hints": request.hints}
 
+    def cache_key(self, request: ChatRequest) -> str:
+        """The request's content address, extended by its rule's source hash."""
+        base = super().cache_key(request)
+        rule = _BEHAVIOURS.get(request.task)
+        return base if rule is None else _sha256(f"{base}:{rule_fingerprint(rule)}")
+
     async def complete(self, request: ChatRequest, timeout: float) -> ChatResponse:
         behaviour = _BEHAVIOURS.get(request.task)
         if behaviour is None:
@@ -135,6 +149,23 @@ def _opening(request: ChatRequest) -> ChatRequest:
     first_user = users[0] if users else len(request.messages) - 1
     messages: tuple[Message, ...] = request.messages[: first_user + 1]
     return request.model_copy(update={"messages": messages})
+
+
+@cache
+def rule_fingerprint(rule: ScriptedBehaviour) -> str:
+    """SHA-256 of a rule's source, computed once per function: the part of the cache key that
+    changes when the rule is edited. Without readable source: its code object's bytes; a
+    callable with neither gives its repr, which misses the cache rather than hit a stale one."""
+    try:
+        text = inspect.getsource(rule).encode()
+    except (OSError, TypeError):
+        code = getattr(rule, "__code__", None)
+        text = marshal.dumps(code) if code is not None else repr(rule).encode()
+    return hashlib.sha256(text).hexdigest()
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _complete_response(response: ChatResponse, request: ChatRequest) -> ChatResponse:
