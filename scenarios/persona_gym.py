@@ -22,11 +22,9 @@ evaluator whose score cannot be read is left out of the ensemble and counted.
 
 from __future__ import annotations
 
-import csv
-import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypeVar
 
 import pandas as pd
 from pydantic import BaseModel, Field, field_validator, model_validator
@@ -41,28 +39,22 @@ from personasim.agents import (
     json_parser,
     parse_nonempty,
 )
-from personasim.analysis import (
-    Statistic,
-    Undefined,
-    mean_of,
-    min_group_n,
-    model_label,
-    payloads,
-    rounded,
-    shown_stat,
-    small_groups,
-    small_note,
-    stat_fields,
-    write_table,
+from personasim.agents.persona_gym_answers import (
+    Evaluation,
+    GeneratedQuestion,
+    PersonaAnswer,
+    QuestionSet,
+    ScoreExamples,
+    SettingSelection,
+    parse_score,
+    read_answer,
+    read_score,
 )
 from personasim.analysis.persona_gym import (
-    ensemble_scores,
-    evaluator_agreement,
-    human_alignment,
-    is_refusal,
-    persona_scores,
-    task_counts,
-    task_scores,
+    gym_metrics,
+    report_lines,
+    table2_rows,
+    write_gym_reports,
 )
 from personasim.environments.persona_gym import (
     BENCHMARK_SETTING,
@@ -70,6 +62,7 @@ from personasim.environments.persona_gym import (
     GymQuestion,
     PersonaGym,
     load_benchmark,
+    load_human_scores,
     load_persona_descriptions,
     load_settings,
     shipped_file,
@@ -110,112 +103,20 @@ SELECTION_SAMPLING = {"temperature": 0.9, "top_p": 0.9}
 EVALUATOR_TEMPERATURE = 0.0
 """§4.1: evaluators at temperature 0."""
 
-_FINAL_SCORE = re.compile(
-    r"(?:therefore,?\s*)?(?:the\s+)?final score is(?:[:*$\s]|\\boxed\{)*(-?\d+(?:\.\d+)?)",
-    re.IGNORECASE,
-)
+T = TypeVar("T")
 
 
-# ---------------------------------------------------------------------------------------------
-# Structured answers and parsers
-# ---------------------------------------------------------------------------------------------
-
-
-class SettingSelection(BaseModel):
-    settings: list[str] = Field(description="the selected environments, spelled as listed")
-
-
-class GeneratedQuestion(BaseModel):
-    setting: str = Field(description="the setting the question is set in, spelled as listed")
-    question: str = Field(description="the question put to the persona")
-
-
-class QuestionSet(BaseModel):
-    questions: list[GeneratedQuestion]
-
-
-class ScoreExamples(BaseModel):
-    score_1: str = Field(min_length=1, description="an answer that deserves score 1")
-    score_2: str = Field(min_length=1, description="an answer that deserves score 2")
-    score_3: str = Field(min_length=1, description="an answer that deserves score 3")
-    score_4: str = Field(min_length=1, description="an answer that deserves score 4")
-    score_5: str = Field(min_length=1, description="an answer that deserves score 5")
-
-
-class PersonaAnswer(BaseModel):
-    """The persona's answer to a question, under a structured response format."""
-
-    response: str
-
-
-class Evaluation(BaseModel):
-    """An evaluator's justification and 'Therefore, the final score is N' (Appendix A.5),
-    under a structured response format."""
-
-    justification: str
-    score: int = Field(ge=1, le=5)
-
-
-def parse_score(reply: str) -> dict[str, Any]:
-    """The score in 'Therefore, the final score is N' (the last one), a whole number 1–5."""
-    matches = list(_FINAL_SCORE.finditer(reply))
-    if not matches:
-        raise DecisionParseError("it does not end with 'Therefore, the final score is N'")
-    justification = reply[: matches[-1].start()].strip()
-    return _scored(float(matches[-1].group(1)), justification)
-
-
-def read_score(evaluation: Evaluation) -> dict[str, Any]:
-    """A structured evaluation as `parse_score` would return it."""
-    return _scored(evaluation.score, evaluation.justification.strip())
-
-
-def _scored(value: float, justification: str) -> dict[str, Any]:
-    if value != int(value) or not 1 <= value <= 5:
-        raise DecisionParseError(f"the score must be a whole number from 1 to 5, got {value:g}")
-    return {"score": int(value), "justification": justification}
-
-
-def _read_answer(answer: PersonaAnswer) -> str:
-    return parse_nonempty(answer.response)
-
-
-def _read_selection(selection: SettingSelection, gym: PersonaGym, count: int) -> list[str]:
+def _checked(check: Callable[..., T], *args: Any) -> T:
+    """The gym's check of a reasoner's answer; what it rejects is re-asked with its reason."""
     try:
-        return list(gym.check_selection(selection.settings, count))
+        return check(*args)
     except InvalidActionError as exc:
         raise DecisionParseError(str(exc)) from None
-
-
-def _read_questions(
-    answer: QuestionSet, gym: PersonaGym, settings: Sequence[str], count: int
-) -> list[dict[str, str]]:
-    questions = answer.questions
-    if len(questions) != count:
-        raise DecisionParseError(f"write exactly {count} questions, got {len(questions)}")
-    texts = [" ".join(q.question.split()) for q in questions]
-    if not all(texts) or len(set(texts)) != len(texts):
-        raise DecisionParseError("every question must be non-empty and different")
-    result = []
-    for question, text in zip(questions, texts, strict=True):
-        try:
-            setting = gym.setting_named(question.setting)
-        except InvalidActionError as exc:
-            raise DecisionParseError(str(exc)) from None
-        if setting not in settings:
-            raise DecisionParseError(f"{setting!r} is not one of the settings {list(settings)}")
-        result.append({"setting": setting, "question": text})
-    return result
-
-
-def _read_examples(examples: ScoreExamples) -> dict[str, str]:
-    return examples.model_dump()
 
 
 # ---------------------------------------------------------------------------------------------
 # Parameters
 # ---------------------------------------------------------------------------------------------
-
 
 
 class PersonaGymParams(ScenarioParams):
@@ -334,7 +235,11 @@ class PersonaGymScenario(Scenario):
                     "personas in the file"
                 )
             self._descriptions = self._descriptions[: p.n_personas]
-        self._human = _load_human_scores(p.human_scores, p.tasks) if p.human_scores else None
+        self._human = (
+            read_input("--human-scores", lambda: load_human_scores(p.human_scores, p.tasks))
+            if p.human_scores
+            else None
+        )
 
     def rounds(self) -> int:
         return len(STAGES[self.params.pipeline])
@@ -443,7 +348,7 @@ class PersonaGymScenario(Scenario):
             prompt,
             hints,
             SettingSelection,
-            read=lambda answer: _read_selection(answer, self.gym, p.n_environments),
+            read=lambda a: list(_checked(self.gym.check_selection, a.settings, p.n_environments)),
             details={"persona": persona.agent_id},
         )
 
@@ -471,7 +376,12 @@ class PersonaGymScenario(Scenario):
             prompt,
             hints,
             QuestionSet,
-            read=lambda answer: _read_questions(answer, self.gym, settings, p.questions_per_task),
+            read=lambda a: _checked(
+                self.gym.check_questions,
+                [(q.setting, q.question) for q in a.questions],
+                settings,
+                p.questions_per_task,
+            ),
             details={"persona": persona.agent_id, "gym_task": task},
         )
 
@@ -526,7 +436,7 @@ class PersonaGymScenario(Scenario):
             max_repairs=self.params.max_repairs,
             details=_scene_details(persona, question),
             schema=PersonaAnswer,
-            read=_read_answer,
+            read=read_answer,
         )
 
     def _examples_task(self, persona: PersonaAgent, question: GymQuestion) -> DecisionTask:
@@ -543,7 +453,7 @@ class PersonaGymScenario(Scenario):
             prompt,
             hints,
             ScoreExamples,
-            read=_read_examples,
+            read=ScoreExamples.model_dump,
             details=_scene_details(persona, question),
         )
 
@@ -599,102 +509,15 @@ class PersonaGymScenario(Scenario):
 
     @classmethod
     def compute_metrics(cls, events: pd.DataFrame) -> dict[str, Any]:
-        header = payloads(events, "run.started")[0]
-        params = header["params"]
-        tasks = params["tasks"]
-        scores = _score_table(events)
-        questions = ensemble_scores(scores)
-        per_persona = persona_scores(questions, tasks)
-        human = payloads(events, "gym.human_scores")
-        smallest = min_group_n(events)
-        counts = task_counts(questions, tasks)
-        return {
-            "model": model_label(header["model"]),
-            "pipeline": params["pipeline"],
-            "tasks": tasks,
-            "evaluators": {
-                f"evaluator-{i}": s for i, s in enumerate(header["roles"]["evaluator"], 1)
-            },
-            "n_personas": len(_descriptions(events)),
-            "n_questions": sum(len(q["questions"]) for q in payloads(events, "gym.questions")),
-            "n_scored_questions": len(questions),
-            "min_group_n": smallest,
-            "n_scored_by_task": counts,
-            "small_tasks": small_groups(counts, smallest),
-            "scores": _score_fields(task_scores(questions, tasks)),
-            "by_evaluator": {
-                evaluator: _score_fields(task_scores(ensemble_scores(group), tasks))
-                for evaluator, group in scores.groupby("evaluator", sort=True)
-            },
-            "personas": _persona_records(events, per_persona, questions, tasks, smallest),
-            "refusals": _refusals(events, tasks),
-            "agreement": [
-                {**_rounded_record(r), "small": r["n"] < smallest}
-                for r in evaluator_agreement(scores)
-            ],
-            "failures": _counts(events, "decision.failed"),
-            "reasks": _counts(events, "decision.reask"),
-            **stat_fields(
-                "human_alignment",
-                [
-                    {**_rounded_record(r), "small": r["n"] < smallest}
-                    for r in human_alignment(per_persona, _human_rows(human[0], events), tasks)
-                ]
-                if human
-                else Undefined("no human scores given (--human-scores)"),
-            ),
-        }
+        return gym_metrics(events)
 
     @classmethod
     def report(cls, metrics: dict[str, Any]) -> list[str]:
-        scores = metrics["scores"]
-        per_task = ", ".join(f"{t} {shown_stat(scores, t)}" for t in metrics["tasks"])
-        failures = metrics["failures"]
-        lines = [
-            f"{metrics['model']}: PersonaScore {shown_stat(scores, 'PersonaScore')} over "
-            f"{metrics['n_personas']} personas, {metrics['n_scored_questions']} of "
-            f"{metrics['n_questions']} questions scored ({metrics['pipeline']} pipeline)",
-            f"  {per_task}",
-            f"  refusals {metrics['refusals']['n']} of {metrics['refusals']['n_answers']} answers "
-            f"({shown_stat(metrics['refusals'], 'rate')}); failures: "
-            + ", ".join(f"{k} {v}" for k, v in failures.items())
-            + f" (evaluator scores excluded: {failures['evaluate']})",
-        ]
-        if metrics["small_tasks"]:
-            lines.append(
-                f"  fewer than {metrics['min_group_n']} scored questions: "
-                + ", ".join(metrics["small_tasks"])
-            )
-        for row in metrics["agreement"]:
-            lines.append(
-                f"  {row['evaluators']}: Spearman {shown_stat(row, 'spearman')}, mean |diff| "
-                f"{shown_stat(row, 'mean_abs_diff')} over {row['n']} answers"
-            )
-        return lines
+        return report_lines(metrics)
 
     @classmethod
     def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
-        smallest = metrics["min_group_n"]
-        small = metrics["small_tasks"]
-        notes = [small_note(smallest, f"scored questions in {', '.join(small)}")] if small else []
-        files = write_table(
-            table2_rows(metrics), directory, "table2_persona_score", flag="small_group", notes=notes
-        )
-        files += write_table(
-            persona_rows(metrics),
-            directory,
-            "persona_scores",
-            flag="small_group",
-            notes=[small_note(smallest, "scored questions in a task of the persona")],
-        )
-        pairs = small_note(smallest, "answers or personas in the row")
-        for key, name in (
-            ("agreement", "evaluator_agreement"),
-            ("human_alignment", "human_alignment"),
-        ):
-            if metrics[key]:
-                files += write_table(metrics[key], directory, name, flag="small", notes=[pairs])
-        return files
+        return write_gym_reports(metrics, directory)
 
     @classmethod
     def summary_rows(cls, metrics: dict[str, Any]) -> list[dict[str, Any]]:
@@ -705,31 +528,6 @@ class PersonaGymScenario(Scenario):
 # ---------------------------------------------------------------------------------------------
 # Helpers: inputs, scene details
 # ---------------------------------------------------------------------------------------------
-
-
-def _load_human_scores(path: Path, tasks: Sequence[str]) -> list[list[Any]]:
-    """Rows (persona, task, score) of a CSV with those columns; persona is a description or
-    a persona id (p001...)."""
-    try:
-        with path.open(newline="", encoding="utf-8") as handle:
-            reader = csv.DictReader(handle)
-            if not {"persona", "task", "score"} <= set(reader.fieldnames or ()):
-                raise ScenarioError(f"--human-scores: {path}:1: needs columns persona,task,score")
-            return [_human_row(path, reader.line_num, row, tasks) for row in reader]
-    except OSError as exc:
-        raise ScenarioError(f"--human-scores: {path}: {exc.strerror or exc}") from None
-
-
-def _human_row(path: Path, line: int, row: dict[str, str], tasks: Sequence[str]) -> list[Any]:
-    if row["task"] not in tasks:
-        raise ScenarioError(f"--human-scores: {path}:{line}: unknown task {row['task']!r}")
-    try:
-        score = float(row["score"])
-    except (TypeError, ValueError):
-        raise ScenarioError(f"--human-scores: {path}:{line}: score is not a number") from None
-    if not 1 <= score <= 5:
-        raise ScenarioError(f"--human-scores: {path}:{line}: score must be from 1 to 5")
-    return [" ".join(row["persona"].split()), row["task"], score]
 
 
 def _description(persona: PersonaAgent) -> str:
@@ -744,140 +542,3 @@ def _scene_details(persona: PersonaAgent, question: GymQuestion) -> dict[str, An
         "question": question.index,
         "setting": question.setting,
     }
-
-
-# ---------------------------------------------------------------------------------------------
-# Metrics (from the event table alone) and tables
-# ---------------------------------------------------------------------------------------------
-
-STAGE_TASKS = {
-    "select": "persona_gym.select",
-    "generate": "persona_gym.questions",
-    "answer": "persona_gym.answer",
-    "examples": "persona_gym.examples",
-    "evaluate": "persona_gym.evaluate",
-}
-
-
-def _score_table(events: pd.DataFrame) -> pd.DataFrame:
-    """One row per evaluator and answer it was asked about; NaN score for a failure."""
-    rows = [
-        {
-            "persona": p["persona"],
-            "task": p["gym_task"],
-            "question": p["question"],
-            "evaluator": p["evaluator"],
-            "score": float(p["value"]["score"]) if "value" in p else float("nan"),
-        }
-        for kind in ("decision.made", "decision.failed")
-        for p in payloads(events, kind)
-        if p["task"] == "persona_gym.evaluate"
-    ]
-    columns = ["persona", "task", "question", "evaluator", "score"]
-    return pd.DataFrame(rows, columns=columns).astype({"score": float})
-
-
-def _descriptions(events: pd.DataFrame) -> dict[str, str]:
-    return {
-        p["persona"]["id"]: p["persona"]["attributes"]["description"]
-        for p in payloads(events, "agent.created")
-        if "persona" in p
-    }
-
-
-def _persona_records(
-    events: pd.DataFrame,
-    per_persona: dict[str, dict[str, Statistic]],
-    questions: pd.DataFrame,
-    tasks: Sequence[str],
-    smallest: int,
-) -> dict[str, dict[str, Any]]:
-    """Per persona: description, settings, task scores and the tasks scored over fewer than
-    `smallest` questions (`small_tasks`)."""
-    placed = {
-        row["agent_id"]: row["payload"]["settings"]
-        for row in events.loc[events["kind"] == "gym.placed", ["agent_id", "payload"]].to_dict(
-            "records"
-        )
-    }
-    unscored = dict.fromkeys(tasks, Undefined("no scored questions"))
-    return {
-        persona: {
-            "description": description,
-            "settings": placed.get(persona),
-            "scores": _score_fields(
-                per_persona.get(persona, {**unscored, "PersonaScore": Undefined("no scores")})
-            ),
-            "small_tasks": small_groups(
-                task_counts(questions[questions["persona"] == persona], tasks), smallest
-            ),
-        }
-        for persona, description in _descriptions(events).items()
-    }
-
-
-def _refusals(events: pd.DataFrame, tasks: Sequence[str]) -> dict[str, Any]:
-    """Refusal / "as an AI" answers of the persona agent (§4.2, Figure 4), overall and per task."""
-    answers = [
-        (p["gym_task"], is_refusal(p["value"]))
-        for p in payloads(events, "decision.made")
-        if p["task"] == "persona_gym.answer"
-    ]
-    by_task = {t: [r for task, r in answers if task == t] for t in tasks}
-    flags = [r for _, r in answers]
-    return {
-        "n": sum(flags),
-        "n_answers": len(flags),
-        **stat_fields("rate", mean_of(flags, "no answers")),
-        "by_task": {
-            k: v
-            for t, f in by_task.items()
-            for k, v in stat_fields(t, mean_of(f, "no answers")).items()
-        },
-    }
-
-
-def _counts(events: pd.DataFrame, kind: str) -> dict[str, int]:
-    tasks = [p["task"] for p in payloads(events, kind)]
-    return {stage: tasks.count(task) for stage, task in STAGE_TASKS.items()}
-
-
-def _human_rows(payload: dict[str, Any], events: pd.DataFrame) -> list[tuple[str, str, float]]:
-    """Human rows keyed by persona id (a description in the CSV is mapped to its id)."""
-    ids = {description: persona for persona, description in _descriptions(events).items()}
-    return [(ids.get(persona, persona), task, score) for persona, task, score in payload["rows"]]
-
-
-def _score_fields(scores: dict[str, Statistic]) -> dict[str, Any]:
-    """Each task's score (and PersonaScore) with the reason beside an undefined one."""
-    return {k: v for task, value in scores.items() for k, v in stat_fields(task, value).items()}
-
-
-def _rounded_record(record: dict[str, Any]) -> dict[str, Any]:
-    return {k: rounded(v) if isinstance(v, float) else v for k, v in record.items()}
-
-
-def table2_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
-    """Table 2's shape: the model, its score per task, and PersonaScore; `small_group` when a
-    task's score rests on fewer scored questions than the run's `min_group_n`."""
-    return [
-        {
-            "model": metrics["model"],
-            **metrics["scores"],
-            "small_group": bool(metrics["small_tasks"]),
-        }
-    ]
-
-
-def persona_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
-    """Per persona: its description, settings, task scores and PersonaScore."""
-    return [
-        {
-            "persona": persona,
-            "description": record["description"],
-            "settings": "; ".join(record["settings"] or []),
-            **record["scores"],
-            "small_group": bool(record["small_tasks"]),
-        }
-        for persona, record in metrics["personas"].items()
-    ]
