@@ -18,6 +18,9 @@ The dynamic pipeline plays three rounds:
 The static pipeline (`--question-file`, the benchmark's JSONL format) poses the file's questions in
 setup and plays only round 3. A failed step ends its scene: nothing is defaulted, and an
 evaluator whose score cannot be read is left out of the ensemble and counted.
+
+Every text sent is in the prompt pack `packs/persona-gym.yaml`; the answers' schemas are in
+`agents/persona_gym_answers.py`, the metrics and tables in `analysis/persona_gym.py`.
 """
 
 from __future__ import annotations
