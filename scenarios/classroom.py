@@ -26,24 +26,15 @@ tables and Figure 3 are `analysis.classroom`'s.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pandas as pd
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from personasim.agents import DecisionTask, Persona, PersonaAgent, ResearcherAgent
-from personasim.agents.classroom_answers import (
-    ContrastScore,
-    Refinement,
-    StudentAnswer,
-    parse_judge_score,
-    parse_refinement,
-    parse_response,
-    read_answer,
-    read_judge_score,
-    read_refinement,
-)
+from personasim.agents import classroom_answers as parsing
 from personasim.analysis import classroom as analysis
 from personasim.analysis.classroom import (
     LEVELS,
@@ -100,15 +91,6 @@ JUDGE_TEMPERATURE = 0.0
 # ---------------------------------------------------------------------------------------------
 
 
-def _known(names: tuple[str, ...], allowed: tuple[str, ...], what: str) -> tuple[str, ...]:
-    unknown = [n for n in names if n not in allowed]
-    if unknown:
-        raise ValueError(f"unknown {what} {unknown}; choose from {', '.join(allowed)}")
-    if len(set(names)) != len(names):
-        raise ValueError(f"each {what[:-1]} may appear once, got {','.join(names)}")
-    return names
-
-
 class ClassroomParams(ScenarioParams):
     question_file: Path | None = Field(
         None, description="GSM8K-format JSONL (default: the 31 shipped word problems)"
@@ -125,20 +107,17 @@ class ClassroomParams(ScenarioParams):
     temperature: float = Field(0.7, ge=0.0, le=2.0, description="students' temperature (§4.1)")
     max_repairs: int = Field(2, ge=0, le=5, description="re-asks after an unusable answer")
 
-    @field_validator("strategies")
+    @field_validator("strategies", "races", "orders")
     @classmethod
-    def _strategies(cls, names: tuple[str, ...]) -> tuple[str, ...]:
-        return _known(names, STRATEGIES, "strategies")
-
-    @field_validator("races")
-    @classmethod
-    def _races(cls, names: tuple[str, ...]) -> tuple[str, ...]:
-        return _known(names, RACES, "races")
-
-    @field_validator("orders")
-    @classmethod
-    def _orders(cls, names: tuple[str, ...]) -> tuple[str, ...]:
-        return _known(names, ORDERS, "orders")
+    def _known(cls, names: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
+        what = info.field_name or ""
+        allowed = {"strategies": STRATEGIES, "races": RACES, "orders": ORDERS}[what]
+        unknown = [n for n in names if n not in allowed]
+        if unknown:
+            raise ValueError(f"unknown {what} {unknown}; choose from {', '.join(allowed)}")
+        if len(set(names)) != len(names):
+            raise ValueError(f"each {what[:-1]} may appear once, got {','.join(names)}")
+        return names
 
     @model_validator(mode="after")
     def _two_stage_needs_a_race(self) -> ClassroomParams:
@@ -150,6 +129,16 @@ class ClassroomParams(ScenarioParams):
 def cells(params: ClassroomParams) -> list[Cell]:
     """Every persona cell the parameters ask for (two-stage only with a race)."""
     return cells_of(params.strategies, params.races, params.orders)
+
+
+@dataclass(frozen=True)
+class _Unit:
+    """One answer's question, the labels its events carry (strategy, race, order, level) and
+    its repetition."""
+
+    problem: WordProblem
+    labels: dict[str, str]
+    repetition: int
 
 
 def arrange(instruction: str, content: str, order: str) -> str:
@@ -234,21 +223,15 @@ class ClassroomScenario(Scenario):
         definition = self.prompts.render(f"race_definition_{race}")
         return {"article": article, "race_name": name, "race_definition": definition}
 
-    def _reminder(self, name: str, error: str) -> str:
-        """The re-ask after an unusable answer (the empty-answer one names no error)."""
-        if name == "empty_reminder":
-            return self.prompts.render(name)
-        return self.prompts.render(name, error=error)
-
     # --- one unit of work ---------------------------------------------------------------------
 
     async def _baseline(self, problem: WordProblem, repetition: int) -> None:
         labels = {"strategy": "none", "race": "none", "order": "none", "level": "none"}
+        unit = _Unit(problem, labels, repetition)
         prompt = self.prompts.render("no_persona", question=problem.question)
-        task = self._answer_task(problem, labels, repetition, prompt, "answer", final=True)
-        decision = await self.baseline.decide(task)
+        decision = await self.baseline.decide(self._answer_task(unit, prompt, final=True))
         if decision.ok:  # Figure 2's no-persona prompt asks for no 'Final Answer:' line
-            self._grade(self.baseline, problem, decision.value, labels, repetition, "last_number")
+            self._grade(self.baseline, unit, decision.value, "last_number")
 
     async def _cell(self, cell: Cell, problem: WordProblem, repetition: int) -> None:
         """High answer, low answer (each graded), then the judge compares them."""
@@ -256,137 +239,90 @@ class ClassroomScenario(Scenario):
         for level in LEVELS:
             student = self.students[(level, cell.race)]
             labels = {"strategy": cell.strategy, "race": cell.race, "order": cell.order}
-            labels["level"] = level
-            response = await self._respond(student, cell, problem, labels, repetition)
+            unit = _Unit(problem, {**labels, "level": level}, repetition)
+            response = await self._respond(student, cell, unit)
             if response is not None:
-                grade = self._grade(student, problem, response, labels, repetition)
-                answers[level] = (response, grade)
+                answers[level] = (response, self._grade(student, unit, response))
         if len(answers) == len(LEVELS):
             await self.judge.decide(self._judge_task(cell, problem, answers, repetition))
 
-    async def _respond(
-        self,
-        student: PersonaAgent,
-        cell: Cell,
-        problem: WordProblem,
-        labels: dict[str, str],
-        repetition: int,
-    ) -> str | None:
+    async def _respond(self, student: PersonaAgent, cell: Cell, unit: _Unit) -> str | None:
         """The student's final response under the cell's strategy (None: a failed decision)."""
-        level = labels["level"]
         first_race = "none" if cell.strategy == "two-stage" else cell.race
-        instruction = self.persona_instruction(level, first_race, cell.strategy == "one-shot")
-        prompt = arrange(instruction, problem.question, cell.order)
+        one_shot = cell.strategy == "one-shot"
+        instruction = self.persona_instruction(unit.labels["level"], first_race, one_shot)
+        prompt = arrange(instruction, unit.problem.question, cell.order)
         single = cell.strategy in ("zero-shot", "one-shot")
-        first = self._answer_task(problem, labels, repetition, prompt, "answer", final=single)
+        first = self._answer_task(unit, prompt, final=single)
         decision = await student.decide(first)
         if not decision.ok or single:
             return decision.value
         previous = extract_final_answer(decision.value)
         if cell.strategy == "self-refine":
-            refined = await student.decide(
-                self._refine_task(
-                    first.request, decision.value, problem, labels, repetition, previous
-                )
-            )
+            task = self._refine_task(unit, first.request, decision.value, previous)
+            refined = await student.decide(task)
             return refined.value["revised_response"] if refined.ok else None
-        rewritten = await student.decide(
-            self._rewrite_task(decision.value, problem, labels, repetition, previous)
-        )
+        rewritten = await student.decide(self._rewrite_task(unit, decision.value, previous))
         return rewritten.value
 
     def _grade(
-        self,
-        agent: SimAgent,
-        problem: WordProblem,
-        response: str,
-        labels: dict[str, str],
-        repetition: int,
-        graded_by: GradedBy = "final_answer",
+        self, agent: SimAgent, unit: _Unit, response: str, by: GradedBy = "final_answer"
     ) -> Grade:
         return self.classroom.grade(
-            agent, problem.id, response, graded_by, repetition=repetition, **labels
+            agent, unit.problem.id, response, by, repetition=unit.repetition, **unit.labels
         )
 
     # --- decision tasks -----------------------------------------------------------------------
 
-    def _answer_task(
-        self,
-        problem: WordProblem,
-        labels: dict[str, str],
-        repetition: int,
-        prompt: str,
-        stage: str,
-        final: bool,
-    ) -> DecisionTask:
-        level, race = labels["level"], labels["race"]
-        request = ChatRequest(
-            messages=(Message(role="user", content=prompt),),
-            temperature=self.params.temperature,
-            sample_index=_sample_index(repetition, labels["strategy"], race),
-            task="classroom.answer",
-            hints={
-                "level": None if level == "none" else level,
-                "race": None if race == "none" else race,
-                "strategy": labels["strategy"],
-                "gold": problem.gold,
-            },
-        )
-        return self._student_task(
-            request, parse_response, problem, labels, repetition, stage, final
-        )
+    def _answer_task(self, unit: _Unit, prompt: str, final: bool) -> DecisionTask:
+        level, race = unit.labels["level"], unit.labels["race"]
+        hints = {
+            "level": None if level == "none" else level,
+            "race": None if race == "none" else race,
+            "strategy": unit.labels["strategy"],
+            "gold": unit.problem.gold,
+        }
+        request = self._student_request(unit, prompt, "classroom.answer", hints)
+        return self._student_task(unit, request, "answer", final)
 
     def _refine_task(
-        self,
-        first: ChatRequest,
-        first_reply: str,
-        problem: WordProblem,
-        labels: dict[str, str],
-        repetition: int,
-        previous: float | None,
+        self, unit: _Unit, first: ChatRequest, first_reply: str, previous: float | None
     ) -> DecisionTask:
-        follow_up = self.prompts.render("refine" if labels["race"] == "none" else "refine_race")
+        follow_up = self.prompts.render(
+            "refine" if unit.labels["race"] == "none" else "refine_race"
+        )
         request = first.with_reply(first_reply, follow_up).model_copy(
             update={"task": "classroom.refine", "hints": {**first.hints, "previous": previous}}
         )
-        return self._student_task(
-            request, parse_refinement, problem, labels, repetition, "refine", True
-        )
+        return self._student_task(unit, request, "refine", True)
 
-    def _rewrite_task(
-        self,
-        stage1_reply: str,
-        problem: WordProblem,
-        labels: dict[str, str],
-        repetition: int,
-        previous: float | None,
-    ) -> DecisionTask:
+    def _rewrite_task(self, unit: _Unit, stage1_reply: str, previous: float | None) -> DecisionTask:
+        labels = unit.labels
         prompt = arrange(self.rewrite_instruction(labels["race"]), stage1_reply, labels["order"])
-        request = ChatRequest(
+        hints = {
+            "level": labels["level"],
+            "race": labels["race"],
+            "gold": unit.problem.gold,
+            "previous": previous,
+        }
+        request = self._student_request(unit, prompt, "classroom.rewrite", hints)
+        return self._student_task(unit, request, "rewrite", True)
+
+    def _student_request(
+        self, unit: _Unit, prompt: str, task: str, hints: dict[str, Any]
+    ) -> ChatRequest:
+        return ChatRequest(
             messages=(Message(role="user", content=prompt),),
             temperature=self.params.temperature,
-            sample_index=_sample_index(repetition, labels["strategy"], labels["race"]),
-            task="classroom.rewrite",
-            hints={
-                "level": labels["level"],
-                "race": labels["race"],
-                "gold": problem.gold,
-                "previous": previous,
-            },
-        )
-        return self._student_task(
-            request, parse_response, problem, labels, repetition, "rewrite", True
+            sample_index=_sample_index(
+                unit.repetition, unit.labels["strategy"], unit.labels["race"]
+            ),
+            task=task,
+            hints=hints,
         )
 
     def _student_task(
-        self,
-        request: ChatRequest,
-        parse: Callable[[str], Any],
-        problem: WordProblem,
-        labels: dict[str, str],
-        repetition: int,
-        stage: str,
-        final: bool,
+        self, unit: _Unit, request: ChatRequest, stage: str, final: bool
     ) -> DecisionTask:
         refine = stage == "refine"
         reminder = "refine_reminder" if refine else "empty_reminder"
@@ -394,15 +330,15 @@ class ClassroomScenario(Scenario):
             name=request.task,
             role="student",
             request=request,
-            parse=parse,
-            reminder=lambda error: self._reminder(reminder, error),
-            schema=Refinement if refine else StudentAnswer,
-            read=read_refinement if refine else read_answer,
+            parse=parsing.parse_refinement if refine else parsing.parse_response,
+            reminder=lambda error: self.prompts.render(reminder, error=error),  # empty: no ${error}
+            schema=parsing.Refinement if refine else parsing.StudentAnswer,
+            read=parsing.read_refinement if refine else parsing.read_answer,
             max_repairs=self.params.max_repairs,
             details={
-                **labels,
-                "question_id": problem.id,
-                "repetition": repetition,
+                **unit.labels,
+                "question_id": unit.problem.id,
+                "repetition": unit.repetition,
                 "stage": stage,
                 "final": final,
             },
@@ -416,15 +352,9 @@ class ClassroomScenario(Scenario):
         repetition: int,
     ) -> DecisionTask:
         (high, high_grade), (low, low_grade) = answers["high"], answers["low"]
+        prompt = self.prompts.render("judge", question=problem.question, high=high, low=low)
         request = ChatRequest(
-            messages=(
-                Message(
-                    role="user",
-                    content=self.prompts.render(
-                        "judge", question=problem.question, high=high, low=low
-                    ),
-                ),
-            ),
+            messages=(Message(role="user", content=prompt),),
             temperature=JUDGE_TEMPERATURE,
             task="classroom.judge",
             hints={
@@ -436,18 +366,12 @@ class ClassroomScenario(Scenario):
         return DecisionTask(
             name="classroom.judge",
             request=request,
-            parse=parse_judge_score,
+            parse=parsing.parse_judge_score,
             reminder=lambda error: self.prompts.render("judge_reminder", error=error),
-            schema=ContrastScore,
-            read=read_judge_score,
+            schema=parsing.ContrastScore,
+            read=parsing.read_judge_score,
             max_repairs=self.params.max_repairs,
-            details={
-                "strategy": cell.strategy,
-                "race": cell.race,
-                "order": cell.order,
-                "question_id": problem.id,
-                "repetition": repetition,
-            },
+            details={**asdict(cell), "question_id": problem.id, "repetition": repetition},
             role="judge",
         )
 

@@ -55,14 +55,14 @@ def test_every_text_has_its_entry_and_dollars_are_escaped() -> None:
 
 
 def test_reminders_keep_their_literal_braces() -> None:
-    scenario = ClassroomScenario(ClassroomParams())
-    refine = scenario._reminder("refine_reminder", "it has no 'Revised Response:' part")
+    pack = ClassroomScenario(ClassroomParams()).prompts  # the re-asks render with the error
+    refine = pack.render("refine_reminder", error="it has no 'Revised Response:' part")
     assert refine == (
         "Your answer could not be used: it has no 'Revised Response:' part. Answer again in "
         "exactly this format: 'Reflection: {reflection} Revised Response: {new_response} "
         "Final Answer: {number}'."
     )
-    assert scenario._reminder("empty_reminder", "the answer is empty") == (
+    assert pack.render("empty_reminder", error="the answer is empty") == (
         "Your answer was empty. Please answer the question."
     )
 
