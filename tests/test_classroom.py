@@ -16,6 +16,17 @@ from fake_openai import FakeOpenAIServer
 from scipy import stats
 from structured_runs import assert_formats_sent, assert_same_as_text, run_in_every_format
 
+from personasim.agents.classroom_answers import (
+    ContrastScore,
+    Refinement,
+    StudentAnswer,
+    answer_text,
+    parse_judge_score,
+    parse_refinement,
+    read_answer,
+    read_judge_score,
+    read_refinement,
+)
 from personasim.agents.scripted_classroom import judge_score
 from personasim.analysis.classroom import (
     behaviour_distribution,
@@ -29,20 +40,7 @@ from personasim.environments import (
     load_word_problems,
 )
 from personasim.environments.gsm8k import gold_answer, parse_number, shipped_problems
-from personasim.scenarios.classroom import (
-    RACE_DEFINITIONS,
-    ClassroomScenario,
-    ContrastScore,
-    Refinement,
-    StudentAnswer,
-    answer_text,
-    doc_pairs,
-    parse_judge_score,
-    parse_refinement,
-    read_answer,
-    read_judge_score,
-    read_refinement,
-)
+from personasim.scenarios.classroom import ClassroomScenario, doc_pairs
 from personasim.simulation import (
     Backend,
     ChatRequest,
@@ -357,7 +355,9 @@ def test_prompts_follow_figures_2_4_5(full_run: RunResult) -> None:
     assert len(baseline) == 3
     level_only = [a for a in answers if a.startswith("You are a middle school student with low")]
     assert level_only and all("'Final Answer: {number}'." in a for a in level_only)
-    assert any(RACE_DEFINITIONS["HS"] in a and "You are a Hispanic middle" in a for a in answers)
+    hispanic = ClassroomScenario.shipped_prompts().text("race_definition_HS")
+    assert hispanic.startswith("A person of Cuban, Mexican, Puerto Rican")  # Figure 4
+    assert any(hispanic in a and "You are a Hispanic middle" in a for a in answers)
     assert any(a.startswith("You are an African American middle school student") for a in answers)
     after = [a for a in answers if not a.startswith(("You are", "Answer the"))]
     assert after and all(a.rstrip().endswith("'Final Answer: {number}'.") for a in after)
