@@ -40,6 +40,14 @@ class PromptEntry(BaseModel):
     kind: Kind
     note: str | None = None
 
+    def bare_dollar(self) -> str | None:
+        """The text around the first '$' that `string.Template` cannot read, if any."""
+        for match in Template.pattern.finditer(self.text):
+            if match.group("invalid") is not None:
+                start = match.start("invalid")
+                return self.text[max(0, start - 10) : start + 10]
+        return None
+
     def placeholders(self) -> set[str]:
         return {
             groups["named"] or groups["braced"]
@@ -83,6 +91,12 @@ class PromptPack:
             first = exc.errors()[0]
             loc = ".".join(str(part) for part in first["loc"])
             raise PromptPackError(f"{where}: {loc}: {first['msg']}") from None
+        for name, entry in parsed.prompts.items():
+            if bare := entry.bare_dollar():
+                raise PromptPackError(
+                    f"{where}: entry {name!r} has a '$' that is not a placeholder near "
+                    f"{bare!r}; write '$$' for a dollar sign, '${{name}}' for a placeholder"
+                )
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
         return cls(parsed.scenario, parsed.prompts, where, digest)
 

@@ -77,6 +77,9 @@ def test_the_shipped_pack_is_recorded_by_default(tmp_path: Path) -> None:
         (lambda d: d["prompts"].pop("format_reminder"), "entry 'format_reminder' is missing"),
         (lambda d: d["prompts"]["trustor"].update(kind="borrowed"), "prompts.trustor.kind"),
         (lambda d: d.update(scenario="classroom"), "a pack for 'classroom'"),
+        (lambda d: d["prompts"]["format_reminder"].update(
+            text="Pay $8 now. ${error} ${initial_amount}"),
+         "entry 'format_reminder' has a '$' that is not a placeholder near 'Pay $8 now"),
     ],
 )  # fmt: skip
 def test_a_broken_pack_is_refused_before_anything_runs(
