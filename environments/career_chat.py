@@ -79,15 +79,8 @@ class Profile:
     country: str
 
     def record(self) -> dict[str, Any]:
+        """The attributes by name; the scenario's pack entry `profile` lays them out."""
         return asdict(self)
-
-    def describe(self) -> str:
-        """The profile as the prompts show it (Figures 6, 7, 12)."""
-        return (
-            f"Age: {self.age}\nGender: {self.gender}\nEducation Level: {self.education}\n"
-            f"Years of Experience: {self.experience}\nJob Title: {self.job_title}\n"
-            f"Country: {self.country}"
-        )
 
 
 def _profile(path: Path, line: int, row: dict[str, Any]) -> Profile:

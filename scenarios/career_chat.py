@@ -25,7 +25,6 @@ from __future__ import annotations
 import csv
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from string import Template
 from typing import Any, ClassVar
 
 import numpy as np
@@ -82,16 +81,7 @@ from personasim.simulation import (
 )
 
 __all__ = [
-    "BA_DIALOGUE_INSTRUCTION",
-    "BA_DIALOGUE_SYSTEM",
-    "BA_USER_PROMPT",
-    "BA_USER_SYSTEM",
     "DIMENSIONS",
-    "JUDGE_PROMPTS",
-    "OOC_PROMPT",
-    "OOC_SYSTEM",
-    "USER_FOLLOWUP_PROMPT",
-    "USER_INITIAL_PROMPT",
     "AssistantReply",
     "CareerChatParams",
     "CareerChatScenario",
@@ -102,124 +92,14 @@ __all__ = [
     "Verdict",
 ]
 
-# ---------------------------------------------------------------------------------------------
-# Prompts — every text the models see in this scenario
-# ---------------------------------------------------------------------------------------------
-
-# Figure 6, system prompt of both user-simulator prompts.
-USER_SYSTEM = (
-    "You are role-playing as a user seeking career advice from a chatbot. Always respond "
-    "using the JSON format."
-)
-
-_GOALS_TEXT = """\
-1. Career direction in the next 5 years
-2. Career direction in the next 10 years
-3. Essential skills for career growth
-4. Relevant certifications to obtain"""
-
-# Figure 6, initial prompt.
-USER_INITIAL_PROMPT = Template(f"""\
-Here are the details of the user you are simulating:
-${{profile}}
-You aim to engage with a chatbot to explore career guidance in the following areas:
-{_GOALS_TEXT}
-Start the conversation by asking for short-term career suggestions, either explicitly \
-mentioning your age and job title or subtly hinting at them. As the discussion evolves, \
-progressively share more personal details to obtain tailored advice and deeper insights.
-Always respond using the following JSON format:
-{{"proposed_question": ...}}""")
-
-# Figure 6, subsequent prompt; the dialogue is one message block so the simulator keeps its role.
-USER_FOLLOWUP_PROMPT = Template(f"""\
-Here are the details of the user you are simulating:
-${{profile}}
-Through the conversation, your goal is to seek career guidance in the following areas:
-{_GOALS_TEXT}
-If all four areas are addressed, conclude the conversation. Otherwise, generate a follow-up \
-question to gather more insights.
-Feel free to share additional details about yourself in your follow-up questions, either based \
-on the chatbot's responses or as needed for more tailored advice.
-Always respond using the following JSON format:
-{{"proposed_question": ..., "end_conversation": true/false}}
-Conversation history:
-${{history}}""")
-
-USER_FOLLOWUP_SYSTEM = (
-    "You are role-playing as a user seeking career advice from a chatbot. Review the "
-    "conversation history between you (the user) and the chatbot, then continue the "
-    "role-play. Always respond in JSON format."
-)
-
-# Figure 7.
-OOC_SYSTEM = """\
-You are an out-of-context detector. Compare the details in a user-provided question with the \
-user profile. Ensure the question meets the following criteria:
-1. Reflects only information present in the profile.
-2. Is written in the first-person perspective and seeks career suggestions.
-If the question fails to meet these criteria, rewrite it accordingly.
-Respond in JSON format: {"has_out_of_context": true/false, "updated_question": "..."}. Leave \
-"updated_question" empty if no discrepancies are found."""
-
-OOC_PROMPT = Template("User profile:\n${profile}\nQuestion:\n${question}")
-
-# Figure 12 (a): BA_user.
-BA_USER_SYSTEM = (
-    "You are a chatbot designed to provide precise and personalized answers to questions "
-    "based on the given user profile. Analyze the question carefully and tailor your response "
-    "to match the user's context."
-)
-ANSWER_FORMAT = 'Answer the question in json format: {"option_id": int, "reason": str}'
-BA_USER_PROMPT = Template(
-    "Here are the details of the user profile:\n${profile}\nBelow is the question:\n"
-    "${question}\n${options}\n" + ANSWER_FORMAT
-)
-
-# Figure 12 (b): BA_dialogue, the generated dialogue as history.
-BA_DIALOGUE_SYSTEM = (
-    "You are a chatbot designed to provide precise and personalized answers to questions. "
-    "Analyze the question carefully and tailor your response to match the user's context."
-)
-BA_DIALOGUE_INSTRUCTION = Template(
-    "Assume you are me, help me find the most suitable answer to the following question.\n"
-    "Below is the question:\n${question}\n${options}\n" + ANSWER_FORMAT
-)
-
-# Appendix D, Figures 8–11 (system prompts, condensed; the scoring rules are kept).
-_JUDGE_FORMAT = 'Always respond using the following JSON format: {"rating": int, "reason": str}'
-JUDGE_PROMPTS: dict[str, str] = {
-    "coverage": "You will be given a set of questions and a persona's attributes. Your task is "
-    "to provide a 'total rating' scoring how many attributes are mentioned in the questions, "
-    "on a scale of 0 to 5 (the exact number of mentioned attributes); ignore whether the "
-    "values are correct. " + _JUDGE_FORMAT,
-    "correctness": "You will be given a set of questions and a persona's attributes. Your task "
-    "is to provide a 'total rating' scoring whether attribute values are correctly mentioned "
-    "in the questions. The initial score is 5; deduct one point for every wrong attribute "
-    "value; do not deduct for missing attributes (scale 0 to 5). " + _JUDGE_FORMAT,
-    "diversity": "You will be given a set of questions and a persona's attributes. Your task "
-    "is to provide a 'total rating' scoring whether the questions repeat similar content: "
-    "the more repetitions, the lower the score. Give 5 when all questions have unique "
-    "content, down to 1 when all have the same content. " + _JUDGE_FORMAT,
-    "relevance": "You will be given a set of questions and a persona's attributes. All "
-    "questions seek career advice from a chatbot. Start with a score of 3; add 1 if the "
-    "questions react to the chatbot's responses; add 1 if the language is natural and the "
-    "questions progress; subtract 1 if the questions keep repeating the self-introduction; "
-    "subtract 1 if the language is too polite, like seeking advice from seniors (scale 1 to "
-    "5). " + _JUDGE_FORMAT,
-}
-JUDGE_PROMPT = Template("User profile:\n${profile}\nHere are the questions:\n${questions}")
-DIMENSIONS = tuple(JUDGE_PROMPTS)
+DIMENSIONS = ("coverage", "correctness", "diversity", "relevance")
+"""The judge's four dimensions (Figures 8–11), each with its pack entry `judge_<name>`."""
 DIMENSION_LABELS = {
     "coverage": "Attribute Coverage",
     "correctness": "Attribute Correctness",
     "diversity": "Question Diversity",
     "relevance": "Relevance",
 }
-
-JSON_REMINDER = Template(
-    "Your answer could not be used: ${error}. Answer again with only the JSON."
-)
-ANSWER_REMINDER = "Your answer was empty. Please answer the question."
 
 FORMATS = ("profile", "dialogue")
 """BA_user and BA_dialogue (§5)."""
@@ -447,23 +327,24 @@ class CareerChatScenario(Scenario):
     # --- decision tasks ----------------------------------------------------------------------
 
     def _profile_text(self, user: UserSimulator) -> str:
-        return self.profiles[user.agent_id].describe()
+        """The profile as the prompts show it (pack entry `profile`)."""
+        return self.prompts.render("profile", **self.profiles[user.agent_id].record())
 
     def _user_task(self, user: UserSimulator, turn: int) -> DecisionTask:
         profile = self._profile_text(user)
         history = self.chat.transcript(user)
         if turn == 1:
             messages = (
-                Message(role="system", content=USER_SYSTEM),
-                Message(role="user", content=USER_INITIAL_PROMPT.substitute(profile=profile)),
+                Message(role="system", content=self.prompts.text("user_system")),
+                Message(role="user", content=self.prompts.render("user_initial", profile=profile)),
             )
             schema: type[BaseModel] = FirstQuestion
             read: Callable[[Any], Any] = _read_first
         else:
-            text = "\n".join(f"{_speaker(role)}: {said}" for role, said in history)
-            prompt = USER_FOLLOWUP_PROMPT.substitute(profile=profile, history=text)
+            lines = (self.prompts.render(_HISTORY_LINE[role], said=said) for role, said in history)
+            prompt = self.prompts.render("user_followup", profile=profile, history="\n".join(lines))
             messages = (
-                Message(role="system", content=USER_FOLLOWUP_SYSTEM),
+                Message(role="system", content=self.prompts.text("user_followup_system")),
                 Message(role="user", content=prompt),
             )
             schema, read = FollowUp, _read_follow_up
@@ -477,15 +358,20 @@ class CareerChatScenario(Scenario):
         return self._json_task("career.user", messages, hints, schema, read, details, "user")
 
     def _ooc_task(self, user: UserSimulator, question: str, turn: int) -> DecisionTask:
-        prompt = OOC_PROMPT.substitute(profile=self._profile_text(user), question=question)
+        prompt = self.prompts.render(
+            "ooc_prompt", profile=self._profile_text(user), question=question
+        )
         messages = (
-            Message(role="system", content=OOC_SYSTEM),
+            Message(role="system", content=self.prompts.text("ooc_system")),
             Message(role="user", content=prompt),
         )
         hints = {"profile": self.profiles[user.agent_id].record(), "question": question}
         details = {"user": user.agent_id, "turn": turn}
         verdict = Verdict, _read_verdict
         return self._json_task("career.ooc", messages, hints, *verdict, details, "detector")
+
+    def _json_reminder(self, error: str) -> str:
+        return self.prompts.render("json_reminder", error=error)
 
     def _json_task(
         self,
@@ -510,7 +396,7 @@ class CareerChatScenario(Scenario):
                 hints=hints,
             ),
             parse=json_parser(schema, read),
-            reminder=lambda error: JSON_REMINDER.substitute(error=error),
+            reminder=self._json_reminder,
             max_repairs=self.params.max_repairs,
             details=details,
             role=role,
@@ -529,7 +415,7 @@ class CareerChatScenario(Scenario):
                 hints={"turn": turn},
             ),
             parse=parse_nonempty,
-            reminder=lambda error: ANSWER_REMINDER,
+            reminder=lambda error: self.prompts.text("answer_reminder"),
             max_repairs=self.params.max_repairs,
             details={"user": user.agent_id, "turn": turn},
             schema=AssistantReply,
@@ -540,19 +426,24 @@ class CareerChatScenario(Scenario):
         options = "\n".join(item.options)
         profile = self.profiles[user.agent_id]
         if fmt == "profile":
-            prompt = BA_USER_PROMPT.substitute(
-                profile=profile.describe(), question=item.profile_text, options=options
+            prompt = self.prompts.render(
+                "ba_user_prompt",
+                profile=self._profile_text(user),
+                question=item.profile_text,
+                options=options,
             )
             messages = (
-                Message(role="system", content=BA_USER_SYSTEM),
+                Message(role="system", content=self.prompts.text("ba_user_system")),
                 Message(role="user", content=prompt),
             )
             hints: dict[str, Any] = {"profile": profile.record()}
         else:
             transcript = self.chat.transcript(user)
-            ask = BA_DIALOGUE_INSTRUCTION.substitute(question=item.dialogue_text, options=options)
+            ask = self.prompts.render(
+                "ba_dialogue_prompt", question=item.dialogue_text, options=options
+            )
             messages = (
-                Message(role="system", content=BA_DIALOGUE_SYSTEM),
+                Message(role="system", content=self.prompts.text("ba_dialogue_system")),
                 *_history(transcript),
                 Message(role="user", content=ask),
             )
@@ -569,7 +460,7 @@ class CareerChatScenario(Scenario):
                 hints={**hints, "format": fmt, "item": item.index},
             ),
             parse=json_parser(OptionAnswer, _read_option),
-            reminder=lambda error: JSON_REMINDER.substitute(error=error),
+            reminder=self._json_reminder,
             max_repairs=self.params.max_repairs,
             details={"user": user.agent_id, "format": fmt, "item": item.index},
             schema=OptionAnswer,
@@ -578,10 +469,15 @@ class CareerChatScenario(Scenario):
 
     def _judge_task(self, user: UserSimulator, dimension: str, sample: int) -> DecisionTask:
         questions = [said for role, said in self.chat.transcript(user) if role == "user"]
-        listed = "\n".join(f"Question {i}: {q}" for i, q in enumerate(questions, 1))
-        prompt = JUDGE_PROMPT.substitute(profile=self._profile_text(user), questions=listed)
+        listed = "\n".join(
+            self.prompts.render("judge_question", number=i, question=q)
+            for i, q in enumerate(questions, 1)
+        )
+        prompt = self.prompts.render(
+            "judge_prompt", profile=self._profile_text(user), questions=listed
+        )
         messages = (
-            Message(role="system", content=JUDGE_PROMPTS[dimension]),
+            Message(role="system", content=self.prompts.text(f"judge_{dimension}")),
             Message(role="user", content=prompt),
         )
         hints = {
@@ -741,8 +637,8 @@ def _item_record(item: SurveyItem) -> dict[str, Any]:
     return {"index": item.index, "profile": item.profile_text, "dialogue": item.dialogue_text}
 
 
-def _speaker(role: str) -> str:
-    return "User" if role == "user" else "Chatbot"
+_HISTORY_LINE = {"user": "history_user", "assistant": "history_chatbot"}
+"""The pack entry of a transcript line in the follow-up prompt's history, by speaker."""
 
 
 def _history(transcript: Sequence[tuple[str, str]]) -> tuple[Message, ...]:
