@@ -19,8 +19,17 @@ from scipy.spatial.distance import jensenshannon
 from scipy.stats import wasserstein_distance
 from structured_runs import assert_formats_sent, assert_same_as_text, run_in_every_format
 
+from personasim.agents.career_answers import (
+    AssistantReply,
+    FirstQuestion,
+    FollowUp,
+    OptionAnswer,
+    Rating,
+    Verdict,
+)
 from personasim.analysis import Undefined
 from personasim.analysis.career_chat import (
+    DIMENSIONS,
     age_bin,
     country_group,
     emd_ordinal,
@@ -32,15 +41,6 @@ from personasim.analysis.career_chat import (
     option_distribution,
     pearson,
     random_pairing_emd,
-)
-from personasim.scenarios.career_chat import (
-    DIMENSIONS,
-    AssistantReply,
-    FirstQuestion,
-    FollowUp,
-    OptionAnswer,
-    Rating,
-    Verdict,
 )
 from personasim.simulation import (
     RunResult,
@@ -332,6 +332,17 @@ def test_bad_inputs_exit_2_naming_file_and_line(tmp_path: Path, capsys) -> None:
     args = ["--survey-file", str(survey), "--dialogue-survey-file", str(survey)]
     assert main(["run", "career-chat", *args, "--out", str(out)]) == 2
     assert f"{survey}:1" in capsys.readouterr().err and not out.exists()
+    human = tmp_path / "human.csv"
+    for text, where, problem in (
+        ("user,rating\nu001,3\n", 1, "needs columns user,dimension,rating"),
+        ("user,dimension,rating\nu001,coverage,3\nu002,fluency,3\n", 3, "dimension must be"),
+        ("user,dimension,rating\nu001,coverage,6\n", 2, "rating must be from 0 to 5"),
+        ("user,dimension,rating\nu001,coverage,high\n", 2, "rating is not a number"),
+    ):
+        human.write_text(text)
+        assert main(["run", "career-chat", "--human-ratings", str(human), "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert f"--human-ratings: {human}:{where}: {problem}" in err and not out.exists()
 
 
 def test_profile_file_jsonl(tmp_path: Path) -> None:
