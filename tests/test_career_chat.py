@@ -6,19 +6,30 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+import yaml
 from conftest import DATA
 from fake_openai import FakeOpenAIServer
 from scipy.spatial.distance import jensenshannon
 from scipy.stats import wasserstein_distance
 from structured_runs import assert_formats_sent, assert_same_as_text, run_in_every_format
 
+from personasim.agents.career_answers import (
+    AssistantReply,
+    FirstQuestion,
+    FollowUp,
+    OptionAnswer,
+    Rating,
+    Verdict,
+)
 from personasim.analysis import Undefined
 from personasim.analysis.career_chat import (
+    DIMENSIONS,
     age_bin,
     country_group,
     emd_ordinal,
@@ -31,15 +42,13 @@ from personasim.analysis.career_chat import (
     pearson,
     random_pairing_emd,
 )
-from personasim.scenarios.career_chat import (
-    AssistantReply,
-    FirstQuestion,
-    FollowUp,
-    OptionAnswer,
-    Rating,
-    Verdict,
+from personasim.simulation import (
+    RunResult,
+    SQLiteEventStore,
+    list_scenarios,
+    response_format_for,
+    run_scenario,
 )
-from personasim.simulation import RunResult, SQLiteEventStore, response_format_for, run_scenario
 from personasim.simulation.cli import main
 from personasim.simulation.runner import RunSettings
 
@@ -202,6 +211,87 @@ def test_max_turns_ends_dialogues_and_rewrites_happen(tmp_path: Path) -> None:
     assert all(q["out_of_context"] and q["question"] != q["proposed"] for q in aged)
 
 
+# --- prompt pack ---------------------------------------------------------------------------------
+
+USER_PROMPTS = {
+    "career.user": ("user_initial", "user_followup"),
+    "career.ooc": ("ooc_prompt",),
+    "career.probe": ("ba_user_prompt", "ba_dialogue_prompt"),
+    "career.judge": ("judge_prompt",),
+}
+SYSTEM_PROMPTS = {
+    "career.user": ("user_system", "user_followup_system"),
+    "career.ooc": ("ooc_system",),
+    "career.probe": ("ba_user_system", "ba_dialogue_system"),
+    "career.judge": tuple(f"judge_{d}" for d in DIMENSIONS),
+}
+
+
+def entry_pattern(text: str) -> re.Pattern[str]:
+    """A pack text as a regex: its words literally, each ${placeholder} any text."""
+    return re.compile(
+        "(?s)" + "(.*)".join(re.escape(part) for part in re.split(r"\$\{\w+\}", text))
+    )
+
+
+def test_every_text_sent_comes_from_the_pack(small: RunResult) -> None:
+    pack = list_scenarios()["career-chat"].shipped_prompts()
+    assert pack is not None
+    profile = entry_pattern(pack.text("profile"))
+    calls = payloads(small, "llm.call")
+    assert {c["task"] for c in calls} == {*USER_PROMPTS, "career.assistant"}
+    for call in calls:
+        messages = call["messages"]
+        if call["task"] == "career.assistant":  # the dialogue alone (Algorithm 1's qa_llm)
+            roles = [m["role"] for m in messages]
+            assert roles == ["user", "assistant"] * (len(roles) // 2) + ["user"]
+            continue
+        system = messages[0]["content"]
+        assert system in [pack.text(n) for n in SYSTEM_PROMPTS[call["task"]]], call["task"]
+        prompt = (
+            messages[-1]["content"]
+            if system == pack.text("ba_dialogue_system")
+            else messages[1]["content"]
+        )
+        matched = [
+            m
+            for n in USER_PROMPTS[call["task"]]
+            if (m := entry_pattern(pack.text(n)).fullmatch(prompt))
+        ]
+        assert matched, (call["task"], prompt)
+        if call["task"] != "career.probe" or system == pack.text("ba_user_system"):
+            assert profile.fullmatch(matched[0].group(1)), prompt  # ${profile} comes first
+
+
+def test_an_edited_pack_reaches_every_role(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "pack.yaml"
+    assert main(["prompts", "career-chat", "--output", str(path)]) == 0
+    capsys.readouterr()
+    data = yaml.safe_load(path.read_text())
+    edits = {
+        "profile": ("Years of Experience:", "Experience (years):"),
+        "history_chatbot": ("Chatbot:", "Advisor:"),
+        "judge_question": ("Question ${number}:", "Q${number}."),
+        "ba_dialogue_prompt": ("Assume you are me", "Imagine you are me"),
+    }
+    for name, (old, new) in edits.items():
+        assert old in data["prompts"][name]["text"]
+        data["prompts"][name]["text"] = data["prompts"][name]["text"].replace(old, new)
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    result = run(tmp_path / "r", {**SMALL, "n_users": 3}, prompts=path, use_cache=False)
+    texts = {
+        (c["task"], i): m["content"]
+        for c in payloads(result, "llm.call")
+        for i, m in enumerate(c["messages"])
+    }
+    sent = "\n".join(texts.values())
+    assert "Experience (years): " in sent and "Years of Experience" not in sent
+    assert "\nAdvisor: " in sent and "\nChatbot: " not in sent
+    assert "\nQ1. " in sent and "Question 1:" not in sent
+    assert "Imagine you are me" in sent and "Assume you are me" not in sent
+    assert result.metrics["metrics"]["probes"]["dialogue"]["n"] == 9
+
+
 # --- full runs -----------------------------------------------------------------------------------
 
 
@@ -242,6 +332,17 @@ def test_bad_inputs_exit_2_naming_file_and_line(tmp_path: Path, capsys) -> None:
     args = ["--survey-file", str(survey), "--dialogue-survey-file", str(survey)]
     assert main(["run", "career-chat", *args, "--out", str(out)]) == 2
     assert f"{survey}:1" in capsys.readouterr().err and not out.exists()
+    human = tmp_path / "human.csv"
+    for text, where, problem in (
+        ("user,rating\nu001,3\n", 1, "needs columns user,dimension,rating"),
+        ("user,dimension,rating\nu001,coverage,3\nu002,fluency,3\n", 3, "dimension must be"),
+        ("user,dimension,rating\nu001,coverage,6\n", 2, "rating must be from 0 to 5"),
+        ("user,dimension,rating\nu001,coverage,high\n", 2, "rating is not a number"),
+    ):
+        human.write_text(text)
+        assert main(["run", "career-chat", "--human-ratings", str(human), "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert f"--human-ratings: {human}:{where}: {problem}" in err and not out.exists()
 
 
 def test_profile_file_jsonl(tmp_path: Path) -> None:
