@@ -13,8 +13,9 @@ import math
 import os
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import Any, NoReturn
+from pathlib import Path, PurePath
+from types import UnionType
+from typing import Any, Literal, NoReturn, Union, get_args, get_origin
 
 from rich.console import Console
 from rich.markup import escape
@@ -391,12 +392,28 @@ def _list(args: argparse.Namespace, extra: Sequence[str]) -> int:
             out.print(f"  role {role_name:<15} {role.description}{seats}")
         for field, info in scenario.Params.model_fields.items():
             flag = "--" + field.replace("_", "-")
-            out.print(f"  {flag:<20} {_default(info.default):<24} {info.description or ''}")
+            kind = type_label(info.annotation)
+            default = "required" if info.is_required() else _default(info.default)
+            out.print(f"  {flag:<24} {kind:<12} {default:<22} {info.description or ''}")
     return 0
 
 
+def type_label(annotation: Any) -> str:
+    """A parameter's type as a user types it: int, float, FILE, LIST, or the choices a|b|c."""
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin is Literal:
+        return "|".join(map(str, args))
+    if origin in (tuple, list):
+        return f"{type_label(args[0])},..." if args else "LIST"
+    if origin in (Union, UnionType):
+        return "|".join(type_label(a) for a in args if a is not type(None))
+    if isinstance(annotation, type) and issubclass(annotation, PurePath):
+        return "FILE"
+    return getattr(annotation, "__name__", str(annotation))
+
+
 def _default(value: Any) -> str:
-    if isinstance(value, tuple):
+    if isinstance(value, tuple | list):
         return ",".join(map(str, value)) if len(value) < 3 else f"{value[0]},… ({len(value)})"
     return str(value)
 

@@ -50,7 +50,8 @@ class ScenarioError(ValueError):
 class ScenarioParams(BaseModel):
     """Base of every scenario's parameters: unknown names are errors, values are validated.
 
-    A tuple-typed parameter also accepts a comma-separated string, as typed on the command line.
+    A tuple- or list-typed parameter also accepts a comma-separated string, as typed on the
+    command line.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -62,7 +63,7 @@ class ScenarioParams(BaseModel):
             return values
         split = dict(values)
         for name, info in cls.model_fields.items():
-            if isinstance(split.get(name), str) and get_origin(info.annotation) is tuple:
+            if isinstance(split.get(name), str) and get_origin(info.annotation) in (tuple, list):
                 split[name] = tuple(split_list(split[name]))
         return split
 

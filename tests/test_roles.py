@@ -87,3 +87,24 @@ def test_list_shows_each_scenarios_roles(capsys) -> None:
     for role in ("role student", "role judge", "role evaluator", "role respondent", "role user"):
         assert role in text
     assert "(2 or more models)" in text
+
+
+def test_list_shows_types_choices_and_defaults(capsys) -> None:
+    assert main(["list"]) == 0
+    text = capsys.readouterr().out
+    assert "PydanticUndefined" not in text
+    pipeline = next(line for line in text.splitlines() if "--pipeline" in line)
+    assert "dynamic|static" in pipeline and "dynamic" in pipeline.split("dynamic|static")[1]
+    question_file = next(line for line in text.splitlines() if "--question-file" in line)
+    assert " FILE " in question_file
+
+
+def test_list_typed_parameters_take_comma_lists() -> None:
+    from pydantic import Field
+
+    from personasim.simulation import ScenarioParams
+
+    class Params(ScenarioParams):
+        names: list[str] = Field(default_factory=list)
+
+    assert Params.model_validate({"names": "a, b,c"}).names == ["a", "b", "c"]
