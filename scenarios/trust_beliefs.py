@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
-from string import Template
 from typing import Any
 
 import pandas as pd
@@ -60,48 +59,6 @@ __all__ = ["STRATEGIES", "TrustBeliefs", "TrustBeliefsParams", "belief_metrics"]
 
 STRATEGIES = ("NoCtx+Tr", "Ctx+Tr", "Ctx+$")
 """Table 2: the elicitation target (trust or dollars) and whether the game is described."""
-
-# Appendix C.1.1 (NoCtx+Tr, "trait") and C.1.2 (Ctx+Tr, "attribute" and the game context).
-RANKING_PROMPT = Template("""\
-You are a researcher studying interpersonal trust.
-For the ${noun} "${attribute}", with the following possible values:
-${numbered_levels}
-Please rank these values in order from highest to lowest in terms of their association with \
-interpersonal trust, using the format "Value1 > Value2 > Value3" where ">" means "has higher \
-interpersonal trust than".
-Your response should include an ordering of all the values listed above and a brief \
-explanation of your reasoning.
-${context}${format_instructions}""")
-
-# Appendix C.1.3 (Ctx+$).
-DOLLARS_PROMPT = Template("""\
-Imagine an experiment where we control for various factors and variables while examining the \
-effect of ${attribute}. Your task is to simulate the outcomes of this experiment. ${context}\
-For each level of ${attribute} (${inline_levels}) listed below, please provide your best \
-estimate of:
-- The average (mean) dollar amount these individuals would send in a trust game.
-- The typical variability in the amount sent (as a standard deviation).
-Assume each group consists of 100 individuals to help you better estimate both the mean and \
-standard deviation.
-${format_instructions}""")
-
-# The game context of C.1.2 and C.1.3.
-GAME_CONTEXT = Template("""\
-Consider this simulation context while answering: YOU ARE PLAYING A TRUST GAME AS THE FIRST \
-PLAYER (TRUSTOR). READ THESE INSTRUCTIONS CAREFULLY:
-1. YOU HAVE BEEN GIVEN $$${initial_amount} AS YOUR INITIAL AMOUNT OF MONEY TO USE IN THIS GAME. \
-NO MORE, NO LESS.
-2. YOU MUST DECIDE HOW MUCH OF YOUR INITIAL AMOUNT OF MONEY TO TRANSFER TO ANOTHER PLAYER. YOU \
-CAN SEND ANY AMOUNT FROM $$0 TO $$${initial_amount}.
-3. ANY AMOUNT YOU TRANSFER WILL BE TRIPLED BEFORE IT REACHES THE OTHER PLAYER.
-4. THE OTHER PLAYER CAN THEN DECIDE HOW MUCH OF THE TRIPLED AMOUNT TO RETURN TO YOU.
-5. YOU CANNOT TRANSFER MORE THAN YOUR INITIAL AMOUNT OF MONEY UNDER ANY CIRCUMSTANCES.
-""")
-
-BELIEF_REMINDER = Template(
-    "Your answer could not be used: ${error}. Answer again with only the JSON object, using "
-    "exactly these values: ${inline_levels}."
-)
 
 
 class RankingBelief(BaseModel):
@@ -234,11 +191,13 @@ class TrustBeliefs(TrustPopulation):
     def _belief_task(self, strategy: str, attribute: str, levels: list[str]) -> DecisionTask:
         p = self.params
         key = attribute.lower().replace(" ", "_")
-        with_game = strategy.startswith("Ctx")
-        context = GAME_CONTEXT.substitute(initial_amount=p.endowment) if with_game else ""
+        context = ""
+        if strategy.startswith("Ctx"):
+            context = self.prompts.render("game_context", initial_amount=p.endowment)
         inline = ", ".join(levels)
         if strategy == "Ctx+$":
-            prompt = DOLLARS_PROMPT.substitute(
+            prompt = self.prompts.render(
+                "belief_dollars",
                 attribute=key,
                 context=context,
                 inline_levels=inline,
@@ -250,7 +209,8 @@ class TrustBeliefs(TrustPopulation):
                 lambda b: read_dollar_belief(b, levels, p.endowment),
             )
         else:
-            prompt = RANKING_PROMPT.substitute(
+            prompt = self.prompts.render(
+                "belief_ranking",
                 noun="attribute" if context else "trait",
                 attribute=key,
                 numbered_levels="\n".join(f"{i}. {lvl}" for i, lvl in enumerate(levels, 1)),
@@ -272,7 +232,9 @@ class TrustBeliefs(TrustPopulation):
                 hints={"attribute": attribute, "levels": levels, "endowment": p.endowment},
             ),
             parse=lambda reply: read(parse_structured(reply, schema)),
-            reminder=lambda error: BELIEF_REMINDER.substitute(error=error, inline_levels=inline),
+            reminder=lambda error: self.prompts.render(
+                "belief_reminder", error=error, inline_levels=inline
+            ),
             max_repairs=p.max_repairs,
             details={"strategy": strategy, "attribute": attribute},
             schema=schema,

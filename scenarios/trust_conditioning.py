@@ -42,6 +42,7 @@ from personasim.analysis import (
     write_table,
 )
 from personasim.simulation import Simulation, register_scenario
+from personasim.simulation.prompts import PromptPack
 
 from .trust_beliefs import (
     TrustBeliefs,
@@ -54,11 +55,6 @@ from .trust_population import Prior, TrustPopulationParams, behaviour_metrics
 __all__ = ["CONDITIONS", "TrustConditioning", "TrustConditioningParams", "conditioning_text"]
 
 CONDITIONS = ("unconditioned", "self", "weak", "strong")
-
-# Appendix C.2.3: the sentence pattern, including its plural "s" after each level.
-CONDITIONING_HEADER = "Follow the following correlations while making your decision:"
-CONDITIONING_LINE = "For {attribute}: {pairs}."
-CONDITIONING_PAIR = "{higher}s are more interpersonal trusting than {lower}s"
 
 
 class TrustConditioningParams(TrustPopulationParams):
@@ -73,14 +69,15 @@ class TrustConditioningParams(TrustPopulationParams):
     )
 
 
-def conditioning_text(rankings: dict[str, list[str]]) -> str:
-    """The C.2.3 paragraph for the given rankings (highest trust first)."""
-    lines = [CONDITIONING_HEADER]
+def conditioning_text(rankings: dict[str, list[str]], prompts: PromptPack) -> str:
+    """The C.2.3 paragraph for the given rankings (highest trust first), in `prompts`' words."""
+    lines = [prompts.text("conditioning_header")]
     for attribute, ranking in rankings.items():
         pairs = ", and ".join(
-            CONDITIONING_PAIR.format(higher=a, lower=b) for a, b in itertools.pairwise(ranking)
+            prompts.render("conditioning_pair", higher=a, lower=b)
+            for a, b in itertools.pairwise(ranking)
         )
-        lines.append(CONDITIONING_LINE.format(attribute=attribute, pairs=pairs))
+        lines.append(prompts.render("conditioning_line", attribute=attribute, pairs=pairs))
     return "\n".join(lines)
 
 
@@ -125,7 +122,7 @@ class TrustConditioning(TrustBeliefs):
                     "rho_with_elicited": achieved,
                 },
             )
-        return Prior(conditioning_text(rankings), rankings)
+        return Prior(conditioning_text(rankings, self.prompts), rankings)
 
     @classmethod
     def compute_metrics(cls, events: pd.DataFrame) -> dict[str, Any]:

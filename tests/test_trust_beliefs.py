@@ -14,7 +14,7 @@ from scipy import stats
 
 from personasim.agents import DecisionParseError, parse_structured
 from personasim.scenarios.trust_beliefs import RankingBelief, read_ranking_belief
-from personasim.scenarios.trust_conditioning import conditioning_text
+from personasim.scenarios.trust_conditioning import TrustConditioning, conditioning_text
 from personasim.simulation import (
     Backend,
     ChatRequest,
@@ -317,7 +317,8 @@ def test_scripted_conditioning_follows_the_prior(conditioning_run) -> None:
 
 
 def test_conditioning_text_matches_appendix_c23() -> None:
-    text = conditioning_text({"Conscientiousness": ["High", "Moderate", "Low"]})
+    rankings = {"Conscientiousness": ["High", "Moderate", "Low"]}
+    text = conditioning_text(rankings, TrustConditioning.shipped_prompts())
     assert text == (
         "Follow the following correlations while making your decision:\n"
         "For Conscientiousness: Highs are more interpersonal trusting than Moderates, and "
