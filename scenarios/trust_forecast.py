@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import pandas as pd
-from matplotlib.figure import Figure
 from pydantic import Field, field_validator
 
 from personasim.agents import (
@@ -36,28 +35,10 @@ from personasim.agents import (
     archetype_cap,
 )
 from personasim.agents.trustee import ARCHETYPE_PATTERN
-from personasim.analysis import (
-    Undefined,
-    agent_payloads,
-    mae_by_horizon,
-    mean_of,
-    min_group_n,
-    model_label,
-    payloads,
-    save_figure,
-    shown_stat,
-    small_note,
-    stat_fields,
-    write_table,
-)
+from personasim.analysis import trust as trust_metrics
+from personasim.analysis.trust import game_name
 from personasim.environments import TrustGame, TrustOutcome
-from personasim.simulation import (
-    ChatRequest,
-    Message,
-    Scenario,
-    Simulation,
-    register_scenario,
-)
+from personasim.simulation import ChatRequest, Message, Scenario, Simulation, register_scenario
 from personasim.simulation.prompts import PromptPack
 
 from .trust_population import (
@@ -73,7 +54,6 @@ __all__ = [
     "TrustForecast",
     "TrustForecastParams",
     "archetype_description",
-    "game_name",
     "parse_forecast",
 ]
 
@@ -139,11 +119,6 @@ class TrustForecastParams(PopulationParams):
 # ---------------------------------------------------------------------------------------------
 # The scenario
 # ---------------------------------------------------------------------------------------------
-
-
-def game_name(archetype: str) -> str:
-    """The Trust Game played against `archetype` (one per archetype)."""
-    return f"trust_game_{archetype}"
 
 
 @dataclass(frozen=True)
@@ -310,66 +285,27 @@ class TrustForecast(Scenario):
 
     @classmethod
     def compute_metrics(cls, events: pd.DataFrame) -> dict[str, Any]:
-        header = payloads(events, "run.started")[0]
-        params = header["params"]
-        forecasts = _forecasts(events)
-        sends = _sends(events)
-        failed = payloads(events, "decision.failed")
-        smallest = min_group_n(events)
-        return {
-            "model": header["model"],
-            "model_label": model_label(header["model"]),
-            "rounds": params["rounds"],
-            "reasks": len(payloads(events, "decision.reask")),
-            "min_group_n": smallest,
-            "archetypes": {
-                archetype: _archetype_metrics(
-                    archetype, params["rounds"], forecasts, sends, failed, events, smallest
-                )
-                for archetype in params["archetypes"]
-            },
-        }
+        return trust_metrics.forecast_metrics(events)
 
     @classmethod
     def report(cls, metrics: dict[str, Any]) -> list[str]:
-        rounds = metrics["rounds"]
-        lines = [
-            f"{metrics['model_label']}: forecast vs actual send over {rounds} rounds "
-            f"({metrics['reasks']} re-asks)"
-        ]
-        for archetype, result in metrics["archetypes"].items():
-            first, last = result["by_horizon"][0], result["by_horizon"][-1]
-            lines.append(
-                f"  {archetype}: MAE {shown_stat(result, 'mae')} overall; round 1 "
-                f"{shown_stat(first, 'mae')} → round {rounds} {shown_stat(last, 'mae')}; mean "
-                f"sent {shown_stat(first, 'mean_actual')} → {shown_stat(last, 'mean_actual')} "
-                f"({result['n_trustors']} personas, {result['forecast_failures']} forecast and "
-                f"{result['action_failures']} action failures)"
-            )
-        return lines
+        return trust_metrics.forecast_report(metrics)
 
     @classmethod
     def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
-        rows = mae_rows(metrics)
-        figure = mae_figure(rows, metrics["rounds"], metrics["model"].get("note"))
-        note = small_note(metrics["min_group_n"], "forecast–action pairs in the round")
-        return [
-            *write_table(rows, directory, "mae_by_horizon", flag="small", notes=[note]),
-            save_figure(figure, directory, "mae_by_horizon"),
-        ]
+        return trust_metrics.write_forecast_reports(metrics, directory)
 
     @classmethod
     def summary_rows(cls, metrics: dict[str, Any]) -> list[dict[str, Any]]:
         """MAE per archetype and horizon; a sweep labels each row with its model."""
-        return [{k: v for k, v in row.items() if k != "model"} for row in mae_rows(metrics)]
+        return trust_metrics.forecast_summary_rows(metrics)
 
     @classmethod
     def write_sweep_reports(
         cls, rows: list[dict[str, Any]], varied: list[str], directory: Path
     ) -> list[Path]:
         """Figure 1 across the sweep's models: one line per model–archetype."""
-        rounds = max(row["horizon"] for row in rows) if rows else 1
-        return [save_figure(mae_figure(rows, rounds), directory, "mae_by_horizon")]
+        return trust_metrics.write_forecast_sweep_reports(rows, varied, directory)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -395,115 +331,3 @@ def _remember(trustor: PersonaAgent, outcome: TrustOutcome) -> None:
 
 def _dollars(amount: float) -> str:
     return f"{amount:g}" if float(amount).is_integer() else f"{amount:.2f}"
-
-
-# ---------------------------------------------------------------------------------------------
-# Metrics (from the event table alone), tables and figure
-# ---------------------------------------------------------------------------------------------
-
-
-def _forecasts(events: pd.DataFrame) -> dict[tuple[str, int], tuple[str, int]]:
-    """(trustor, horizon) → (archetype, forecast) for every parsed forecast."""
-    return {
-        (row["agent_id"], row["payload"]["horizon"]): (
-            row["payload"]["archetype"],
-            row["payload"]["value"],
-        )
-        for row in agent_payloads(events, "decision.made")
-        if row["payload"].get("kind") == "forecast"
-    }
-
-
-def _sends(events: pd.DataFrame) -> dict[tuple[str, int], int]:
-    """(trustor, round) → the amount the game recorded as sent."""
-    transfers = events.loc[events["kind"] == "trust.transfer", ["agent_id", "round", "payload"]]
-    return {(row.agent_id, int(row.round)): row.payload["sent"] for row in transfers.itertuples()}
-
-
-def _archetype_metrics(
-    archetype: str,
-    rounds: int,
-    forecasts: dict[tuple[str, int], tuple[str, int]],
-    sends: dict[tuple[str, int], int],
-    failed: list[dict[str, Any]],
-    events: pd.DataFrame,
-    smallest: int,
-) -> dict[str, Any]:
-    """§5.2 for one archetype: MAE per horizon over the forecast–action pairs, and overall; a
-    round with fewer than `smallest` pairs is flagged `small`."""
-    pairs = [
-        (horizon, forecast, sends[(agent, horizon)])
-        for (agent, horizon), (faced, forecast) in forecasts.items()
-        if faced == archetype and (agent, horizon) in sends
-    ]
-    by_horizon = mae_by_horizon(pairs)
-    none = Undefined("no forecast–action pairs")
-    empty = {"n": 0, "mae": none, "mean_forecast": none, "mean_actual": none}
-    overall = [abs(forecast - actual) for _, forecast, actual in pairs]
-    return {
-        "n_trustors": _trustors_in(events, game_name(archetype)),
-        "n_pairs": len(pairs),
-        **stat_fields("mae", mean_of(overall, none.reason)),
-        "forecast_failures": _failures(failed, "forecast", archetype),
-        "action_failures": _failures(failed, "action", archetype),
-        "by_horizon": [
-            {"horizon": h, **_horizon_fields(by_horizon.get(h, empty), smallest)}
-            for h in range(1, rounds + 1)
-        ],
-    }
-
-
-def _trustors_in(events: pd.DataFrame, env: str) -> int:
-    personas = {
-        r["agent_id"] for r in agent_payloads(events, "agent.created") if "persona" in r["payload"]
-    }
-    entered = {
-        r["agent_id"] for r in agent_payloads(events, "env.entered") if r["payload"]["env"] == env
-    }
-    return len(personas & entered)
-
-
-def _failures(failed: list[dict[str, Any]], kind: str, archetype: str) -> int:
-    return sum(1 for p in failed if p.get("kind") == kind and p.get("archetype") == archetype)
-
-
-def _horizon_fields(summary: dict[str, Any], smallest: int) -> dict[str, Any]:
-    fields: dict[str, Any] = {"n": summary["n"]}
-    for key in ("mae", "mean_forecast", "mean_actual"):
-        fields.update(stat_fields(key, summary[key]))
-    return {**fields, "small": summary["n"] < smallest}
-
-
-def mae_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
-    """The `mae_by_horizon` table: one row per model, archetype and horizon."""
-    return [
-        {"model": metrics["model_label"], "archetype": archetype, **row}
-        for archetype, result in metrics["archetypes"].items()
-        for row in result["by_horizon"]
-    ]
-
-
-def mae_figure(rows: list[dict[str, Any]], rounds: int, note: str | None = None) -> Figure:
-    """Figure 1 of §5.3: MAE against round, one line per model–archetype (`mae_rows` rows)."""
-    figure = Figure(figsize=(6.4, 4.2))
-    axes = figure.subplots()
-    lines: dict[tuple[str, str], list[tuple[int, float]]] = {}
-    for row in rows:
-        if row["mae"] is not None:
-            lines.setdefault((row["model"], row["archetype"]), []).append(
-                (row["horizon"], row["mae"])
-            )
-    for (model, archetype), points in lines.items():
-        horizons, maes = zip(*sorted(points), strict=True)
-        axes.plot(horizons, maes, marker="o", label=f"{model} – {archetype}")
-    axes.set_xticks(range(1, rounds + 1))
-    axes.set_xlabel("round (forecast horizon)")
-    axes.set_ylabel("MAE ($)")
-    axes.set_ylim(bottom=0)
-    axes.set_title("trust-forecast: forecast vs actual send (seed 001, §5.3 Fig. 1)")
-    axes.grid(alpha=0.3)
-    if axes.lines:
-        axes.legend()
-    if note:
-        figure.text(0.5, -0.01, note, ha="center", va="top", fontsize=8, style="italic")
-    return figure

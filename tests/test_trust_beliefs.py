@@ -362,6 +362,23 @@ def test_sweep_writes_combined_and_table9(tmp_path: Path) -> None:
     assert all(r.report == ["already complete; nothing to resume"] for r in again.runs)
 
 
+def test_conditioning_sweep_over_endowments_writes_its_combined_table(tmp_path: Path) -> None:
+    """Conditioning rows have no mean ρ: no Table 9 (trust-beliefs' sweep table) is made."""
+    result = run_sweep(
+        "trust-conditioning",
+        ["scripted"],
+        {"endowment": [10, 44]},
+        {"n_personas": 6, "attributes": "Age,Religion"},
+        out=tmp_path / "sweep",
+        progress=False,
+    )
+    assert len(result.runs) == 2
+    combined = pd.read_csv(tmp_path / "sweep" / "combined.csv")
+    assert len(combined) == 2 * 4 and set(combined.endowment) == {10, 44}
+    assert set(combined.condition) == {"unconditioned", "self", "weak", "strong"}
+    assert not (tmp_path / "sweep" / "table9_mean_spearman_by_endowment.csv").exists()
+
+
 def test_sweep_cli_and_its_errors(tmp_path: Path, capsys) -> None:
     out = tmp_path / "s"
     assert (
