@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -42,18 +41,7 @@ from personasim.agents import (
     synthetic_population,
 )
 from personasim.agents.trustee import ARCHETYPE_PATTERN
-from personasim.analysis import (
-    agent_payloads,
-    eta_squared,
-    mean_of,
-    min_group_n,
-    payloads,
-    rank_levels,
-    sample_sd,
-    shown_stat,
-    stat_fields,
-    summarize_levels,
-)
+from personasim.analysis import trust as trust_metrics
 from personasim.environments import TrustGame
 from personasim.simulation import (
     ChatRequest,
@@ -73,7 +61,6 @@ __all__ = [
     "Prior",
     "TrustPopulation",
     "TrustPopulationParams",
-    "behaviour_metrics",
     "checked_transfer",
     "draw_personas",
     "load_bank",
@@ -246,26 +233,11 @@ class TrustPopulation(Scenario):
 
     @classmethod
     def compute_metrics(cls, events: pd.DataFrame) -> dict[str, Any]:
-        params = payloads(events, "run.started")[0]["params"]
-        return behaviour_metrics(events, params["attributes"])
+        return trust_metrics.population_metrics(events)
 
     @classmethod
     def report(cls, metrics: dict[str, Any]) -> list[str]:
-        lines = [
-            f"{metrics['n_decisions']} of {metrics['n_personas']} personas decided "
-            f"({metrics['parse_failures']} parse failures, {metrics['reasks']} re-asks); "
-            f"mean sent {shown_stat(metrics, 'mean_sent')}, SD {shown_stat(metrics, 'sd_sent')}",
-        ]
-        for name, result in metrics["attributes"].items():
-            eta = shown_stat(result, "eta_squared", 3)
-            if result["eta_squared"] is None:
-                lines.append(f"  {name}: eta² {eta}")
-                continue
-            top = " > ".join(result["ranking"][:3])
-            small = [level for level, s in result["levels"].items() if s["small"]]
-            note = f" (n < {metrics['min_group_n']}: {', '.join(small)})" if small else ""
-            lines.append(f"  {name}: eta² = {eta}; ranking {top} ...{note}")
-        return lines
+        return trust_metrics.population_report(metrics)
 
 
 @dataclass(frozen=True)
@@ -274,58 +246,3 @@ class Prior:
 
     text: str
     rankings: dict[str, list[str]]
-
-
-def behaviour_metrics(
-    events: pd.DataFrame, attributes: Sequence[str], round_index: int | None = None
-) -> dict[str, Any]:
-    """§4.1 behavioural outcomes of the trustors, in one round when trustors play several."""
-    traits = {
-        e["agent_id"]: e["payload"]["persona"]["traits"]
-        for e in agent_payloads(events, "agent.created")
-        if "persona" in e["payload"]
-    }
-    if round_index is not None:
-        events = events[events["round"] == round_index]
-    sent = {e["agent_id"]: e["payload"]["sent"] for e in agent_payloads(events, "trust.transfer")}
-    ids = sorted(sent)
-    amounts = [sent[i] for i in ids]
-    smallest = min_group_n(events)
-    return {
-        "n_personas": len(traits),
-        "n_decisions": len(ids),
-        "parse_failures": _count(events, "decision.failed", "trust.trustor"),
-        "reasks": _count(events, "decision.reask", "trust.trustor"),
-        **stat_fields("mean_sent", mean_of(amounts, "no decisions")),
-        **stat_fields("sd_sent", sample_sd(amounts)),
-        "min_group_n": smallest,
-        "attributes": {
-            name: _attribute_metrics(name, ids, amounts, traits, smallest) for name in attributes
-        },
-    }
-
-
-def _count(events: pd.DataFrame, kind: str, task: str) -> int:
-    return sum(1 for p in payloads(events, kind) if p.get("task") == task)
-
-
-def _attribute_metrics(
-    name: str,
-    ids: list[str],
-    amounts: list[float],
-    traits: dict[str, dict[str, str]],
-    smallest: int,
-) -> dict[str, Any]:
-    """π*_t, η²_t and n per level for one trait, over personas that have it and decided; a
-    level with fewer than `smallest` deciders is flagged `small`."""
-    pairs = [(a, traits[i][name]) for i, a in zip(ids, amounts, strict=True) if name in traits[i]]
-    values = [a for a, _ in pairs]
-    levels = [lvl for _, lvl in pairs]
-    return {
-        "ranking": rank_levels(values, levels),
-        **stat_fields("eta_squared", eta_squared(values, levels)),
-        "levels": {
-            s.level: {"n": s.n, "mean": round(s.mean, 6), "small": s.n < smallest}
-            for s in summarize_levels(values, levels)
-        },
-    }

@@ -14,7 +14,7 @@ from scipy import stats
 
 from personasim.agents import DecisionParseError, parse_structured
 from personasim.scenarios.trust_beliefs import RankingBelief, read_ranking_belief
-from personasim.scenarios.trust_conditioning import conditioning_text
+from personasim.scenarios.trust_conditioning import TrustConditioning, conditioning_text
 from personasim.simulation import (
     Backend,
     ChatRequest,
@@ -317,7 +317,8 @@ def test_scripted_conditioning_follows_the_prior(conditioning_run) -> None:
 
 
 def test_conditioning_text_matches_appendix_c23() -> None:
-    text = conditioning_text({"Conscientiousness": ["High", "Moderate", "Low"]})
+    rankings = {"Conscientiousness": ["High", "Moderate", "Low"]}
+    text = conditioning_text(rankings, TrustConditioning.shipped_prompts())
     assert text == (
         "Follow the following correlations while making your decision:\n"
         "For Conscientiousness: Highs are more interpersonal trusting than Moderates, and "
@@ -359,6 +360,23 @@ def test_sweep_writes_combined_and_table9(tmp_path: Path) -> None:
     )
     assert [r.metrics for r in again.runs] == [r.metrics for r in result.runs]
     assert all(r.report == ["already complete; nothing to resume"] for r in again.runs)
+
+
+def test_conditioning_sweep_over_endowments_writes_its_combined_table(tmp_path: Path) -> None:
+    """Conditioning rows have no mean ρ: no Table 9 (trust-beliefs' sweep table) is made."""
+    result = run_sweep(
+        "trust-conditioning",
+        ["scripted"],
+        {"endowment": [10, 44]},
+        {"n_personas": 6, "attributes": "Age,Religion"},
+        out=tmp_path / "sweep",
+        progress=False,
+    )
+    assert len(result.runs) == 2
+    combined = pd.read_csv(tmp_path / "sweep" / "combined.csv")
+    assert len(combined) == 2 * 4 and set(combined.endowment) == {10, 44}
+    assert set(combined.condition) == {"unconditioned", "self", "weak", "strong"}
+    assert not (tmp_path / "sweep" / "table9_mean_spearman_by_endowment.csv").exists()
 
 
 def test_sweep_cli_and_its_errors(tmp_path: Path, capsys) -> None:

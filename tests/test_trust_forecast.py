@@ -22,8 +22,6 @@ from personasim.agents.scripted_forecast import (
 )
 from personasim.environments import TrustGame
 from personasim.scenarios.trust_forecast import (
-    NO_CONTEXT,
-    NO_HISTORY,
     TrustForecast,
     archetype_description,
     parse_forecast,
@@ -39,6 +37,10 @@ from personasim.simulation import (
     run_scenario,
 )
 from personasim.simulation.cli import main
+
+PACK = TrustForecast.shipped_prompts()
+NO_CONTEXT = PACK.text("no_context")
+NO_HISTORY = PACK.text("no_history")
 
 ARCHETYPES = ("M1", "M3", "M5")
 ROUNDS = 6
@@ -283,8 +285,8 @@ def test_games_against_each_archetype_are_independent_samples(population: RunRes
 
 def test_archetypes_are_described_as_in_the_paper(tmp_path: Path) -> None:
     for archetype, text in PAPER_ARCHETYPES.items():
-        assert archetype_description(archetype) == text
-    m7 = archetype_description("M7")
+        assert archetype_description(archetype, PACK) == text
+    m7 = archetype_description("M7", PACK)
     assert "return at most $7" in m7
     assert "If Player A sends $1, you receive $3. You return $3." in m7
     assert "If Player A sends $1.75, you receive $5.25. You return $5.25." in m7
