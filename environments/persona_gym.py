@@ -4,7 +4,8 @@ the questions each persona is posed per evaluation task.
 The gym checks that a selection names settings of its pool and that every question is set in
 one of the persona's settings; it logs placements and questions. Prompts, rubrics and scoring
 belong to the scenario. The loaders read the gym's inputs (settings, persona descriptions, the
-static benchmark) and name the file and line of any problem.
+static benchmark, human scores) and name the file and line of any problem; `load_gym_inputs`
+gathers and checks a run's inputs before anything runs.
 """
 
 from __future__ import annotations
@@ -17,7 +18,14 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from personasim.simulation import Environment, InvalidActionError, SimAgent, Simulation
+from personasim.simulation import (
+    Environment,
+    InvalidActionError,
+    ScenarioError,
+    SimAgent,
+    Simulation,
+    read_input,
+)
 
 __all__ = [
     "BENCHMARK_SETTING",
@@ -25,9 +33,11 @@ __all__ = [
     "TASK_ALIASES",
     "BenchmarkEntry",
     "GymFileError",
+    "GymInputs",
     "GymQuestion",
     "PersonaGym",
     "load_benchmark",
+    "load_gym_inputs",
     "load_human_scores",
     "load_persona_descriptions",
     "load_settings",
@@ -239,6 +249,62 @@ def _read_text(path: Path) -> str:
         raise GymFileError(path, None, "no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise GymFileError(path, None, f"unreadable ({exc})") from None
+
+
+@dataclass(frozen=True)
+class GymInputs:
+    """A run's checked inputs: the personas, the settings pool (empty for the static
+    pipeline), the static benchmark's questions per persona and task, and human scores."""
+
+    descriptions: tuple[str, ...]
+    pool: tuple[str, ...]
+    benchmark: dict[str, dict[str, tuple[str, ...]]]
+    human: list[list[Any]] | None
+
+
+def load_gym_inputs(
+    *,
+    pipeline: str,
+    tasks: Sequence[str],
+    question_file: Path | None,
+    persona_file: Path | None,
+    environments_file: Path | None,
+    n_environments: int,
+    n_personas: int | None,
+    human_scores: Path | None,
+) -> GymInputs:
+    """Read the pipeline's inputs (the shipped files where none is named) and check the counts
+    asked of them; every problem is one `ScenarioError` naming the flag, file and line."""
+    benchmark: dict[str, dict[str, tuple[str, ...]]] = {}
+    pool: tuple[str, ...] = ()
+    if pipeline == "static":
+        path = question_file or shipped_file("persona_gym_benchmark.jsonl")
+        entries = read_input("--question-file", lambda: load_benchmark(path, tasks))
+        descriptions = tuple(e.persona for e in entries)
+        benchmark = {e.persona: e.questions for e in entries}
+    else:
+        persona_path = persona_file or shipped_file("persona_gym_personas.json")
+        pool_path = environments_file or shipped_file("persona_gym_settings.txt")
+        descriptions = read_input("--persona-file", lambda: load_persona_descriptions(persona_path))
+        pool = read_input("--environments-file", lambda: load_settings(pool_path))
+        if n_environments > len(pool):
+            raise ScenarioError(
+                f"--n-environments {n_environments} is more than the {len(pool)} "
+                f"settings in {pool_path}"
+            )
+    if n_personas is not None:
+        if n_personas > len(descriptions):
+            raise ScenarioError(
+                f"--n-personas {n_personas} is more than the {len(descriptions)} "
+                "personas in the file"
+            )
+        descriptions = descriptions[:n_personas]
+    human = (
+        read_input("--human-scores", lambda: load_human_scores(human_scores, tasks))
+        if human_scores
+        else None
+    )
+    return GymInputs(descriptions, pool, benchmark, human)
 
 
 class PersonaGym(Environment):
