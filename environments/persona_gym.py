@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from personasim.simulation import (
     Environment,
@@ -33,6 +33,7 @@ __all__ = [
     "TASK_ALIASES",
     "BenchmarkEntry",
     "GymFileError",
+    "GymInputParams",
     "GymInputs",
     "GymQuestion",
     "PersonaGym",
@@ -79,6 +80,15 @@ class GymQuestion:
 
     def record(self) -> dict[str, Any]:
         return {"index": self.index, "setting": self.setting, "text": self.text}
+
+    def scene(self, agent_id: str) -> dict[str, Any]:
+        """What ties an event to its scene: persona × setting × task × question."""
+        return {
+            "persona": agent_id,
+            "gym_task": self.task,
+            "question": self.index,
+            "setting": self.setting,
+        }
 
 
 @dataclass(frozen=True)
@@ -262,46 +272,57 @@ class GymInputs:
     human: list[list[Any]] | None
 
 
-def load_gym_inputs(
-    *,
-    pipeline: str,
-    tasks: Sequence[str],
-    question_file: Path | None,
-    persona_file: Path | None,
-    environments_file: Path | None,
-    n_environments: int,
-    n_personas: int | None,
-    human_scores: Path | None,
-) -> GymInputs:
+class GymInputParams(Protocol):
+    """The run parameters that name and count the gym's inputs (the scenario's params)."""
+
+    @property
+    def pipeline(self) -> str: ...
+    @property
+    def tasks(self) -> tuple[str, ...]: ...
+    @property
+    def question_file(self) -> Path | None: ...
+    @property
+    def persona_file(self) -> Path | None: ...
+    @property
+    def environments_file(self) -> Path | None: ...
+    @property
+    def n_environments(self) -> int: ...
+    @property
+    def n_personas(self) -> int | None: ...
+    @property
+    def human_scores(self) -> Path | None: ...
+
+
+def load_gym_inputs(p: GymInputParams) -> GymInputs:
     """Read the pipeline's inputs (the shipped files where none is named) and check the counts
     asked of them; every problem is one `ScenarioError` naming the flag, file and line."""
     benchmark: dict[str, dict[str, tuple[str, ...]]] = {}
     pool: tuple[str, ...] = ()
-    if pipeline == "static":
-        path = question_file or shipped_file("persona_gym_benchmark.jsonl")
-        entries = read_input("--question-file", lambda: load_benchmark(path, tasks))
+    if p.pipeline == "static":
+        path = p.question_file or shipped_file("persona_gym_benchmark.jsonl")
+        entries = read_input("--question-file", lambda: load_benchmark(path, p.tasks))
         descriptions = tuple(e.persona for e in entries)
         benchmark = {e.persona: e.questions for e in entries}
     else:
-        persona_path = persona_file or shipped_file("persona_gym_personas.json")
-        pool_path = environments_file or shipped_file("persona_gym_settings.txt")
+        persona_path = p.persona_file or shipped_file("persona_gym_personas.json")
+        pool_path = p.environments_file or shipped_file("persona_gym_settings.txt")
         descriptions = read_input("--persona-file", lambda: load_persona_descriptions(persona_path))
         pool = read_input("--environments-file", lambda: load_settings(pool_path))
-        if n_environments > len(pool):
+        if p.n_environments > len(pool):
             raise ScenarioError(
-                f"--n-environments {n_environments} is more than the {len(pool)} "
+                f"--n-environments {p.n_environments} is more than the {len(pool)} "
                 f"settings in {pool_path}"
             )
-    if n_personas is not None:
-        if n_personas > len(descriptions):
+    if p.n_personas is not None:
+        if p.n_personas > len(descriptions):
             raise ScenarioError(
-                f"--n-personas {n_personas} is more than the {len(descriptions)} "
+                f"--n-personas {p.n_personas} is more than the {len(descriptions)} "
                 "personas in the file"
             )
-        descriptions = descriptions[:n_personas]
+        descriptions = descriptions[: p.n_personas]
     human = (
-        read_input("--human-scores", lambda: load_human_scores(human_scores, tasks))
-        if human_scores
+        read_input("--human-scores", lambda: load_human_scores(p.human_scores, p.tasks))
+        if p.human_scores
         else None
     )
     return GymInputs(descriptions, pool, benchmark, human)

@@ -183,17 +183,7 @@ class PersonaGymScenario(Scenario):
     # --- inputs ------------------------------------------------------------------------------
 
     def prepare(self) -> None:
-        p = self.params
-        self._inputs = load_gym_inputs(
-            pipeline=p.pipeline,
-            tasks=p.tasks,
-            question_file=p.question_file,
-            persona_file=p.persona_file,
-            environments_file=p.environments_file,
-            n_environments=p.n_environments,
-            n_personas=p.n_personas,
-            human_scores=p.human_scores,
-        )
+        self._inputs = load_gym_inputs(self.params)
 
     def rounds(self) -> int:
         return len(STAGES[self.params.pipeline])
@@ -389,7 +379,7 @@ class PersonaGymScenario(Scenario):
             parse=parse_nonempty,
             reminder=lambda error: self.prompts.render("answer_reminder"),
             max_repairs=self.params.max_repairs,
-            details=_scene_details(persona, question),
+            details=question.scene(persona.agent_id),
             schema=PersonaAnswer,
             read=read_answer,
         )
@@ -409,7 +399,7 @@ class PersonaGymScenario(Scenario):
             hints,
             ScoreExamples,
             read=ScoreExamples.model_dump,
-            details=_scene_details(persona, question),
+            details=question.scene(persona.agent_id),
         )
 
     def _evaluation_task(
@@ -450,7 +440,7 @@ class PersonaGymScenario(Scenario):
             max_repairs=self.params.max_repairs,
             schema=Evaluation,
             read=read_score,
-            details={**_scene_details(persona, question), "evaluator": evaluator.agent_id},
+            details={**question.scene(persona.agent_id), "evaluator": evaluator.agent_id},
             role="evaluator",
             member=index - 1,
         )
@@ -481,19 +471,9 @@ class PersonaGymScenario(Scenario):
 
 
 # ---------------------------------------------------------------------------------------------
-# Helpers: scene details
+# Helpers
 # ---------------------------------------------------------------------------------------------
 
 
 def _description(persona: PersonaAgent) -> str:
     return str(persona.persona.attributes["description"])
-
-
-def _scene_details(persona: PersonaAgent, question: GymQuestion) -> dict[str, Any]:
-    """What ties an event to its scene: persona × setting × task × question."""
-    return {
-        "persona": persona.agent_id,
-        "gym_task": question.task,
-        "question": question.index,
-        "setting": question.setting,
-    }
