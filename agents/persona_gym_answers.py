@@ -9,9 +9,12 @@ scenarios. An evaluator ends 'Therefore, the final score is N' (Appendix A.5), a
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
+
+from personasim.simulation import InvalidActionError
 
 from .decision import DecisionParseError, parse_nonempty
 
@@ -22,10 +25,13 @@ __all__ = [
     "QuestionSet",
     "ScoreExamples",
     "SettingSelection",
+    "checked",
     "parse_score",
     "read_answer",
     "read_score",
 ]
+
+T = TypeVar("T")
 
 _FINAL_SCORE = re.compile(
     r"(?:therefore,?\s*)?(?:the\s+)?final score is(?:[:*$\s]|\\boxed\{)*(-?\d+(?:\.\d+)?)",
@@ -91,3 +97,11 @@ def _scored(value: float, justification: str) -> dict[str, Any]:
 def read_answer(answer: PersonaAnswer) -> str:
     """A structured answer's text, which must not be empty (as in text)."""
     return parse_nonempty(answer.response)
+
+
+def checked(check: Callable[..., T], *args: Any) -> T:
+    """The gym's check of a reasoner's answer; what it rejects is re-asked with its reason."""
+    try:
+        return check(*args)
+    except InvalidActionError as exc:
+        raise DecisionParseError(str(exc)) from None

@@ -4,7 +4,8 @@ the questions each persona is posed per evaluation task.
 The gym checks that a selection names settings of its pool and that every question is set in
 one of the persona's settings; it logs placements and questions. Prompts, rubrics and scoring
 belong to the scenario. The loaders read the gym's inputs (settings, persona descriptions, the
-static benchmark) and name the file and line of any problem.
+static benchmark, human scores) and name the file and line of any problem; `load_gym_inputs`
+gathers and checks a run's inputs before anything runs.
 """
 
 from __future__ import annotations
@@ -15,9 +16,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from personasim.simulation import Environment, InvalidActionError, SimAgent, Simulation
+from personasim.simulation import (
+    Environment,
+    InvalidActionError,
+    ScenarioError,
+    SimAgent,
+    Simulation,
+    read_input,
+)
 
 __all__ = [
     "BENCHMARK_SETTING",
@@ -25,9 +33,12 @@ __all__ = [
     "TASK_ALIASES",
     "BenchmarkEntry",
     "GymFileError",
+    "GymInputParams",
+    "GymInputs",
     "GymQuestion",
     "PersonaGym",
     "load_benchmark",
+    "load_gym_inputs",
     "load_human_scores",
     "load_persona_descriptions",
     "load_settings",
@@ -69,6 +80,15 @@ class GymQuestion:
 
     def record(self) -> dict[str, Any]:
         return {"index": self.index, "setting": self.setting, "text": self.text}
+
+    def scene(self, agent_id: str) -> dict[str, Any]:
+        """What ties an event to its scene: persona × setting × task × question."""
+        return {
+            "persona": agent_id,
+            "gym_task": self.task,
+            "question": self.index,
+            "setting": self.setting,
+        }
 
 
 @dataclass(frozen=True)
@@ -239,6 +259,73 @@ def _read_text(path: Path) -> str:
         raise GymFileError(path, None, "no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise GymFileError(path, None, f"unreadable ({exc})") from None
+
+
+@dataclass(frozen=True)
+class GymInputs:
+    """A run's checked inputs: the personas, the settings pool (empty for the static
+    pipeline), the static benchmark's questions per persona and task, and human scores."""
+
+    descriptions: tuple[str, ...]
+    pool: tuple[str, ...]
+    benchmark: dict[str, dict[str, tuple[str, ...]]]
+    human: list[list[Any]] | None
+
+
+class GymInputParams(Protocol):
+    """The run parameters that name and count the gym's inputs (the scenario's params)."""
+
+    @property
+    def pipeline(self) -> str: ...
+    @property
+    def tasks(self) -> tuple[str, ...]: ...
+    @property
+    def question_file(self) -> Path | None: ...
+    @property
+    def persona_file(self) -> Path | None: ...
+    @property
+    def environments_file(self) -> Path | None: ...
+    @property
+    def n_environments(self) -> int: ...
+    @property
+    def n_personas(self) -> int | None: ...
+    @property
+    def human_scores(self) -> Path | None: ...
+
+
+def load_gym_inputs(p: GymInputParams) -> GymInputs:
+    """Read the pipeline's inputs (the shipped files where none is named) and check the counts
+    asked of them; every problem is one `ScenarioError` naming the flag, file and line."""
+    benchmark: dict[str, dict[str, tuple[str, ...]]] = {}
+    pool: tuple[str, ...] = ()
+    if p.pipeline == "static":
+        path = p.question_file or shipped_file("persona_gym_benchmark.jsonl")
+        entries = read_input("--question-file", lambda: load_benchmark(path, p.tasks))
+        descriptions = tuple(e.persona for e in entries)
+        benchmark = {e.persona: e.questions for e in entries}
+    else:
+        persona_path = p.persona_file or shipped_file("persona_gym_personas.json")
+        pool_path = p.environments_file or shipped_file("persona_gym_settings.txt")
+        descriptions = read_input("--persona-file", lambda: load_persona_descriptions(persona_path))
+        pool = read_input("--environments-file", lambda: load_settings(pool_path))
+        if p.n_environments > len(pool):
+            raise ScenarioError(
+                f"--n-environments {p.n_environments} is more than the {len(pool)} "
+                f"settings in {pool_path}"
+            )
+    if p.n_personas is not None:
+        if p.n_personas > len(descriptions):
+            raise ScenarioError(
+                f"--n-personas {p.n_personas} is more than the {len(descriptions)} "
+                "personas in the file"
+            )
+        descriptions = descriptions[: p.n_personas]
+    human = (
+        read_input("--human-scores", lambda: load_human_scores(p.human_scores, p.tasks))
+        if p.human_scores
+        else None
+    )
+    return GymInputs(descriptions, pool, benchmark, human)
 
 
 class PersonaGym(Environment):

@@ -27,13 +27,12 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import Any, ClassVar, Literal
 
 import pandas as pd
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from personasim.agents import (
-    DecisionParseError,
     DecisionTask,
     Persona,
     PersonaAgent,
@@ -44,11 +43,11 @@ from personasim.agents import (
 )
 from personasim.agents.persona_gym_answers import (
     Evaluation,
-    GeneratedQuestion,
     PersonaAnswer,
     QuestionSet,
     ScoreExamples,
     SettingSelection,
+    checked,
     parse_score,
     read_answer,
     read_score,
@@ -64,37 +63,19 @@ from personasim.environments.persona_gym import (
     TASKS,
     GymQuestion,
     PersonaGym,
-    load_benchmark,
-    load_human_scores,
-    load_persona_descriptions,
-    load_settings,
-    shipped_file,
+    load_gym_inputs,
 )
 from personasim.simulation import (
     ChatRequest,
-    InvalidActionError,
     Message,
     Role,
     Scenario,
-    ScenarioError,
     ScenarioParams,
     Simulation,
-    read_input,
     register_scenario,
 )
 
-__all__ = [
-    "Evaluation",
-    "GeneratedQuestion",
-    "PersonaAnswer",
-    "PersonaGymParams",
-    "PersonaGymScenario",
-    "QuestionSet",
-    "ScoreExamples",
-    "SettingSelection",
-    "parse_score",
-    "read_score",
-]
+__all__ = ["PersonaGymParams", "PersonaGymScenario"]
 
 # ---------------------------------------------------------------------------------------------
 # Sampling — the texts themselves are in the prompt pack, packs/persona-gym.yaml
@@ -105,16 +86,6 @@ SELECTION_SAMPLING = {"temperature": 0.9, "top_p": 0.9}
 
 EVALUATOR_TEMPERATURE = 0.0
 """§4.1: evaluators at temperature 0."""
-
-T = TypeVar("T")
-
-
-def _checked(check: Callable[..., T], *args: Any) -> T:
-    """The gym's check of a reasoner's answer; what it rejects is re-asked with its reason."""
-    try:
-        return check(*args)
-    except InvalidActionError as exc:
-        raise DecisionParseError(str(exc)) from None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -212,37 +183,7 @@ class PersonaGymScenario(Scenario):
     # --- inputs ------------------------------------------------------------------------------
 
     def prepare(self) -> None:
-        p = self.params
-        if p.pipeline == "static":
-            path = p.question_file or shipped_file("persona_gym_benchmark.jsonl")
-            entries = read_input("--question-file", lambda: load_benchmark(path, p.tasks))
-            self._descriptions = tuple(e.persona for e in entries)
-            self._benchmark = {e.persona: e.questions for e in entries}
-            self._pool: tuple[str, ...] = ()
-        else:
-            persona_path = p.persona_file or shipped_file("persona_gym_personas.json")
-            pool_path = p.environments_file or shipped_file("persona_gym_settings.txt")
-            self._descriptions = read_input(
-                "--persona-file", lambda: load_persona_descriptions(persona_path)
-            )
-            self._pool = read_input("--environments-file", lambda: load_settings(pool_path))
-            if p.n_environments > len(self._pool):
-                raise ScenarioError(
-                    f"--n-environments {p.n_environments} is more than the {len(self._pool)} "
-                    f"settings in {pool_path}"
-                )
-        if p.n_personas is not None:
-            if p.n_personas > len(self._descriptions):
-                raise ScenarioError(
-                    f"--n-personas {p.n_personas} is more than the {len(self._descriptions)} "
-                    "personas in the file"
-                )
-            self._descriptions = self._descriptions[: p.n_personas]
-        self._human = (
-            read_input("--human-scores", lambda: load_human_scores(p.human_scores, p.tasks))
-            if p.human_scores
-            else None
-        )
+        self._inputs = load_gym_inputs(self.params)
 
     def rounds(self) -> int:
         return len(STAGES[self.params.pipeline])
@@ -251,10 +192,11 @@ class PersonaGymScenario(Scenario):
 
     def setup(self, sim: Simulation) -> None:
         p = self.params
-        self.gym = PersonaGym(sim, self._pool, p.tasks)
+        inputs = self._inputs
+        self.gym = PersonaGym(sim, inputs.pool, p.tasks)
         self.personas = [
             PersonaAgent(sim, Persona(f"p{i:03d}", {"description": text}, {}))
-            for i, text in enumerate(self._descriptions, 1)
+            for i, text in enumerate(inputs.descriptions, 1)
         ]
         for persona in self.personas:
             persona.move_to(self.gym)
@@ -268,11 +210,11 @@ class PersonaGymScenario(Scenario):
         if p.pipeline == "static":
             for persona in self.personas:
                 self._pose_benchmark(persona)
-        if self._human is not None:
-            sim.emit("gym.human_scores", {"rows": self._human})
+        if inputs.human is not None:
+            sim.emit("gym.human_scores", {"rows": inputs.human})
 
     def _pose_benchmark(self, persona: PersonaAgent) -> None:
-        questions = self._benchmark[_description(persona)]
+        questions = self._inputs.benchmark[_description(persona)]
         for task in self.params.tasks:
             posed = [
                 GymQuestion(task, i, BENCHMARK_SETTING, text)
@@ -351,7 +293,7 @@ class PersonaGymScenario(Scenario):
             prompt,
             hints,
             SettingSelection,
-            read=lambda a: list(_checked(self.gym.check_selection, a.settings, p.n_environments)),
+            read=lambda a: list(checked(self.gym.check_selection, a.settings, p.n_environments)),
             details={"persona": persona.agent_id},
         )
 
@@ -379,7 +321,7 @@ class PersonaGymScenario(Scenario):
             prompt,
             hints,
             QuestionSet,
-            read=lambda a: _checked(
+            read=lambda a: checked(
                 self.gym.check_questions,
                 [(q.setting, q.question) for q in a.questions],
                 settings,
@@ -437,7 +379,7 @@ class PersonaGymScenario(Scenario):
             parse=parse_nonempty,
             reminder=lambda error: self.prompts.render("answer_reminder"),
             max_repairs=self.params.max_repairs,
-            details=_scene_details(persona, question),
+            details=question.scene(persona.agent_id),
             schema=PersonaAnswer,
             read=read_answer,
         )
@@ -457,7 +399,7 @@ class PersonaGymScenario(Scenario):
             hints,
             ScoreExamples,
             read=ScoreExamples.model_dump,
-            details=_scene_details(persona, question),
+            details=question.scene(persona.agent_id),
         )
 
     def _evaluation_task(
@@ -498,7 +440,7 @@ class PersonaGymScenario(Scenario):
             max_repairs=self.params.max_repairs,
             schema=Evaluation,
             read=read_score,
-            details={**_scene_details(persona, question), "evaluator": evaluator.agent_id},
+            details={**question.scene(persona.agent_id), "evaluator": evaluator.agent_id},
             role="evaluator",
             member=index - 1,
         )
@@ -529,19 +471,9 @@ class PersonaGymScenario(Scenario):
 
 
 # ---------------------------------------------------------------------------------------------
-# Helpers: inputs, scene details
+# Helpers
 # ---------------------------------------------------------------------------------------------
 
 
 def _description(persona: PersonaAgent) -> str:
     return str(persona.persona.attributes["description"])
-
-
-def _scene_details(persona: PersonaAgent, question: GymQuestion) -> dict[str, Any]:
-    """What ties an event to its scene: persona × setting × task × question."""
-    return {
-        "persona": persona.agent_id,
-        "gym_task": question.task,
-        "question": question.index,
-        "setting": question.setting,
-    }

@@ -23,6 +23,15 @@ from structured_runs import (
 )
 
 from personasim.agents import DecisionParseError
+from personasim.agents.persona_gym_answers import (
+    Evaluation,
+    PersonaAnswer,
+    QuestionSet,
+    ScoreExamples,
+    SettingSelection,
+    parse_score,
+    read_score,
+)
 from personasim.analysis import Undefined
 from personasim.analysis.persona_gym import (
     bootstrap_correlation,
@@ -37,15 +46,6 @@ from personasim.environments.persona_gym import (
     PersonaGym,
     load_benchmark,
     shipped_file,
-)
-from personasim.scenarios.persona_gym import (
-    Evaluation,
-    PersonaAnswer,
-    QuestionSet,
-    ScoreExamples,
-    SettingSelection,
-    parse_score,
-    read_score,
 )
 from personasim.simulation import (
     EventLog,
