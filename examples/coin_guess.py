@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import sys
 from typing import Any, Literal
 
 import numpy as np
@@ -167,17 +168,20 @@ if __name__ == "__main__":
     parser.add_argument("--base-url")
     parser.add_argument("--out")
     parser.add_argument("--n-personas", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument(
         "--response-format", choices=("text", "json_schema", "json_object"), default="text"
     )
+    parser.add_argument("--max-tokens", type=int, help="cap on every reply's tokens")
     args = parser.parse_args()
     result = run_scenario(
         CoinGuess,
-        {"n_personas": args.n_personas},
+        {"n_personas": args.n_personas, "rounds": args.rounds},
         model=args.model,
         base_url=args.base_url,
         out=args.out,
-        settings=RunSettings(response_format=args.response_format),
+        settings=RunSettings(response_format=args.response_format, max_tokens=args.max_tokens),
     )
     print("\n".join(result.report))
     print(f"run directory: {result.run_dir}")
+    sys.exit(0 if result.valid else 3)  # like `personasim run`: 3 when the run is not valid
