@@ -44,7 +44,7 @@ RUN_FLAGS = (
 EVALUATORS = ("--evaluators", "openai:smollm2-evaluator-a,openai:smollm2-evaluator-b")
 CASES: dict[str, tuple[str, ...]] = {
     "trust-beliefs": (
-        "--n-personas", "3", "--attributes", "Conscientiousness", "--strategies", "Ctx+Tr,Ctx+$",
+        "--n-personas", "2", "--attributes", "Conscientiousness", "--strategies", "Ctx+Tr,Ctx+$",
         "--max-repairs", "1",
     ),
     "trust-conditioning": (
@@ -53,7 +53,7 @@ CASES: dict[str, tuple[str, ...]] = {
     ),
     "trust-forecast": ("--archetypes", "M3", "--rounds", "2", "--max-repairs", "1"),
     "classroom": (
-        "--n-questions", "1", "--repetitions", "1", "--strategies", "zero-shot,self-refine",
+        "--n-questions", "1", "--repetitions", "1", "--strategies", "zero-shot",
         "--races", "none", "--orders", "before", "--max-repairs", "1",
     ),
     "persona-gym": (
@@ -96,6 +96,9 @@ def test_scenario_on_smollm2(
     printed = capsys.readouterr()
     check_run(out, code, printed.out + printed.err, response_format)
     check_replay_and_metrics(out, capsys)
+    if case == "career-chat":  # its survey answers ask for logprobs (checked in check_calls)
+        calls = [e for e in read_events(out) if e.kind == "llm.call"]
+        assert any(c.payload["sampling"].get("logprobs") for c in calls)
     realmodel_runs[f"{case} ({response_format})"] = summary(out, elapsed)
 
 
@@ -123,40 +126,41 @@ PARSE_RATE_PERSONAS = 20
 MIN_STRUCTURED_PARSE_RATE = 0.9
 
 
-@pytest.mark.parametrize("response_format", ["json_object", "text"])
+@pytest.mark.parametrize(("response_format", "max_repairs"), [("json_object", 1), ("text", 0)])
 def test_trust_population_parse_rate(
     response_format: str,
+    max_repairs: int,
     smollm2: str,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     realmodel_runs: dict[str, dict[str, Any]],
 ) -> None:
     """Schema-constrained decoding makes even a 135M model's answers usable: at least 90% of
-    its Trust Game decisions parse with `json_object`. The `text` rate is measured beside it
-    (the papers' free-text format), not asserted: it is what the structured format is for."""
+    its Trust Game decisions parse with `json_object` (one re-ask allowed). The `text` rate (the
+    papers' free-text format) is measured beside it, not asserted, at the first attempt only to
+    keep the tier short; the first-attempt rates of the two are the like-for-like comparison."""
     out = tmp_path / "run"
+    n = str(PARSE_RATE_PERSONAS)
     started = time.perf_counter()
     code = run_cli(
         "trust-population",
         smollm2,
         out,
         response_format,
-        "--n-personas",
-        str(PARSE_RATE_PERSONAS),
-        "--max-repairs",
-        "1",
+        *("--n-personas", n, "--max-repairs", str(max_repairs)),
     )
     elapsed = time.perf_counter() - started
     printed = capsys.readouterr()
     check_run(out, code, printed.out + printed.err, response_format)
+    check_replay_and_metrics(out, capsys)
     run = summary(out, elapsed)
-    realmodel_runs[f"parse rate: trust-population n=20 ({response_format})"] = run
+    realmodel_runs[f"trust-population n={n} ({response_format})"] = run
     rate = run["parsed"] / run["decisions"]
     with capsys.disabled():
         print(
             f"\nSmolLM2 trust-population, {response_format}: {run['parsed']} of "
-            f"{run['decisions']} decisions parsed (rate {rate:.2f}; first attempt "
-            f"{run['first_try'] / run['decisions']:.2f}, {run['reasks']} re-asks)"
+            f"{run['decisions']} decisions parsed with at most {max_repairs} re-ask(s) (rate "
+            f"{rate:.2f}; first attempt {run['first_try'] / run['decisions']:.2f})"
         )
     assert run["decisions"] == PARSE_RATE_PERSONAS
     if response_format == "json_object":
