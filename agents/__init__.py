@@ -20,6 +20,7 @@ from .persona import Persona
 from .persona_agent import PersonaAgent
 from .persona_bank import (
     BIG_FIVE_LEVELS,
+    TRAIT_FIELDS,
     TRUST_TEST_TRAITS,
     PersonaFileError,
     augment_big_five,
@@ -30,12 +31,13 @@ from .persona_bank import (
     synthetic_population,
 )
 from .researcher import ResearcherAgent
-from .structured import format_instructions
+from .structured import format_instructions, json_parser
 from .trust_answers import ForecastAnswer, ReactAnswer, TrustorAnswer
 from .trustee import TrusteeAgent, archetype_cap
 
 __all__ = [
     "BIG_FIVE_LEVELS",
+    "TRAIT_FIELDS",
     "TRUST_TEST_TRAITS",
     "Decision",
     "DecisionParseError",
@@ -53,6 +55,7 @@ __all__ = [
     "decide",
     "derive_traits",
     "format_instructions",
+    "json_parser",
     "load_personas",
     "parse_nonempty",
     "parse_structured",

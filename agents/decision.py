@@ -57,13 +57,24 @@ M = TypeVar("M", bound=BaseModel)
 
 def parse_structured(reply: str, schema: type[M]) -> M:
     """The reply's JSON object (bare or fenced) as a validated `schema`, or
-    `DecisionParseError` saying why."""
+    `DecisionParseError` saying why.
+
+    LangChain's parser reads a JSON object in a code fence, or one followed by text; a sentence
+    before an unfenced object ("Sure! Here it is: {...}") is skipped here too.
+    """
+    parser = PydanticOutputParser(pydantic_object=schema)
     try:
-        return PydanticOutputParser(pydantic_object=schema).parse(reply)
+        return parser.parse(reply)
     except OutputParserException as exc:
-        first_line = str(exc).splitlines()[0] if str(exc) else "invalid JSON"
-        message = f"the answer is not a valid {schema.__name__}: {first_line}"
-        raise DecisionParseError(message) from None
+        error = str(exc)
+    start = reply.find("{")
+    if start > 0 and "```" not in reply:
+        try:
+            return parser.parse(reply[start:])
+        except OutputParserException:
+            pass
+    first_line = error.splitlines()[0] if error else "invalid JSON"
+    raise DecisionParseError(f"the answer is not a valid {schema.__name__}: {first_line}")
 
 
 STRUCTURED_REMINDER = (
@@ -86,8 +97,10 @@ class DecisionTask:
     reminder: Callable[[str], str]
     max_repairs: int = 2
     details: dict[str, Any] = field(default_factory=dict)
-    model: str | None = None
-    """Another model than the run's, e.g. a judge's `openai:NAME` (None: the run's model)."""
+    role: str = "persona"
+    """The scenario role whose model answers (a judge, an evaluator...)."""
+    member: int = 0
+    """Which of the role's models answers, for a role played by several (an ensemble)."""
     schema: type[BaseModel] | None = None
     """The answer's pydantic model, sent as the response format when the run asks for JSON."""
     read: Callable[[Any], Any] | None = None
@@ -149,7 +162,10 @@ async def _prompt(state: _State, runtime: Runtime[_Context]) -> _State:
 
 async def _ask_model(state: _State, runtime: Runtime[_Context]) -> _State:
     ctx = runtime.context
-    response = await ctx.sim.ask(state["request"], agent_id=ctx.agent_id, model=ctx.task.model)
+    task = ctx.task
+    response = await ctx.sim.ask(
+        state["request"], agent_id=ctx.agent_id, role=task.role, member=task.member
+    )
     return {"reply": response.text, "attempts": state["attempts"] + 1}
 
 

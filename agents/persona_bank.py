@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from personasim.agents.persona import AttributeValue, Persona
+from personasim.simulation import csv_separator_problem
 
 __all__ = [
     "AGE_LEVELS",
@@ -288,6 +289,8 @@ def _csv_cell(field: str, cell: str) -> AttributeValue:
 def _read_csv(path: Path, text: str) -> Iterator[_Row]:
     reader = csv.DictReader(text.splitlines(keepends=True))
     header = reader.fieldnames or []
+    if problem := csv_separator_problem(header):
+        raise PersonaFileError(path, problem, 1)
     if any(not name.strip() for name in header):
         raise PersonaFileError(path, "the header row has an empty column name; name it", 1)
     duplicates = sorted({name for name in header if header.count(name) > 1})

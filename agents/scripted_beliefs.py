@@ -73,6 +73,4 @@ def dollar_belief(request: ChatRequest, rng: np.random.Generator) -> str:
         for level, effect in believed.items()
     }
     answer = {"mean_sd_level_stats": stats, "explanation": "Estimated for 100 people per group."}
-    if answer_schema(request) is not None:
-        return json.dumps(answer)
-    return f"```json\n{json.dumps(answer, indent=2)}\n```"
+    return json.dumps(answer, indent=None if answer_schema(request) is not None else 2)

@@ -4,7 +4,8 @@ The simulated user asks about one goal per turn and reveals profile attributes p
 sometimes (a seeded rate) stating a wrong age; the detector catches wrong ages and missing
 first-person framing and rewrites; survey answers come from a distribution whose centre moves
 with age and education, with top-5 logprobs at the option token; the judge counts attributes.
-Documented in docs/scripted.md.
+The other rules answer JSON in every format (their prompts ask for it); asked for JSON, the
+assistant answers `{"response": ...}`. Documented in docs/scripted.md.
 """
 
 from __future__ import annotations
@@ -15,7 +16,13 @@ from typing import Any
 
 import numpy as np
 
-from personasim.simulation import ChatRequest, ChatResponse, TokenLogprob, scripted_behaviour
+from personasim.simulation import (
+    ChatRequest,
+    ChatResponse,
+    TokenLogprob,
+    answer_schema,
+    scripted_behaviour,
+)
 
 __all__ = [
     "AGE_SLOPE",
@@ -103,7 +110,8 @@ def _detector(request: ChatRequest, rng: np.random.Generator) -> str:
 def _assistant(request: ChatRequest, rng: np.random.Generator) -> str:
     tips = ("build a portfolio", "find a mentor", "take on a stretch project", "network")
     picks = rng.choice(len(tips), size=2, replace=False)
-    return f"Here is my advice: {tips[picks[0]]}, and {tips[picks[1]]}."
+    advice = f"Here is my advice: {tips[picks[0]]}, and {tips[picks[1]]}."
+    return advice if answer_schema(request) is None else json.dumps({"response": advice})
 
 
 # --- survey answers with logprobs (§5, Appendix G) --------------------------------------------

@@ -5,20 +5,25 @@ mostly right, low performers much less often, the no-persona baseline mostly rig
 the strategy and on whether a race is named (the paper's directions, §4.2–4.3, with made-up
 sizes); low performers write the tagged behaviour comments (1)–(4) the instruction asks for. The
 judge scores the contrast from features of the two responses. The correct answer and the grades
-reach these rules through the request's hints, which a real model never sees. Documented in
-docs/scripted.md; numbers from these rules describe the rules, not any model.
+reach these rules through the request's hints, which a real model never sees. Asked for JSON
+(`answer_schema`), every rule writes the same decision into the fields of the scenario's schema
+(`response`/`final_answer`, `reflection`/`revised_response`/`final_answer`, `explanation`/
+`score`), with the same draws. Documented in docs/scripted.md; numbers from these rules describe
+the rules, not any model.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from personasim.analysis.classroom import behaviour_tags
-from personasim.simulation import ChatRequest, scripted_behaviour
+from personasim.simulation import ChatRequest, answer_schema, scripted_behaviour
 
 __all__ = [
     "BEHAVIOUR_COMMENTS",
@@ -49,7 +54,7 @@ REWRITE_LOW_FIX = 0.20
 """Chance that the two-stage rewrite of a low performer's wrong answer fixes it."""
 
 MISSING_FINAL_ANSWER = 0.03
-"""Chance that any answer forgets its closing 'Final Answer:' line (graded wrong)."""
+"""Chance that a persona's answer forgets its closing 'Final Answer:' line (graded wrong)."""
 
 JUDGE_FORMAT_SLIP = 0.03
 """Chance that a judge's first answer has no usable score (exercises the re-ask)."""
@@ -89,10 +94,36 @@ def _wrong(gold: float, rng: np.random.Generator) -> float:
     return gold + step * (1 if rng.random() < 0.5 else -1)
 
 
-def _closing(value: float, rng: np.random.Generator) -> str:
-    if rng.random() < MISSING_FINAL_ANSWER:
-        return f"So I get {_number(value)}."
-    return f"Final Answer: {_number(value)}"
+@dataclass(frozen=True)
+class _Answer:
+    """A student's answer before it is written down: its working, its number, and whether the
+    closing 'Final Answer:' line was forgotten."""
+
+    body: str
+    value: float
+    forgot: bool
+    natural: bool = False
+    """Ends as plain prose ("So the answer is N."): the no-persona prompt asks for no label."""
+
+    def text(self) -> str:
+        if self.natural:
+            return f"{self.body} So the answer is {_number(self.value)}."
+        closing = f"So I get {_number(self.value)}." if self.forgot else self._final()
+        return f"{self.body} {closing}"
+
+    def fields(self) -> dict[str, Any]:
+        """`response` and `final_answer` of the JSON answer; the number is the one the text
+        writes, so the scenario's reading gives back `text()`. Forgetting is a null number."""
+        if self.forgot:
+            return {"response": self.text(), "final_answer": None}
+        return {"response": self.body, "final_answer": float(_number(self.value).replace(",", ""))}
+
+    def _final(self) -> str:
+        return f"Final Answer: {_number(self.value)}"
+
+
+def _forgets(rng: np.random.Generator) -> bool:
+    return bool(rng.random() < MISSING_FINAL_ANSWER)
 
 
 def _comments(rng: np.random.Generator, low: int, high: int) -> list[str]:
@@ -101,27 +132,41 @@ def _comments(rng: np.random.Generator, low: int, high: int) -> list[str]:
     return [str(rng.choice(BEHAVIOUR_COMMENTS[int(k)])) for k in kinds]
 
 
-def _low_text(value: float, rng: np.random.Generator, n_comments: tuple[int, int]) -> str:
+def _low_answer(value: float, rng: np.random.Generator, n_comments: tuple[int, int]) -> _Answer:
     comments = _comments(rng, *n_comments)
     steps = " ".join(f"Um, let me try this part... {c}." for c in comments)
-    return f"Okay... this looks hard. {steps} I think it is {_number(value)}? " + _closing(
-        value, rng
-    )
+    body = f"Okay... this looks hard. {steps} I think it is {_number(value)}?"
+    return _Answer(body, value, _forgets(rng))
 
 
-def _high_text(value: float, rng: np.random.Generator) -> str:
-    return (
+def _high_answer(value: float, rng: np.random.Generator) -> _Answer:
+    body = (
         "Let me solve this step by step. I set up each quantity, compute it carefully and "
-        f"check the result: everything adds up to {_number(value)}. " + _closing(value, rng)
+        f"check the result: everything adds up to {_number(value)}."
     )
+    return _Answer(body, value, _forgets(rng))
 
 
-def _respond(level: str | None, value: float, rng: np.random.Generator) -> str:
+def _respond(level: str | None, value: float, rng: np.random.Generator) -> _Answer:
     if level == "low":
-        return _low_text(value, rng, (2, 4))
+        return _low_answer(value, rng, (2, 4))
     if level == "high":
-        return _high_text(value, rng)
-    return f"Working through the question gives {_number(value)}. " + _closing(value, rng)
+        return _high_answer(value, rng)
+    return _plain_answer(value)
+
+
+def _plain_answer(value: float) -> _Answer:
+    """The no-persona answer. Its prompt (Figure 2) asks only for "the final answer as a
+    number", no 'Final Answer:' line, so the answer ends naturally with its number."""
+    body = "I set up each quantity from the question and compute step by step."
+    return _Answer(body, value, forgot=False, natural=True)
+
+
+def _written(request: ChatRequest, answer: _Answer) -> str:
+    """The answer as text, or as the JSON the request's schema asks for."""
+    if answer_schema(request) is None:
+        return answer.text()
+    return json.dumps(answer.fields())
 
 
 @scripted_behaviour("classroom.answer")
@@ -130,7 +175,7 @@ def student_answer(request: ChatRequest, rng: np.random.Generator) -> str:
     h = request.hints
     right = rng.random() < answer_probability(h["level"], h["strategy"], h["race"])
     value = h["gold"] if right else _wrong(h["gold"], rng)
-    return _respond(h["level"], value, rng)
+    return _written(request, _respond(h["level"], value, rng))
 
 
 @scripted_behaviour("classroom.refine")
@@ -153,7 +198,17 @@ def student_refinement(request: ChatRequest, rng: np.random.Generator) -> str:
         if h["level"] == "low"
         else "My answer is clear and matches a strong student."
     )
-    return f"Reflection: {reflection} Revised Response: {_respond(h['level'], value, rng)}"
+    revised = _respond(h["level"], value, rng)
+    if answer_schema(request) is None:
+        return f"Reflection: {reflection} Revised Response: {revised.text()}"
+    fields = revised.fields()
+    return json.dumps(
+        {
+            "reflection": reflection,
+            "revised_response": fields["response"],
+            "final_answer": fields["final_answer"],
+        }
+    )
 
 
 @scripted_behaviour("classroom.rewrite")
@@ -170,8 +225,8 @@ def student_rewrite(request: ChatRequest, rng: np.random.Generator) -> str:
     if h["level"] == "low":
         if value != gold and rng.random() < REWRITE_LOW_FIX:
             value = gold
-        return _low_text(value, rng, (0, 1))
-    return _high_text(value, rng)
+        return _written(request, _low_answer(value, rng, (0, 1)))
+    return _written(request, _high_answer(value, rng))
 
 
 def judge_score(high_correct: bool, low_correct: bool, low_response: str) -> int:
@@ -193,9 +248,18 @@ def judge_score(high_correct: bool, low_correct: bool, low_response: str) -> int
 
 @scripted_behaviour("classroom.judge")
 def contrast_judgement(request: ChatRequest, rng: np.random.Generator) -> str:
-    """The judge's answer: a short explanation, then `Score: N`."""
+    """The judge's answer: a short explanation, then `Score: N` (JSON: `explanation`, `score`).
+
+    A slip (first attempt only) leaves the score out of the text, or gives score 0 in JSON
+    (valid JSON, out of range): both are re-asked, and the re-ask scores from the hints.
+    """
     h: Mapping[str, Any] = request.hints
     score = judge_score(h["high_correct"], h["low_correct"], h["low_response"])
+    structured = answer_schema(request) is not None
     if rng.random() < JUDGE_FORMAT_SLIP and len(request.messages) == 1:
-        return "The low-performance response looks different from the high one."
-    return f"Explanation: compared the reasoning of the two responses.\nScore: {score}"
+        vague = "The low-performance response looks different from the high one."
+        return json.dumps({"explanation": vague, "score": 0}) if structured else vague
+    explanation = "I compared the reasoning and the behaviour shown in the two answers."
+    if structured:
+        return json.dumps({"explanation": explanation, "score": score})
+    return f"{explanation}\nScore: {score}"

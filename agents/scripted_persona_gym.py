@@ -5,7 +5,10 @@ less a few stop words): the selector prefers settings that share keywords with t
 answerer mentions each keyword with a probability equal to its fidelity, and the evaluators
 score an answer by the share of keywords it mentions, with noise that differs per evaluator. So
 scores follow the fidelity knob, evaluators agree imperfectly, and a refusal ("As an AI ...")
-scores 1. Documented in docs/scripted.md.
+scores 1. A re-asked rule keeps the decision of its unusable answer and fixes only what was
+wrong, so a re-ask draws nothing new. Asked for JSON (`answer_schema`), the persona answers
+`{"response"}` and an evaluator `{"justification", "score"}`; the other rules answer JSON anyway.
+Documented in docs/scripted.md.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import re
 import numpy as np
 
 from personasim.analysis.persona_gym import is_refusal
-from personasim.simulation import ChatRequest, scripted_behaviour
+from personasim.simulation import ChatRequest, answer_schema, scripted_behaviour
 
 __all__ = [
     "EVALUATOR_NOISE_SD",
@@ -89,14 +92,34 @@ def _slips(request: ChatRequest, rng: np.random.Generator) -> bool:
     return _first_attempt(request) and rng.random() < SLIP_RATE
 
 
+def _previous_answer(request: ChatRequest) -> str:
+    """The rule's own unusable answer that a re-ask repeats back (the last assistant turn)."""
+    return next(m.content for m in reversed(request.messages) if m.role == "assistant")
+
+
+def _previous_settings(request: ChatRequest) -> list[str]:
+    try:
+        settings = json.loads(_previous_answer(request)).get("settings", [])
+    except (ValueError, AttributeError):
+        return []
+    return [s for s in settings if isinstance(s, str)] if isinstance(settings, list) else []
+
+
 @scripted_behaviour("persona_gym.select")
 def select_settings(request: ChatRequest, rng: np.random.Generator) -> str:
     """Settings ranked by shared keyword stems (first four letters) with the persona; ties
-    broken at random."""
+    broken at random. A slip names OFF_POOL_SETTING in place of the last; re-asked, the
+    selector keeps its pool settings and fills up with the best-ranked unused ones (ties in
+    pool order)."""
     stems = {w[:4] for w in keywords(request.hints["persona"])}
     pool, count = request.hints["pool"], request.hints["count"]
-    ties = rng.random(len(pool))
     overlap = [sum(w[:4] in stems for w in keywords(s)) for s in pool]
+    if not _first_attempt(request):
+        kept = list(dict.fromkeys(s for s in _previous_settings(request) if s in pool))[:count]
+        ranked = sorted(range(len(pool)), key=lambda i: -overlap[i])
+        kept += [pool[i] for i in ranked if pool[i] not in kept][: count - len(kept)]
+        return json.dumps({"settings": kept})
+    ties = rng.random(len(pool))
     order = sorted(range(len(pool)), key=lambda i: (-overlap[i], ties[i]))
     chosen = [pool[i] for i in order[:count]]
     if _slips(request, rng):
@@ -127,11 +150,20 @@ def answer_in_persona(request: ChatRequest, rng: np.random.Generator) -> str:
     the role with probability REFUSAL_SCALE × (1 − fidelity)."""
     fidelity = float(request.hints["fidelity"])
     if rng.random() < REFUSAL_SCALE * (1 - fidelity):
-        return "As an AI language model, I don't have personal experiences, so I cannot answer."
+        return _as_answer(
+            request,
+            "As an AI language model, I don't have personal experiences, so I cannot answer.",
+        )
     keep = float(np.clip(fidelity - TASK_DIFFICULTY.get(request.hints["task"], 0.0), 0, 1))
     chosen = [w for w in keywords(request.hints["persona"]) if rng.random() < keep]
     own = f"Speaking from my own life: {', '.join(chosen)}." if chosen else "I would do it."
-    return f"I would take it step by step and stay calm. {own} That is how I see it."
+    return _as_answer(
+        request, f"I would take it step by step and stay calm. {own} That is how I see it."
+    )
+
+
+def _as_answer(request: ChatRequest, text: str) -> str:
+    return text if answer_schema(request) is None else json.dumps({"response": text})
 
 
 @scripted_behaviour("persona_gym.examples")
@@ -149,13 +181,28 @@ def write_score_examples(request: ChatRequest, rng: np.random.Generator) -> str:
     return json.dumps(examples, indent=2)
 
 
+_INTENDED = re.compile(r"I would give it a (\d)\.")
+
+
 @scripted_behaviour("persona_gym.evaluate")
 def evaluate_answer(request: ChatRequest, rng: np.random.Generator) -> str:
-    """Score = round(1 + 4 × keyword share + Normal(0, sd of this evaluator)), clipped to 1–5."""
+    """Score = round(1 + 4 × keyword share + Normal(0, sd of this evaluator)), clipped to 1–5.
+
+    A slip states the score in passing ("I would give it a 4.") without the closing sentence,
+    or in JSON puts it on a 0–100 scale; re-asked, the evaluator gives that same score."""
     quality = answer_quality(request.hints["persona"], request.hints["response"])
-    sd = EVALUATOR_NOISE_SD[(int(request.hints["evaluator"]) - 1) % len(EVALUATOR_NOISE_SD)]
-    score = int(np.clip(round(1 + 4 * quality + rng.normal(0.0, sd)), 1, 5))
     justification = f"The response reflects about {quality:.0%} of what defines the persona."
-    if _slips(request, rng):
-        return justification
+    structured = answer_schema(request) is not None
+    intended = [] if _first_attempt(request) else _INTENDED.findall(_previous_answer(request))
+    if intended:
+        score = int(intended[-1])
+    else:
+        sd = EVALUATOR_NOISE_SD[(int(request.hints["evaluator"]) - 1) % len(EVALUATOR_NOISE_SD)]
+        score = int(np.clip(round(1 + 4 * quality + rng.normal(0.0, sd)), 1, 5))
+        if _slips(request, rng):
+            said = f"{justification} I would give it a {score}."
+            slipped = {"justification": said, "score": 20 * score}
+            return json.dumps(slipped) if structured else said
+    if structured:
+        return json.dumps({"justification": justification, "score": score})
     return f"{justification}\nTherefore, the final score is {score}"

@@ -1,9 +1,11 @@
-"""Statistics of the career-chat scenario (seed 003, §5.1, Appendices E and G).
+"""Metrics, tables and figures of the career-chat scenario (seed 003, §5.1, Appendices E, G).
 
-Option distributions from top-k logprobs, base-2 Jensen–Shannon divergence and centroids,
-group distances and their baseline, the ordinal EMD of the consistency check, the groupings
-(age bins, country income group, job category), and judge–human agreement (Pearson r,
-ICC(3,k)). All pure: arrays in, numbers out.
+The statistics: option distributions from top-k logprobs, base-2 Jensen–Shannon divergence and
+centroids, group distances and their baseline, the ordinal EMD of the consistency check, the
+groupings (age bins, country income group, job category), and judge–human agreement (Pearson
+r, ICC(3,k)), all pure: arrays in, numbers out. Then the scenario's metrics from its event
+table alone (`compute_metrics`), its console report, and its report files (Tables 1, 2, 3, 5,
+Figures 4 and 5); the scenario's hooks call these.
 """
 
 from __future__ import annotations
@@ -13,22 +15,35 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from scipy.optimize import minimize
+
+from .event_tables import min_group_n, payloads, rounded
+from .reports import model_label, save_figure, small_note, write_table
+from .stats import mean_of, ratio_of, small_groups
+from .undefined import CONSTANT, NO_VALUES, Statistic, Undefined, shown_stat, stat_fields
 
 __all__ = [
     "AGE_BINS",
     "COUNTRY_INCOME_GROUP",
+    "DIMENSIONS",
+    "DIMENSION_LABELS",
+    "FORMATS",
     "GROUPINGS",
     "JOB_CATEGORY_KEYWORDS",
     "N_OPTIONS",
     "Centroid",
     "GroupDistances",
     "age_bin",
+    "compute_metrics",
+    "confidence_rows",
     "country_group",
     "emd_ordinal",
+    "figure5",
     "group_distances",
     "icc3k",
     "job_category",
@@ -38,10 +53,28 @@ __all__ = [
     "option_distribution",
     "pearson",
     "random_pairing_emd",
+    "report_lines",
+    "summary_rows",
+    "table1_rows",
+    "table2_rows",
+    "table3_rows",
+    "write_reports",
 ]
 
 N_OPTIONS = 5
 """Every survey item has five ordered options (VSM 2013)."""
+
+DIMENSIONS = ("coverage", "correctness", "diversity", "relevance")
+"""The judge's four dimensions (Figures 8–11), each with its pack entry `judge_<name>`."""
+DIMENSION_LABELS = {
+    "coverage": "Attribute Coverage",
+    "correctness": "Attribute Correctness",
+    "diversity": "Question Diversity",
+    "relevance": "Relevance",
+}
+
+FORMATS = ("profile", "dialogue")
+"""BA_user and BA_dialogue (§5)."""
 
 _LN2 = math.log(2.0)
 
@@ -111,9 +144,22 @@ def _kl2(p: np.ndarray, q: np.ndarray) -> float:
     return float(np.sum(p[mask] * np.log2(p[mask] / q[mask])))
 
 
+def _distribution(values: Sequence[float], name: str) -> np.ndarray:
+    """A probability vector, or ValueError: an empty or massless vector has no divergence."""
+    array = np.asarray(values, dtype=float)
+    if array.ndim != 1 or array.size == 0 or np.any(array < 0) or array.sum() <= 0:
+        raise ValueError(f"{name} is not a probability distribution: {values!r}")
+    return array
+
+
 def jsd(p: Sequence[float], q: Sequence[float]) -> float:
-    """Base-2 Jensen–Shannon divergence (in [0, 1]); scipy's `jensenshannon` is its sqrt."""
-    a, b = np.asarray(p, dtype=float), np.asarray(q, dtype=float)
+    """Base-2 Jensen–Shannon divergence (in [0, 1]); scipy's `jensenshannon` is its sqrt.
+
+    Empty, negative or massless vectors, or vectors of different lengths, raise ValueError.
+    """
+    a, b = _distribution(p, "p"), _distribution(q, "q")
+    if a.shape != b.shape:
+        raise ValueError(f"distributions of different lengths: {a.size} and {b.size}")
     m = (a + b) / 2
     return max(0.0, 0.5 * _kl2(a, m) + 0.5 * _kl2(b, m))
 
@@ -140,6 +186,8 @@ def js_centroid(distributions: Sequence[Sequence[float]], tol: float = 1e-7) -> 
     are a softmax of free parameters minimised by L-BFGS with the analytic gradient.
     Convergence is checked by the optimiser's status and the projected gradient on the simplex.
     """
+    if len(distributions) == 0:
+        raise ValueError("the centroid of no distributions is undefined")
     points = np.asarray(distributions, dtype=float)
     mean = points.mean(axis=0)
     support = mean > 0
@@ -177,13 +225,12 @@ class GroupDistances:
 
     groups: dict[str, int]
     pairs: dict[tuple[str, str], float]
-    baseline: float | None
+    baseline: Statistic
     centroids_failed: int
 
-    def ratio(self, pair: tuple[str, str]) -> float | None:
-        if not self.baseline:
-            return None
-        return self.pairs[pair] / self.baseline
+    def ratio(self, pair: tuple[str, str]) -> Statistic:
+        """distance / baseline; undefined with no baseline or a zero one."""
+        return ratio_of(self.pairs[pair], self.baseline)
 
 
 def group_distances(
@@ -217,7 +264,7 @@ def group_distances(
         jsd(c, overall[q].distribution) for per in centroids.values() for q, c in per.items()
     ]
     sizes = {g: max((len(d) for d in per.values()), default=0) for g, per in responses.items()}
-    baseline = float(np.mean(to_global)) if to_global else None
+    baseline = float(np.mean(to_global)) if to_global else Undefined("no answers")
     return GroupDistances(sizes, pairs, baseline, failed)
 
 
@@ -229,7 +276,12 @@ def group_distances(
 def emd_ordinal(
     selected_a: Sequence[int], selected_b: Sequence[int], n_options: int = N_OPTIONS
 ) -> float:
-    """EMD between two option histograms on ordered unit-spaced bins: Σ_x |F_a(x) − F_b(x)|."""
+    """EMD between two option histograms on ordered unit-spaced bins: Σ_x |F_a(x) − F_b(x)|.
+
+    An empty side has no histogram: ValueError.
+    """
+    if len(selected_a) == 0 or len(selected_b) == 0:
+        raise ValueError("EMD needs at least one answer on each side")
     a = np.bincount(np.asarray(selected_a) - 1, minlength=n_options) / len(selected_a)
     b = np.bincount(np.asarray(selected_b) - 1, minlength=n_options) / len(selected_b)
     return float(np.abs(np.cumsum(a) - np.cumsum(b))[:-1].sum())
@@ -240,12 +292,13 @@ def random_pairing_emd(
     dialogue: Sequence[Sequence[int]],
     rng: np.random.Generator,
     repeats: int = 100,
-) -> float | None:
+) -> Statistic:
     """Mean EMD of user i's profile answers with another user's dialogue answers (Table 2's
-    baseline), averaged over `repeats` seeded random derangements."""
+    baseline), averaged over `repeats` seeded random derangements; undefined with fewer than
+    two users (nobody to pair with)."""
     n = len(profile)
     if n < 2:
-        return None
+        return Undefined("fewer than 2 users")
     values = []
     for _ in range(repeats):
         shift = rng.permutation(n)
@@ -368,27 +421,448 @@ GROUPINGS: dict[str, Callable[[Mapping[str, Any]], str]] = {
 # ---------------------------------------------------------------------------------------------
 
 
-def pearson(x: Sequence[float], y: Sequence[float]) -> float | None:
-    """Pearson r; None with fewer than 3 pairs or no variance."""
+def pearson(x: Sequence[float], y: Sequence[float]) -> Statistic:
+    """Pearson r; undefined with fewer than 3 pairs or a constant side."""
     a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    if len(a) < 3 or a.std() == 0 or b.std() == 0:
-        return None
+    if len(a) < 3:
+        return Undefined("fewer than 3 pairs")
+    for label, side in (("x", a), ("y", b)):
+        if np.all(side == side[0]):
+            return Undefined(CONSTANT).within(label)
     return float(np.corrcoef(a, b)[0, 1])
 
 
-def icc3k(ratings: Sequence[Sequence[float]]) -> float | None:
+def icc3k(ratings: Sequence[Sequence[float]]) -> Statistic:
     """ICC(3,k) of Shrout & Fleiss (1979): two-way mixed, consistency, mean of k raters.
 
-    `ratings` is targets × raters; ICC(3,k) = (BMS − EMS) / BMS. None when undefined.
+    `ratings` is targets × raters; ICC(3,k) = (BMS − EMS) / BMS. Undefined with fewer than
+    2 targets or 2 raters, or when the targets' means are all equal (BMS = 0).
     """
     x = np.asarray(ratings, dtype=float)
+    if x.size == 0:
+        return Undefined(NO_VALUES)
     n, k = x.shape
-    if n < 2 or k < 2:
-        return None
+    if n < 2:
+        return Undefined("fewer than 2 targets")
+    if k < 2:
+        return Undefined("fewer than 2 raters")
+    row_means = x.mean(axis=1)
+    if np.allclose(row_means, row_means[0], rtol=1e-12, atol=1e-12):
+        return Undefined("no variance between targets")
     grand = x.mean()
-    bss = k * ((x.mean(axis=1) - grand) ** 2).sum()
+    bss = k * ((row_means - grand) ** 2).sum()
     jss = n * ((x.mean(axis=0) - grand) ** 2).sum()
     ess = ((x - grand) ** 2).sum() - bss - jss
     bms = bss / (n - 1)
     ems = ess / ((n - 1) * (k - 1))
-    return None if bms == 0 else float((bms - ems) / bms)
+    return float((bms - ems) / bms)
+
+
+# ---------------------------------------------------------------------------------------------
+# The scenario's metrics, from the event table alone (§5.1, Tables 1–3, 5, Figure 4)
+# ---------------------------------------------------------------------------------------------
+
+
+def _profiles(events: pd.DataFrame) -> dict[str, dict[str, Any]]:
+    return {
+        p["persona"]["id"]: p["persona"]["attributes"]
+        for p in payloads(events, "agent.created")
+        if p.get("type") == "UserSimulator"
+    }
+
+
+def _decisions(events: pd.DataFrame, task: str) -> pd.DataFrame:
+    made = events[events["kind"] == "decision.made"]
+    # astype(bool): on no rows, map() gives an object Series, which pandas would read as a
+    # (empty) list of columns and return a frame without any (a run where nothing parsed)
+    return made[made["payload"].map(lambda p: p["task"] == task).astype(bool)]
+
+
+def _probe_table(events: pd.DataFrame) -> pd.DataFrame:
+    """One row per usable probe: user, format, item, selected option, distribution, source.
+
+    The distribution comes from the last `career.probe` call in the decision's unit (the
+    answer that was parsed); without usable logprobs it is one-hot and `source` says so.
+    """
+    calls = events[events["kind"] == "llm.call"]
+    calls = calls[calls["payload"].map(lambda p: p["task"] == "career.probe").astype(bool)]
+    last_call = calls.groupby("scope")["payload"].last().to_dict()
+    rows = []
+    for scope, p in _decisions(events, "career.probe")[["scope", "payload"]].itertuples(
+        index=False
+    ):
+        selected = int(p["value"])
+        distribution = option_distribution(last_call[scope]["response"].get("logprobs"))
+        rows.append(
+            {
+                "user": p["user"],
+                "format": p["format"],
+                "item": p["item"],
+                "selected": selected,
+                "distribution": distribution or one_hot(selected),
+                "source": "logprobs" if distribution else "one_hot",
+            }
+        )
+    columns = ["user", "format", "item", "selected", "distribution", "source"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _probe_stats(probes: pd.DataFrame, fmt: str) -> dict[str, Any]:
+    """Figure 4: mean probability of the selected option; one-hot fallbacks counted."""
+    rows = probes[probes["format"] == fmt]
+    confidence = [d[s - 1] for d, s in zip(rows["distribution"], rows["selected"], strict=True)]
+    return {
+        "n": len(rows),
+        "one_hot_fallback": int((rows["source"] == "one_hot").sum()),
+        **stat_fields("confidence", mean_of(confidence, "no answers")),
+    }
+
+
+def _adaptation(
+    probes: pd.DataFrame, profiles: dict[str, dict[str, Any]], fmt: str, smallest: int
+) -> dict[str, Any]:
+    """Table 2 for BA_user or BA_dialogue: every grouping's distances, baseline and ratios;
+    groups of fewer than `smallest` users are listed in `small_groups`, and a pair with one
+    of them is `small`."""
+    rows = probes[probes["format"] == fmt]
+    result = {}
+    for grouping, label in GROUPINGS.items():
+        responses: dict[str, dict[str, list[list[float]]]] = {}
+        for user, item, dist in rows[["user", "item", "distribution"]].itertuples(index=False):
+            group = label(profiles[user])
+            responses.setdefault(group, {}).setdefault(str(item), []).append(dist)
+        distances = group_distances(responses)
+        small = small_groups(distances.groups, smallest)
+        result[grouping] = {
+            "groups": dict(sorted(distances.groups.items())),
+            "small_groups": small,
+            **stat_fields("baseline", distances.baseline),
+            "centroids_not_converged": distances.centroids_failed,
+            "pairs": [
+                {
+                    "group_a": a,
+                    "group_b": b,
+                    "distance": rounded(value),
+                    **stat_fields("ratio", distances.ratio((a, b))),
+                    "small": a in small or b in small,
+                }
+                for (a, b), value in distances.pairs.items()
+            ],
+        }
+    return result
+
+
+def _consistency(probes: pd.DataFrame, seed: int, repeats: int, smallest: int) -> dict[str, Any]:
+    """Table 3: mean EMD(S_u, S_d) over users with both formats, on the items answered in both,
+    against seeded random user–dialogue pairings; `small` with fewer than `smallest` users."""
+    table = probes.pivot_table(
+        index=["user", "item"], columns="format", values="selected", aggfunc="first"
+    )
+    profile: list[list[int]] = []
+    dialogue: list[list[int]] = []
+    if set(FORMATS) <= set(table.columns):
+        table = table.dropna(subset=list(FORMATS))
+        users = sorted(table.index.get_level_values("user").unique())
+        profile = [table.loc[u, "profile"].astype(int).tolist() for u in users]
+        dialogue = [table.loc[u, "dialogue"].astype(int).tolist() for u in users]
+    distances = [emd_ordinal(a, b) for a, b in zip(profile, dialogue, strict=True)]
+    distance = mean_of(distances, "no user answered in both formats")
+    baseline = random_pairing_emd(profile, dialogue, np.random.default_rng(seed), repeats)
+    return {
+        "n_users": len(profile),
+        **stat_fields("distance", distance),
+        **stat_fields("baseline", baseline),
+        **stat_fields("ratio", ratio_of(distance, baseline)),
+        "small": len(profile) < smallest,
+    }
+
+
+def _dialogue_stats(events: pd.DataFrame) -> dict[str, Any]:
+    ended = [p["reason"] for p in payloads(events, "career.dialogue_ended")]
+    questions = payloads(events, "career.question")
+    flagged = sum(q["out_of_context"] for q in questions)
+    exchanges = [p["exchanges"] for p in payloads(events, "career.dialogue_ended")]
+    return {
+        "n": len(ended),
+        "ended": {
+            reason: ended.count(reason) for reason in ("goals_covered", "max_turns", "failed")
+        },
+        "questions": len(questions),
+        "out_of_context": flagged,
+        **stat_fields(
+            "out_of_context_rate",
+            mean_of([q["out_of_context"] for q in questions], "no questions"),
+        ),
+        **stat_fields("mean_exchanges", mean_of(exchanges, "no dialogues")),
+    }
+
+
+def _judge_table(events: pd.DataFrame) -> pd.DataFrame:
+    rows = [
+        {"user": p["user"], "dimension": p["dimension"], "rating": float(p["value"])}
+        for p in _decisions(events, "career.judge")["payload"]
+    ]
+    return pd.DataFrame(rows, columns=["user", "dimension", "rating"])
+
+
+def _judge_means(judge: pd.DataFrame) -> dict[str, Any]:
+    """Table 1's LLM-judge column: ratings averaged over samples, then over dialogues."""
+    per_dialogue = judge.groupby(["dimension", "user"])["rating"].mean()
+    means: dict[str, Any] = {}
+    for d in DIMENSIONS:
+        rated = per_dialogue[d] if d in per_dialogue.index.get_level_values(0) else []
+        means.update(stat_fields(d, mean_of(rated, "no ratings")))
+    return {"n_ratings": len(judge), "means": means}
+
+
+def _alignment(judge: pd.DataFrame, rows: list[list[Any]], smallest: int) -> list[dict[str, Any]]:
+    """Table 5: per dimension, the judge's mean vs the raters' mean on shared dialogues;
+    `small` with fewer than `smallest` shared dialogues."""
+    human = pd.DataFrame(rows, columns=["user", "dimension", "rating"])
+    human_mean = human.groupby(["dimension", "user"])["rating"].mean()
+    judge_mean = judge.groupby(["dimension", "user"])["rating"].mean()
+    result = []
+    for dimension in DIMENSIONS:
+        shared = sorted(
+            set(_users_of(judge_mean, dimension)) & set(_users_of(human_mean, dimension))
+        )
+        x = [judge_mean[(dimension, u)] for u in shared]
+        y = [human_mean[(dimension, u)] for u in shared]
+        none = "no dialogue rated by both"
+        result.append(
+            {
+                "dimension": DIMENSION_LABELS[dimension],
+                "n": len(shared),
+                **stat_fields("llm_judge", mean_of(x, none)),
+                **stat_fields("human", mean_of(y, none)),
+                **stat_fields(
+                    "icc3k", icc3k(list(zip(x, y, strict=True))) if shared else Undefined(none)
+                ),
+                **stat_fields("pearson", pearson(x, y)),
+                "small": len(shared) < smallest,
+            }
+        )
+    return result
+
+
+def _users_of(series: pd.Series, dimension: str) -> list[str]:
+    return list(series[dimension].index) if dimension in series.index.get_level_values(0) else []
+
+
+def _task_counts(events: pd.DataFrame, kind: str) -> dict[str, int]:
+    tasks = [p["task"] for p in payloads(events, kind)]
+    names = ("career.user", "career.ooc", "career.assistant", "career.probe", "career.judge")
+    return {name.split(".")[1]: tasks.count(name) for name in names}
+
+
+def _counts_text(counts: dict[str, int]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in counts.items())
+
+
+# ---------------------------------------------------------------------------------------------
+# Tables and figures
+# ---------------------------------------------------------------------------------------------
+
+
+def table1_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
+    """Table 1's shape: dimension, LLM judge, human (when human ratings were given)."""
+    human = {r["dimension"]: r["human"] for r in metrics["human_alignment"] or []}
+    return [
+        {
+            "dimension": DIMENSION_LABELS[d],
+            "llm_judge": metrics["judge"]["means"][d],
+            "human": human.get(DIMENSION_LABELS[d]),
+        }
+        for d in DIMENSIONS
+    ]
+
+
+def table2_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
+    """Table 2's quantities per scenario and grouping: distance, baseline and their ratio."""
+    return [
+        {
+            "scenario": "BA_user" if fmt == "profile" else "BA_dialogue",
+            "grouping": grouping,
+            **pair,
+            "baseline": result["baseline"],
+        }
+        for fmt in FORMATS
+        for grouping, result in metrics["adaptation"][fmt].items()
+        for pair in result["pairs"]
+    ]
+
+
+def table3_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
+    """Table 3's shape: model, measured distance, baseline, distance / baseline."""
+    c = metrics["consistency"]
+    return [
+        {
+            "model": metrics["model"],
+            "distance": c["distance"],
+            "baseline": c["baseline"],
+            "ratio": c["ratio"],
+            "n_users": c["n_users"],
+            "small": c["small"],
+        }
+    ]
+
+
+def confidence_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
+    """Figure 4: mean probability of the selected option per format."""
+    return [
+        {
+            "model": metrics["model"],
+            "format": "BA_user" if fmt == "profile" else "BA_dialogue",
+            "confidence": metrics["probes"][fmt]["confidence"],
+            "one_hot_fallback": metrics["probes"][fmt]["one_hot_fallback"],
+        }
+        for fmt in FORMATS
+    ]
+
+
+def _ratio_matrix(result: dict[str, Any]) -> tuple[list[str], np.ndarray]:
+    groups = sorted(result["groups"], key=_group_order)
+    matrix = np.full((len(groups), len(groups)), np.nan)
+    for pair in result["pairs"]:
+        if pair["ratio"] is not None:
+            i, j = groups.index(pair["group_a"]), groups.index(pair["group_b"])
+            matrix[i, j] = matrix[j, i] = pair["ratio"]
+    np.fill_diagonal(matrix, 0.0)
+    return groups, matrix
+
+
+def _group_order(group: str) -> tuple[int, str]:
+    order = ("<30", "30-40", "40-50", "50-60", ">60", "High School", "Bachelor's", "Master's")
+    order += ("PhD", "high", "upper-middle", "lower-middle", "low")
+    return (order.index(group) if group in order else len(order), group)
+
+
+def figure5(metrics: dict[str, Any], grouping: str) -> Any:
+    """Figure 5: pairwise group distance / baseline, BA_user and BA_dialogue side by side."""
+    import matplotlib.pyplot as plt
+
+    panels = [(fmt, metrics["adaptation"][fmt][grouping]) for fmt in FORMATS]
+    if not any(result["pairs"] for _, result in panels):
+        return None
+    figure, axes = plt.subplots(1, 2, figsize=(11, 4.6))
+    for axis, (fmt, result) in zip(axes, panels, strict=True):
+        groups, matrix = _ratio_matrix(result)
+        image = axis.imshow(matrix, cmap="viridis")
+        axis.set_xticks(range(len(groups)), groups, rotation=45, ha="right")
+        axis.set_yticks(range(len(groups)), groups)
+        for (i, j), value in np.ndenumerate(matrix):
+            if not np.isnan(value) and i != j:
+                axis.text(j, i, f"{value:.2f}", ha="center", va="center", color="w", fontsize=8)
+        label = "BA_user" if fmt == "profile" else "BA_dialogue"
+        axis.set_title(f"{label} by {grouping} (distance / baseline)")
+        figure.colorbar(image, ax=axis, shrink=0.8)
+    figure.suptitle(f"{metrics['model']}: pairwise group distances (baseline = 1)")
+    figure.tight_layout()
+    return figure
+
+
+# ---------------------------------------------------------------------------------------------
+# The metrics hook, the console report and the report files
+# ---------------------------------------------------------------------------------------------
+
+
+def compute_metrics(events: pd.DataFrame) -> dict[str, Any]:
+    """Every number of the run, from its event table (the scenario's `compute_metrics`)."""
+    header = payloads(events, "run.started")[0]
+    params = header["params"]
+    profiles = _profiles(events)
+    probes = _probe_table(events)
+    human = payloads(events, "career.human_ratings")
+    judge = _judge_table(events)
+    smallest = min_group_n(events)
+    return {
+        "model": model_label(header["model"]),
+        "n_users": len(profiles),
+        "n_items": len(payloads(events, "career.survey")[0]["items"]),
+        "min_group_n": smallest,
+        "dialogues": _dialogue_stats(events),
+        "probes": {fmt: _probe_stats(probes, fmt) for fmt in FORMATS},
+        "adaptation": {fmt: _adaptation(probes, profiles, fmt, smallest) for fmt in FORMATS},
+        "consistency": _consistency(probes, header["seed"], params["emd_repeats"], smallest),
+        "judge": _judge_means(judge),
+        **stat_fields(
+            "human_alignment",
+            _alignment(judge, human[0]["rows"], smallest)
+            if human
+            else Undefined("no human ratings given (--human-ratings)"),
+        ),
+        "failures": _task_counts(events, "decision.failed"),
+        "reasks": _task_counts(events, "decision.reask"),
+    }
+
+
+def report_lines(metrics: dict[str, Any]) -> list[str]:
+    """The console summary: dialogues, consistency, per format the widest group gap, judge."""
+    d, c = metrics["dialogues"], metrics["consistency"]
+    lines = [
+        f"{metrics['model']}: {d['n']} dialogues ({_counts_text(d['ended'])}), "
+        f"{d['questions']} questions, {d['out_of_context']} rewritten by the detector",
+        f"  consistency EMD {shown_stat(c, 'distance', 3)} vs random pairings "
+        f"{shown_stat(c, 'baseline', 3)} (ratio {shown_stat(c, 'ratio', 3)}, "
+        f"{c['n_users']} users)",
+    ]
+    for fmt in FORMATS:
+        probe = metrics["probes"][fmt]
+        lines.append(
+            f"  BA_{'user' if fmt == 'profile' else 'dialogue'}: {probe['n']} answers, "
+            f"confidence {shown_stat(probe, 'confidence', 3)}, one-hot fallbacks "
+            f"{probe['one_hot_fallback']}"
+        )
+        for grouping, result in metrics["adaptation"][fmt].items():
+            widest = max(result["pairs"], key=lambda r: r["distance"], default=None)
+            if widest:
+                small = result["small_groups"]
+                note = f" (n < {metrics['min_group_n']}: {', '.join(small)})" if small else ""
+                lines.append(
+                    f"    {grouping}: baseline {shown_stat(result, 'baseline', 3)}, widest "
+                    f"{widest['group_a']} vs {widest['group_b']} ratio "
+                    f"{shown_stat(widest, 'ratio', 3)}{note}"
+                )
+    means = metrics["judge"]["means"]
+    judge = ", ".join(f"{d} {shown_stat(means, d, 3)}" for d in DIMENSIONS)
+    lines.append(f"  judge: {judge}; failures: {_counts_text(metrics['failures'])}")
+    return lines
+
+
+def write_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
+    """Tables 1, 2, 3 (and 5 with human ratings) as CSV and Markdown, Figure 4's numbers and
+    Figure 5 per grouping."""
+    smallest = metrics["min_group_n"]
+    files = write_table(table1_rows(metrics), directory, "table1_dialogue_quality")
+    files += write_table(
+        table2_rows(metrics),
+        directory,
+        "table2_adaptation",
+        flag="small",
+        notes=[small_note(smallest, "users in a group of the pair")],
+    )
+    users = small_note(smallest, "users or dialogues in the row")
+    files += write_table(
+        table3_rows(metrics), directory, "table3_consistency", flag="small", notes=[users]
+    )
+    files += write_table(confidence_rows(metrics), directory, "figure4_confidence")
+    if metrics["human_alignment"]:
+        files += write_table(
+            metrics["human_alignment"],
+            directory,
+            "table5_judge_alignment",
+            flag="small",
+            notes=[users],
+        )
+    for grouping in GROUPINGS:
+        figure = figure5(metrics, grouping)
+        if figure is not None:
+            files.append(save_figure(figure, directory, f"figure5_{grouping}"))
+    return files
+
+
+def summary_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
+    """Table 3's row with Figure 4's confidences; a sweep labels it with its model."""
+    row = {k: v for k, v in table3_rows(metrics)[0].items() if k != "model"}
+    confidence = {f"confidence_{r['format']}": r["confidence"] for r in confidence_rows(metrics)}
+    return [{**row, **confidence}]

@@ -1,28 +1,82 @@
-"""Statistics for the classroom scenario (seed 000, REVERSO): behaviour tags, spreads over
-repetitions, and the agreement of the Degree-of-Contrast judge with human annotators.
+"""Metrics, tables and Figure 3 of the classroom scenario (seed 000, REVERSO), from the event
+log alone: accuracy per strategy × race × order against the no-persona baseline (Tables 1, 2),
+the Degree of Contrast, the order effect (Table 5), the tagged behaviours (Table 3), the race
+effect (Figure 3), and the agreement of the DoC judge with human annotators (Appendix B).
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from matplotlib.figure import Figure
 from scipy import stats
+
+from .event_tables import min_group_n, payloads, rounded
+from .reports import model_label, save_figure, small_note, write_table
+from .stats import mean_of, sample_sd
+from .undefined import (
+    CONSTANT,
+    NO_VALUES,
+    Statistic,
+    Undefined,
+    first_undefined,
+    read_stat,
+    shown_stat,
+    stat_fields,
+)
 
 __all__ = [
     "BEHAVIOUR_CATEGORIES",
     "BEHAVIOUR_TAG",
+    "ENVIRONMENT_KIND",
+    "LEVELS",
+    "ORDERS",
+    "RACES",
+    "RACE_NAMES",
+    "STRATEGIES",
+    "TABLE_LEVELS",
+    "Cell",
+    "accuracy_rows",
     "behaviour_distribution",
+    "behaviour_rows",
     "behaviour_tags",
+    "cells_of",
+    "classroom_metrics",
+    "doc_pairs",
     "judge_agreement",
     "mean_and_sd",
+    "race_effect_figure",
     "read_judge_validation",
+    "report_lines",
+    "summary_rows",
+    "write_reports",
 ]
+
+STRATEGIES = ("none", "zero-shot", "one-shot", "self-refine", "two-stage")
+"""§3; "none" is the no-persona baseline; two-stage needs a race (it is for intersectional
+simulation)."""
+RACES = ("none", "AA", "WA", "HS")
+"""Appendix A.1; "none" simulates the performance level only."""
+RACE_NAMES = {"AA": "African American", "WA": "White American", "HS": "Hispanic"}
+"""Figure 4's group names, as labels (persona attributes, Figure 3's axis); the names the model
+reads are the prompt pack's `race_name_*` entries."""
+ORDERS = ("before", "after")
+"""Appendix C.1: persona instructions before the question (main setting) or after it."""
+LEVELS = ("high", "low")
+"""The high student answers first, then the low one; the judge compares them."""
+TABLE_LEVELS = ("low", "high")
+"""Column order of the tables (as in Tables 1, 2 and 5)."""
+ENVIRONMENT_KIND = "classroom"
+"""`environments.Classroom.kind`, whose `env.created` settings list the questions (analysis
+cannot import environments; a test checks the two agree)."""
 
 BEHAVIOUR_CATEGORIES = (1, 2, 3, 4)
 """The four low-performance behaviours the instruction numbers (Figure 1, Table 3)."""
@@ -39,37 +93,47 @@ def behaviour_tags(response: str) -> list[int]:
 
 
 def behaviour_distribution(tags: Iterable[int]) -> dict[str, Any]:
-    """Counts and shares (%) of each category over a set of extracted tags (Table 3's cells)."""
+    """Counts and shares (%) of each category over a set of extracted tags (Table 3's cells);
+    with no tag at all the shares are null, `"<c>_undefined": "no tagged comments"`."""
     counts = Counter(tags)
     total = sum(counts.values())
+    shares: dict[str, Any] = {}
+    for c in BEHAVIOUR_CATEGORIES:
+        share = 100 * counts.get(c, 0) / total if total else Undefined("no tagged comments")
+        shares.update(stat_fields(str(c), share))
     return {
         "n_comments": total,
         "counts": {str(c): counts.get(c, 0) for c in BEHAVIOUR_CATEGORIES},
-        "shares": {
-            str(c): (round(100 * counts.get(c, 0) / total, 6) if total else None)
-            for c in BEHAVIOUR_CATEGORIES
-        },
+        "shares": shares,
     }
 
 
-def mean_and_sd(values: Sequence[float]) -> tuple[float | None, float | None]:
-    """Mean and sample SD (ddof 1) of per-repetition values; None where undefined."""
-    data = np.asarray([v for v in values if v is not None], dtype=float)
-    if data.size == 0:
-        return None, None
-    return float(data.mean()), (float(data.std(ddof=1)) if data.size > 1 else None)
+def mean_and_sd(
+    values: Sequence[float], empty: str = NO_VALUES, too_few: str = "fewer than 2 repetitions"
+) -> tuple[Statistic, Statistic]:
+    """Mean and sample SD (ddof 1) of per-repetition values, each `Undefined` with its reason
+    where it has none (`empty`: no values at all, `too_few`: only one)."""
+    mean = mean_of(values, empty)
+    return mean, mean if isinstance(mean, Undefined) else sample_sd(values, too_few)
 
 
 def judge_agreement(judge: Sequence[float], human_mean: Sequence[float]) -> dict[str, Any]:
-    """Pearson r (with its two-sided p) between judge scores and mean human scores (App. B)."""
+    """Pearson r (with its two-sided p) between judge scores and mean human scores (App. B).
+
+    r and p are null with a reason for fewer than 3 pairs or a constant set of scores.
+    """
     if len(judge) != len(human_mean):
         raise ValueError("judge and human scores must pair up one to one")
+    r: Statistic
+    p: Statistic
     if len(judge) < 3:
-        raise ValueError(f"Pearson r needs at least 3 pairs, got {len(judge)}")
-    if np.ptp(judge) == 0 or np.ptp(human_mean) == 0:
-        raise ValueError("Pearson r is undefined when either set of scores is constant")
-    result = stats.pearsonr(np.asarray(judge, float), np.asarray(human_mean, float))
-    return {"r": float(result.statistic), "p": float(result.pvalue), "n_pairs": len(judge)}
+        r = p = Undefined("fewer than 3 pairs")
+    elif np.ptp(judge) == 0 or np.ptp(human_mean) == 0:
+        r = p = Undefined(CONSTANT).within("judge" if np.ptp(judge) == 0 else "human")
+    else:
+        result = stats.pearsonr(np.asarray(judge, float), np.asarray(human_mean, float))
+        r, p = float(result.statistic), float(result.pvalue)
+    return {**stat_fields("r", r, None), **stat_fields("p", p, None), "n_pairs": len(judge)}
 
 
 def read_judge_validation(
@@ -98,3 +162,405 @@ def read_judge_validation(
         "n_annotators": len(humans),
         "n_left_out": int((~usable).sum()),
     }
+
+
+# ---------------------------------------------------------------------------------------------
+# Cells: the persona conditions a run asked for
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One persona condition: strategy × race × order (the baseline is strategy "none")."""
+
+    strategy: str
+    race: str
+    order: str
+
+    @property
+    def name(self) -> str:
+        return f"{self.strategy}/{self.race}/{self.order}"
+
+
+def cells_of(strategies: Iterable[str], races: Iterable[str], orders: Iterable[str]) -> list[Cell]:
+    """Every persona cell of these strategies, races and orders (two-stage only with a race)."""
+    races, orders = list(races), list(orders)
+    return [
+        Cell(strategy, race, order)
+        for strategy in strategies
+        if strategy != "none"
+        for race in races
+        if not (strategy == "two-stage" and race == "none")
+        for order in orders
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# Metrics (from the event table alone)
+# ---------------------------------------------------------------------------------------------
+
+
+def _cells_in(params: dict[str, Any]) -> list[Cell]:
+    return cells_of(params["strategies"], params["races"], params["orders"])
+
+
+def _n_questions(events: pd.DataFrame) -> int:
+    created = [p for p in payloads(events, "env.created") if p["kind"] == ENVIRONMENT_KIND]
+    return len(created[0]["settings"]["questions"]) if created else 0
+
+
+def _select(frame: pd.DataFrame, **labels: str) -> pd.DataFrame:
+    if frame.empty:
+        return frame
+    mask = pd.Series(True, index=frame.index)
+    for column, value in labels.items():
+        if column not in frame.columns:
+            return frame.iloc[0:0]
+        mask &= frame[column] == value
+    return frame[mask]
+
+
+def _per_repetition(frame: pd.DataFrame, column: str, scale: float = 1.0) -> dict[int, float]:
+    if frame.empty:
+        return {}
+    values = frame[column].astype(float) * scale
+    means = values.groupby(frame["repetition"]).mean()
+    return {int(k): float(v) for k, v in means.items()}
+
+
+def _accuracy(
+    graded: pd.DataFrame, smallest: int, strategy: str, race: str, order: str, level: str
+) -> dict:
+    """Accuracy (%) per repetition, their mean and SD, and the counts behind them; `small`
+    when fewer than `smallest` answers were graded."""
+    rows = _select(graded, strategy=strategy, race=race, order=order, level=level)
+    by_rep = _per_repetition(rows, "correct", 100.0)
+    mean, sd = mean_and_sd(list(by_rep.values()), "no graded answers")
+    return {
+        **stat_fields("accuracy", mean),
+        **stat_fields("accuracy_sd", sd),
+        "by_repetition": {str(k): rounded(v) for k, v in by_rep.items()},
+        "n_graded": len(rows),
+        "missing_final_answers": int((~rows["final_answer_found"]).sum()) if len(rows) else 0,
+        "small": len(rows) < smallest,
+    }
+
+
+def _doc(made: pd.DataFrame, failed: pd.DataFrame, cell: Cell, smallest: int) -> dict[str, Any]:
+    labels = {"strategy": cell.strategy, "race": cell.race, "order": cell.order}
+    scores = _select(made, task="classroom.judge", **labels)
+    by_rep = _per_repetition(scores, "value")
+    mean, sd = mean_and_sd(list(by_rep.values()), "no judged pairs")
+    return {
+        **stat_fields("mean", mean),
+        **stat_fields("sd", sd),
+        "n_judged": len(scores),
+        "judge_failures": len(_select(failed, task="classroom.judge", **labels)),
+        "small": len(scores) < smallest,
+    }
+
+
+def _final_responses(made: pd.DataFrame, cell: Cell, level: str) -> list[str]:
+    rows = _select(
+        made, strategy=cell.strategy, race=cell.race, order=cell.order, level=level, final=True
+    )
+    return [v["revised_response"] if isinstance(v, dict) else v for v in rows["value"]]
+
+
+def _cell_metrics(
+    graded: pd.DataFrame,
+    made: pd.DataFrame,
+    failed: pd.DataFrame,
+    cell: Cell,
+    baseline: dict[str, Any],
+    smallest: int,
+) -> dict[str, Any]:
+    result: dict[str, Any] = {"strategy": cell.strategy, "race": cell.race, "order": cell.order}
+    for level in LEVELS:
+        accuracy = _accuracy(graded, smallest, cell.strategy, cell.race, cell.order, level)
+        accuracy.update(_difference("change", accuracy, baseline, "accuracy", "baseline"))
+        accuracy["answer_failures"] = len(
+            _select(failed, strategy=cell.strategy, race=cell.race, order=cell.order, level=level)
+        )
+        result[level] = accuracy
+    result["doc"] = _doc(made, failed, cell, smallest)
+    tags = [t for text in _final_responses(made, cell, "low") for t in behaviour_tags(text)]
+    result["behaviours"] = behaviour_distribution(tags)
+    return result
+
+
+def _difference(
+    name: str, record: dict[str, Any], reference: dict[str, Any], key: str, label: str
+) -> dict[str, Any]:
+    """`record[key] − reference[key]` as `name`'s fields, undefined when either side is."""
+    value, base = read_stat(record, key), read_stat(reference, key)
+    return stat_fields(name, first_undefined(cell=value, **{label: base}) or value - base)
+
+
+def _order_effect(table: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Table 5's shape: "after" values and their change against "before", per strategy × race."""
+    before = {(r["strategy"], r["race"]): r for r in table if r["order"] == "before"}
+    rows = []
+    for after in (r for r in table if r["order"] == "after"):
+        reference = before.get((after["strategy"], after["race"]))
+        if reference is None:
+            continue
+        row: dict[str, Any] = {"strategy": after["strategy"], "race": after["race"]}
+        for level in TABLE_LEVELS:
+            row.update(stat_fields(f"acc_{level}", read_stat(after[level], "accuracy")))
+            row.update(
+                _difference(
+                    f"acc_{level}_change", after[level], reference[level], "accuracy", "before"
+                )
+            )
+        row.update(stat_fields("doc", read_stat(after["doc"], "mean")))
+        row.update(_difference("doc_change", after["doc"], reference["doc"], "mean", "before"))
+        rows.append(row)
+    return rows
+
+
+def _race_effect(graded: pd.DataFrame, smallest: int) -> list[dict[str, Any]]:
+    """Figure 3: zero-shot accuracy with a race minus without, per level (mean and SD over
+    repetitions of the per-repetition difference), in the main order when it was run; `small`
+    when either side has fewer than `smallest` graded answers."""
+    if graded.empty:
+        return []
+    zero = _select(graded, strategy="zero-shot")
+    orders = [o for o in ORDERS if o in set(zero.get("order", []))]
+    if not orders or "none" not in set(zero["race"]):
+        return []
+    order = orders[0]
+    rows = []
+    for race in (r for r in RACES[1:] if r in set(zero["race"])):
+        for level in LEVELS:
+            sides = [_select(zero, race=r, order=order, level=level) for r in (race, "none")]
+            with_race, without = (_per_repetition(f, "correct", 100.0) for f in sides)
+            diffs = [with_race[k] - without[k] for k in with_race if k in without]
+            mean, sd = mean_and_sd(diffs, "no repetition graded with and without the race")
+            rows.append(
+                {
+                    "race": race,
+                    "level": level,
+                    "order": order,
+                    **stat_fields("change", mean),
+                    **stat_fields("sd", sd),
+                    "n_repetitions": len(diffs),
+                    "small": min(len(f) for f in sides) < smallest,
+                }
+            )
+    return rows
+
+
+def _count(failed: pd.DataFrame, which: Callable[[str], bool]) -> int:
+    return 0 if failed.empty else int(failed["task"].map(which).sum())
+
+
+def _pm(record: dict[str, Any], key: str, sd_key: str, digits: int = 1) -> str:
+    """ "mean ± sd", or the mean alone when the SD is undefined, or "undefined (reason)"."""
+    text = shown_stat(record, key, digits)
+    sd = record[sd_key]
+    return text if record[key] is None or sd is None else f"{text} ± {sd:.{digits}f}"
+
+
+def _signed(record: dict[str, Any], key: str) -> str:
+    value = record[key]
+    return shown_stat(record, key) if value is None else f"{value:+.1f}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Tables, figure and the judge-validation export
+# ---------------------------------------------------------------------------------------------
+
+
+def accuracy_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
+    """Tables 1 and 2: per strategy × race × order, low and high accuracy (%), their change
+    against the no-persona baseline, and the mean DoC, each with its SD over repetitions;
+    `small_group` when one of them rests on fewer answers than the run's `min_group_n`."""
+    rows = []
+    for cell in metrics["cells"]:
+        row = {
+            "model": metrics["model"],
+            "strategy": cell["strategy"],
+            "race": cell["race"],
+            "order": cell["order"],
+            "no_persona": metrics["baseline"]["accuracy"],
+        }
+        for level in TABLE_LEVELS:
+            row[f"acc_{level}"] = cell[level]["accuracy"]
+            row[f"acc_{level}_sd"] = cell[level]["accuracy_sd"]
+            row[f"acc_{level}_change"] = cell[level]["change"]
+        row["doc"] = cell["doc"]["mean"]
+        row["doc_sd"] = cell["doc"]["sd"]
+        row["n_judged"] = cell["doc"]["n_judged"]
+        row["small_group"] = any(cell[g]["small"] for g in (*TABLE_LEVELS, "doc"))
+        rows.append(row)
+    return rows
+
+
+def behaviour_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
+    """Table 3: the share (%) of each tagged low-performance behaviour per cell."""
+    return [
+        {
+            "model": metrics["model"],
+            "strategy": cell["strategy"],
+            "race": cell["race"],
+            "order": cell["order"],
+            **{f"({c})": share for c, share in cell["behaviours"]["shares"].items()},
+            "n_comments": cell["behaviours"]["n_comments"],
+        }
+        for cell in metrics["cells"]
+    ]
+
+
+def _or_nan(value: float | None) -> float:
+    return math.nan if value is None else value
+
+
+def race_effect_figure(
+    rows: list[dict[str, Any]], model: str, note: str | None = None, min_group_n: int = 5
+) -> Figure:
+    """Figure 3: change in zero-shot accuracy when a race is added, per race and level; a bar
+    resting on fewer than `min_group_n` graded answers on either side is labelled †."""
+    figure = Figure(figsize=(6.4, 4.0))
+    axes = figure.subplots()
+    races = list(dict.fromkeys(r["race"] for r in rows))
+    width = 0.38
+    for offset, level in ((-width / 2, "low"), (width / 2, "high")):
+        points = {r["race"]: r for r in rows if r["level"] == level}
+        # an undefined change draws no bar (not a bar at 0); an undefined SD no error bar
+        values = [_or_nan(points[race]["change"]) for race in races]
+        errors = [_or_nan(points[race]["sd"]) for race in races]
+        bars = axes.bar(
+            [i + offset for i in range(len(races))],
+            [0.0 if math.isnan(v) else v for v in values],
+            width,
+            yerr=errors,
+            capsize=4,
+            label=f"{level}-performing",
+            color="#d9534f" if level == "low" else "#337ab7",
+        )
+        labels = [
+            "undefined" if math.isnan(v) else f"{v:+.1f}" + ("†" if points[r]["small"] else "")
+            for v, r in zip(values, races, strict=True)
+        ]
+        axes.bar_label(bars, labels=labels, padding=3, fontsize=8)
+    axes.axhline(0, color="black", linewidth=0.8)
+    axes.set_xticks(range(len(races)), [f"{RACE_NAMES[r]} ({r})" for r in races])
+    axes.set_ylabel("accuracy change vs no race (points; bars ± SD)")
+    axes.set_title(f"classroom: adding race, zero-shot — {model} (seed 000, Fig. 3)")
+    axes.margins(y=0.2)
+    axes.grid(axis="y", alpha=0.3)
+    axes.legend()
+    notes = [note] if note else []
+    if any(r["small"] for r in rows):
+        notes.append(small_note(min_group_n, "graded answers on one side of the bar"))
+    if notes:
+        figure.text(0.5, -0.01, "\n".join(notes), ha="center", va="top", fontsize=8, style="italic")
+    return figure
+
+
+def doc_pairs(events: pd.DataFrame) -> pd.DataFrame:
+    """Every judged pair of a run, for human annotation (Appendix B): the question, both final
+    responses and the judge's score. Add `human_1`, `human_2`, ... columns and pass the table to
+    `personasim.analysis.classroom.read_judge_validation`."""
+    made = pd.DataFrame(payloads(events, "decision.made"))
+    keys = ["strategy", "race", "order", "repetition", "question_id"]
+    finals = _select(made, final=True)
+    finals = finals[finals["level"].isin(LEVELS)].assign(
+        response=lambda f: [v["revised_response"] if isinstance(v, dict) else v for v in f.value]
+    )
+    wide = finals.pivot_table(index=keys, columns="level", values="response", aggfunc="first")
+    judged = _select(made, task="classroom.judge")[[*keys, "value"]].rename(
+        columns={"value": "judge_score"}
+    )
+    pairs = judged.merge(wide.reset_index(), on=keys, how="left")
+    return pairs.rename(columns={"high": "high_response", "low": "low_response"})
+
+
+# ---------------------------------------------------------------------------------------------
+# The scenario's metrics, report lines, report files and sweep rows
+# ---------------------------------------------------------------------------------------------
+
+
+def classroom_metrics(events: pd.DataFrame) -> dict[str, Any]:
+    """Every metric of a classroom run (see docs/classroom.md), from its event table."""
+    header = payloads(events, "run.started")[0]
+    graded = pd.DataFrame(payloads(events, "classroom.graded"))
+    made = pd.DataFrame(payloads(events, "decision.made"))
+    failed = pd.DataFrame(payloads(events, "decision.failed"))
+    smallest = min_group_n(events)
+    baseline = _accuracy(graded, smallest, "none", "none", "none", "none")
+    table = [
+        _cell_metrics(graded, made, failed, cell, baseline, smallest)
+        for cell in _cells_in(header["params"])
+    ]
+    return {
+        "model": model_label(header["model"]),
+        "note": header["model"].get("note"),
+        "judge_model": ",".join(header["roles"]["judge"]),
+        "n_questions": _n_questions(events),
+        "repetitions": header["params"]["repetitions"],
+        "min_group_n": smallest,
+        "baseline": baseline,
+        "cells": table,
+        "order_effect": _order_effect(table),
+        "race_effect": _race_effect(graded, smallest),
+        "missing_final_answers": int((~graded["final_answer_found"]).sum())
+        if not graded.empty
+        else 0,
+        "answer_failures": _count(failed, lambda t: t != "classroom.judge"),
+        "judge_failures": _count(failed, lambda t: t == "classroom.judge"),
+        "reasks": len(payloads(events, "decision.reask")),
+    }
+
+
+def report_lines(metrics: dict[str, Any]) -> list[str]:
+    """The console report: the run's counts, then one line per cell."""
+    base = metrics["baseline"]
+    lines = [
+        f"{metrics['model']}: {metrics['n_questions']} questions × {metrics['repetitions']} "
+        f"repetitions; no persona {_pm(base, 'accuracy', 'accuracy_sd')} %; "
+        f"{metrics['missing_final_answers']} answers without 'Final Answer', "
+        f"{metrics['answer_failures']} failed answers, {metrics['judge_failures']} failed "
+        f"judgements, {metrics['reasks']} re-asks"
+    ]
+    for row in metrics["cells"]:
+        low, high, doc = row["low"], row["high"], row["doc"]
+        lines.append(
+            f"  {row['strategy']:<11} {row['race']:<4} {row['order']:<6}  "
+            f"low {_pm(low, 'accuracy', 'accuracy_sd')} ({_signed(low, 'change')})  "
+            f"high {_pm(high, 'accuracy', 'accuracy_sd')} ({_signed(high, 'change')})"
+            f"  DoC {_pm(doc, 'mean', 'sd', 2)}"
+        )
+    return lines
+
+
+def write_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
+    """Tables 1, 2, 3 and 5 and Figure 3 (Table 5 and Figure 3 when the run has them)."""
+    rows = accuracy_rows(metrics)
+    flagged = {
+        "flag": "small_group",
+        "notes": [
+            small_note(metrics["min_group_n"], "graded or judged answers in a group of the row")
+        ],
+    }
+    files = [
+        *write_table(
+            [r for r in rows if r["race"] == "none"], directory, "table1_level", **flagged
+        ),
+        *write_table([r for r in rows if r["race"] != "none"], directory, "table2_race", **flagged),
+        *write_table(behaviour_rows(metrics), directory, "table3_behaviours"),
+    ]
+    if metrics["order_effect"]:
+        files += write_table(metrics["order_effect"], directory, "table5_order")
+    if metrics["race_effect"]:
+        figure = race_effect_figure(
+            metrics["race_effect"], metrics["model"], metrics["note"], metrics["min_group_n"]
+        )
+        files.append(save_figure(figure, directory, "figure3_race_effect"))
+    return files
+
+
+def summary_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
+    """Tables 1 and 2 in one: a sweep labels each row with its model."""
+    return [{k: v for k, v in row.items() if k != "model"} for row in accuracy_rows(metrics)]

@@ -3,7 +3,7 @@
 Population level (§4.1): an elicited belief ranking π^(S) and effect size η̂² are compared
 with the behavioural ranking π* and η² (`rank_levels` / `eta_squared` in `analysis.stats`) by
 ρ = Spearman(π^(S), π*) (`ranking_spearman`) and Δη² = |η̂² − η²|. Table 3 reports medians
-over attributes (`median_or_none`). Imposed priors for §4.3 are permutations of the elicited
+over attributes (`median_of_defined`). Imposed priors for §4.3 are permutations of the elicited
 ranking with a target ρ of 0.8 (weak) or 0.2 (strong) (`perturb_ranking`). Individual level
 (§5.2): forecast MAE per forecast horizon (`mae_by_horizon`).
 
@@ -39,12 +39,15 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 from scipy.stats import spearmanr
 
+from .undefined import CONSTANT, NO_VALUES, SINGLE_LEVEL, Statistic, Undefined
+
 __all__ = [
     "QUALITATIVE_ETA_SQUARED",
+    "Ranking",
     "effect_size_value",
     "eta_squared_from_group_stats",
     "mae_by_horizon",
-    "median_or_none",
+    "median_of_defined",
     "perturb_ranking",
     "ranking_spearman",
 ]
@@ -70,44 +73,58 @@ def _check_ranking(ranking: Sequence[str], name: str) -> None:
         raise ValueError(f"{name} ranking repeats a level: {list(ranking)!r}")
 
 
-def ranking_spearman(belief: Sequence[str], behaviour: Sequence[str]) -> float | None:
-    """Spearman ρ between two rankings (level names, best first) — the paper's ρ_t^(S).
+Ranking = Sequence[str] | Mapping[str, float]
+"""A ranking of levels: names best first (strict), or each level's score (higher ranks
+first; equal scores tie)."""
+
+
+def _scores(ranking: Ranking, name: str) -> dict[str, float]:
+    """Level → score, higher is better; a list's first level scores highest."""
+    if isinstance(ranking, Mapping):
+        return {str(level): float(score) for level, score in ranking.items()}
+    _check_ranking(ranking, name)
+    return {level: -float(i) for i, level in enumerate(ranking)}
+
+
+def ranking_spearman(belief: Ranking, behaviour: Ranking) -> Statistic:
+    """Spearman ρ between two rankings of levels — the paper's ρ_t^(S).
+
+    Each side is a list of level names (best first) or a mapping of level → score, e.g. the
+    behavioural mean per level; tied scores share their average rank (scipy's `spearmanr`),
+    so levels whose means are equal are not ordered alphabetically into a ρ of ±1.
 
     Only levels present in both rankings count: a level missing from either side is dropped
-    (an LLM may omit or invent a level, and the paper's ρ needs a common set). None when
-    fewer than two levels are shared, where ρ is undefined; with exactly two it is ±1.
-    A ranking that repeats a level is not a ranking and raises ValueError.
+    (an LLM may omit or invent a level, and the paper's ρ needs a common set). Undefined with
+    fewer than two shared levels, or when either side ranks them all equal; with exactly two
+    distinct levels it is ±1. A list that repeats a level is not a ranking: ValueError.
     """
-    _check_ranking(belief, "belief")
-    _check_ranking(behaviour, "behaviour")
-    behaviour_set = set(behaviour)
-    shared = [level for level in belief if level in behaviour_set]
+    first, second = _scores(belief, "belief"), _scores(behaviour, "behaviour")
+    shared = [level for level in first if level in second]
     if len(shared) < 2:
-        return None
-    shared_set = set(shared)
-    behaviour_shared = [level for level in behaviour if level in shared_set]
-    belief_pos = {level: i for i, level in enumerate(shared)}
-    behaviour_pos = {level: i for i, level in enumerate(behaviour_shared)}
-    x = [belief_pos[level] for level in shared]
-    y = [behaviour_pos[level] for level in shared]
+        return Undefined("fewer than 2 shared levels")
+    x = np.array([first[level] for level in shared])
+    y = np.array([second[level] for level in shared])
+    for label, side in (("belief", x), ("behaviour", y)):
+        if np.all(side == side[0]):
+            return Undefined(CONSTANT).within(label)
     return float(spearmanr(x, y).statistic)
 
 
 def eta_squared_from_group_stats(
     stats: Mapping[str, tuple[float, float]], n_per_group: int = 100
-) -> float | None:
+) -> Statistic:
     """One-way ANOVA η² from per-level (mean, sd), each level having `n_per_group` members.
 
     CTX+$ beliefs state only means and sds (C.2.2), "assuming 100 individuals per group"
     (C.1.3), so η̂² has to come from the summary statistics:
     SS_between = Σ n (m_i − grand)², SS_within = Σ (n − 1) sd_i², η² = SS_b / (SS_b + SS_w),
-    with sd the sample (n − 1) standard deviation. None with fewer than two levels or no
-    variance at all, matching `analysis.stats.eta_squared`.
+    with sd the sample (n − 1) standard deviation. Undefined with fewer than two levels or
+    no variance at all, matching `analysis.stats.eta_squared`.
     """
     if n_per_group < 1:
         raise ValueError(f"n_per_group must be at least 1, got {n_per_group}")
     if len(stats) < 2:
-        return None
+        return Undefined(SINGLE_LEVEL if stats else NO_VALUES)
     pairs = np.asarray([tuple(v) for v in stats.values()], dtype=float)
     if pairs.ndim != 2 or pairs.shape[1] != 2:
         raise ValueError("each level needs a (mean, sd) pair")
@@ -124,7 +141,7 @@ def eta_squared_from_group_stats(
     ss_within = float((n_per_group - 1) * (sds**2).sum())
     total = ss_between + ss_within
     if total == 0.0:
-        return None
+        return Undefined(CONSTANT)
     return ss_between / total
 
 
@@ -216,14 +233,12 @@ def perturb_ranking(
     return [levels[i] for i in order], rho
 
 
-def median_or_none(values: Iterable[float | None]) -> float | None:
-    """Median of the defined values, None if there are none (Table 3's median over attributes).
-
-    Undefined per-attribute metrics (None) are skipped rather than treated as zero.
-    """
-    present = [float(v) for v in values if v is not None]
+def median_of_defined(values: Iterable[Statistic]) -> Statistic:
+    """Median of the defined values (Table 3's median over attributes); undefined values are
+    skipped, not counted as zero, and with none defined the median is undefined."""
+    present = [float(v) for v in values if not isinstance(v, Undefined)]
     if not present:
-        return None
+        return Undefined("no defined values")
     return float(np.median(present))
 
 

@@ -11,24 +11,37 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 from scipy.stats import pearsonr, rankdata, spearmanr
 
+from .event_tables import min_group_n, payloads, rounded
+from .reports import model_label, small_note, write_table
+from .stats import mean_of, small_groups
+from .undefined import CONSTANT, Statistic, Undefined, shown_stat, stat_fields
+
 __all__ = [
     "REFUSAL_PATTERN",
     "SCORE_COLUMNS",
+    "STAGE_TASKS",
     "CorrelationInterval",
     "bootstrap_correlation",
     "ensemble_scores",
     "evaluator_agreement",
+    "gym_metrics",
     "human_alignment",
     "is_refusal",
+    "persona_rows",
     "persona_scores",
+    "report_lines",
+    "table2_rows",
+    "task_counts",
     "task_scores",
+    "write_gym_reports",
 ]
 
 SCORE_COLUMNS = ("persona", "task", "question", "evaluator", "score")
@@ -62,21 +75,27 @@ def ensemble_scores(scores: pd.DataFrame) -> pd.DataFrame:
     return grouped.agg(score="mean", n_scores="count").reset_index()
 
 
-def task_scores(questions: pd.DataFrame, tasks: Sequence[str]) -> dict[str, float | None]:
+def task_scores(questions: pd.DataFrame, tasks: Sequence[str]) -> dict[str, Statistic]:
     """Per task the mean ensemble score over all its questions, and PersonaScore = the mean
-    of the task scores (None when a task has no scored question)."""
-    means = questions.groupby("task")["score"].mean()
-    result: dict[str, float | None] = {t: _number(means.get(t)) for t in tasks}
-    values = list(result.values())
-    result["PersonaScore"] = (
-        None if not values or None in values else float(np.mean(values))  # type: ignore[arg-type]
-    )
+    of the task scores. A task without a scored question is undefined, and so is the
+    PersonaScore then (a mean over fewer tasks would not be the same measure)."""
+    result: dict[str, Statistic] = {
+        t: mean_of(questions.loc[questions["task"] == t, "score"], "no scored questions")
+        for t in tasks
+    }
+    missing = [t for t in tasks if isinstance(result[t], Undefined)]
+    if not tasks:
+        result["PersonaScore"] = Undefined("no tasks")
+    elif missing:
+        result["PersonaScore"] = Undefined(f"no scored questions in {', '.join(missing)}")
+    else:
+        result["PersonaScore"] = float(np.mean([result[t] for t in tasks]))
     return result
 
 
 def persona_scores(
     questions: pd.DataFrame, tasks: Sequence[str]
-) -> dict[str, dict[str, float | None]]:
+) -> dict[str, dict[str, Statistic]]:
     """`task_scores` for each persona on its own."""
     return {
         str(persona): task_scores(group, tasks)
@@ -84,9 +103,15 @@ def persona_scores(
     }
 
 
+def task_counts(questions: pd.DataFrame, tasks: Sequence[str]) -> dict[str, int]:
+    """How many scored questions each task's score averages (the group size to flag)."""
+    return {t: int((questions["task"] == t).sum()) for t in tasks}
+
+
 def evaluator_agreement(scores: pd.DataFrame) -> list[dict[str, Any]]:
     """Per pair of evaluators, over the questions both scored: Spearman and Pearson of their
-    scores, mean absolute difference and the share of identical scores."""
+    scores, mean absolute difference and the share of identical scores (null with a reason
+    where undefined: no shared question, fewer than 2, or one evaluator constant)."""
     wide = scores.pivot_table(
         index=["persona", "task", "question"], columns="evaluator", values="score"
     )
@@ -94,33 +119,58 @@ def evaluator_agreement(scores: pd.DataFrame) -> list[dict[str, Any]]:
     for first, second in itertools.combinations(sorted(wide.columns), 2):
         pair = wide[[first, second]].dropna()
         a, b = pair[first].to_numpy(), pair[second].to_numpy()
-        varied = len(pair) >= 2 and a.std() > 0 and b.std() > 0
+        correlation = _correlation_undefined(a, b)
+        spearman = correlation or float(spearmanr(a, b).statistic)
+        pearson = correlation or float(pearsonr(a, b).statistic)
+        none = Undefined("no question scored by both")
         rows.append(
             {
                 "evaluators": f"{first} vs {second}",
                 "n": len(pair),
-                "spearman": float(spearmanr(a, b).statistic) if varied else None,
-                "pearson": float(pearsonr(a, b).statistic) if varied else None,
-                "mean_abs_diff": float(np.abs(a - b).mean()) if len(pair) else None,
-                "exact_agreement": float((a == b).mean()) if len(pair) else None,
+                **stat_fields("spearman", spearman),
+                **stat_fields("pearson", pearson),
+                **stat_fields("mean_abs_diff", float(np.abs(a - b).mean()) if len(pair) else none),
+                **stat_fields("exact_agreement", float((a == b).mean()) if len(pair) else none),
             }
         )
     return rows
 
 
+def _correlation_undefined(a: np.ndarray, b: np.ndarray) -> Undefined | None:
+    """Why a correlation of a with b is undefined (n < 2, either constant), or None."""
+    if len(a) < 2:
+        return Undefined("fewer than 2 pairs")
+    for label, side in (("x", a), ("y", b)):
+        if np.all(side == side[0]):
+            return Undefined(CONSTANT).within(label)
+    return None
+
+
 @dataclass(frozen=True)
 class CorrelationInterval:
-    """A correlation with its bootstrap interval; significant when the interval excludes 0."""
+    """A correlation with its bootstrap interval; significant when the interval excludes 0.
+
+    `resamples` counts the resamples that had a correlation (a constant resample has none).
+    """
 
     method: str
-    r: float | None
-    low: float | None
-    high: float | None
+    r: Statistic
+    low: Statistic
+    high: Statistic
     n: int
-    significant: bool
+    significant: bool | Undefined
+    resamples: int = 0
 
     def record(self) -> dict[str, Any]:
-        return asdict(self)
+        return {
+            "method": self.method,
+            **stat_fields("r", self.r),
+            **stat_fields("low", self.low),
+            **stat_fields("high", self.high),
+            "n": self.n,
+            **stat_fields("significant", self.significant),
+            "resamples": self.resamples,
+        }
 
 
 def bootstrap_correlation(
@@ -138,13 +188,17 @@ def bootstrap_correlation(
 
     The resamples are `numpy.random.default_rng(seed).integers(0, n, (n_resamples, n))`, one
     row each. A resample whose x or y is constant has no correlation and is left out; r = ±1
-    is clipped to ±(1 − 1e-12) so that z stays finite.
+    is clipped to ±(1 − 1e-12) so that z stays finite. r is undefined with fewer than 2 pairs
+    or a constant side; the interval also with fewer than 3 pairs or no usable resample.
     """
     xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     n = len(xs)
-    r = _correlations(xs[None, :], ys[None, :], method)[0] if n >= 2 else np.nan
-    if n < 3 or np.isnan(r):
-        return CorrelationInterval(method, _number(r), None, None, n, False)
+    r: Statistic = _correlation_undefined(xs, ys) or float(
+        _correlations(xs[None, :], ys[None, :], method)[0]
+    )
+    if isinstance(r, Undefined) or n < 3:
+        why = r if isinstance(r, Undefined) else Undefined("fewer than 3 pairs")
+        return CorrelationInterval(method, r, why, why, n, why)
     rows = np.random.default_rng(seed).integers(0, n, size=(n_resamples, n))
     chunk = max(1, 20_000_000 // (n * n))
     resampled = np.concatenate(
@@ -153,11 +207,15 @@ def bootstrap_correlation(
             for i in range(0, n_resamples, chunk)
         ]
     )
-    z = np.arctanh(np.clip(resampled[~np.isnan(resampled)], -1 + 1e-12, 1 - 1e-12))
+    usable = resampled[~np.isnan(resampled)]
+    if usable.size == 0:
+        why = Undefined("every resample constant")
+        return CorrelationInterval(method, r, why, why, n, why)
+    z = np.arctanh(np.clip(usable, -1 + 1e-12, 1 - 1e-12))
     tail = (1 - level) / 2 * 100
     low, high = np.tanh(np.percentile(z, [tail, 100 - tail]))
     return CorrelationInterval(
-        method, float(r), float(low), float(high), n, bool(low > 0 or high < 0)
+        method, r, float(low), float(high), n, bool(low > 0 or high < 0), int(usable.size)
     )
 
 
@@ -185,7 +243,7 @@ def _kendall_tau_b(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def human_alignment(
-    model: Mapping[str, Mapping[str, float | None]],
+    model: Mapping[str, Mapping[str, Statistic]],
     human: Iterable[tuple[str, str, float]],
     tasks: Sequence[str],
     *,
@@ -196,8 +254,9 @@ def human_alignment(
     Kendall τ between the model's and the humans' scores over personas, with bootstrap 95%
     intervals.
 
-    `model` is persona → task → score (`persona_scores`); `human` holds (persona, task, score)
-    rows, several annotators' rows for one item are averaged. The human PersonaScore of a
+    `model` is persona → task → score (`persona_scores`, or the `scores` of a metrics file,
+    where an undefined score is null); `human` holds (persona, task, score) rows, several
+    annotators' rows for one item are averaged. The human PersonaScore of a
     persona is the mean of its human task scores.
     """
     frame = pd.DataFrame(list(human), columns=["persona", "task", "score"])
@@ -207,7 +266,7 @@ def human_alignment(
         pairs = [
             (scores[task], _human_score(items, persona, task, tasks))
             for persona, scores in sorted(model.items())
-            if scores.get(task) is not None
+            if _defined(scores.get(task))
         ]
         pairs = [(m, h) for m, h in pairs if h is not None]
         ms, hs = [m for m, _ in pairs], [h for _, h in pairs]
@@ -215,6 +274,11 @@ def human_alignment(
             result = bootstrap_correlation(ms, hs, method, n_resamples=n_resamples, seed=seed)
             rows.append({"task": task, **result.record()})
     return rows
+
+
+def _defined(value: Any) -> bool:
+    """A score to correlate: not absent, not `Undefined`, not a metrics file's null."""
+    return value is not None and not isinstance(value, Undefined)
 
 
 def _human_score(items: pd.Series, persona: str, task: str, tasks: Sequence[str]) -> float | None:
@@ -226,3 +290,242 @@ def _human_score(items: pd.Series, persona: str, task: str, tasks: Sequence[str]
 
 def _number(value: Any) -> float | None:
     return None if value is None or pd.isna(value) else float(value)
+
+
+# ---------------------------------------------------------------------------------------------
+# The run's metrics (from the event table alone), its summary and its tables
+# ---------------------------------------------------------------------------------------------
+
+
+def gym_metrics(events: pd.DataFrame) -> dict[str, Any]:
+    """The run's `metrics`: scores per task and PersonaScore (Table 2), per persona and per
+    evaluator, refusals, failures, evaluator agreement and human alignment (Table 3)."""
+    header = payloads(events, "run.started")[0]
+    params = header["params"]
+    tasks = params["tasks"]
+    scores = _score_table(events)
+    questions = ensemble_scores(scores)
+    per_persona = persona_scores(questions, tasks)
+    human = payloads(events, "gym.human_scores")
+    smallest = min_group_n(events)
+    counts = task_counts(questions, tasks)
+    return {
+        "model": model_label(header["model"]),
+        "pipeline": params["pipeline"],
+        "tasks": tasks,
+        "evaluators": {
+            f"evaluator-{i}": s for i, s in enumerate(header["roles"]["evaluator"], 1)
+        },
+        "n_personas": len(_descriptions(events)),
+        "n_questions": sum(len(q["questions"]) for q in payloads(events, "gym.questions")),
+        "n_scored_questions": len(questions),
+        "min_group_n": smallest,
+        "n_scored_by_task": counts,
+        "small_tasks": small_groups(counts, smallest),
+        "scores": _score_fields(task_scores(questions, tasks)),
+        "by_evaluator": {
+            evaluator: _score_fields(task_scores(ensemble_scores(group), tasks))
+            for evaluator, group in scores.groupby("evaluator", sort=True)
+        },
+        "personas": _persona_records(events, per_persona, questions, tasks, smallest),
+        "refusals": _refusals(events, tasks),
+        "agreement": [
+            {**_rounded_record(r), "small": r["n"] < smallest}
+            for r in evaluator_agreement(scores)
+        ],
+        "failures": _counts(events, "decision.failed"),
+        "reasks": _counts(events, "decision.reask"),
+        **stat_fields(
+            "human_alignment",
+            [
+                {**_rounded_record(r), "small": r["n"] < smallest}
+                for r in human_alignment(per_persona, _human_rows(human[0], events), tasks)
+            ]
+            if human
+            else Undefined("no human scores given (--human-scores)"),
+        ),
+    }
+
+def report_lines(metrics: dict[str, Any]) -> list[str]:
+    """The run's summary lines for the console."""
+    scores = metrics["scores"]
+    per_task = ", ".join(f"{t} {shown_stat(scores, t)}" for t in metrics["tasks"])
+    failures = metrics["failures"]
+    lines = [
+        f"{metrics['model']}: PersonaScore {shown_stat(scores, 'PersonaScore')} over "
+        f"{metrics['n_personas']} personas, {metrics['n_scored_questions']} of "
+        f"{metrics['n_questions']} questions scored ({metrics['pipeline']} pipeline)",
+        f"  {per_task}",
+        f"  refusals {metrics['refusals']['n']} of {metrics['refusals']['n_answers']} answers "
+        f"({shown_stat(metrics['refusals'], 'rate')}); failures: "
+        + ", ".join(f"{k} {v}" for k, v in failures.items())
+        + f" (evaluator scores excluded: {failures['evaluate']})",
+    ]
+    if metrics["small_tasks"]:
+        lines.append(
+            f"  fewer than {metrics['min_group_n']} scored questions: "
+            + ", ".join(metrics["small_tasks"])
+        )
+    for row in metrics["agreement"]:
+        lines.append(
+            f"  {row['evaluators']}: Spearman {shown_stat(row, 'spearman')}, mean |diff| "
+            f"{shown_stat(row, 'mean_abs_diff')} over {row['n']} answers"
+        )
+    return lines
+
+def write_gym_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
+    """Table 2's row, per-persona scores, evaluator agreement and human alignment tables."""
+    smallest = metrics["min_group_n"]
+    small = metrics["small_tasks"]
+    notes = [small_note(smallest, f"scored questions in {', '.join(small)}")] if small else []
+    files = write_table(
+        table2_rows(metrics), directory, "table2_persona_score", flag="small_group", notes=notes
+    )
+    files += write_table(
+        persona_rows(metrics),
+        directory,
+        "persona_scores",
+        flag="small_group",
+        notes=[small_note(smallest, "scored questions in a task of the persona")],
+    )
+    pairs = small_note(smallest, "answers or personas in the row")
+    for key, name in (
+        ("agreement", "evaluator_agreement"),
+        ("human_alignment", "human_alignment"),
+    ):
+        if metrics[key]:
+            files += write_table(metrics[key], directory, name, flag="small", notes=[pairs])
+    return files
+
+
+STAGE_TASKS = {
+    "select": "persona_gym.select",
+    "generate": "persona_gym.questions",
+    "answer": "persona_gym.answer",
+    "examples": "persona_gym.examples",
+    "evaluate": "persona_gym.evaluate",
+}
+
+
+def _score_table(events: pd.DataFrame) -> pd.DataFrame:
+    """One row per evaluator and answer it was asked about; NaN score for a failure."""
+    rows = [
+        {
+            "persona": p["persona"],
+            "task": p["gym_task"],
+            "question": p["question"],
+            "evaluator": p["evaluator"],
+            "score": float(p["value"]["score"]) if "value" in p else float("nan"),
+        }
+        for kind in ("decision.made", "decision.failed")
+        for p in payloads(events, kind)
+        if p["task"] == "persona_gym.evaluate"
+    ]
+    columns = ["persona", "task", "question", "evaluator", "score"]
+    return pd.DataFrame(rows, columns=columns).astype({"score": float})
+
+
+def _descriptions(events: pd.DataFrame) -> dict[str, str]:
+    return {
+        p["persona"]["id"]: p["persona"]["attributes"]["description"]
+        for p in payloads(events, "agent.created")
+        if "persona" in p
+    }
+
+
+def _persona_records(
+    events: pd.DataFrame,
+    per_persona: dict[str, dict[str, Statistic]],
+    questions: pd.DataFrame,
+    tasks: Sequence[str],
+    smallest: int,
+) -> dict[str, dict[str, Any]]:
+    """Per persona: description, settings, task scores and the tasks scored over fewer than
+    `smallest` questions (`small_tasks`)."""
+    placed = {
+        row["agent_id"]: row["payload"]["settings"]
+        for row in events.loc[events["kind"] == "gym.placed", ["agent_id", "payload"]].to_dict(
+            "records"
+        )
+    }
+    unscored = dict.fromkeys(tasks, Undefined("no scored questions"))
+    return {
+        persona: {
+            "description": description,
+            "settings": placed.get(persona),
+            "scores": _score_fields(
+                per_persona.get(persona, {**unscored, "PersonaScore": Undefined("no scores")})
+            ),
+            "small_tasks": small_groups(
+                task_counts(questions[questions["persona"] == persona], tasks), smallest
+            ),
+        }
+        for persona, description in _descriptions(events).items()
+    }
+
+
+def _refusals(events: pd.DataFrame, tasks: Sequence[str]) -> dict[str, Any]:
+    """Refusal / "as an AI" answers of the persona agent (§4.2, Figure 4), overall and per task."""
+    answers = [
+        (p["gym_task"], is_refusal(p["value"]))
+        for p in payloads(events, "decision.made")
+        if p["task"] == "persona_gym.answer"
+    ]
+    by_task = {t: [r for task, r in answers if task == t] for t in tasks}
+    flags = [r for _, r in answers]
+    return {
+        "n": sum(flags),
+        "n_answers": len(flags),
+        **stat_fields("rate", mean_of(flags, "no answers")),
+        "by_task": {
+            k: v
+            for t, f in by_task.items()
+            for k, v in stat_fields(t, mean_of(f, "no answers")).items()
+        },
+    }
+
+
+def _counts(events: pd.DataFrame, kind: str) -> dict[str, int]:
+    tasks = [p["task"] for p in payloads(events, kind)]
+    return {stage: tasks.count(task) for stage, task in STAGE_TASKS.items()}
+
+
+def _human_rows(payload: dict[str, Any], events: pd.DataFrame) -> list[tuple[str, str, float]]:
+    """Human rows keyed by persona id (a description in the CSV is mapped to its id)."""
+    ids = {description: persona for persona, description in _descriptions(events).items()}
+    return [(ids.get(persona, persona), task, score) for persona, task, score in payload["rows"]]
+
+
+def _score_fields(scores: dict[str, Statistic]) -> dict[str, Any]:
+    """Each task's score (and PersonaScore) with the reason beside an undefined one."""
+    return {k: v for task, value in scores.items() for k, v in stat_fields(task, value).items()}
+
+
+def _rounded_record(record: dict[str, Any]) -> dict[str, Any]:
+    return {k: rounded(v) if isinstance(v, float) else v for k, v in record.items()}
+
+
+def table2_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
+    """Table 2's shape: the model, its score per task, and PersonaScore; `small_group` when a
+    task's score rests on fewer scored questions than the run's `min_group_n`."""
+    return [
+        {
+            "model": metrics["model"],
+            **metrics["scores"],
+            "small_group": bool(metrics["small_tasks"]),
+        }
+    ]
+
+
+def persona_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per persona: its description, settings, task scores and PersonaScore."""
+    return [
+        {
+            "persona": persona,
+            "description": record["description"],
+            "settings": "; ".join(record["settings"] or []),
+            **record["scores"],
+            "small_group": bool(record["small_tasks"]),
+        }
+        for persona, record in metrics["personas"].items()
+    ]

@@ -12,15 +12,24 @@ matplotlib.use("Agg")  # files only: no display is needed or wanted
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
-from personasim.simulation.tables import write_table
+from personasim.simulation.tables import MARK, write_table
 
-__all__ = ["model_label", "save_figure", "write_table"]
+__all__ = ["SMALL_MARK", "model_label", "save_figure", "small_note", "write_table"]
+
+SMALL_MARK = MARK
+"""How a table's Markdown marks a row whose group is smaller than the run's `min_group_n`."""
+
+
+def small_note(min_group_n: int, what: str = "members of a group") -> str:
+    """The footnote explaining `SMALL_MARK` in a table: "† n < 5 (what): too few to trust"."""
+    return f"{SMALL_MARK} n < {min_group_n} ({what}): too few to trust."
 
 
 def model_label(description: dict[str, Any]) -> str:
     """A short name for the model a run used (its manifest's `model`), for table columns."""
     if description.get("backend") == "scripted":
-        return "scripted"
+        drift = description.get("drift")
+        return f"scripted:drift={drift:g}" if drift else "scripted"
     return str(description.get("model") or description.get("backend", "model"))
 
 

@@ -208,7 +208,7 @@ class StubSim:
         self.response = ChatResponse(text=REPLY)
 
     async def ask(
-        self, request: ChatRequest, *, agent_id: str, model: str | None = None
+        self, request: ChatRequest, *, agent_id: str, role: str = "persona", member: int = 0
     ) -> ChatResponse:
         return self.response
 

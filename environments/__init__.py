@@ -9,7 +9,7 @@ from .career_chat import (
     load_survey,
     synthetic_profiles,
 )
-from .classroom import Classroom, Grade, extract_final_answer
+from .classroom import Classroom, Grade, GradedBy, extract_final_answer, extract_last_number
 from .gsm8k import QuestionFileError, WordProblem, load_word_problems, sample_problems
 from .persona_gym import TASKS, GymFileError, GymQuestion, PersonaGym
 from .trust_game import TrustGame, TrustOutcome
@@ -20,6 +20,7 @@ __all__ = [
     "CareerChatFileError",
     "Classroom",
     "Grade",
+    "GradedBy",
     "GymFileError",
     "GymQuestion",
     "PersonaGym",
@@ -30,6 +31,7 @@ __all__ = [
     "TrustOutcome",
     "WordProblem",
     "extract_final_answer",
+    "extract_last_number",
     "load_profiles",
     "load_survey",
     "load_word_problems",

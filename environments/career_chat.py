@@ -12,6 +12,8 @@ File formats (documented in environments/data/career_chat_README.md):
 - survey: the VSM-2013 CSV layout, columns `questions, full_question, option_1..option_5`,
   `full_question` holding `{question}`; one file per phrasing (profile and dialogue), rows
   aligned by position.
+- human ratings: CSV `user,dimension,rating`, dimension one of the judge's four, rating 0–5,
+  one row per rater (Appendix E).
 """
 
 from __future__ import annotations
@@ -25,7 +27,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from personasim.simulation import Environment, InvalidActionError
+from personasim.analysis.career_chat import DIMENSIONS
+from personasim.simulation import (
+    Environment,
+    InvalidActionError,
+    ScenarioError,
+    csv_separator_problem,
+)
 
 if TYPE_CHECKING:
     from personasim.simulation import SimAgent, Simulation
@@ -37,6 +45,7 @@ __all__ = [
     "CareerChatFileError",
     "Profile",
     "SurveyItem",
+    "load_human_ratings",
     "load_profiles",
     "load_survey",
     "shipped_career_file",
@@ -79,15 +88,8 @@ class Profile:
     country: str
 
     def record(self) -> dict[str, Any]:
+        """The attributes by name; the scenario's pack entry `profile` lays them out."""
         return asdict(self)
-
-    def describe(self) -> str:
-        """The profile as the prompts show it (Figures 6, 7, 12)."""
-        return (
-            f"Age: {self.age}\nGender: {self.gender}\nEducation Level: {self.education}\n"
-            f"Years of Experience: {self.experience}\nJob Title: {self.job_title}\n"
-            f"Country: {self.country}"
-        )
 
 
 def _profile(path: Path, line: int, row: dict[str, Any]) -> Profile:
@@ -146,6 +148,8 @@ def _jsonl_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
 
 def _csv_rows(path: Path, columns: tuple[str, ...]) -> list[tuple[int, dict[str, Any]]]:
     reader = csv.DictReader(_read(path).splitlines(keepends=True))
+    if problem := csv_separator_problem(reader.fieldnames):
+        raise CareerChatFileError(path, 1, problem)
     absent = [c for c in columns if c not in (reader.fieldnames or ())]
     if absent:
         raise CareerChatFileError(path, 1, f"missing columns {', '.join(absent)}")
@@ -256,6 +260,39 @@ def load_survey(profile_path: Path, dialogue_path: Path) -> tuple[SurveyItem, ..
             raise CareerChatFileError(dialogue_path, line, "options differ from the profile file")
         items.append(SurveyItem(index, _phrased(a), _phrased(b), options))
     return tuple(items)
+
+
+# ---------------------------------------------------------------------------------------------
+# Human ratings of the dialogues (Appendix E)
+# ---------------------------------------------------------------------------------------------
+
+
+def load_human_ratings(path: Path) -> list[list[Any]]:
+    """Rows (user, dimension, rating) of a CSV with those columns; a row per rater."""
+    try:
+        with path.open(newline="", encoding="utf-8") as handle:
+            reader = csv.DictReader(handle)
+            if not {"user", "dimension", "rating"} <= set(reader.fieldnames or ()):
+                raise ScenarioError(
+                    f"--human-ratings: {path}:1: needs columns user,dimension,rating"
+                )
+            return [_human_row(path, reader.line_num, row) for row in reader]
+    except OSError as exc:
+        raise ScenarioError(f"--human-ratings: {path}: {exc.strerror or exc}") from None
+
+
+def _human_row(path: Path, line: int, row: dict[str, str]) -> list[Any]:
+    if row["dimension"] not in DIMENSIONS:
+        raise ScenarioError(
+            f"--human-ratings: {path}:{line}: dimension must be one of {', '.join(DIMENSIONS)}"
+        )
+    try:
+        rating = float(row["rating"])
+    except (TypeError, ValueError):
+        raise ScenarioError(f"--human-ratings: {path}:{line}: rating is not a number") from None
+    if not 0 <= rating <= 5:
+        raise ScenarioError(f"--human-ratings: {path}:{line}: rating must be from 0 to 5")
+    return [row["user"].strip(), row["dimension"], rating]
 
 
 # ---------------------------------------------------------------------------------------------

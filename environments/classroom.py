@@ -1,11 +1,13 @@
 """A classroom where students answer word problems and the answer key grades them (seed 000).
 
 The environment holds the sampled questions and their gold numbers and grades a response by its
-closing `Final Answer: {number}` (the format every prompt of Figure 2 asks for), comparing
-numbers, not strings. A response without a final answer is graded wrong and flagged
-(`final_answer_found` false), so metrics can count it separately: that is a grading outcome, not
-a parse failure to re-ask. Who answers, and how they were prompted, is not its business; the
-scenario passes those labels through to the `classroom.graded` event.
+closing `Final Answer: {number}` (the format the persona prompts of Figure 2 ask for), comparing
+numbers, not strings. The no-persona prompt asks only for "the final answer as a number", so
+such a response is graded by its last number (`graded_by="last_number"`). A response without
+one is graded wrong and flagged (`final_answer_found` false), so metrics can count it
+separately: that is a grading outcome, not a parse failure to re-ask. Who answers, and how they
+were prompted, is not its business; the scenario passes those labels through to the
+`classroom.graded` event.
 """
 
 from __future__ import annotations
@@ -14,20 +16,28 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from personasim.simulation import Environment, InvalidActionError, SimAgent, Simulation
 
 from .gsm8k import WordProblem, parse_number
 
-__all__ = ["ANSWER_TOLERANCE", "Classroom", "Grade", "extract_final_answer"]
+__all__ = [
+    "ANSWER_TOLERANCE",
+    "Classroom",
+    "Grade",
+    "GradedBy",
+    "extract_final_answer",
+    "extract_last_number",
+]
 
 ANSWER_TOLERANCE = 1e-6
 """Numbers closer than this count as equal (`0.70` and `0.7`, `45.00` and `45`)."""
 
-# "Final Answer: 85", "**Final Answer: $1,234.50**", "Final Answer: {-3}", "final answer - 12".
+# "Final Answer: 85", "**Final Answer: $1,234.50**", "Final Answer: {-3}", "final answer - 12",
+# "Final Answer: \boxed{85}".
 _FINAL_ANSWER = re.compile(
-    r"final\s+answer\s*[:=\-]?\s*\**\s*[{(]?\s*"
+    r"final\s+answer\s*[:=\-]?\s*\**\s*(?:\\boxed\s*)?[{(]?\s*"
     r"(-?\s*\\?\$?\s*(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?)",
     re.IGNORECASE,
 )
@@ -41,6 +51,20 @@ def extract_final_answer(response: str) -> float | None:
         except ValueError:
             continue
     return None
+
+
+# A number as GSM8K answers write it: `42`, `-3`, `1,450`, `$12.50`, `.75`.
+_NUMBER = re.compile(r"-?\$?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?|-?\.\d+")
+
+GradedBy = Literal["final_answer", "last_number"]
+"""How a response is read: its last `Final Answer:` or, where the prompt asks for no such line
+(no persona), its last number."""
+
+
+def extract_last_number(response: str) -> float | None:
+    """The last number in a response, or None when it has none."""
+    numbers = _NUMBER.findall(response)
+    return parse_number(numbers[-1]) if numbers else None
 
 
 @dataclass(frozen=True)
@@ -78,10 +102,18 @@ class Classroom(Environment):
             raise InvalidActionError(f"no question {question_id!r} in {self.name!r}")
         return self.problems[question_id]
 
-    def grade(self, agent: SimAgent, question_id: str, response: str, **labels: Any) -> Grade:
+    def grade(
+        self,
+        agent: SimAgent,
+        question_id: str,
+        response: str,
+        graded_by: GradedBy = "final_answer",
+        **labels: Any,
+    ) -> Grade:
         """Grade `response` to `question_id`; `labels` (strategy, level...) go into the event."""
         gold = self.problem(question_id).gold
-        answer = extract_final_answer(response)
+        read = extract_final_answer if graded_by == "final_answer" else extract_last_number
+        answer = read(response)
         correct = answer is not None and math.isclose(answer, gold, abs_tol=ANSWER_TOLERANCE)
         grade = Grade(question_id, answer, gold, correct)
         self.emit(
@@ -92,6 +124,7 @@ class Classroom(Environment):
                 "gold": gold,
                 "correct": correct,
                 "final_answer_found": grade.final_answer_found,
+                "graded_by": graded_by,
                 **labels,
             },
             agent_id=agent.agent_id,

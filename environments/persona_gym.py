@@ -9,6 +9,7 @@ static benchmark) and name the file and line of any problem.
 
 from __future__ import annotations
 
+import csv
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ __all__ = [
     "GymQuestion",
     "PersonaGym",
     "load_benchmark",
+    "load_human_scores",
     "load_persona_descriptions",
     "load_settings",
     "shipped_file",
@@ -199,6 +201,37 @@ def json_line(path: Path, number: int, line: str) -> Any:
         raise GymFileError(path, number, f"not JSON: {exc.msg}") from None
 
 
+def load_human_scores(path: Path, tasks: Sequence[str]) -> list[list[Any]]:
+    """Rows (persona, task, score) of a CSV with those columns (Appendix F's human scores);
+    persona is a description or a persona id (p001...), score a number from 1 to 5."""
+    with _open_csv(path) as handle:
+        reader = csv.DictReader(handle)
+        if not {"persona", "task", "score"} <= set(reader.fieldnames or ()):
+            raise GymFileError(path, 1, "needs columns persona,task,score")
+        return [_human_row(path, reader.line_num, row, tasks) for row in reader]
+
+
+def _open_csv(path: Path) -> Any:
+    try:
+        return path.open(newline="", encoding="utf-8")
+    except FileNotFoundError:
+        raise GymFileError(path, None, "no such file") from None
+    except OSError as exc:
+        raise GymFileError(path, None, f"unreadable ({exc.strerror or exc})") from None
+
+
+def _human_row(path: Path, line: int, row: dict[str, str], tasks: Sequence[str]) -> list[Any]:
+    if row["task"] not in tasks:
+        raise GymFileError(path, line, f"unknown task {row['task']!r}")
+    try:
+        score = float(row["score"])
+    except (TypeError, ValueError):
+        raise GymFileError(path, line, "score is not a number") from None
+    if not 1 <= score <= 5:
+        raise GymFileError(path, line, "score must be from 1 to 5")
+    return [" ".join(row["persona"].split()), row["task"], score]
+
+
 def _read_text(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
@@ -241,6 +274,24 @@ class PersonaGym(Environment):
         if len(chosen) != count:
             raise InvalidActionError(f"select exactly {count} settings, got {len(chosen)}")
         return chosen
+
+    def check_questions(
+        self, questions: Sequence[tuple[str, str]], settings: Sequence[str], count: int
+    ) -> list[dict[str, str]]:
+        """Exactly `count` (setting, question) pairs: distinct, non-empty questions (spacing
+        normalised), each set in one of `settings` (the persona's), in the pool's spelling."""
+        if len(questions) != count:
+            raise InvalidActionError(f"write exactly {count} questions, got {len(questions)}")
+        texts = [" ".join(text.split()) for _, text in questions]
+        if not all(texts) or len(set(texts)) != len(texts):
+            raise InvalidActionError("every question must be non-empty and different")
+        result = []
+        for (named, _), text in zip(questions, texts, strict=True):
+            setting = self.setting_named(named)
+            if setting not in settings:
+                raise InvalidActionError(f"{setting!r} is not one of the settings {list(settings)}")
+            result.append({"setting": setting, "question": text})
+        return result
 
     def place(self, agent: SimAgent, settings: Sequence[str]) -> None:
         """Seed the persona in its settings (dynamic environment selection, §3.2)."""

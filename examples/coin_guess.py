@@ -5,6 +5,7 @@ events, a decision task (prompt, parser, re-ask reminder, and the answer's schem
 structured runs), a scripted behaviour so it runs offline, and metrics computed from the event
 table alone. Run it:
 
+    personasim run examples/coin_guess.py              # the file as it is, no packaging
     python examples/coin_guess.py                      # offline, scripted behaviour model
     python examples/coin_guess.py --model openai:gpt-4o-mini
     python examples/coin_guess.py --response-format json_schema   # answers as JSON
@@ -17,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import sys
 from typing import Any, Literal
 
 import numpy as np
@@ -31,6 +31,7 @@ from personasim.agents import (
     augment_big_five,
     synthetic_population,
 )
+from personasim.analysis import mean_of, shown_stat, stat_fields
 from personasim.simulation import (
     ChatRequest,
     Environment,
@@ -129,18 +130,19 @@ class CoinGuess(Scenario):
     def compute_metrics(cls, events: pd.DataFrame) -> dict[str, Any]:
         graded = pd.DataFrame(events.loc[events["kind"] == "coin.graded", "payload"].tolist())
         made = events[events["kind"] == "decision.made"]
+        correct = graded["correct"] if len(graded) else []
+        heads = graded["guess"] == "heads" if len(graded) else []
+        # an undefined statistic is null with its reason beside it, never a made-up number
         return {
             "guesses": len(made),
-            "accuracy": round(float(graded["correct"].mean()), 6) if len(graded) else None,
-            "share_heads": round(float((graded["guess"] == "heads").mean()), 6)
-            if len(graded)
-            else None,
+            **stat_fields("accuracy", mean_of(correct, "no graded guesses")),
+            **stat_fields("share_heads", mean_of(heads, "no graded guesses")),
             "parse_failures": int((events["kind"] == "decision.failed").sum()),
         }
 
     @classmethod
     def report(cls, metrics: dict[str, Any]) -> list[str]:
-        return [f"{metrics['guesses']} guesses, accuracy {metrics['accuracy']}"]
+        return [f"{metrics['guesses']} guesses, accuracy {shown_stat(metrics, 'accuracy')}"]
 
 
 def parse_guess(reply: str) -> str:
@@ -168,20 +170,17 @@ if __name__ == "__main__":
     parser.add_argument("--base-url")
     parser.add_argument("--out")
     parser.add_argument("--n-personas", type=int, default=20)
-    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument(
         "--response-format", choices=("text", "json_schema", "json_object"), default="text"
     )
-    parser.add_argument("--max-tokens", type=int, help="cap on every reply's tokens")
     args = parser.parse_args()
     result = run_scenario(
         CoinGuess,
-        {"n_personas": args.n_personas, "rounds": args.rounds},
+        {"n_personas": args.n_personas},
         model=args.model,
         base_url=args.base_url,
         out=args.out,
-        settings=RunSettings(response_format=args.response_format, max_tokens=args.max_tokens),
+        settings=RunSettings(response_format=args.response_format),
     )
     print("\n".join(result.report))
     print(f"run directory: {result.run_dir}")
-    sys.exit(0 if result.valid else 3)  # like `personasim run`: 3 when the run is not valid

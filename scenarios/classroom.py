@@ -18,34 +18,38 @@ averaged over repetitions with its SD.
 
 A missing `Final Answer:` is graded wrong and counted; an unusable judge score is re-asked, then
 recorded as a failure and left out of the mean DoC (counted). Choices where the paper is silent
-are listed in docs/classroom.md.
+are listed in docs/classroom.md. The texts sent are the prompt pack `packs/classroom.yaml`
+(each with its provenance); the answers are read by `agents.classroom_answers`; the metrics,
+tables and Figure 3 are `analysis.classroom`'s.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from string import Template
-from typing import Any
+from typing import Any, ClassVar
 
 import pandas as pd
-from matplotlib.figure import Figure
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from personasim.agents import (
-    DecisionParseError,
-    DecisionTask,
-    Persona,
-    PersonaAgent,
-    ResearcherAgent,
+from personasim.agents import DecisionTask, Persona, PersonaAgent, ResearcherAgent
+from personasim.agents import classroom_answers as parsing
+from personasim.analysis import classroom as analysis
+from personasim.analysis.classroom import (
+    LEVELS,
+    ORDERS,
+    RACE_NAMES,
+    RACES,
+    STRATEGIES,
+    Cell,
+    cells_of,
+    doc_pairs,
 )
-from personasim.analysis import model_label, payloads, rounded, save_figure, write_table
-from personasim.analysis.classroom import behaviour_distribution, behaviour_tags, mean_and_sd
 from personasim.environments import (
     Classroom,
     Grade,
+    GradedBy,
     WordProblem,
     extract_final_answer,
     load_word_problems,
@@ -53,9 +57,9 @@ from personasim.environments import (
 )
 from personasim.environments.gsm8k import shipped_problems
 from personasim.simulation import (
-    MODEL_SPEC_PATTERN,
     ChatRequest,
     Message,
+    Role,
     Scenario,
     ScenarioError,
     ScenarioParams,
@@ -66,325 +70,25 @@ from personasim.simulation import (
 )
 
 __all__ = [
-    "DEMONSTRATIONS",
-    "JUDGE_PROMPT",
-    "LEVEL_DESCRIPTIONS",
-    "RACE_DEFINITIONS",
+    "ORDERS",
+    "RACES",
     "STRATEGIES",
     "ClassroomParams",
     "ClassroomScenario",
+    "arrange",
+    "cells",
     "doc_pairs",
-    "parse_judge_score",
-    "parse_refinement",
 ]
 
-STRATEGIES = ("none", "zero-shot", "one-shot", "self-refine", "two-stage")
-"""§3; "none" is the no-persona baseline; two-stage needs a race (it is for intersectional
-simulation)."""
-RACES = ("none", "AA", "WA", "HS")
-"""Appendix A.1; "none" simulates the performance level only."""
-ORDERS = ("before", "after")
-"""Appendix C.1: persona instructions before the question (main setting) or after it."""
-LEVELS = ("high", "low")
-"""The high student answers first, then the low one; the judge compares them."""
-TABLE_LEVELS = ("low", "high")
-"""Column order of the tables (as in Tables 1, 2 and 5)."""
 DEFAULT_QUESTIONS = 100
 """§4.1: a random subset of 100 questions."""
 JUDGE_TEMPERATURE = 0.0
 """The paper does not give the judge's temperature; a judge should be as repeatable as it can."""
-JUDGE_MODEL_PATTERN = r"^same$|" + MODEL_SPEC_PATTERN
-
-# ---------------------------------------------------------------------------------------------
-# Prompts — every text the model sees in this scenario
-# ---------------------------------------------------------------------------------------------
-
-# Figure 1 (an image whose text the paper does not print): our descriptions of the two levels.
-# The low one names the four behaviours of §4.2 / Table 3 and asks for comments tagged with
-# their number, which is what the regex of Table 3 extracts ("(2) Second-guessing ...", as in
-# the demonstrations of Figures 6–7). The templates add the closing full stop.
-LEVEL_DESCRIPTIONS = {
-    "high": (
-        "You understand math concepts deeply and solve word problems quickly and accurately. "
-        "Your reasoning is clear, well organised and efficient, you explain each step with "
-        "confidence, and your calculations are correct"
-    ),
-    "low": (
-        "You find math hard. When you solve a problem you show: (1) basic misconceptions and "
-        "calculation errors; (2) second-guessing and doubt about your steps and your answer; "
-        "(3) very basic step-by-step methods, such as counting on your fingers or drawing "
-        "groups; (4) visible frustration or anxiety. Each time your answer shows one of these, "
-        "add a short comment that starts with its number in parentheses, for example "
-        '"(2) Second-guessing the subtraction"'
-    ),
-}
-
-# Figure 4, verbatim: the IPEDS definitions (the templates add the closing full stop).
-RACE_NAMES = {"AA": "African American", "WA": "White American", "HS": "Hispanic"}
-RACE_DEFINITIONS = {
-    "AA": "A person having origins in any of the black racial groups of Africa",
-    "WA": "A person having origins in any of the original peoples of Europe, the Middle East, "
-    "or North Africa",
-    "HS": "A person of Cuban, Mexican, Puerto Rican, South or Central American, or other "
-    "Spanish culture or origin, regardless of race",
-}
-
-# Figure 2, "No Persona", verbatim.
-NO_PERSONA_PROMPT = Template(
-    "Answer the question and give the final answer as a number: ${question}"
-)
-
-# Figure 2 (level only) and Figure 5 (with a race), verbatim apart from the template syntax:
-# `who` is "a middle school student" or "an African American middle school student" (the paper
-# writes "a [Racial Background]"; we use the article English needs), and `race` is
-# " [Racial Background Description]." or empty. The question (or, after it, the instruction)
-# is separated by a blank line.
-IDENTITY = Template(
-    "You are ${who} with ${level} performance on Math. ${level_description}.${race}"
-)
-DEMONSTRATION = Template(
-    " Here is an example of how a student with this ${whom} would answer a question: "
-    "${demonstration}."
-)
-INSTRUCTION = Template(
-    "${identity}${demonstration} Adopt the identity of this persona. Answer the question while "
-    "staying in strict accordance with the nature of this identity and provide the final answer "
-    "as a number in the last sentence, following this exact format: 'Final Answer: {number}'."
-)
-
-# Figure 2 (level only) and Figure 5 (with a race), verbatim.
-REFINE_PROMPT = (
-    "Reflect on your previous response and critically evaluate whether it accurately aligns "
-    "with the specified performance level. Assess whether the response fully captures the "
-    "expected depth, complexity, and characteristics of the performance level. Identify any "
-    "areas that need improvement and provide a detailed explanation for any inconsistencies or "
-    "missing nuances. Based on your reflection, revise your previous response to ensure it "
-    "accurately aligns with the specified performance level. Address any identified "
-    "inconsistencies or missing nuances. Provide the final answer as a number in the last "
-    "sentence, following this exact format: 'Reflection: {reflection} Revised Response: "
-    "{new_response} Final Answer: {number}'"
-)
-REFINE_PROMPT_WITH_RACE = (
-    "Reflect on your previous response and critically evaluate whether it accurately aligns "
-    "with both the specified performance level and the racial group. First, assess whether the "
-    "response fully captures the expected depth, complexity, and characteristics of the "
-    "performance level. Then, separately evaluate whether it accurately and meaningfully "
-    "represents the racial group, ensuring it reflects its perspectives, experiences, or "
-    "characteristics appropriately. Identify any areas that need improvement and provide a "
-    "detailed explanation for any inconsistencies or missing nuances. Based on your reflection, "
-    "revise your previous response to ensure it accurately aligns with the specified "
-    "performance level. Address any identified inconsistencies or missing nuances. Provide the "
-    "final answer as a number in the last sentence, following this exact format: 'Reflection: "
-    "{reflection} Revised Response: {new_response} Final Answer: {number}'"
-)
-REFINE_REMINDER = (
-    "Your answer could not be used: {error}. Answer again in exactly this format: "
-    "'Reflection: {{reflection}} Revised Response: {{new_response}} Final Answer: {{number}}'."
-)
-
-# Figure 2, two-stage prompting, stage 2 (stage 1 is the level-only zero-shot prompt).
-REWRITE_PROMPT = Template(
-    "You are ${who}. ${race_description}. Rewrite the following solution in a style that "
-    "reflects the nature of your identity and give the final answer as a number in the last "
-    "sentence, following this exact format: 'Final Answer: {number}'."
-)
-
-EMPTY_REMINDER = "Your answer was empty. Please answer the question."
-
-# Table 4 (Appendix B) in our own words, keeping each level's criteria; the answer format is
-# ours (the paper prints none).
-JUDGE_PROMPT = Template("""\
-You are comparing two answers to the same math question. One was written by a simulated \
-middle school student with HIGH math performance, the other by a simulated student with LOW \
-math performance. Judge how clearly the two differ in their problem-solving logic (clear and \
-coherent, or unclear and fragmented) and in their behaviour (quick and confident, or hesitant \
-and self-doubting), using this scale for the Degree of Contrast:
-
-1 (No Contrast): the two answers take almost the same logical steps, with no meaningful \
-difference in approach or struggle; the low-performance answer shows no difficulty at all.
-2 (Moderate Contrast): the low-performance answer hesitates, is slightly unsure, pauses or \
-double-checks steps, but shows no explicit confusion and no significant errors (all such \
-answers belong here); the high-performance answer is sensibly structured and well thought out.
-3 (Strong Contrast): the low-performance answer shows convincing, realistic struggle: repeated \
-mistakes and trouble applying concepts, with clear and substantial re-thinking or \
-re-calculation that leads to real confusion or errors. Minor hesitation, small doubts, brief \
-pauses or simple re-checks are NOT enough for a 3. The high-performance answer is flawless, \
-with advanced problem solving and clear explanations.
-
-Question:
-${question}
-
-High-performance answer:
-${high}
-
-Low-performance answer:
-${low}
-
-Explain your judgement in a few sentences, then end with a line 'Score: N', where N is 1, 2 \
-or 3.""")
-JUDGE_REMINDER = "Your answer could not be used: {error}. End with a line 'Score: N' (1, 2 or 3)."
-
-# Appendix A.3: our own demonstrations in the style of Figures 6–7 (questions not in the
-# shipped set). Low examples show wrong logic, hesitation, tagged comments and a wrong final
-# answer; high examples show clear reasoning and a right one. The race versions differ only
-# in the student's voice: we avoid putting stereotypes into the prompt (the paper's ethics
-# statement asks the same).
-DEMONSTRATIONS: dict[tuple[str, str], str] = {
-    ("low", "none"): (
-        "Question: A class collects 120 cans for a food drive. Two thirds of the cans are soup. "
-        "How many cans are not soup? Answer: Okay, um, two thirds... *stares at the numbers* "
-        "(4) Getting nervous about fractions. I think two thirds means I divide by 2 and then "
-        "by 3? 120 ÷ 2 = 60... (1) Mixing up what the fraction means. Then 60 ÷ 3 = 20... "
-        "(3) Drawing three groups of dots to check. So 20 are soup? That seems small... "
-        "(2) Not sure this is right. So not soup is... 120 − 20 = 100? I'll go with it. "
-        "Final Answer: 100"
-    ),
-    ("high", "none"): (
-        "Question: Museum tickets cost $8 for adults and $5 for children. How much do 2 adults "
-        "and 3 children pay? Answer: This one is quick. Adults: 2 × $8 = $16. Children: "
-        "3 × $5 = $15. Together: $16 + $15 = $31. I checked both products, so I'm confident. "
-        "Final Answer: 31"
-    ),
-    ("low", "AA"): (
-        "Question: A baker makes 6 trays of 15 rolls and sells 70 of them. How many rolls are "
-        "left? Answer: Hmm, okay, I'm going to try my best here... 6 trays of 15... "
-        "(3) Counting by 15s on my fingers: 15, 30, 45, 60, 75... wait, how many was that? "
-        "(1) Losing count and getting 80 for six trays. So 80 rolls. (4) Ugh, these long "
-        "counts stress me out. Then she sells 70, so 80 − 70 = 10. (2) Maybe I should count "
-        "again, but I think it's 10. Final Answer: 10"
-    ),
-    ("high", "AA"): (
-        "Question: Jordan reads 25 pages a day. How many days does he need to finish a "
-        "300-page book? Answer: As a student who likes math, I see this is just a division. "
-        "300 ÷ 25 = 12, because 25 × 4 = 100 and 300 is three hundreds, so 4 × 3 = 12 days. "
-        "Quick check: 12 × 25 = 300. Final Answer: 12"
-    ),
-    ("low", "WA"): (
-        "Question: A bike costs $240. Emma has saved 35% of the price. How much more money "
-        "does she need? Answer: Um, okay... percent problems are confusing. (4) Sighing at "
-        "the percent sign. 35% of 240... I think you just take away 35? (1) Treating 35% like "
-        "35 dollars. So 240 − 35 = 205. (3) Doing the subtraction one column at a time on "
-        "paper. Is that how much more she needs? (2) Second-guessing, it feels too big. I'll "
-        "say 205. Final Answer: 205"
-    ),
-    ("high", "WA"): (
-        "Question: A garden is 12 meters long and 7 meters wide. Fencing costs $4 per meter. "
-        "How much does it cost to fence the whole garden? Answer: Let me set this up neatly. "
-        "The perimeter is 2 × (12 + 7) = 2 × 19 = 38 meters. The cost is 38 × $4 = $152. "
-        "Everything checks out. Final Answer: 152"
-    ),
-    ("low", "HS"): (
-        "Question: Three friends share a $42 pizza bill and a $9 tip equally. How much does "
-        "each friend pay? Answer: Okay... let me think. (3) Splitting the pizza money into "
-        "three piles: 42 ÷ 3 = 14. Then the tip is 9... (1) Adding the whole tip to one share "
-        "instead of splitting it. So 14 + 9 = 23? (4) This is making my head hurt. Wait, does "
-        "everybody pay the tip? (2) Not sure, I'll keep 23. Final Answer: 23"
-    ),
-    ("high", "HS"): (
-        "Question: A car uses 6 liters of fuel for every 100 kilometers. How many liters does "
-        "it use for 350 kilometers? Answer: I like rate problems. 350 km is 3.5 times 100 km, "
-        "so the car uses 3.5 × 6 = 21 liters. Check: 6 liters per 100 km is 0.06 per km, and "
-        "0.06 × 350 = 21. Final Answer: 21"
-    ),
-}
-
-
-def _student(race: str) -> str:
-    """'a middle school student' or 'an African American middle school student'."""
-    if race == "none":
-        return "a middle school student"
-    name = RACE_NAMES[race]
-    return f"{'an' if name[0] in 'AEIOU' else 'a'} {name} middle school student"
-
-
-def _race_sentence(race: str) -> str:
-    return "" if race == "none" else f" {RACE_NAMES[race]}: {RACE_DEFINITIONS[race]}."
-
-
-def persona_instruction(level: str, race: str, one_shot: bool) -> str:
-    """The zero-shot or one-shot instruction of Figure 2 (race "none") or Figure 5."""
-    demonstration = ""
-    if one_shot:
-        whom = "performance level" + ("" if race == "none" else " and racial background")
-        demonstration = DEMONSTRATION.substitute(
-            whom=whom, demonstration=DEMONSTRATIONS[(level, race)]
-        )
-    identity = IDENTITY.substitute(
-        who=_student(race),
-        level=level,
-        level_description=LEVEL_DESCRIPTIONS[level],
-        race=_race_sentence(race),
-    )
-    return INSTRUCTION.substitute(identity=identity, demonstration=demonstration)
-
-
-def rewrite_instruction(race: str) -> str:
-    """Two-stage prompting, stage 2 (Figure 2)."""
-    return REWRITE_PROMPT.substitute(
-        who=_student(race), race_description=f"{RACE_NAMES[race]}: {RACE_DEFINITIONS[race]}"
-    )
-
-
-def arrange(instruction: str, content: str, order: str) -> str:
-    """Instruction then question ("before", the main setting) or question first (C.1)."""
-    return f"{instruction}\n\n{content}" if order == "before" else f"{content}\n\n{instruction}"
-
-
-# ---------------------------------------------------------------------------------------------
-# Parsing answers (grading is the Classroom's)
-# ---------------------------------------------------------------------------------------------
-
-
-_REVISED = re.compile(r"\**revised\s+response\**\s*:\**", re.IGNORECASE)
-_REFLECTION = re.compile(r"^\**reflection\**\s*:\**\s*", re.IGNORECASE)
-_SCORE = re.compile(r"score\s*[:=]\s*\**\s*([0-9]+)", re.IGNORECASE)
-
-
-def parse_response(reply: str) -> str:
-    """A student's answer is its text; only an empty one is unusable (and re-asked)."""
-    if not reply.strip():
-        raise DecisionParseError("the answer is empty")
-    return reply.strip()
-
-
-def parse_refinement(reply: str) -> dict[str, str]:
-    """Self-refinement's 'Reflection: ... Revised Response: ... Final Answer: N'.
-
-    The revised response (through its final answer) is what gets graded; without the
-    'Revised Response:' label the revision cannot be told from the reflection, so it is re-asked.
-    """
-    parts = _REVISED.split(reply, maxsplit=1)
-    if len(parts) < 2:
-        raise DecisionParseError("it has no 'Revised Response:' part")
-    reflection, revised = (part.strip() for part in parts)
-    if not revised:
-        raise DecisionParseError("the revised response is empty")
-    return {"reflection": _REFLECTION.sub("", reflection), "revised_response": revised}
-
-
-def parse_judge_score(reply: str) -> int:
-    """The judge's last 'Score: N' with N in 1–3."""
-    scores = _SCORE.findall(reply)
-    if not scores:
-        raise DecisionParseError("it does not end with 'Score: N'")
-    score = int(scores[-1])
-    if score not in (1, 2, 3):
-        raise DecisionParseError(f"the score must be 1, 2 or 3, got {score}")
-    return score
 
 
 # ---------------------------------------------------------------------------------------------
 # Parameters
 # ---------------------------------------------------------------------------------------------
-
-
-def _known(names: tuple[str, ...], allowed: tuple[str, ...], what: str) -> tuple[str, ...]:
-    unknown = [n for n in names if n not in allowed]
-    if unknown:
-        raise ValueError(f"unknown {what} {unknown}; choose from {', '.join(allowed)}")
-    if len(set(names)) != len(names):
-        raise ValueError(f"each {what[:-1]} may appear once, got {','.join(names)}")
-    return names
 
 
 class ClassroomParams(ScenarioParams):
@@ -401,25 +105,19 @@ class ClassroomParams(ScenarioParams):
         ORDERS, min_length=1, description="persona instructions before/after the question (C.1)"
     )
     temperature: float = Field(0.7, ge=0.0, le=2.0, description="students' temperature (§4.1)")
-    judge_model: str = Field(
-        "same", pattern=JUDGE_MODEL_PATTERN, description="DoC judge: same, scripted, openai:NAME"
-    )
     max_repairs: int = Field(2, ge=0, le=5, description="re-asks after an unusable answer")
 
-    @field_validator("strategies")
+    @field_validator("strategies", "races", "orders")
     @classmethod
-    def _strategies(cls, names: tuple[str, ...]) -> tuple[str, ...]:
-        return _known(names, STRATEGIES, "strategies")
-
-    @field_validator("races")
-    @classmethod
-    def _races(cls, names: tuple[str, ...]) -> tuple[str, ...]:
-        return _known(names, RACES, "races")
-
-    @field_validator("orders")
-    @classmethod
-    def _orders(cls, names: tuple[str, ...]) -> tuple[str, ...]:
-        return _known(names, ORDERS, "orders")
+    def _known(cls, names: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
+        what = info.field_name or ""
+        allowed = {"strategies": STRATEGIES, "races": RACES, "orders": ORDERS}[what]
+        unknown = [n for n in names if n not in allowed]
+        if unknown:
+            raise ValueError(f"unknown {what} {unknown}; choose from {', '.join(allowed)}")
+        if len(set(names)) != len(names):
+            raise ValueError(f"each {what[:-1]} may appear once, got {','.join(names)}")
+        return names
 
     @model_validator(mode="after")
     def _two_stage_needs_a_race(self) -> ClassroomParams:
@@ -428,34 +126,29 @@ class ClassroomParams(ScenarioParams):
         return self
 
 
-# ---------------------------------------------------------------------------------------------
-# The scenario
-# ---------------------------------------------------------------------------------------------
+def cells(params: ClassroomParams) -> list[Cell]:
+    """Every persona cell the parameters ask for (two-stage only with a race)."""
+    return cells_of(params.strategies, params.races, params.orders)
 
 
 @dataclass(frozen=True)
-class Cell:
-    """One persona condition: strategy × race × order (the baseline is strategy "none")."""
+class _Unit:
+    """One answer's question, the labels its events carry (strategy, race, order, level) and
+    its repetition."""
 
-    strategy: str
-    race: str
-    order: str
-
-    @property
-    def name(self) -> str:
-        return f"{self.strategy}/{self.race}/{self.order}"
+    problem: WordProblem
+    labels: dict[str, str]
+    repetition: int
 
 
-def cells(params: ClassroomParams) -> list[Cell]:
-    """Every persona cell the parameters ask for (two-stage only with a race)."""
-    return [
-        Cell(strategy, race, order)
-        for strategy in params.strategies
-        if strategy != "none"
-        for race in params.races
-        if not (strategy == "two-stage" and race == "none")
-        for order in params.orders
-    ]
+def arrange(instruction: str, content: str, order: str) -> str:
+    """Instruction then question ("before", the main setting) or question first (C.1)."""
+    return f"{instruction}\n\n{content}" if order == "before" else f"{content}\n\n{instruction}"
+
+
+# ---------------------------------------------------------------------------------------------
+# The scenario
+# ---------------------------------------------------------------------------------------------
 
 
 @register_scenario
@@ -464,6 +157,10 @@ class ClassroomScenario(Scenario):
     summary = "high vs low performing student personas on GSM8K: accuracy, DoC (seed 000, REVERSO)"
     Params = ClassroomParams
     params: ClassroomParams
+    roles: ClassVar[dict[str, Role]] = {
+        "student": Role("the model under study: no-persona and student-persona answers"),
+        "judge": Role("the Degree-of-Contrast judge (Table 4; GPT-4o in the paper)"),
+    }
 
     def rounds(self) -> int:
         return self.params.repetitions
@@ -490,8 +187,6 @@ class ClassroomScenario(Scenario):
         self.baseline = ResearcherAgent(sim, "no-persona", role="no-persona baseline (Fig. 2)")
         self.baseline.move_to(self.classroom)
         self.judge = ResearcherAgent(sim, "judge", role="Degree-of-Contrast judge (Table 4)")
-        judge = self.params.judge_model
-        self._judge_model = None if judge == "same" else judge
 
     async def play_round(self, sim: Simulation, round_index: int) -> None:
         work: dict[str, Callable[[], Awaitable[None]]] = {}
@@ -504,15 +199,39 @@ class ClassroomScenario(Scenario):
                 )
         await sim.concurrently(work)
 
+    # --- prompts: Figures 2, 4 and 5 composed here, their words in the pack --------------------
+
+    def persona_instruction(self, level: str, race: str, one_shot: bool) -> str:
+        """The zero-shot or one-shot instruction of Figure 2 (race "none") or Figure 5."""
+        values = {"level": level, "level_description": self.prompts.render(f"level_{level}")}
+        if one_shot:
+            suffix = "" if race == "none" else f"_{race}"
+            values["demonstration"] = self.prompts.render(f"demonstration_{level}{suffix}")
+        strategy = "one_shot" if one_shot else "zero_shot"
+        if race == "none":
+            return self.prompts.render(strategy, **values)
+        return self.prompts.render(f"{strategy}_race", **values, **self._race(race))
+
+    def rewrite_instruction(self, race: str) -> str:
+        """Two-stage prompting, stage 2 (Figure 2)."""
+        return self.prompts.render("rewrite", **self._race(race))
+
+    def _race(self, race: str) -> dict[str, str]:
+        """A race's name and Figure 4 definition, and the article its name needs."""
+        name = self.prompts.render(f"race_name_{race}")
+        article = "an" if name[:1].upper() in ("A", "E", "I", "O", "U") else "a"
+        definition = self.prompts.render(f"race_definition_{race}")
+        return {"article": article, "race_name": name, "race_definition": definition}
+
     # --- one unit of work ---------------------------------------------------------------------
 
     async def _baseline(self, problem: WordProblem, repetition: int) -> None:
         labels = {"strategy": "none", "race": "none", "order": "none", "level": "none"}
-        prompt = NO_PERSONA_PROMPT.substitute(question=problem.question)
-        task = self._answer_task(problem, labels, repetition, prompt, "answer", final=True)
-        decision = await self.baseline.decide(task)
-        if decision.ok:
-            self._grade(self.baseline, problem, decision.value, labels, repetition)
+        unit = _Unit(problem, labels, repetition)
+        prompt = self.prompts.render("no_persona", question=problem.question)
+        decision = await self.baseline.decide(self._answer_task(unit, prompt, final=True))
+        if decision.ok:  # Figure 2's no-persona prompt asks for no 'Final Answer:' line
+            self._grade(self.baseline, unit, decision.value, "last_number")
 
     async def _cell(self, cell: Cell, problem: WordProblem, repetition: int) -> None:
         """High answer, low answer (each graded), then the judge compares them."""
@@ -520,146 +239,106 @@ class ClassroomScenario(Scenario):
         for level in LEVELS:
             student = self.students[(level, cell.race)]
             labels = {"strategy": cell.strategy, "race": cell.race, "order": cell.order}
-            labels["level"] = level
-            response = await self._respond(student, cell, problem, labels, repetition)
+            unit = _Unit(problem, {**labels, "level": level}, repetition)
+            response = await self._respond(student, cell, unit)
             if response is not None:
-                grade = self._grade(student, problem, response, labels, repetition)
-                answers[level] = (response, grade)
+                answers[level] = (response, self._grade(student, unit, response))
         if len(answers) == len(LEVELS):
             await self.judge.decide(self._judge_task(cell, problem, answers, repetition))
 
-    async def _respond(
-        self,
-        student: PersonaAgent,
-        cell: Cell,
-        problem: WordProblem,
-        labels: dict[str, str],
-        repetition: int,
-    ) -> str | None:
+    async def _respond(self, student: PersonaAgent, cell: Cell, unit: _Unit) -> str | None:
         """The student's final response under the cell's strategy (None: a failed decision)."""
-        level = labels["level"]
         first_race = "none" if cell.strategy == "two-stage" else cell.race
-        instruction = persona_instruction(level, first_race, cell.strategy == "one-shot")
-        prompt = arrange(instruction, problem.question, cell.order)
+        one_shot = cell.strategy == "one-shot"
+        instruction = self.persona_instruction(unit.labels["level"], first_race, one_shot)
+        prompt = arrange(instruction, unit.problem.question, cell.order)
         single = cell.strategy in ("zero-shot", "one-shot")
-        first = self._answer_task(problem, labels, repetition, prompt, "answer", final=single)
+        first = self._answer_task(unit, prompt, final=single)
         decision = await student.decide(first)
         if not decision.ok or single:
             return decision.value
         previous = extract_final_answer(decision.value)
         if cell.strategy == "self-refine":
-            refined = await student.decide(
-                self._refine_task(
-                    first.request, decision.value, problem, labels, repetition, previous
-                )
-            )
+            task = self._refine_task(unit, first.request, decision.value, previous)
+            refined = await student.decide(task)
             return refined.value["revised_response"] if refined.ok else None
-        rewritten = await student.decide(
-            self._rewrite_task(decision.value, problem, labels, repetition, previous)
-        )
+        rewritten = await student.decide(self._rewrite_task(unit, decision.value, previous))
         return rewritten.value
 
     def _grade(
-        self,
-        agent: SimAgent,
-        problem: WordProblem,
-        response: str,
-        labels: dict[str, str],
-        repetition: int,
+        self, agent: SimAgent, unit: _Unit, response: str, by: GradedBy = "final_answer"
     ) -> Grade:
-        return self.classroom.grade(agent, problem.id, response, repetition=repetition, **labels)
+        return self.classroom.grade(
+            agent, unit.problem.id, response, by, repetition=unit.repetition, **unit.labels
+        )
 
     # --- decision tasks -----------------------------------------------------------------------
 
-    def _answer_task(
-        self,
-        problem: WordProblem,
-        labels: dict[str, str],
-        repetition: int,
-        prompt: str,
-        stage: str,
-        final: bool,
-    ) -> DecisionTask:
-        level, race = labels["level"], labels["race"]
-        request = ChatRequest(
-            messages=(Message(role="user", content=prompt),),
-            temperature=self.params.temperature,
-            sample_index=_sample_index(repetition, labels["strategy"], race),
-            task="classroom.answer",
-            hints={
-                "level": None if level == "none" else level,
-                "race": None if race == "none" else race,
-                "strategy": labels["strategy"],
-                "gold": problem.gold,
-            },
-        )
-        return self._student_task(
-            request, parse_response, problem, labels, repetition, stage, final
-        )
+    def _answer_task(self, unit: _Unit, prompt: str, final: bool) -> DecisionTask:
+        level, race = unit.labels["level"], unit.labels["race"]
+        hints = {
+            "level": None if level == "none" else level,
+            "race": None if race == "none" else race,
+            "strategy": unit.labels["strategy"],
+            "gold": unit.problem.gold,
+        }
+        request = self._student_request(unit, prompt, "classroom.answer", hints)
+        return self._student_task(unit, request, "answer", final)
 
     def _refine_task(
-        self,
-        first: ChatRequest,
-        first_reply: str,
-        problem: WordProblem,
-        labels: dict[str, str],
-        repetition: int,
-        previous: float | None,
+        self, unit: _Unit, first: ChatRequest, first_reply: str, previous: float | None
     ) -> DecisionTask:
-        follow_up = REFINE_PROMPT if labels["race"] == "none" else REFINE_PROMPT_WITH_RACE
+        follow_up = self.prompts.render(
+            "refine" if unit.labels["race"] == "none" else "refine_race"
+        )
         request = first.with_reply(first_reply, follow_up).model_copy(
             update={"task": "classroom.refine", "hints": {**first.hints, "previous": previous}}
         )
-        return self._student_task(
-            request, parse_refinement, problem, labels, repetition, "refine", True
-        )
+        return self._student_task(unit, request, "refine", True)
 
-    def _rewrite_task(
-        self,
-        stage1_reply: str,
-        problem: WordProblem,
-        labels: dict[str, str],
-        repetition: int,
-        previous: float | None,
-    ) -> DecisionTask:
-        prompt = arrange(rewrite_instruction(labels["race"]), stage1_reply, labels["order"])
-        request = ChatRequest(
+    def _rewrite_task(self, unit: _Unit, stage1_reply: str, previous: float | None) -> DecisionTask:
+        labels = unit.labels
+        prompt = arrange(self.rewrite_instruction(labels["race"]), stage1_reply, labels["order"])
+        hints = {
+            "level": labels["level"],
+            "race": labels["race"],
+            "gold": unit.problem.gold,
+            "previous": previous,
+        }
+        request = self._student_request(unit, prompt, "classroom.rewrite", hints)
+        return self._student_task(unit, request, "rewrite", True)
+
+    def _student_request(
+        self, unit: _Unit, prompt: str, task: str, hints: dict[str, Any]
+    ) -> ChatRequest:
+        return ChatRequest(
             messages=(Message(role="user", content=prompt),),
             temperature=self.params.temperature,
-            sample_index=_sample_index(repetition, labels["strategy"], labels["race"]),
-            task="classroom.rewrite",
-            hints={
-                "level": labels["level"],
-                "race": labels["race"],
-                "gold": problem.gold,
-                "previous": previous,
-            },
-        )
-        return self._student_task(
-            request, parse_response, problem, labels, repetition, "rewrite", True
+            sample_index=_sample_index(
+                unit.repetition, unit.labels["strategy"], unit.labels["race"]
+            ),
+            task=task,
+            hints=hints,
         )
 
     def _student_task(
-        self,
-        request: ChatRequest,
-        parse: Callable[[str], Any],
-        problem: WordProblem,
-        labels: dict[str, str],
-        repetition: int,
-        stage: str,
-        final: bool,
+        self, unit: _Unit, request: ChatRequest, stage: str, final: bool
     ) -> DecisionTask:
-        reminder = REFINE_REMINDER if stage == "refine" else EMPTY_REMINDER
+        refine = stage == "refine"
+        reminder = "refine_reminder" if refine else "empty_reminder"
         return DecisionTask(
             name=request.task,
+            role="student",
             request=request,
-            parse=parse,
-            reminder=lambda error: reminder.format(error=error),
+            parse=parsing.parse_refinement if refine else parsing.parse_response,
+            reminder=lambda error: self.prompts.render(reminder, error=error),  # empty: no ${error}
+            schema=parsing.Refinement if refine else parsing.StudentAnswer,
+            read=parsing.read_refinement if refine else parsing.read_answer,
             max_repairs=self.params.max_repairs,
             details={
-                **labels,
-                "question_id": problem.id,
-                "repetition": repetition,
+                **unit.labels,
+                "question_id": unit.problem.id,
+                "repetition": unit.repetition,
                 "stage": stage,
                 "final": final,
             },
@@ -673,13 +352,9 @@ class ClassroomScenario(Scenario):
         repetition: int,
     ) -> DecisionTask:
         (high, high_grade), (low, low_grade) = answers["high"], answers["low"]
+        prompt = self.prompts.render("judge", question=problem.question, high=high, low=low)
         request = ChatRequest(
-            messages=(
-                Message(
-                    role="user",
-                    content=JUDGE_PROMPT.substitute(question=problem.question, high=high, low=low),
-                ),
-            ),
+            messages=(Message(role="user", content=prompt),),
             temperature=JUDGE_TEMPERATURE,
             task="classroom.judge",
             hints={
@@ -691,89 +366,32 @@ class ClassroomScenario(Scenario):
         return DecisionTask(
             name="classroom.judge",
             request=request,
-            parse=parse_judge_score,
-            reminder=lambda error: JUDGE_REMINDER.format(error=error),
+            parse=parsing.parse_judge_score,
+            reminder=lambda error: self.prompts.render("judge_reminder", error=error),
+            schema=parsing.ContrastScore,
+            read=parsing.read_judge_score,
             max_repairs=self.params.max_repairs,
-            details={
-                "strategy": cell.strategy,
-                "race": cell.race,
-                "order": cell.order,
-                "question_id": problem.id,
-                "repetition": repetition,
-            },
-            model=self._judge_model,
+            details={**asdict(cell), "question_id": problem.id, "repetition": repetition},
+            role="judge",
         )
 
-    # --- metrics, report, tables, figure --------------------------------------------------------
+    # --- metrics, report, tables, figure: analysis.classroom ----------------------------------
 
     @classmethod
     def compute_metrics(cls, events: pd.DataFrame) -> dict[str, Any]:
-        header = payloads(events, "run.started")[0]
-        graded = pd.DataFrame(payloads(events, "classroom.graded"))
-        made = pd.DataFrame(payloads(events, "decision.made"))
-        failed = pd.DataFrame(payloads(events, "decision.failed"))
-        baseline = _accuracy(graded, "none", "none", "none", "none")
-        table = [
-            _cell_metrics(graded, made, failed, cell, baseline)
-            for cell in _cells_in(header["params"])
-        ]
-        return {
-            "model": model_label(header["model"]),
-            "note": header["model"].get("note"),
-            "judge_model": header["params"]["judge_model"],
-            "n_questions": _n_questions(events),
-            "repetitions": header["params"]["repetitions"],
-            "baseline": baseline,
-            "cells": table,
-            "order_effect": _order_effect(table),
-            "race_effect": _race_effect(graded),
-            "missing_final_answers": int((~graded["final_answer_found"]).sum())
-            if not graded.empty
-            else 0,
-            "answer_failures": _count(failed, lambda t: t != "classroom.judge"),
-            "judge_failures": _count(failed, lambda t: t == "classroom.judge"),
-            "reasks": len(payloads(events, "decision.reask")),
-        }
+        return analysis.classroom_metrics(events)
 
     @classmethod
     def report(cls, metrics: dict[str, Any]) -> list[str]:
-        base = metrics["baseline"]
-        lines = [
-            f"{metrics['model']}: {metrics['n_questions']} questions × {metrics['repetitions']} "
-            f"repetitions; no persona {_pm(base['accuracy'], base['accuracy_sd'])} %; "
-            f"{metrics['missing_final_answers']} answers without 'Final Answer', "
-            f"{metrics['answer_failures']} failed answers, {metrics['judge_failures']} failed "
-            f"judgements, {metrics['reasks']} re-asks"
-        ]
-        for row in metrics["cells"]:
-            low, high, doc = row["low"], row["high"], row["doc"]
-            lines.append(
-                f"  {row['strategy']:<11} {row['race']:<4} {row['order']:<6}  "
-                f"low {_pm(low['accuracy'], low['accuracy_sd'])} ({_signed(low['change'])})  "
-                f"high {_pm(high['accuracy'], high['accuracy_sd'])} ({_signed(high['change'])})"
-                f"  DoC {_pm(doc['mean'], doc['sd'], 2)}"
-            )
-        return lines
+        return analysis.report_lines(metrics)
 
     @classmethod
     def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
-        rows = accuracy_rows(metrics)
-        files = [
-            *write_table([r for r in rows if r["race"] == "none"], directory, "table1_level"),
-            *write_table([r for r in rows if r["race"] != "none"], directory, "table2_race"),
-            *write_table(behaviour_rows(metrics), directory, "table3_behaviours"),
-        ]
-        if metrics["order_effect"]:
-            files += write_table(metrics["order_effect"], directory, "table5_order")
-        if metrics["race_effect"]:
-            figure = race_effect_figure(metrics["race_effect"], metrics["model"], metrics["note"])
-            files.append(save_figure(figure, directory, "figure3_race_effect"))
-        return files
+        return analysis.write_reports(metrics, directory)
 
     @classmethod
     def summary_rows(cls, metrics: dict[str, Any]) -> list[dict[str, Any]]:
-        """Tables 1 and 2 in one: a sweep labels each row with its model."""
-        return [{k: v for k, v in row.items() if k != "model"} for row in accuracy_rows(metrics)]
+        return analysis.summary_rows(metrics)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -805,255 +423,3 @@ def _sample_index(repetition: int, strategy: str, race: str) -> int:
     return ((repetition - 1) * len(STRATEGIES) + STRATEGIES.index(strategy)) * len(
         RACES
     ) + RACES.index(race)
-
-
-# ---------------------------------------------------------------------------------------------
-# Metrics (from the event table alone)
-# ---------------------------------------------------------------------------------------------
-
-
-def _cells_in(params: dict[str, Any]) -> list[Cell]:
-    return cells(ClassroomParams.model_validate(params))
-
-
-def _n_questions(events: pd.DataFrame) -> int:
-    created = [p for p in payloads(events, "env.created") if p["kind"] == Classroom.kind]
-    return len(created[0]["settings"]["questions"]) if created else 0
-
-
-def _select(frame: pd.DataFrame, **labels: str) -> pd.DataFrame:
-    if frame.empty:
-        return frame
-    mask = pd.Series(True, index=frame.index)
-    for column, value in labels.items():
-        if column not in frame.columns:
-            return frame.iloc[0:0]
-        mask &= frame[column] == value
-    return frame[mask]
-
-
-def _per_repetition(frame: pd.DataFrame, column: str, scale: float = 1.0) -> dict[int, float]:
-    if frame.empty:
-        return {}
-    values = frame[column].astype(float) * scale
-    means = values.groupby(frame["repetition"]).mean()
-    return {int(k): float(v) for k, v in means.items()}
-
-
-def _accuracy(graded: pd.DataFrame, strategy: str, race: str, order: str, level: str) -> dict:
-    """Accuracy (%) per repetition, their mean and SD, and the counts behind them."""
-    rows = _select(graded, strategy=strategy, race=race, order=order, level=level)
-    by_rep = _per_repetition(rows, "correct", 100.0)
-    mean, sd = mean_and_sd(list(by_rep.values()))
-    return {
-        "accuracy": rounded(mean),
-        "accuracy_sd": rounded(sd),
-        "by_repetition": {str(k): rounded(v) for k, v in by_rep.items()},
-        "n_graded": len(rows),
-        "missing_final_answers": int((~rows["final_answer_found"]).sum()) if len(rows) else 0,
-    }
-
-
-def _doc(made: pd.DataFrame, failed: pd.DataFrame, cell: Cell) -> dict[str, Any]:
-    labels = {"strategy": cell.strategy, "race": cell.race, "order": cell.order}
-    scores = _select(made, task="classroom.judge", **labels)
-    by_rep = _per_repetition(scores, "value")
-    mean, sd = mean_and_sd(list(by_rep.values()))
-    return {
-        "mean": rounded(mean),
-        "sd": rounded(sd),
-        "n_judged": len(scores),
-        "judge_failures": len(_select(failed, task="classroom.judge", **labels)),
-    }
-
-
-def _final_responses(made: pd.DataFrame, cell: Cell, level: str) -> list[str]:
-    rows = _select(
-        made, strategy=cell.strategy, race=cell.race, order=cell.order, level=level, final=True
-    )
-    return [v["revised_response"] if isinstance(v, dict) else v for v in rows["value"]]
-
-
-def _cell_metrics(
-    graded: pd.DataFrame,
-    made: pd.DataFrame,
-    failed: pd.DataFrame,
-    cell: Cell,
-    baseline: dict[str, Any],
-) -> dict[str, Any]:
-    result: dict[str, Any] = {"strategy": cell.strategy, "race": cell.race, "order": cell.order}
-    for level in LEVELS:
-        accuracy = _accuracy(graded, cell.strategy, cell.race, cell.order, level)
-        accuracy["change"] = _difference(accuracy["accuracy"], baseline["accuracy"])
-        accuracy["answer_failures"] = len(
-            _select(failed, strategy=cell.strategy, race=cell.race, order=cell.order, level=level)
-        )
-        result[level] = accuracy
-    result["doc"] = _doc(made, failed, cell)
-    tags = [t for text in _final_responses(made, cell, "low") for t in behaviour_tags(text)]
-    result["behaviours"] = behaviour_distribution(tags)
-    return result
-
-
-def _difference(value: float | None, reference: float | None) -> float | None:
-    return None if value is None or reference is None else rounded(value - reference)
-
-
-def _order_effect(table: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Table 5's shape: "after" values and their change against "before", per strategy × race."""
-    before = {(r["strategy"], r["race"]): r for r in table if r["order"] == "before"}
-    rows = []
-    for after in (r for r in table if r["order"] == "after"):
-        reference = before.get((after["strategy"], after["race"]))
-        if reference is None:
-            continue
-        row: dict[str, Any] = {"strategy": after["strategy"], "race": after["race"]}
-        for level in TABLE_LEVELS:
-            row[f"acc_{level}"] = after[level]["accuracy"]
-            row[f"acc_{level}_change"] = _difference(
-                after[level]["accuracy"], reference[level]["accuracy"]
-            )
-        row["doc"] = after["doc"]["mean"]
-        row["doc_change"] = _difference(after["doc"]["mean"], reference["doc"]["mean"])
-        rows.append(row)
-    return rows
-
-
-def _race_effect(graded: pd.DataFrame) -> list[dict[str, Any]]:
-    """Figure 3: zero-shot accuracy with a race minus without, per level (mean and SD over
-    repetitions of the per-repetition difference), in the main order when it was run."""
-    if graded.empty:
-        return []
-    zero = _select(graded, strategy="zero-shot")
-    orders = [o for o in ORDERS if o in set(zero.get("order", []))]
-    if not orders or "none" not in set(zero["race"]):
-        return []
-    order = orders[0]
-    rows = []
-    for race in (r for r in RACES[1:] if r in set(zero["race"])):
-        for level in LEVELS:
-            with_race = _per_repetition(
-                _select(zero, race=race, order=order, level=level), "correct", 100.0
-            )
-            without = _per_repetition(
-                _select(zero, race="none", order=order, level=level), "correct", 100.0
-            )
-            diffs = [with_race[k] - without[k] for k in with_race if k in without]
-            mean, sd = mean_and_sd(diffs)
-            rows.append(
-                {
-                    "race": race,
-                    "level": level,
-                    "order": order,
-                    "change": rounded(mean),
-                    "sd": rounded(sd),
-                }
-            )
-    return rows
-
-
-def _count(failed: pd.DataFrame, which: Callable[[str], bool]) -> int:
-    return 0 if failed.empty else int(failed["task"].map(which).sum())
-
-
-def _pm(value: float | None, sd: float | None, digits: int = 1) -> str:
-    if value is None:
-        return "n/a"
-    return f"{value:.{digits}f}" + ("" if sd is None else f" ± {sd:.{digits}f}")
-
-
-def _signed(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:+.1f}"
-
-
-# ---------------------------------------------------------------------------------------------
-# Tables, figure and the judge-validation export
-# ---------------------------------------------------------------------------------------------
-
-
-def accuracy_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
-    """Tables 1 and 2: per strategy × race × order, low and high accuracy (%), their change
-    against the no-persona baseline, and the mean DoC, each with its SD over repetitions."""
-    rows = []
-    for cell in metrics["cells"]:
-        row = {
-            "model": metrics["model"],
-            "strategy": cell["strategy"],
-            "race": cell["race"],
-            "order": cell["order"],
-            "no_persona": metrics["baseline"]["accuracy"],
-        }
-        for level in TABLE_LEVELS:
-            row[f"acc_{level}"] = cell[level]["accuracy"]
-            row[f"acc_{level}_sd"] = cell[level]["accuracy_sd"]
-            row[f"acc_{level}_change"] = cell[level]["change"]
-        row["doc"] = cell["doc"]["mean"]
-        row["doc_sd"] = cell["doc"]["sd"]
-        row["n_judged"] = cell["doc"]["n_judged"]
-        rows.append(row)
-    return rows
-
-
-def behaviour_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
-    """Table 3: the share (%) of each tagged low-performance behaviour per cell."""
-    return [
-        {
-            "model": metrics["model"],
-            "strategy": cell["strategy"],
-            "race": cell["race"],
-            "order": cell["order"],
-            **{f"({c})": share for c, share in cell["behaviours"]["shares"].items()},
-            "n_comments": cell["behaviours"]["n_comments"],
-        }
-        for cell in metrics["cells"]
-    ]
-
-
-def race_effect_figure(rows: list[dict[str, Any]], model: str, note: str | None = None) -> Figure:
-    """Figure 3: change in zero-shot accuracy when a race is added, per race and level."""
-    figure = Figure(figsize=(6.4, 4.0))
-    axes = figure.subplots()
-    races = list(dict.fromkeys(r["race"] for r in rows))
-    width = 0.38
-    for offset, level in ((-width / 2, "low"), (width / 2, "high")):
-        points = {r["race"]: r for r in rows if r["level"] == level}
-        values = [points[race]["change"] or 0.0 for race in races]
-        errors = [points[race]["sd"] or 0.0 for race in races]
-        bars = axes.bar(
-            [i + offset for i in range(len(races))],
-            values,
-            width,
-            yerr=errors,
-            capsize=4,
-            label=f"{level}-performing",
-            color="#d9534f" if level == "low" else "#337ab7",
-        )
-        axes.bar_label(bars, labels=[f"{v:+.1f}" for v in values], padding=3, fontsize=8)
-    axes.axhline(0, color="black", linewidth=0.8)
-    axes.set_xticks(range(len(races)), [f"{RACE_NAMES[r]} ({r})" for r in races])
-    axes.set_ylabel("accuracy change vs no race (points; bars ± SD)")
-    axes.set_title(f"classroom: adding race, zero-shot — {model} (seed 000, Fig. 3)")
-    axes.margins(y=0.2)
-    axes.grid(axis="y", alpha=0.3)
-    axes.legend()
-    if note:
-        figure.text(0.5, -0.01, note, ha="center", va="top", fontsize=8, style="italic")
-    return figure
-
-
-def doc_pairs(events: pd.DataFrame) -> pd.DataFrame:
-    """Every judged pair of a run, for human annotation (Appendix B): the question, both final
-    responses and the judge's score. Add `human_1`, `human_2`, ... columns and pass the table to
-    `personasim.analysis.classroom.read_judge_validation`."""
-    made = pd.DataFrame(payloads(events, "decision.made"))
-    keys = ["strategy", "race", "order", "repetition", "question_id"]
-    finals = _select(made, final=True)
-    finals = finals[finals["level"].isin(LEVELS)].assign(
-        response=lambda f: [v["revised_response"] if isinstance(v, dict) else v for v in f.value]
-    )
-    wide = finals.pivot_table(index=keys, columns="level", values="response", aggfunc="first")
-    judged = _select(made, task="classroom.judge")[[*keys, "value"]].rename(
-        columns={"value": "judge_score"}
-    )
-    pairs = judged.merge(wide.reset_index(), on=keys, how="left")
-    return pairs.rename(columns={"high": "high_response", "low": "low_response"})

@@ -20,9 +20,8 @@ behaviour rank the same levels; a trait with fewer than two levels there is not 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from string import Template
 from typing import Any
 
 import pandas as pd
@@ -35,66 +34,16 @@ from personasim.agents import (
     format_instructions,
     parse_structured,
 )
-from personasim.analysis import (
-    effect_size_value,
-    eta_squared_from_group_stats,
-    median_or_none,
-    model_label,
-    payloads,
-    ranking_spearman,
-    rounded,
-    write_table,
-)
+from personasim.analysis import Undefined, effect_size_value, eta_squared_from_group_stats
+from personasim.analysis import trust as trust_metrics
 from personasim.simulation import ChatRequest, Message, Simulation, register_scenario
 
-from .trust_population import TrustPopulation, TrustPopulationParams, behaviour_metrics
+from .trust_population import TrustPopulation, TrustPopulationParams
 
-__all__ = ["STRATEGIES", "TrustBeliefs", "TrustBeliefsParams", "belief_metrics"]
+__all__ = ["STRATEGIES", "TrustBeliefs", "TrustBeliefsParams"]
 
 STRATEGIES = ("NoCtx+Tr", "Ctx+Tr", "Ctx+$")
 """Table 2: the elicitation target (trust or dollars) and whether the game is described."""
-
-# Appendix C.1.1 (NoCtx+Tr, "trait") and C.1.2 (Ctx+Tr, "attribute" and the game context).
-RANKING_PROMPT = Template("""\
-You are a researcher studying interpersonal trust.
-For the ${noun} "${attribute}", with the following possible values:
-${numbered_levels}
-Please rank these values in order from highest to lowest in terms of their association with \
-interpersonal trust, using the format "Value1 > Value2 > Value3" where ">" means "has higher \
-interpersonal trust than".
-Your response should include an ordering of all the values listed above and a brief \
-explanation of your reasoning.
-${context}${format_instructions}""")
-
-# Appendix C.1.3 (Ctx+$).
-DOLLARS_PROMPT = Template("""\
-Imagine an experiment where we control for various factors and variables while examining the \
-effect of ${attribute}. Your task is to simulate the outcomes of this experiment. ${context}\
-For each level of ${attribute} (${inline_levels}) listed below, please provide your best \
-estimate of:
-- The average (mean) dollar amount these individuals would send in a trust game.
-- The typical variability in the amount sent (as a standard deviation).
-Assume each group consists of 100 individuals to help you better estimate both the mean and \
-standard deviation.
-${format_instructions}""")
-
-# The game context of C.1.2 and C.1.3.
-GAME_CONTEXT = Template("""\
-Consider this simulation context while answering: YOU ARE PLAYING A TRUST GAME AS THE FIRST \
-PLAYER (TRUSTOR). READ THESE INSTRUCTIONS CAREFULLY:
-1. YOU HAVE BEEN GIVEN $$${initial_amount} AS YOUR INITIAL AMOUNT OF MONEY TO USE IN THIS GAME. \
-NO MORE, NO LESS.
-2. YOU MUST DECIDE HOW MUCH OF YOUR INITIAL AMOUNT OF MONEY TO TRANSFER TO ANOTHER PLAYER. YOU \
-CAN SEND ANY AMOUNT FROM $$0 TO $$${initial_amount}.
-3. ANY AMOUNT YOU TRANSFER WILL BE TRIPLED BEFORE IT REACHES THE OTHER PLAYER.
-4. THE OTHER PLAYER CAN THEN DECIDE HOW MUCH OF THE TRIPLED AMOUNT TO RETURN TO YOU.
-5. YOU CANNOT TRANSFER MORE THAN YOUR INITIAL AMOUNT OF MONEY UNDER ANY CIRCUMSTANCES.
-""")
-
-BELIEF_REMINDER = Template(
-    "Your answer could not be used: ${error}. Answer again with only the JSON object, using "
-    "exactly these values: ${inline_levels}."
-)
 
 
 class RankingBelief(BaseModel):
@@ -109,6 +58,14 @@ class RankingBelief(BaseModel):
     )
     ordering_explanation: str = ""
     omnibus_effect_size_explanation: str = ""
+
+    @field_validator("ranking_descending", mode="before")
+    @classmethod
+    def _value_chain(cls, value: Any) -> Any:
+        """The prompt also asks for "Value1 > Value2 > Value3": that string is a ranking too."""
+        if isinstance(value, str) and ">" in value:
+            return [level.strip() for level in value.split(">")]
+        return value
 
 
 class LevelStats(BaseModel):
@@ -166,7 +123,11 @@ def read_dollar_belief(belief: DollarBelief, levels: list[str], endowment: int) 
         raise DecisionParseError(f"a mean above the ${endowment} a trustor has")
     ranking = sorted(levels, key=lambda level: (-stats[level].mean, level))
     eta = eta_squared_from_group_stats({k: (s.mean, s.sd) for k, s in stats.items()})
-    return {"ranking": ranking, "eta_squared": eta, "stated": belief.model_dump()}
+    return {
+        "ranking": ranking,
+        "eta_squared": None if isinstance(eta, Undefined) else eta,  # the reason: belief_eta
+        "stated": belief.model_dump(),
+    }
 
 
 @register_scenario
@@ -215,11 +176,13 @@ class TrustBeliefs(TrustPopulation):
     def _belief_task(self, strategy: str, attribute: str, levels: list[str]) -> DecisionTask:
         p = self.params
         key = attribute.lower().replace(" ", "_")
-        with_game = strategy.startswith("Ctx")
-        context = GAME_CONTEXT.substitute(initial_amount=p.endowment) if with_game else ""
+        context = ""
+        if strategy.startswith("Ctx"):
+            context = self.prompts.render("game_context", initial_amount=p.endowment)
         inline = ", ".join(levels)
         if strategy == "Ctx+$":
-            prompt = DOLLARS_PROMPT.substitute(
+            prompt = self.prompts.render(
+                "belief_dollars",
                 attribute=key,
                 context=context,
                 inline_levels=inline,
@@ -231,7 +194,8 @@ class TrustBeliefs(TrustPopulation):
                 lambda b: read_dollar_belief(b, levels, p.endowment),
             )
         else:
-            prompt = RANKING_PROMPT.substitute(
+            prompt = self.prompts.render(
+                "belief_ranking",
                 noun="attribute" if context else "trait",
                 attribute=key,
                 numbered_levels="\n".join(f"{i}. {lvl}" for i, lvl in enumerate(levels, 1)),
@@ -253,7 +217,9 @@ class TrustBeliefs(TrustPopulation):
                 hints={"attribute": attribute, "levels": levels, "endowment": p.endowment},
             ),
             parse=lambda reply: read(parse_structured(reply, schema)),
-            reminder=lambda error: BELIEF_REMINDER.substitute(error=error, inline_levels=inline),
+            reminder=lambda error: self.prompts.render(
+                "belief_reminder", error=error, inline_levels=inline
+            ),
             max_repairs=p.max_repairs,
             details={"strategy": strategy, "attribute": attribute},
             schema=schema,
@@ -262,115 +228,23 @@ class TrustBeliefs(TrustPopulation):
 
     @classmethod
     def compute_metrics(cls, events: pd.DataFrame) -> dict[str, Any]:
-        header = payloads(events, "run.started")[0]
-        behaviour = behaviour_metrics(events, header["params"]["attributes"])
-        return {
-            "model": model_label(header["model"]),
-            "behaviour": behaviour,
-            **belief_metrics(events, behaviour["attributes"]),
-        }
+        return trust_metrics.beliefs_metrics(events)
 
     @classmethod
     def report(cls, metrics: dict[str, Any]) -> list[str]:
-        lines = super().report(metrics["behaviour"])[:1]
-        for strategy, summary in metrics["summary"].items():
-            lines.append(
-                f"  {strategy}: median ρ = {summary['median_rho']}, median |Δη²| = "
-                f"{summary['median_abs_delta_eta_squared']} over {summary['n_attributes']} traits"
-            )
-        return lines
+        return trust_metrics.beliefs_report(metrics)
 
     @classmethod
     def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
-        return write_table(table3_rows(metrics), directory, "table3_consistency")
+        return trust_metrics.write_beliefs_reports(metrics, directory)
 
     @classmethod
     def summary_rows(cls, metrics: dict[str, Any]) -> list[dict[str, Any]]:
-        return [
-            {"strategy": strategy, **summary} for strategy, summary in metrics["summary"].items()
-        ]
+        return trust_metrics.beliefs_summary_rows(metrics)
 
     @classmethod
     def write_sweep_reports(
         cls, rows: list[dict[str, Any]], varied: list[str], directory: Path
     ) -> list[Path]:
         """Table 9's shape when the sweep varies the endowment: mean ρ per endowment."""
-        if "endowment" not in varied:
-            return []
-        wide = pd.DataFrame(rows).pivot_table(
-            index=["model", "strategy"], columns="endowment", values="mean_rho", aggfunc="first"
-        )
-        wide.columns = [f"${c}" for c in wide.columns]
-        table = wide.reset_index().to_dict("records")
-        return write_table(table, directory, "table9_mean_spearman_by_endowment")
-
-
-def belief_metrics(events: pd.DataFrame, behaviour: Mapping[str, Any]) -> dict[str, Any]:
-    """Beliefs per strategy and trait, their consistency with `behaviour`, and the medians."""
-    beliefs: dict[str, dict[str, Any]] = {}
-    for payload in payloads(events, "decision.made"):
-        if payload["task"].startswith("trust.belief."):
-            shown = behaviour[payload["attribute"]]
-            beliefs.setdefault(payload["strategy"], {})[payload["attribute"]] = _consistency(
-                payload["value"], shown
-            )
-    failures = [
-        p for p in payloads(events, "decision.failed") if p["task"].startswith("trust.belief.")
-    ]
-    return {
-        "beliefs": beliefs,
-        "summary": {strategy: _summary(per_trait) for strategy, per_trait in beliefs.items()},
-        "elicitation_failures": len(failures),
-    }
-
-
-def _consistency(belief: dict[str, Any], behaviour: dict[str, Any]) -> dict[str, Any]:
-    rho = ranking_spearman(belief["ranking"], behaviour["ranking"])
-    eta, shown = belief["eta_squared"], behaviour["eta_squared"]
-    return {
-        "belief_ranking": belief["ranking"],
-        "belief_eta_squared": rounded(eta),
-        "behaviour_ranking": behaviour["ranking"],
-        "behaviour_eta_squared": shown,
-        "rho": rounded(rho),
-        "abs_delta_eta_squared": rounded(abs(eta - shown)) if None not in (eta, shown) else None,
-    }
-
-
-def _summary(per_trait: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    rhos = [v["rho"] for v in per_trait.values() if v["rho"] is not None]
-    return {
-        "n_attributes": len(per_trait),
-        "median_rho": rounded(median_or_none(rhos)),
-        "mean_rho": rounded(sum(rhos) / len(rhos)) if rhos else None,
-        "median_abs_delta_eta_squared": rounded(
-            median_or_none(v["abs_delta_eta_squared"] for v in per_trait.values())
-        ),
-    }
-
-
-def table3_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
-    """Table 3's shape: strategy × trait, |Δη²| and ρ, with a median row per strategy."""
-    rows = []
-    for strategy, per_trait in metrics["beliefs"].items():
-        for attribute, result in per_trait.items():
-            rows.append(
-                {
-                    "model": metrics["model"],
-                    "strategy": strategy,
-                    "attribute": attribute,
-                    "abs_delta_eta_squared": result["abs_delta_eta_squared"],
-                    "rho": result["rho"],
-                }
-            )
-        summary = metrics["summary"][strategy]
-        rows.append(
-            {
-                "model": metrics["model"],
-                "strategy": strategy,
-                "attribute": "Median",
-                "abs_delta_eta_squared": summary["median_abs_delta_eta_squared"],
-                "rho": summary["median_rho"],
-            }
-        )
-    return rows
+        return trust_metrics.write_beliefs_sweep_reports(rows, varied, directory)

@@ -25,28 +25,17 @@ from typing import Any, Literal
 import pandas as pd
 from pydantic import Field
 
-from personasim.analysis import (
-    median_or_none,
-    model_label,
-    payloads,
-    perturb_ranking,
-    ranking_spearman,
-    rounded,
-    write_table,
-)
+from personasim.analysis import perturb_ranking
+from personasim.analysis import trust as trust_metrics
 from personasim.simulation import Simulation, register_scenario
+from personasim.simulation.prompts import PromptPack
 
 from .trust_beliefs import TrustBeliefs
-from .trust_population import Prior, TrustPopulationParams, behaviour_metrics
+from .trust_population import Prior, TrustPopulationParams
 
 __all__ = ["CONDITIONS", "TrustConditioning", "TrustConditioningParams", "conditioning_text"]
 
 CONDITIONS = ("unconditioned", "self", "weak", "strong")
-
-# Appendix C.2.3: the sentence pattern, including its plural "s" after each level.
-CONDITIONING_HEADER = "Follow the following correlations while making your decision:"
-CONDITIONING_LINE = "For {attribute}: {pairs}."
-CONDITIONING_PAIR = "{higher}s are more interpersonal trusting than {lower}s"
 
 
 class TrustConditioningParams(TrustPopulationParams):
@@ -61,14 +50,15 @@ class TrustConditioningParams(TrustPopulationParams):
     )
 
 
-def conditioning_text(rankings: dict[str, list[str]]) -> str:
-    """The C.2.3 paragraph for the given rankings (highest trust first)."""
-    lines = [CONDITIONING_HEADER]
+def conditioning_text(rankings: dict[str, list[str]], prompts: PromptPack) -> str:
+    """The C.2.3 paragraph for the given rankings (highest trust first), in `prompts`' words."""
+    lines = [prompts.text("conditioning_header")]
     for attribute, ranking in rankings.items():
         pairs = ", and ".join(
-            CONDITIONING_PAIR.format(higher=a, lower=b) for a, b in itertools.pairwise(ranking)
+            prompts.render("conditioning_pair", higher=a, lower=b)
+            for a, b in itertools.pairwise(ranking)
         )
-        lines.append(CONDITIONING_LINE.format(attribute=attribute, pairs=pairs))
+        lines.append(prompts.render("conditioning_line", attribute=attribute, pairs=pairs))
     return "\n".join(lines)
 
 
@@ -113,87 +103,29 @@ class TrustConditioning(TrustBeliefs):
                     "rho_with_elicited": achieved,
                 },
             )
-        return Prior(conditioning_text(rankings), rankings)
+        return Prior(conditioning_text(rankings, self.prompts), rankings)
 
     @classmethod
     def compute_metrics(cls, events: pd.DataFrame) -> dict[str, Any]:
-        header = payloads(events, "run.started")[0]
-        params = header["params"]
-        elicited = {
-            p["attribute"]: p["value"]
-            for p in payloads(events, "decision.made")
-            if p["task"].startswith("trust.belief.")
-        }
-        imposed = {(p["condition"], p["attribute"]): p for p in payloads(events, "belief.imposed")}
-        conditions = {}
-        for index, condition in enumerate(params["conditions"], start=2):
-            behaviour = behaviour_metrics(events, params["attributes"], round_index=index)
-            conditions[condition] = _condition_metrics(condition, behaviour, elicited, imposed)
-        return {
-            "model": model_label(header["model"]),
-            "strategy": params["strategy"],
-            "elicited": elicited,
-            "conditions": conditions,
-        }
+        return trust_metrics.conditioning_metrics(events)
 
     @classmethod
     def report(cls, metrics: dict[str, Any]) -> list[str]:
-        return [
-            f"  {condition}: median ρ(prior, behaviour) = {m['median_rho']}, "
-            f"mean |Δη²| = {m['mae_eta_squared']}"
-            for condition, m in metrics["conditions"].items()
-        ]
+        return trust_metrics.conditioning_report(metrics)
 
     @classmethod
     def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
-        rows = [{"model": metrics["model"], **row} for row in cls.summary_rows(metrics)]
-        return write_table(rows, directory, "table4_conditioning")
+        return trust_metrics.write_conditioning_reports(metrics, directory)
 
     @classmethod
     def summary_rows(cls, metrics: dict[str, Any]) -> list[dict[str, Any]]:
-        return [
-            {
-                "condition": condition,
-                "median_rho": m["median_rho"],
-                "mae_eta_squared": m["mae_eta_squared"],
-            }
-            for condition, m in metrics["conditions"].items()
-        ]
+        return trust_metrics.conditioning_summary_rows(metrics)
 
+    @classmethod
+    def write_sweep_reports(
+        cls, rows: list[dict[str, Any]], varied: list[str], directory: Path
+    ) -> list[Path]:
+        """No paper table spans conditioning runs: the sweep's combined table is the report
+        (trust-beliefs' Table 9 needs its `mean_rho` column, which conditioning rows lack)."""
+        return []
 
-def _condition_metrics(
-    condition: str,
-    behaviour: dict[str, Any],
-    elicited: dict[str, dict[str, Any]],
-    imposed: dict[tuple[str, str], dict[str, Any]],
-) -> dict[str, Any]:
-    per_trait = {}
-    for attribute, belief in elicited.items():
-        shown = behaviour["attributes"][attribute]
-        prior = imposed.get((condition, attribute), {}).get("ranking", belief["ranking"])
-        eta, shown_eta = belief["eta_squared"], shown["eta_squared"]
-        per_trait[attribute] = {
-            "prior_ranking": prior,
-            "behaviour_ranking": shown["ranking"],
-            "rho": ranking_spearman(prior, shown["ranking"]),
-            "abs_delta_eta_squared": None if None in (eta, shown_eta) else abs(eta - shown_eta),
-        }
-    deltas = [
-        v["abs_delta_eta_squared"]
-        for v in per_trait.values()
-        if v["abs_delta_eta_squared"] is not None
-    ]
-    return {
-        "n_decisions": behaviour["n_decisions"],
-        "parse_failures": behaviour["parse_failures"],
-        "median_rho": rounded(median_or_none(v["rho"] for v in per_trait.values())),
-        "mae_eta_squared": rounded(sum(deltas) / len(deltas)) if deltas else None,
-        "attributes": {
-            a: {
-                **v,
-                "rho": rounded(v["rho"]),
-                "abs_delta_eta_squared": rounded(v["abs_delta_eta_squared"]),
-            }
-            for a, v in per_trait.items()
-        },
-    }

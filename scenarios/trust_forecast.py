@@ -19,11 +19,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from string import Template
 from typing import Annotated, Any
 
 import pandas as pd
-from matplotlib.figure import Figure
 from pydantic import Field, field_validator
 
 from personasim.agents import (
@@ -37,27 +35,14 @@ from personasim.agents import (
     archetype_cap,
 )
 from personasim.agents.trustee import ARCHETYPE_PATTERN
-from personasim.analysis import (
-    agent_payloads,
-    mae_by_horizon,
-    model_label,
-    payloads,
-    rounded,
-    save_figure,
-    shown,
-    write_table,
-)
+from personasim.analysis import trust as trust_metrics
+from personasim.analysis.trust import game_name
 from personasim.environments import TrustGame, TrustOutcome
-from personasim.simulation import (
-    ChatRequest,
-    Message,
-    Scenario,
-    Simulation,
-    register_scenario,
-)
+from personasim.simulation import ChatRequest, Message, Scenario, Simulation, register_scenario
+from personasim.simulation.prompts import PromptPack
 
 from .trust_population import (
-    FORMAT_REMINDER,
+    AMOUNT_MARKUP,
     PopulationParams,
     checked_transfer,
     draw_personas,
@@ -66,132 +51,30 @@ from .trust_population import (
 )
 
 __all__ = [
-    "ARCHETYPE_TEMPLATE",
-    "FORECAST_PROMPT",
-    "REACT_PROMPT",
     "TrustForecast",
     "TrustForecastParams",
     "archetype_description",
-    "game_name",
     "parse_forecast",
 ]
 
 # ---------------------------------------------------------------------------------------------
-# Prompts — every text the model sees in this scenario
+# Prompt pieces and parsers (the texts are in packs/trust-forecast.yaml)
 # ---------------------------------------------------------------------------------------------
-
-# Appendix B.2 (multi-round role-play, ReAct), verbatim apart from the template syntax. Every
-# round starts from the full endowment, so `remaining_amount` is the endowment.
-# `theoretical_props` is empty (no conditioning here). B.2 does not describe the trustee: the
-# role-played persona learns about it only from the round history.
-REACT_PROMPT = Template("""\
-You are a Trustor in the Trust Game with the following persona:
-${persona}
-===== TRUST GAME INSTRUCTIONS =====
-YOU ARE PLAYING A MULTI-ROUND TRUST GAME AS THE FIRST PLAYER (TRUSTOR).
-READ THESE INSTRUCTIONS CAREFULLY:
-1. THIS IS ROUND ${round_number} OF ${total_rounds}.
-2. YOU HAVE EXACTLY $$${remaining_amount} TO USE IN THIS ROUND. NO MORE,
-   NO LESS.
-3. YOU MUST DECIDE HOW MUCH OF YOUR $$${remaining_amount} TO TRANSFER
-   TO THE OTHER PLAYER.
-4. ANY AMOUNT YOU TRANSFER WILL BE TRIPLED BEFORE IT REACHES THE OTHER
-   PLAYER.
-5. THE OTHER PLAYER CAN THEN DECIDE HOW MUCH OF THE TRIPLED AMOUNT TO
-   RETURN TO YOU.
-6. YOU CANNOT TRANSFER MORE THAN $$${remaining_amount} UNDER ANY
-   CIRCUMSTANCES.
-===== GAME HISTORY =====
-Previous rounds:
-${round_history}
-${theoretical_props}
-How much of your $$${remaining_amount} will you transfer in this round?
-Your answer needs to include your THOUGHT, ACTION, and OBSERVATION.
-${format_instructions}""")
-
-# Our filling of B.2's `${format_instructions}` (the paper does not print it): one line per
-# ReAct step, then B.1's closing sentence, so the amount is read as in the population scenario.
-REACT_FORMAT_INSTRUCTIONS = """\
-Write three lines, each starting with its label:
-THOUGHT: your reasoning about the other player and the rounds so far
-ACTION: the amount you transfer in this round
-OBSERVATION: what you have observed about the other player so far
-End with 'Finally, I will give ___ dollars'."""
-
-# Appendix C.3.1, verbatim apart from the template syntax: "6 rounds" is `total_rounds` and
-# "$10" is `initial_amount`. The paper's extraction lost the markers of the two sub-items under
-# "In each round:"; we indent them as bullets. C.3.1 asks for "only the amount" and a brief
-# explanation but prints no answer format; `format_instructions` (ours) asks for a closing
-# sentence like B.1's, so the forecast is read as reliably as the action.
-FORECAST_PROMPT = Template("""\
-You are playing with the following persona:
-${persona}
-${simulation_context}
-You are playing against a player with the following persona:
-${opponent_archetype}
-The Trust Game proceeds in rounds:
-- There are a total of ${total_rounds} rounds in the game.
-- At the start of each round, both players' balances are reset to zero
-and you are given $$${initial_amount} to start fresh.
-- In each round:
-  - First, you send money to the other player
-  - Then, after your amount is tripled, they send some money back to you
-You are currently in round ${timestep}.
-Based on your persona, your beliefs about the other player, and your understanding of game \
-theory, human behavior, and social psychology:
-How much money will you send to the other player in round ${timestep}?
-Output only the amount you would send. Consider the number of rounds.
-Briefly explain your reasoning for this specific decision, considering your expectations about \
-the other player's behavior and the history of the game so far.
-${format_instructions}""")
-
-FORECAST_FORMAT_INSTRUCTIONS = "End with 'Finally, I will send ___ dollars'."
-
-FORECAST_REMINDER = Template(
-    "Your answer could not be used: ${error}. Answer again, and end with exactly "
-    "'Finally, I will send N dollars', where N is a whole number from 0 to ${initial_amount}."
-)
-
-# `${simulation_context}` of C.3.1 and `${round_history}` of B.2 (the paper prints neither):
-# one line per round played, from the persona's memory.
-ROUND_LINE = Template(
-    "Round ${round}: you sent $$${sent}, the other player received $$${received} and "
-    "returned $$${returned}; you ended the round with $$${payoff}."
-)
-NO_HISTORY = "None; this is the first round."
-NO_CONTEXT = "No rounds have been played yet."
-CONTEXT_HEADER = Template("The game so far (${played} of ${total} rounds played):")
-
-# Appendix C.3.2–C.3.4: the trustee archetype as the forecaster is told about it. The three
-# texts of the paper differ only in their amounts; line breaks are those of C.3.4.
-ARCHETYPE_TEMPLATE = Template("""\
-You will be playing the role of Player B in a Trust Game.
-In this game, Player A can send you some amount of money, which is
-then tripled. You can then decide how much money to return
-to Player A.
-Your strategy is to return at most $$${cap}, regardless of how much
-Player A sends you. If Player A sends you an amount that, when
-tripled, is less than $$${cap}, you will return the full tripled amount.
-Example:
-- If Player A sends $$1, you receive $$3. You return $$${return_for_1}.
-- If Player A sends $$5, you receive $$15. You return $$${return_for_5}.
-- If Player A sends $$${small_sent}, you receive $$${small_received}. \
-You return $$${small_received}.
-Remember: Your maximum return is $$${cap}, even if you receive more.""")
 
 SMALL_SEND_EXAMPLES = {1: 0.25, 3: 0.75, 5: 1.50}
 """The below-the-cap example each paper archetype uses; any other M_k uses k/4 (as M1, M3 do)."""
 
 _FORECAST_AMOUNT = re.compile(
-    r"finally,?\s+i\s+will\s+send\s+\$?\s*(-?\d+(?:\.\d+)?)", re.IGNORECASE
+    rf"finally,?\s+i\s+will\s+send\s+{AMOUNT_MARKUP}(-?\d+(?:\.\d+)?)", re.IGNORECASE
 )
 
 
-def archetype_description(archetype: str) -> str:
+def archetype_description(archetype: str, prompts: PromptPack) -> str:
     """What the forecaster is told about trustee `archetype` (C.3.2–C.3.4 for M1, M3, M5)."""
     cap = archetype_cap(archetype)
     small = SMALL_SEND_EXAMPLES.get(cap, cap / 4)
-    return ARCHETYPE_TEMPLATE.substitute(
+    return prompts.render(
+        "archetype",
         cap=cap,
         return_for_1=min(cap, 3),
         return_for_5=min(cap, 15),
@@ -236,11 +119,6 @@ class TrustForecastParams(PopulationParams):
 # ---------------------------------------------------------------------------------------------
 # The scenario
 # ---------------------------------------------------------------------------------------------
-
-
-def game_name(archetype: str) -> str:
-    """The Trust Game played against `archetype` (one per archetype)."""
-    return f"trust_game_{archetype}"
 
 
 @dataclass(frozen=True)
@@ -302,14 +180,15 @@ class TrustForecast(Scenario):
     def _forecast_task(self, pairing: Pairing, round_index: int) -> DecisionTask:
         p = self.params
         trustor = pairing.trustor
-        prompt = FORECAST_PROMPT.substitute(
+        prompt = self.prompts.render(
+            "forecast",
             persona=trustor.persona.profile_text(),
-            simulation_context=_simulation_context(trustor.memory, p.rounds),
-            opponent_archetype=archetype_description(pairing.archetype),
+            simulation_context=self._simulation_context(trustor.memory),
+            opponent_archetype=archetype_description(pairing.archetype, self.prompts),
             total_rounds=p.rounds,
             initial_amount=p.endowment,
             timestep=round_index,
-            format_instructions=FORECAST_FORMAT_INSTRUCTIONS,
+            format_instructions=self.prompts.text("forecast_format_instructions"),
         )
         hints = {
             "traits": dict(trustor.persona.traits),
@@ -321,8 +200,8 @@ class TrustForecast(Scenario):
             name="trust.forecast",
             request=self._request(pairing, prompt, "trust.forecast", hints),
             parse=lambda reply: parse_forecast(reply, pairing.game),
-            reminder=lambda error: FORECAST_REMINDER.substitute(
-                error=error, initial_amount=p.endowment
+            reminder=lambda error: self.prompts.render(
+                "forecast_reminder", error=error, initial_amount=p.endowment
             ),
             max_repairs=p.max_repairs,
             details={"kind": "forecast", "archetype": pairing.archetype, "horizon": round_index},
@@ -333,14 +212,15 @@ class TrustForecast(Scenario):
     def _action_task(self, pairing: Pairing, round_index: int) -> DecisionTask:
         p = self.params
         trustor = pairing.trustor
-        prompt = REACT_PROMPT.substitute(
+        prompt = self.prompts.render(
+            "react",
             persona=trustor.persona.profile_text(),
             round_number=round_index,
             total_rounds=p.rounds,
             remaining_amount=p.endowment,
-            round_history=_round_history(trustor.memory),
+            round_history=self._round_history(trustor.memory),
             theoretical_props="",
-            format_instructions=REACT_FORMAT_INSTRUCTIONS,
+            format_instructions=self.prompts.text("react_format_instructions"),
         )
         hints = {
             "traits": dict(trustor.persona.traits),
@@ -352,14 +232,38 @@ class TrustForecast(Scenario):
             name="trust.react",
             request=self._request(pairing, prompt, "trust.react", hints),
             parse=lambda reply: parse_transfer(reply, pairing.game),
-            reminder=lambda error: FORMAT_REMINDER.substitute(
-                error=error, initial_amount=p.endowment
+            reminder=lambda error: self.prompts.render(
+                "format_reminder", error=error, initial_amount=p.endowment
             ),
             max_repairs=p.max_repairs,
             details={"kind": "action", "archetype": pairing.archetype, "round": round_index},
             schema=ReactAnswer,
             read=lambda answer: checked_transfer(answer.amount, pairing.game),
         )
+
+    def _round_lines(self, memory: list[dict[str, Any]]) -> list[str]:
+        return [
+            self.prompts.render(
+                "round_line",
+                round=m["round"],
+                sent=_dollars(m["sent"]),
+                received=_dollars(m["received"]),
+                returned=_dollars(m["returned"]),
+                payoff=_dollars(m["payoff"]),
+            )
+            for m in memory
+        ]
+
+    def _round_history(self, memory: list[dict[str, Any]]) -> str:
+        """B.2's `$round_history`: the rounds played, or that there are none yet."""
+        return "\n".join(self._round_lines(memory)) or self.prompts.text("no_history")
+
+    def _simulation_context(self, memory: list[dict[str, Any]]) -> str:
+        """C.3.1's `${simulation_context}`: how many rounds were played, and each one."""
+        if not memory:
+            return self.prompts.text("no_context")
+        header = self.prompts.render("context_header", played=len(memory), total=self.params.rounds)
+        return "\n".join([header, *self._round_lines(memory)])
 
     def _request(
         self, pairing: Pairing, prompt: str, task: str, hints: dict[str, Any]
@@ -381,63 +285,27 @@ class TrustForecast(Scenario):
 
     @classmethod
     def compute_metrics(cls, events: pd.DataFrame) -> dict[str, Any]:
-        header = payloads(events, "run.started")[0]
-        params = header["params"]
-        forecasts = _forecasts(events)
-        sends = _sends(events)
-        failed = payloads(events, "decision.failed")
-        return {
-            "model": header["model"],
-            "model_label": model_label(header["model"]),
-            "rounds": params["rounds"],
-            "reasks": len(payloads(events, "decision.reask")),
-            "archetypes": {
-                archetype: _archetype_metrics(
-                    archetype, params["rounds"], forecasts, sends, failed, events
-                )
-                for archetype in params["archetypes"]
-            },
-        }
+        return trust_metrics.forecast_metrics(events)
 
     @classmethod
     def report(cls, metrics: dict[str, Any]) -> list[str]:
-        rounds = metrics["rounds"]
-        lines = [
-            f"{metrics['model_label']}: forecast vs actual send over {rounds} rounds "
-            f"({metrics['reasks']} re-asks)"
-        ]
-        for archetype, result in metrics["archetypes"].items():
-            first, last = result["by_horizon"][0], result["by_horizon"][-1]
-            lines.append(
-                f"  {archetype}: MAE {shown(result['mae'])} overall; round 1 "
-                f"{shown(first['mae'])} → round {rounds} {shown(last['mae'])}; mean sent "
-                f"{shown(first['mean_actual'])} → {shown(last['mean_actual'])} "
-                f"({result['n_trustors']} personas, {result['forecast_failures']} forecast and "
-                f"{result['action_failures']} action failures)"
-            )
-        return lines
+        return trust_metrics.forecast_report(metrics)
 
     @classmethod
     def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
-        rows = mae_rows(metrics)
-        figure = mae_figure(rows, metrics["rounds"], metrics["model"].get("note"))
-        return [
-            *write_table(rows, directory, "mae_by_horizon"),
-            save_figure(figure, directory, "mae_by_horizon"),
-        ]
+        return trust_metrics.write_forecast_reports(metrics, directory)
 
     @classmethod
     def summary_rows(cls, metrics: dict[str, Any]) -> list[dict[str, Any]]:
         """MAE per archetype and horizon; a sweep labels each row with its model."""
-        return [{k: v for k, v in row.items() if k != "model"} for row in mae_rows(metrics)]
+        return trust_metrics.forecast_summary_rows(metrics)
 
     @classmethod
     def write_sweep_reports(
         cls, rows: list[dict[str, Any]], varied: list[str], directory: Path
     ) -> list[Path]:
         """Figure 1 across the sweep's models: one line per model–archetype."""
-        rounds = max(row["horizon"] for row in rows) if rows else 1
-        return [save_figure(mae_figure(rows, rounds), directory, "mae_by_horizon")]
+        return trust_metrics.write_forecast_sweep_reports(rows, varied, directory)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -463,135 +331,3 @@ def _remember(trustor: PersonaAgent, outcome: TrustOutcome) -> None:
 
 def _dollars(amount: float) -> str:
     return f"{amount:g}" if float(amount).is_integer() else f"{amount:.2f}"
-
-
-def _round_lines(memory: list[dict[str, Any]]) -> list[str]:
-    return [
-        ROUND_LINE.substitute(
-            round=m["round"],
-            sent=_dollars(m["sent"]),
-            received=_dollars(m["received"]),
-            returned=_dollars(m["returned"]),
-            payoff=_dollars(m["payoff"]),
-        )
-        for m in memory
-    ]
-
-
-def _round_history(memory: list[dict[str, Any]]) -> str:
-    """B.2's `$round_history`: the rounds played, or that there are none yet."""
-    return "\n".join(_round_lines(memory)) or NO_HISTORY
-
-
-def _simulation_context(memory: list[dict[str, Any]], total_rounds: int) -> str:
-    """C.3.1's `${simulation_context}`: how many rounds were played, and each one."""
-    if not memory:
-        return NO_CONTEXT
-    header = CONTEXT_HEADER.substitute(played=len(memory), total=total_rounds)
-    return "\n".join([header, *_round_lines(memory)])
-
-
-# ---------------------------------------------------------------------------------------------
-# Metrics (from the event table alone), tables and figure
-# ---------------------------------------------------------------------------------------------
-
-
-def _forecasts(events: pd.DataFrame) -> dict[tuple[str, int], tuple[str, int]]:
-    """(trustor, horizon) → (archetype, forecast) for every parsed forecast."""
-    return {
-        (row["agent_id"], row["payload"]["horizon"]): (
-            row["payload"]["archetype"],
-            row["payload"]["value"],
-        )
-        for row in agent_payloads(events, "decision.made")
-        if row["payload"].get("kind") == "forecast"
-    }
-
-
-def _sends(events: pd.DataFrame) -> dict[tuple[str, int], int]:
-    """(trustor, round) → the amount the game recorded as sent."""
-    transfers = events.loc[events["kind"] == "trust.transfer", ["agent_id", "round", "payload"]]
-    return {(row.agent_id, int(row.round)): row.payload["sent"] for row in transfers.itertuples()}
-
-
-def _archetype_metrics(
-    archetype: str,
-    rounds: int,
-    forecasts: dict[tuple[str, int], tuple[str, int]],
-    sends: dict[tuple[str, int], int],
-    failed: list[dict[str, Any]],
-    events: pd.DataFrame,
-) -> dict[str, Any]:
-    """§5.2 for one archetype: MAE per horizon over the forecast–action pairs, and overall."""
-    pairs = [
-        (horizon, forecast, sends[(agent, horizon)])
-        for (agent, horizon), (faced, forecast) in forecasts.items()
-        if faced == archetype and (agent, horizon) in sends
-    ]
-    by_horizon = mae_by_horizon(pairs)
-    empty = {"n": 0, "mae": None, "mean_forecast": None, "mean_actual": None}
-    overall = [abs(forecast - actual) for _, forecast, actual in pairs]
-    return {
-        "n_trustors": _trustors_in(events, game_name(archetype)),
-        "n_pairs": len(pairs),
-        "mae": rounded(sum(overall) / len(overall)) if overall else None,
-        "forecast_failures": _failures(failed, "forecast", archetype),
-        "action_failures": _failures(failed, "action", archetype),
-        "by_horizon": [
-            {"horizon": h, **_rounded_values(by_horizon.get(h, empty))}
-            for h in range(1, rounds + 1)
-        ],
-    }
-
-
-def _trustors_in(events: pd.DataFrame, env: str) -> int:
-    personas = {
-        r["agent_id"] for r in agent_payloads(events, "agent.created") if "persona" in r["payload"]
-    }
-    entered = {
-        r["agent_id"] for r in agent_payloads(events, "env.entered") if r["payload"]["env"] == env
-    }
-    return len(personas & entered)
-
-
-def _failures(failed: list[dict[str, Any]], kind: str, archetype: str) -> int:
-    return sum(1 for p in failed if p.get("kind") == kind and p.get("archetype") == archetype)
-
-
-def _rounded_values(summary: dict[str, Any]) -> dict[str, Any]:
-    return {key: value if key == "n" else rounded(value) for key, value in summary.items()}
-
-
-def mae_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
-    """The `mae_by_horizon` table: one row per model, archetype and horizon."""
-    return [
-        {"model": metrics["model_label"], "archetype": archetype, **row}
-        for archetype, result in metrics["archetypes"].items()
-        for row in result["by_horizon"]
-    ]
-
-
-def mae_figure(rows: list[dict[str, Any]], rounds: int, note: str | None = None) -> Figure:
-    """Figure 1 of §5.3: MAE against round, one line per model–archetype (`mae_rows` rows)."""
-    figure = Figure(figsize=(6.4, 4.2))
-    axes = figure.subplots()
-    lines: dict[tuple[str, str], list[tuple[int, float]]] = {}
-    for row in rows:
-        if row["mae"] is not None:
-            lines.setdefault((row["model"], row["archetype"]), []).append(
-                (row["horizon"], row["mae"])
-            )
-    for (model, archetype), points in lines.items():
-        horizons, maes = zip(*sorted(points), strict=True)
-        axes.plot(horizons, maes, marker="o", label=f"{model} – {archetype}")
-    axes.set_xticks(range(1, rounds + 1))
-    axes.set_xlabel("round (forecast horizon)")
-    axes.set_ylabel("MAE ($)")
-    axes.set_ylim(bottom=0)
-    axes.set_title("trust-forecast: forecast vs actual send (seed 001, §5.3 Fig. 1)")
-    axes.grid(alpha=0.3)
-    if axes.lines:
-        axes.legend()
-    if note:
-        figure.text(0.5, -0.01, note, ha="center", va="top", fontsize=8, style="italic")
-    return figure

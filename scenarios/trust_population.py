@@ -14,18 +14,19 @@ reminder up to `max_repairs` times before it is recorded as a failure and left o
 
 from __future__ import annotations
 
+import difflib
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from string import Template
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from personasim.agents import (
+    BIG_FIVE_LEVELS,
+    TRAIT_FIELDS,
     TRUST_TEST_TRAITS,
     DecisionParseError,
     DecisionTask,
@@ -40,14 +41,7 @@ from personasim.agents import (
     synthetic_population,
 )
 from personasim.agents.trustee import ARCHETYPE_PATTERN
-from personasim.analysis import (
-    agent_payloads,
-    eta_squared,
-    payloads,
-    rank_levels,
-    rounded,
-    summarize_levels,
-)
+from personasim.analysis import trust as trust_metrics
 from personasim.environments import TrustGame
 from personasim.simulation import (
     ChatRequest,
@@ -62,54 +56,22 @@ from personasim.simulation import (
 )
 
 __all__ = [
-    "TRUSTOR_PROMPT",
+    "AMOUNT_MARKUP",
     "PopulationParams",
     "Prior",
     "TrustPopulation",
     "TrustPopulationParams",
-    "behaviour_metrics",
     "checked_transfer",
     "draw_personas",
     "load_bank",
     "parse_transfer",
 ]
 
-# Appendix B.1, verbatim apart from the template syntax. `theoretical_props` is empty here;
-# the conditioning experiments (§4.3) fill it.
-TRUSTOR_PROMPT = Template("""\
-===== TRUST GAME INSTRUCTIONS =====
-YOU ARE PLAYING A TRUST GAME AS THE FIRST PLAYER (TRUSTOR). READ THESE
-INSTRUCTIONS CAREFULLY:
-1. YOU HAVE EXACTLY $$${initial_amount} TO USE IN THIS GAME. NO MORE, NO
-   LESS.
-2. YOU MUST DECIDE HOW MUCH OF YOUR $$${initial_amount} TO TRANSFER TO
-   ANOTHER PLAYER.
-3. ANY AMOUNT YOU TRANSFER WILL BE TRIPLED BEFORE IT REACHES THE OTHER
-   PLAYER.
-4. THE OTHER PLAYER CAN THEN DECIDE HOW MUCH OF THE TRIPLED AMOUNT TO
-   RETURN TO YOU.
-5. YOU CANNOT TRANSFER MORE THAN $$${initial_amount} UNDER ANY
-   CIRCUMSTANCES.
-===== YOUR CHARACTER PROFILE =====
-${persona_details}
-${theoretical_props}
-===== FINAL REMINDERS =====
-1. YOU HAVE EXACTLY $$${initial_amount} AVAILABLE TO TRANSFER.
-2. YOUR TRANSFER WILL BE TRIPLED.
-3. THE OTHER PLAYER DECIDES HOW MUCH TO RETURN TO YOU.
-4. STATE YOUR FINAL DECISION CLEARLY AS A DOLLAR AMOUNT BETWEEN $$0 AND
-   $$${initial_amount}.
-5. Condition your action on your persona profile.
-How much of your $$${initial_amount} will you transfer?
-Your answer needs to include your BELIEF, DESIRE and INTENTION.
-End with 'Finally, I will give ___ dollars'.""")
-
-FORMAT_REMINDER = Template(
-    "Your answer could not be used: ${error}. Answer again, and end with exactly "
-    "'Finally, I will give N dollars', where N is a whole number from 0 to ${initial_amount}."
+# The amount may be in bold, a dollar sign or LaTeX's \boxed{}: `Finally, I will give **$5**`.
+AMOUNT_MARKUP = r"(?:\*\*|\\boxed\{|\$|\s)*"
+_FINAL_AMOUNT = re.compile(
+    rf"finally,?\s+i\s+will\s+give\s+{AMOUNT_MARKUP}(-?\d+(?:\.\d+)?)", re.IGNORECASE
 )
-
-_FINAL_AMOUNT = re.compile(r"finally,?\s+i\s+will\s+give\s+\$?\s*(-?\d+(?:\.\d+)?)", re.IGNORECASE)
 
 
 class PopulationParams(ScenarioParams):
@@ -133,6 +95,7 @@ def load_bank(p: PopulationParams) -> list[Persona] | None:
     bank: list[Persona] | None = None
     if p.persona_file is not None:
         bank = read_input("--persona-file", lambda: load_personas(p.persona_file))
+        _check_traits(bank, p)
     elif p.population == "sample":
         bank = sample_personas()
     if bank is not None and p.n_personas > len(bank):
@@ -141,6 +104,21 @@ def load_bank(p: PopulationParams) -> list[Persona] | None:
             "bank; lower it, pass a larger --persona-file, or use --population synthetic"
         )
     return bank
+
+
+def _check_traits(bank: list[Persona], p: PopulationParams) -> None:
+    """A file whose personas carry none of the analysed traits would give a table of nulls;
+    say which fields it lacks instead (Big-Five levels are drawn, not read, with --big-five)."""
+    drawn = set(BIG_FIVE_LEVELS) if p.big_five else set()
+    wanted = [t for t in getattr(p, "attributes", ()) if t not in drawn]
+    if not wanted or any(t in persona.traits for persona in bank for t in wanted):
+        return
+    fields = sorted({name for persona in bank for name in persona.attributes})
+    raise ScenarioError(
+        f"--persona-file: {p.persona_file}: none of its {len(bank)} personas has a field for "
+        f"the traits analysed ({', '.join(wanted)}); those fields are "
+        f"{', '.join(TRAIT_FIELDS[t] for t in wanted)}, the file has {', '.join(fields)}"
+    )
 
 
 def draw_personas(
@@ -159,6 +137,21 @@ class TrustPopulationParams(PopulationParams):
     attributes: tuple[str, ...] = Field(
         TRUST_TEST_TRAITS, description="persona traits analysed (default: test split, Table 5)"
     )
+
+    @field_validator("attributes")
+    @classmethod
+    def _known_traits(cls, names: tuple[str, ...]) -> tuple[str, ...]:
+        """A misspelt trait would otherwise be analysed as an empty column of nulls."""
+        for name in names:
+            if name not in TRAIT_FIELDS:
+                close = difflib.get_close_matches(name, TRAIT_FIELDS, n=1, cutoff=0.6)
+                guess = f" (did you mean {close[0]!r}?)" if close else ""
+                raise ValueError(
+                    f"unknown trait {name!r}{guess}; known traits: {', '.join(TRAIT_FIELDS)}"
+                )
+        if not names or len(set(names)) != len(names):
+            raise ValueError("name each trait once, comma-separated, e.g. Age,Religion")
+        return names
 
 
 def parse_transfer(reply: str, game: TrustGame) -> int:
@@ -211,7 +204,8 @@ class TrustPopulation(Scenario):
 
     def _trustor_task(self, trustor: PersonaAgent, prior: Prior | None = None) -> DecisionTask:
         p = self.params
-        prompt = TRUSTOR_PROMPT.substitute(
+        prompt = self.prompts.render(
+            "trustor",
             initial_amount=p.endowment,
             persona_details=trustor.persona.profile_text(),
             theoretical_props=prior.text if prior else "",
@@ -229,8 +223,8 @@ class TrustPopulation(Scenario):
                 hints=hints,
             ),
             parse=lambda reply: parse_transfer(reply, self.game),
-            reminder=lambda error: FORMAT_REMINDER.substitute(
-                error=error, initial_amount=p.endowment
+            reminder=lambda error: self.prompts.render(
+                "format_reminder", error=error, initial_amount=p.endowment
             ),
             max_repairs=p.max_repairs,
             schema=TrustorAnswer,
@@ -239,21 +233,11 @@ class TrustPopulation(Scenario):
 
     @classmethod
     def compute_metrics(cls, events: pd.DataFrame) -> dict[str, Any]:
-        params = payloads(events, "run.started")[0]["params"]
-        return behaviour_metrics(events, params["attributes"])
+        return trust_metrics.population_metrics(events)
 
     @classmethod
     def report(cls, metrics: dict[str, Any]) -> list[str]:
-        lines = [
-            f"{metrics['n_decisions']} of {metrics['n_personas']} personas decided "
-            f"({metrics['parse_failures']} parse failures, {metrics['reasks']} re-asks); "
-            f"mean sent {metrics['mean_sent']}, SD {metrics['sd_sent']}",
-        ]
-        for name, result in metrics["attributes"].items():
-            if result["eta_squared"] is not None:
-                top = " > ".join(result["ranking"][:3])
-                lines.append(f"  {name}: eta² = {result['eta_squared']:.3f}; ranking {top} ...")
-        return lines
+        return trust_metrics.population_report(metrics)
 
 
 @dataclass(frozen=True)
@@ -262,50 +246,3 @@ class Prior:
 
     text: str
     rankings: dict[str, list[str]]
-
-
-def behaviour_metrics(
-    events: pd.DataFrame, attributes: Sequence[str], round_index: int | None = None
-) -> dict[str, Any]:
-    """§4.1 behavioural outcomes of the trustors, in one round when trustors play several."""
-    traits = {
-        e["agent_id"]: e["payload"]["persona"]["traits"]
-        for e in agent_payloads(events, "agent.created")
-        if "persona" in e["payload"]
-    }
-    if round_index is not None:
-        events = events[events["round"] == round_index]
-    sent = {e["agent_id"]: e["payload"]["sent"] for e in agent_payloads(events, "trust.transfer")}
-    ids = sorted(sent)
-    amounts = [sent[i] for i in ids]
-    series = pd.Series(amounts, dtype=float)
-    return {
-        "n_personas": len(traits),
-        "n_decisions": len(ids),
-        "parse_failures": _count(events, "decision.failed", "trust.trustor"),
-        "reasks": _count(events, "decision.reask", "trust.trustor"),
-        "mean_sent": rounded(series.mean()),
-        "sd_sent": rounded(series.std(ddof=1)),
-        "attributes": {name: _attribute_metrics(name, ids, amounts, traits) for name in attributes},
-    }
-
-
-def _count(events: pd.DataFrame, kind: str, task: str) -> int:
-    return sum(1 for p in payloads(events, kind) if p.get("task") == task)
-
-
-def _attribute_metrics(
-    name: str, ids: list[str], amounts: list[float], traits: dict[str, dict[str, str]]
-) -> dict[str, Any]:
-    """π*_t, η²_t and n per level for one trait, over personas that have it and decided."""
-    pairs = [(a, traits[i][name]) for i, a in zip(ids, amounts, strict=True) if name in traits[i]]
-    values = [a for a, _ in pairs]
-    levels = [lvl for _, lvl in pairs]
-    eta = eta_squared(values, levels)
-    return {
-        "ranking": rank_levels(values, levels),
-        "eta_squared": None if eta is None else round(eta, 6),
-        "levels": {
-            s.level: {"n": s.n, "mean": round(s.mean, 6)} for s in summarize_levels(values, levels)
-        },
-    }

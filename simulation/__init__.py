@@ -1,7 +1,7 @@
 """The kernel: simulation model, event log, LLM layer, runner, replay, scenario registry."""
 
 from .agent import SimAgent
-from .cache import ResponseCache, default_cache_dir
+from .cache import CacheError, CacheInfo, ResponseCache, cache_info, clear_cache, default_cache_dir
 from .client import LLMCallFailedError, LLMClient, ModelPool, RetryPolicy
 from .environment import Environment, InvalidActionError
 from .event_log import EventLog, ResumeMismatchError, ResumeState
@@ -22,6 +22,7 @@ from .llm import (
 )
 from .model import Simulation
 from .openai_backend import OpenAIBackend
+from .roles import Role, RoleError, bind_roles
 from .runner import (
     MODEL_SPEC_PATTERN,
     RunError,
@@ -36,11 +37,14 @@ from .scenario import (
     Scenario,
     ScenarioError,
     ScenarioParams,
+    csv_separator_problem,
     get_scenario,
     list_scenarios,
     read_input,
     register_scenario,
+    split_list,
 )
+from .scenario_file import load_scenario_file, resolve_scenario
 from .scripted import ScriptedBackend, answer_schema, scripted_behaviour
 from .sqlite_store import EventStoreError, SQLiteEventStore
 from .sweep import SweepResult, run_sweep
@@ -51,6 +55,8 @@ __all__ = [
     "MODEL_SPEC_PATTERN",
     "SCHEMA_VERSION",
     "Backend",
+    "CacheError",
+    "CacheInfo",
     "ChatRequest",
     "ChatResponse",
     "Environment",
@@ -72,6 +78,8 @@ __all__ = [
     "ResumeMismatchError",
     "ResumeState",
     "RetryPolicy",
+    "Role",
+    "RoleError",
     "RunError",
     "RunResult",
     "RunSettings",
@@ -88,16 +96,23 @@ __all__ = [
     "Usage",
     "answer_schema",
     "arun_scenario",
+    "bind_roles",
+    "cache_info",
+    "clear_cache",
     "compute_run_metrics",
+    "csv_separator_problem",
     "default_cache_dir",
     "events_frame",
     "get_scenario",
     "list_scenarios",
+    "load_scenario_file",
     "make_backend",
     "read_input",
     "register_scenario",
+    "resolve_scenario",
     "response_format_for",
     "run_scenario",
     "run_sweep",
     "scripted_behaviour",
+    "split_list",
 ]

@@ -1,27 +1,81 @@
-"""Content-addressed response cache, shared by every run on the machine.
+"""Content-addressed response cache, kept beside the user's runs (`./.personasim/cache`).
 
 A re-run of the same requests is answered here with zero model calls. Keys come from
 `Backend.cache_key` (endpoint, model, sampling parameters, messages, response format, sample
-index), never from timeouts, retries or concurrency, which do not change an answer.
+index; for the scripted backend also its rule's source), never from timeouts, retries or
+concurrency, which do not change an answer. The cache lives with the project that uses it, not
+in one folder shared by every checkout on the machine.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
+from contextlib import closing
+from dataclasses import dataclass
 from pathlib import Path
 
 from .llm import ChatResponse
 
-__all__ = ["ResponseCache", "default_cache_dir"]
+__all__ = [
+    "CacheError",
+    "CacheInfo",
+    "ResponseCache",
+    "cache_info",
+    "clear_cache",
+    "default_cache_dir",
+]
+
+CACHE_FILE = "responses.sqlite"
+SQLITE_FILES = (CACHE_FILE, CACHE_FILE + "-wal", CACHE_FILE + "-shm")
+
+
+class CacheError(RuntimeError):
+    """A cache directory holds something that is not a response cache."""
 
 
 def default_cache_dir() -> Path:
-    """`$PERSONASIM_CACHE_DIR`, else `$XDG_CACHE_HOME/personasim`, else `~/.cache/personasim`."""
+    """`$PERSONASIM_CACHE_DIR`, else `.personasim/cache` in the working directory (beside
+    `runs/`)."""
     if explicit := os.environ.get("PERSONASIM_CACHE_DIR"):
         return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "personasim"
+    return Path(".personasim") / "cache"
+
+
+@dataclass(frozen=True)
+class CacheInfo:
+    directory: Path
+    entries: int
+    size_bytes: int
+    """Bytes on disk of the cache's SQLite files (database, write-ahead log, shared memory)."""
+
+
+def cache_info(directory: str | Path | None = None) -> CacheInfo:
+    """Where the cache is, how many responses it holds and its size; creates nothing."""
+    directory = Path(directory) if directory else default_cache_dir()
+    files = [directory / name for name in SQLITE_FILES if (directory / name).is_file()]
+    size = sum(f.stat().st_size for f in files)
+    if not (directory / CACHE_FILE).is_file():
+        return CacheInfo(directory, 0, size)
+    try:
+        with closing(sqlite3.connect(directory / CACHE_FILE, timeout=30)) as db:
+            (entries,) = db.execute("SELECT COUNT(*) FROM responses").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise CacheError(
+            f"{directory / CACHE_FILE}: not a personasim response cache ({exc})"
+        ) from None
+    return CacheInfo(directory, entries, size)
+
+
+def clear_cache(directory: str | Path | None = None) -> CacheInfo:
+    """Delete the cache's files (and its folder when that leaves it empty); returns what was
+    removed. Runs are untouched: their answers live in their own event logs."""
+    info = cache_info(directory)
+    for name in SQLITE_FILES:
+        (info.directory / name).unlink(missing_ok=True)
+    if info.directory.is_dir() and not any(info.directory.iterdir()):
+        info.directory.rmdir()
+    return info
 
 
 class ResponseCache:
@@ -30,7 +84,7 @@ class ResponseCache:
     def __init__(self, directory: str | Path | None = None) -> None:
         self.directory = Path(directory) if directory else default_cache_dir()
         self.directory.mkdir(parents=True, exist_ok=True)
-        self.path = self.directory / "responses.sqlite"
+        self.path = self.directory / CACHE_FILE
         self._db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")

@@ -1,4 +1,4 @@
-"""The `personasim` command: run, list, replay, metrics, export.
+"""The `personasim` command: run, sweep, list, replay, metrics, export, cache.
 
 Errors the user can fix are printed as one `error:` line with a non-zero exit (2 for bad input,
 1 for a run that failed, 130 for Ctrl-C); a run that finished but is not valid (too many failed
@@ -9,17 +9,23 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import sys
-from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
+from collections.abc import Callable, Sequence
+from pathlib import Path, PurePath
+from types import UnionType
+from typing import Any, Literal, NoReturn, Union, get_args, get_origin
 
 from rich.console import Console
+from rich.markup import escape
 
+from .cache import CacheError, cache_info, clear_cache
 from .client import RetryPolicy
 from .event_log import ResumeMismatchError
 from .llm import RESPONSE_FORMATS, LLMError
 from .replay import agent_events, export_jsonl, render_overview, render_trajectory
+from .roles import RoleError, parse_role_args
 from .runner import (
     EVENTS_FILE,
     METRICS_FILE,
@@ -30,14 +36,15 @@ from .runner import (
     run_scenario,
     write_run_reports,
 )
-from .scenario import ScenarioError, get_scenario, list_scenarios
+from .scenario import Scenario, ScenarioError, list_scenarios, split_list
+from .scenario_file import is_scenario_path, resolve_scenario, scenario_for_run
 from .sqlite_store import EventStoreError, SQLiteEventStore
 from .sweep import run_sweep
 from .validity import ValidityLimits
 
 __all__ = ["main"]
 
-INPUT_ERRORS = (ScenarioError, RunError, EventStoreError, ResumeMismatchError)
+INPUT_ERRORS = (ScenarioError, RunError, EventStoreError, ResumeMismatchError, CacheError)
 NOT_VALID = 3
 """Exit code of a run that finished with a failure rate over its limit."""
 
@@ -45,26 +52,46 @@ out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
+class _UsageError(Exception):
+    """A command line argparse rejects."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage mistake is one `error:` line (exit 2) like every other error."""
+
+    def error(self, message: str) -> NoReturn:
+        raise _UsageError(f"{message} (see {self.prog} --help)")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
-    args, extra = parser.parse_known_args(argv)
-    if extra and args.command not in ("run", "sweep"):
-        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    try:
+        args, extra = parser.parse_known_args(argv)
+        if extra and args.command not in ("run", "sweep"):
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    except _UsageError as exc:
+        return _fail(str(exc), 2)
     try:
         return args.handler(args, extra)
     except KeyboardInterrupt:
         err.print("interrupted; the run directory is marked interrupted and can be resumed")
         return 130
     except INPUT_ERRORS as exc:
-        err.print(f"[bold red]error:[/] {exc}", markup=True)
-        return 2
+        return _fail(str(exc), 2)
     except LLMError as exc:
-        err.print(f"[bold red]error:[/] model call failed: {exc}", markup=True)
-        return 1
+        run_dir = getattr(exc, "run_dir", None)
+        where = f"; {run_dir} is marked interrupted (--resume --out {run_dir} continues)"
+        return _fail(f"model call failed: {exc}{where if run_dir else ''}", 1)
+
+
+def _fail(message: str, code: int) -> int:
+    """One `error:` line; the message is escaped, so brackets in it are shown, not styled."""
+    err.print(f"[bold red]error:[/] {escape(message)}", markup=True)
+    return code
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="personasim",
         description="Simulate LLM persona agents and replay what they did.",
         allow_abbrev=False,
@@ -77,16 +104,22 @@ def _parser() -> argparse.ArgumentParser:
         help="run or resume a scenario",
         description="Run a scenario. Scenario parameters go as --name value (see `list`).",
     )
-    run.add_argument("scenario")
-    run.add_argument("--seed", type=int, default=0)
-    run.add_argument("--model", default="scripted", help="'scripted' or 'openai:MODEL_NAME'")
+    run.add_argument("scenario", help="a scenario's name, or a .py file that defines one")
+    run.add_argument("--seed", type=_int_from(0), default=0)
+    run.add_argument(
+        "--model",
+        default="scripted",
+        help="'scripted', 'scripted:drift=0.15' (real models' habits) or 'openai:MODEL_NAME'",
+    )
     run.add_argument("--base-url", help="OpenAI-compatible endpoint; key from OPENAI_API_KEY")
     run.add_argument("--out", type=Path, help="run directory (default runs/SCENARIO-TIME)")
     run.add_argument("--resume", action="store_true", help="continue the interrupted run in --out")
-    run.add_argument("--concurrency", type=int, default=16, help="model requests in flight")
-    run.add_argument("--rpm", type=float, help="at most this many requests per minute")
-    run.add_argument("--timeout", type=float, default=60.0, help="seconds per attempt")
-    run.add_argument("--max-attempts", type=int, default=5, help="attempts per request")
+    run.add_argument(
+        "--concurrency", type=_int_from(1), default=16, help="model requests in flight"
+    )
+    run.add_argument("--rpm", type=_positive, help="at most this many requests per minute")
+    run.add_argument("--timeout", type=_positive, default=60.0, help="seconds per attempt")
+    run.add_argument("--max-attempts", type=_int_from(1), default=5, help="attempts per request")
     run.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     run.add_argument("--cache-dir", type=Path, help="response cache location")
     run.add_argument("--no-progress", action="store_true", help="hide the progress bar")
@@ -101,7 +134,7 @@ def _parser() -> argparse.ArgumentParser:
         "(each an ordinary run under --out), then write OUT/combined.csv and .md. "
         "Other scenario parameters go as --name value.",
     )
-    sweep.add_argument("scenario")
+    sweep.add_argument("scenario", help="a scenario's name, or a .py file that defines one")
     sweep.add_argument("--models", default="scripted", help="comma-separated model specs")
     sweep.add_argument(
         "--vary",
@@ -111,14 +144,24 @@ def _parser() -> argparse.ArgumentParser:
         help="a parameter and its values (repeatable)",
     )
     sweep.add_argument("--out", type=Path, required=True, help="folder for the runs and tables")
-    sweep.add_argument("--seed", type=int, default=0)
+    sweep.add_argument("--seed", type=_int_from(0), default=0)
     sweep.add_argument("--base-url", help="OpenAI-compatible endpoint for openai: models")
-    sweep.add_argument("--concurrency", type=int, default=16)
+    sweep.add_argument("--concurrency", type=_int_from(1), default=16)
     sweep.add_argument("--no-progress", action="store_true")
     _add_settings_arguments(sweep)
     sweep.set_defaults(handler=_sweep)
 
+    prompts = commands.add_parser(
+        "prompts", help="write a scenario's prompt pack (its texts and their sources)"
+    )
+    prompts.add_argument("scenario")
+    prompts.add_argument("--output", type=Path, help="file to write (default: standard output)")
+    prompts.set_defaults(handler=_prompts)
+
     listing = commands.add_parser("list", help="scenarios, their parameters and defaults")
+    listing.add_argument(
+        "scenario", nargs="?", help="only this scenario: a name, or a .py file that defines one"
+    )
     listing.set_defaults(handler=_list)
 
     replay = commands.add_parser("replay", help="an agent's trajectory, step by step")
@@ -135,13 +178,43 @@ def _parser() -> argparse.ArgumentParser:
     export = commands.add_parser("export", help="write the events in the documented schema")
     export.add_argument("run_dir", type=Path)
     export.add_argument("--format", choices=["jsonl"], default="jsonl")
-    export.add_argument("--output", type=Path, help="file to write (default RUN_DIR/events.jsonl)")
+    export.add_argument(
+        "--output", type=Path, help="file to write, - for stdout (default RUN_DIR/events.jsonl)"
+    )
     export.set_defaults(handler=_export)
+    _add_cache_commands(commands)
     return parser
 
 
+def _add_cache_commands(commands: Any) -> None:
+    """`personasim cache info|clear`: the response cache (default ./.personasim/cache)."""
+    cache = commands.add_parser("cache", help="the response cache: where, how big; clear it")
+    actions = cache.add_subparsers(dest="action", required=True)
+    for name, handler, text in (
+        ("info", _cache_info, "location, entries and size on disk"),
+        ("clear", _cache_clear, "delete every cached response (runs keep their own answers)"),
+    ):
+        action = actions.add_parser(name, help=text)
+        action.add_argument("--cache-dir", type=Path, help="cache location (default as for run)")
+        action.set_defaults(handler=handler)
+
+
 def _add_settings_arguments(parser: argparse.ArgumentParser) -> None:
-    """How decisions are asked for and when a run counts as valid (`RunSettings`)."""
+    """Who answers, how decisions are asked for and when a run counts as valid."""
+    parser.add_argument(
+        "--prompts",
+        type=Path,
+        metavar="FILE",
+        help="an edited prompt pack (`personasim prompts SCENARIO` writes the shipped one)",
+    )
+    parser.add_argument(
+        "--role",
+        action="append",
+        default=[],
+        metavar="NAME=MODEL[,MODEL]",
+        help="the model(s) playing one of the scenario's roles (repeatable; `list` shows the "
+        "roles); --model plays the others",
+    )
     parser.add_argument(
         "--response-format",
         choices=RESPONSE_FORMATS,
@@ -149,7 +222,7 @@ def _add_settings_arguments(parser: argparse.ArgumentParser) -> None:
         help="text: the prompts' own format; json_schema (OpenAI, vLLM) or json_object "
         "(llama.cpp's server): JSON constrained by each answer's schema",
     )
-    parser.add_argument("--max-tokens", type=int, help="cap on every reply's tokens")
+    parser.add_argument("--max-tokens", type=_int_from(1), help="cap on every reply's tokens")
     parser.add_argument(
         "--max-failure-rate",
         type=float,
@@ -157,8 +230,15 @@ def _add_settings_arguments(parser: argparse.ArgumentParser) -> None:
         help="above this share of failed decisions the run is marked not valid (exit 3)",
     )
     parser.add_argument(
-        "--min-group-n", type=int, default=5, help="groups smaller than this are flagged"
+        "--min-group-n", type=_int_from(1), default=5, help="groups smaller than this are flagged"
     )
+
+
+def _roles(args: argparse.Namespace) -> dict[str, tuple[str, ...]]:
+    try:
+        return parse_role_args(args.role, split_list)
+    except RoleError as exc:
+        raise RunError(str(exc)) from None
 
 
 def _settings(args: argparse.Namespace) -> RunSettings:
@@ -167,6 +247,32 @@ def _settings(args: argparse.Namespace) -> RunSettings:
     except ValueError as exc:
         raise RunError(str(exc)) from None
     return RunSettings(args.response_format, args.max_tokens, validity)
+
+
+def _int_from(low: int) -> Callable[[str], int]:
+    """An argparse type: an integer of at least `low` (argparse names the flag)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < low:
+            raise argparse.ArgumentTypeError(f"must be an integer of at least {low}, got {text!r}")
+        return value
+
+    return parse
+
+
+def _positive(text: str) -> float:
+    """An argparse type: a finite number greater than 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a number greater than 0, got {text!r}")
+    return value
 
 
 def scenario_values(tokens: Sequence[str]) -> dict[str, str]:
@@ -189,7 +295,7 @@ def scenario_values(tokens: Sequence[str]) -> dict[str, str]:
 
 
 def _run(args: argparse.Namespace, extra: Sequence[str]) -> int:
-    scenario = get_scenario(args.scenario)
+    scenario = resolve_scenario(args.scenario)
     params = scenario.parse_params(scenario_values(extra))
     result = run_scenario(
         scenario,
@@ -207,6 +313,8 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> int:
         progress=not args.no_progress,
         console=err,
         settings=_settings(args),
+        roles=_roles(args),
+        prompts=args.prompts,
     )
     llm = result.manifest["llm"]
     for line in result.report:
@@ -230,7 +338,7 @@ def _sweep(args: argparse.Namespace, extra: Sequence[str]) -> int:
         grid[name.replace("-", "_")] = values.split(",")
     result = run_sweep(
         args.scenario,
-        [m.strip() for m in args.models.split(",") if m.strip()],
+        [m for m in split_list(args.models) if m],
         grid,
         scenario_values(extra),
         out=args.out,
@@ -240,6 +348,8 @@ def _sweep(args: argparse.Namespace, extra: Sequence[str]) -> int:
         progress=not args.no_progress,
         console=err,
         settings=_settings(args),
+        roles=_roles(args),
+        prompts=args.prompts,
     )
     out.print(f"{len(result.runs)} runs under {result.directory}")
     for report in result.reports:
@@ -251,23 +361,67 @@ def _sweep(args: argparse.Namespace, extra: Sequence[str]) -> int:
     return 0
 
 
-def _list(args: argparse.Namespace, extra: Sequence[str]) -> int:
-    for name, scenario in list_scenarios().items():
-        out.print(f"{name} — {scenario.summary}", style="bold")
-        for field, info in scenario.Params.model_fields.items():
-            flag = "--" + field.replace("_", "-")
-            out.print(f"  {flag:<20} {_default(info.default):<24} {info.description or ''}")
+def _prompts(args: argparse.Namespace, extra: Sequence[str]) -> int:
+    scenario = resolve_scenario(args.scenario)
+    pack = scenario.shipped_prompts()
+    if pack is None:
+        raise ScenarioError(f"{scenario.name} has no prompt pack")
+    text = Path(pack.path).read_text(encoding="utf-8")
+    if args.output is None:
+        sys.stdout.write(text)
+        return 0
+    if args.output.exists() and args.output.is_dir():
+        raise RunError(f"--output {args.output} is a directory; name a file")
+    args.output.write_text(text, encoding="utf-8")
+    err.print(f"{scenario.name}: {len(pack.entries)} prompts written to {args.output}")
     return 0
 
 
+def _list(args: argparse.Namespace, extra: Sequence[str]) -> int:
+    scenarios: dict[str, type[Scenario]]
+    if args.scenario is None:
+        scenarios = list_scenarios()
+    else:
+        scenario = resolve_scenario(args.scenario)
+        scenarios = {scenario.name: scenario}
+    for name, scenario in scenarios.items():
+        origin = f" ({args.scenario})" if args.scenario and is_scenario_path(args.scenario) else ""
+        out.print(f"{name} — {scenario.summary}{origin}", style="bold")
+        for role_name, role in scenario.roles.items():
+            seats = "" if role.max_models == 1 else f" ({role.arity()})"
+            out.print(f"  role {role_name:<15} {role.description}{seats}")
+        for field, info in scenario.Params.model_fields.items():
+            flag = "--" + field.replace("_", "-")
+            kind = type_label(info.annotation)
+            default = "required" if info.is_required() else _default(info.default)
+            out.print(f"  {flag:<24} {kind:<12} {default:<22} {info.description or ''}")
+    return 0
+
+
+def type_label(annotation: Any) -> str:
+    """A parameter's type as a user types it: int, float, FILE, LIST, or the choices a|b|c."""
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin is Literal:
+        return "|".join(map(str, args))
+    if origin in (tuple, list):
+        return f"{type_label(args[0])},..." if args else "LIST"
+    if origin in (Union, UnionType):
+        return "|".join(type_label(a) for a in args if a is not type(None))
+    if isinstance(annotation, type) and issubclass(annotation, PurePath):
+        return "FILE"
+    return getattr(annotation, "__name__", str(annotation))
+
+
 def _default(value: Any) -> str:
-    if isinstance(value, tuple):
+    if isinstance(value, tuple | list):
         return ",".join(map(str, value)) if len(value) < 3 else f"{value[0]},… ({len(value)})"
     return str(value)
 
 
 def _open_store(run_dir: Path) -> SQLiteEventStore:
     read_manifest(run_dir)  # a clear error when this is not a run directory
+    if not (run_dir / EVENTS_FILE).is_file():  # opening would create an empty log
+        raise RunError(f"{run_dir}: no {EVENTS_FILE} (the run's event log); nothing to read")
     return SQLiteEventStore(run_dir / EVENTS_FILE)
 
 
@@ -289,8 +443,11 @@ def _replay(args: argparse.Namespace, extra: Sequence[str]) -> int:
 
 
 def _metrics(args: argparse.Namespace, extra: Sequence[str]) -> int:
+    scenario, note = scenario_for_run(read_manifest(args.run_dir))
+    if note:
+        err.print(f"note: {note}")
     with _open_store(args.run_dir) as store:
-        metrics = compute_run_metrics(store)
+        metrics = compute_run_metrics(store, scenario)
     path = args.run_dir / METRICS_FILE
     text = json.dumps(metrics, indent=2, sort_keys=True, allow_nan=False) + "\n"
     same = path.exists() and path.read_text() == text
@@ -302,7 +459,7 @@ def _metrics(args: argparse.Namespace, extra: Sequence[str]) -> int:
     out.print(f"{path}: {state} (recomputed from {EVENTS_FILE}, no model call)")
     if metrics["partial"]:
         out.print("partial: the run did not complete, so these metrics cover only its events")
-    for report in write_run_reports(args.run_dir, metrics):
+    for report in write_run_reports(args.run_dir, metrics, scenario):
         out.print(f"  {report}")
     return 0
 
@@ -310,9 +467,53 @@ def _metrics(args: argparse.Namespace, extra: Sequence[str]) -> int:
 def _export(args: argparse.Namespace, extra: Sequence[str]) -> int:
     target = args.output or args.run_dir / "events.jsonl"
     with _open_store(args.run_dir) as store:
-        count = export_jsonl(store, target)
+        if str(target) == "-":  # stdout carries the events alone; the count goes to stderr
+            if (written := _export_to_stdout(store)) is not None:
+                err.print(f"{written} events written to stdout")
+            return 0
+        try:
+            count = export_jsonl(store, target)
+        except OSError as exc:
+            reason = exc.strerror or exc
+            raise RunError(f"cannot write {target} ({reason}); choose another --output") from None
     out.print(f"{count} events written to {target}")
     return 0
+
+
+def _export_to_stdout(store: SQLiteEventStore) -> int | None:
+    """The events on stdout; None when the reader stopped early (`... | head`)."""
+    try:
+        count = export_jsonl(store, sys.stdout)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
+        return None
+    return count
+
+
+def _cache_info(args: argparse.Namespace, extra: Sequence[str]) -> int:
+    info = cache_info(args.cache_dir)
+    out.print(f"cache: {info.directory.resolve()}")
+    out.print(f"entries: {info.entries}")
+    out.print(f"size on disk: {_size(info.size_bytes)}")
+    return 0
+
+
+def _cache_clear(args: argparse.Namespace, extra: Sequence[str]) -> int:
+    info = clear_cache(args.cache_dir)
+    out.print(
+        f"removed {info.entries} cached responses ({_size(info.size_bytes)}) from "
+        f"{info.directory.resolve()}"
+    )
+    return 0
+
+
+def _size(n_bytes: int) -> str:
+    if n_bytes < 1024:
+        return f"{n_bytes} bytes"
+    if n_bytes < 1024**2:
+        return f"{n_bytes / 1024:.1f} KiB"
+    return f"{n_bytes / 1024**2:.1f} MiB"
 
 
 if __name__ == "__main__":

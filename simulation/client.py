@@ -10,6 +10,7 @@ the unit of work it belonged to is abandoned.
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from tenacity import (
 )
 
 from .cache import ResponseCache
+from .endpoint_errors import timeout_error
 from .llm import Backend, ChatRequest, ChatResponse, LLMError, TransientLLMError
 
 __all__ = ["LLMCallFailedError", "LLMClient", "ModelPool", "RetryPolicy"]
@@ -48,7 +50,7 @@ class RetryPolicy:
     max_retry_after: float = 600.0
 
     def __post_init__(self) -> None:
-        if self.max_attempts < 1 or self.timeout <= 0:
+        if self.max_attempts < 1 or not (math.isfinite(self.timeout) and self.timeout > 0):
             raise ValueError("max_attempts must be at least 1 and timeout positive")
 
 
@@ -89,7 +91,12 @@ class LLMClient:
         self.cache_hits = 0
 
     async def complete(
-        self, request: ChatRequest, *, agent_id: str | None = None, round: int | None = None
+        self,
+        request: ChatRequest,
+        *,
+        agent_id: str | None = None,
+        round: int | None = None,
+        role: str | None = None,
     ) -> ChatResponse:
         """Answer `request`, from the log or cache when possible, else from the backend."""
         key = self.backend.cache_key(request)
@@ -105,7 +112,7 @@ class LLMClient:
             source = "model"
             if self.cache is not None:
                 self.cache.put(key, response)
-        self._record_call(request, key, response, source, attempts, started, agent_id, round)
+        self._record_call(request, key, response, source, attempts, started, agent_id, round, role)
         return response
 
     def _stored(self, key: str) -> tuple[str, ChatResponse | None]:
@@ -150,7 +157,7 @@ class LLMClient:
                 async with asyncio.timeout(self.retry.timeout):
                     return await self.backend.complete(request, self.retry.timeout)
             except TimeoutError as exc:
-                raise TransientLLMError(f"no answer within {self.retry.timeout:g}s") from exc
+                raise timeout_error(self.retry.timeout) from exc
 
     def _wait(self, state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None
@@ -174,10 +181,12 @@ class LLMClient:
         started: float,
         agent_id: str | None,
         round: int | None,
+        role: str | None,
     ) -> None:
         payload: dict[str, Any] = {
             "request_key": key,
             "task": request.task,
+            "role": role,
             "backend": self._identity,
             "sampling": request.sampling(),
             "messages": request.plain_messages(),
@@ -215,20 +224,26 @@ def elapsed_since(started: float) -> float:
 
 
 class ModelPool:
-    """The run's main model and any other model its agents ask by name (judges, evaluators).
+    """The run's main model and any other model its roles are bound to (judges, evaluators).
 
     Other models are built on first use from their spec (`openai:NAME`...) and share the run's
     cache, limits and log; their answers have their own cache entries because the backend's
-    identity is part of every key.
+    identity is part of every key. `main_spec` is the spec the main model was built from.
     """
 
-    def __init__(self, main: LLMClient, build: Callable[[str], LLMClient] | None = None) -> None:
+    def __init__(
+        self,
+        main: LLMClient,
+        build: Callable[[str], LLMClient] | None = None,
+        main_spec: str | None = None,
+    ) -> None:
         self.main = main
+        self.main_spec = main_spec
         self._build = build
         self._others: dict[str, LLMClient] = {}
 
     def get(self, spec: str | None = None) -> LLMClient:
-        if spec is None:
+        if spec is None or spec == self.main_spec:
             return self.main
         if spec not in self._others:
             if self._build is None:

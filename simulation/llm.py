@@ -148,8 +148,12 @@ class Backend(ABC):
 
     def cache_key(self, request: ChatRequest) -> str:
         """Content address of a request: same key, same answer."""
+        return self._address(self.identity(), request)
+
+    def _address(self, identity: dict[str, Any], request: ChatRequest) -> str:
+        """The content address of `request` as answered by a backend of `identity`."""
         canonical = {
-            "backend": self.identity(),
+            "backend": identity,
             "messages": request.plain_messages(),
             "sampling": request.sampling(),
             "response_format": request.response_format,

@@ -38,6 +38,7 @@ class Simulation(mesa.Model):
         on_progress: Callable[[int, int], None] | None = None,
         response_format: ResponseFormat = "text",
         max_tokens: int | None = None,
+        roles: Mapping[str, tuple[str, ...]] | None = None,
     ) -> None:
         super().__init__(seed=seed)
         if (llm is None) == (models is None):
@@ -50,6 +51,8 @@ class Simulation(mesa.Model):
         """How decisions ask for answers: the prompts' text, or JSON constrained by a schema."""
         self.max_tokens = max_tokens
         """A cap on every request's completion tokens (None: each request's own setting)."""
+        self.roles: dict[str, tuple[str, ...]] = dict(roles or {})
+        """Each role's model specs (a role not bound here is played by the run's model)."""
         self.round: int | None = None
         self.environments: dict[str, Environment] = {}
         self._by_id: dict[str, SimAgent] = {}
@@ -64,15 +67,25 @@ class Simulation(mesa.Model):
         self.log.emit(kind, payload, round=self.round, agent_id=agent_id)
 
     async def ask(
-        self, request: ChatRequest, *, agent_id: str, model: str | None = None
+        self, request: ChatRequest, *, agent_id: str, role: str = "persona", member: int = 0
     ) -> ChatResponse:
-        """One model call on behalf of an agent, logged with the current round; `model` names
-        another model than the run's (e.g. a judge's `openai:NAME`)."""
-        client = self.models.get(model)
+        """One model call on behalf of an agent, by the model bound to `role` (its `member`-th
+        model for an ensemble such as evaluators), logged with the current round and role."""
+        client = self.models.get(self.model_for(role, member))
         cap = self.max_tokens
         if cap is not None and (request.max_tokens is None or request.max_tokens > cap):
             request = request.model_copy(update={"max_tokens": cap})
-        return await client.complete(request, agent_id=agent_id, round=self.round)
+        return await client.complete(request, agent_id=agent_id, round=self.round, role=role)
+
+    def model_for(self, role: str, member: int = 0) -> str | None:
+        """The spec of the model playing `role` (None: the run's model)."""
+        specs = self.roles.get(role)
+        if specs is None:
+            if self.roles:
+                known = ", ".join(self.roles)
+                raise KeyError(f"no role {role!r} in this run; its roles are {known}")
+            return None
+        return specs[member]
 
     def register_agent_id(self, agent: SimAgent) -> None:
         if agent.agent_id in self._by_id:

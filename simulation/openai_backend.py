@@ -13,10 +13,18 @@ from urllib.parse import urlsplit, urlunsplit
 
 import openai
 
+from .endpoint_errors import (
+    Endpoint,
+    connection_error,
+    describe_page,
+    not_json_error,
+    status_error,
+)
 from .llm import (
     Backend,
     ChatRequest,
     ChatResponse,
+    LLMError,
     PermanentLLMError,
     TokenLogprob,
     TransientLLMError,
@@ -51,7 +59,13 @@ class OpenAIBackend(Backend):
     ) -> None:
         self.model = model
         self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        if urlsplit(self.base_url).scheme not in ("http", "https"):
+            raise PermanentLLMError(
+                f"base URL {public_url(self.base_url)!r} must start with http:// or https:// "
+                "(e.g. http://localhost:8000/v1)"
+            )
         api_key = os.environ.get(api_key_env)
+        self._key_env, self._key_set = api_key_env, bool(api_key)
         if not api_key:
             if base_url is None:
                 raise PermanentLLMError(
@@ -82,21 +96,47 @@ class OpenAIBackend(Backend):
                 **extra,
             )
         except openai.APIStatusError as exc:
-            raise _status_error(exc) from exc
+            raise await self._status_error(exc, request) from exc
         except openai.APIConnectionError as exc:  # includes timeouts
-            raise TransientLLMError(f"{public_url(self.base_url)}: {exc}") from exc
+            raise connection_error(exc, self._endpoint(), timeout) from exc
+        if isinstance(completion, str):  # the SDK hands back a body that is not JSON as text
+            raise not_json_error(200, completion, self._endpoint())
         return _to_response(completion)
+
+    def _endpoint(self) -> Endpoint:
+        return Endpoint(
+            public_url(self.base_url),
+            self.model,
+            self._key_env,
+            self._key_set,
+            secret=self._client.api_key,
+        )
+
+    async def _status_error(self, exc: openai.APIStatusError, request: ChatRequest) -> LLMError:
+        status, body, endpoint = exc.status_code, exc.body, self._endpoint()
+        if "json" in exc.response.headers.get("content-type", ""):
+            error = body if isinstance(body, dict) else {"message": str(body or exc.message)}
+        elif status == 404:  # a web server's own page: the path itself is not there
+            error = {"message": describe_page(str(body or ""), endpoint)}
+        else:
+            return not_json_error(status, str(body or ""), endpoint)
+        sent = request.sampling()
+        if request.response_format is not None:
+            sent["response_format"] = request.response_format
+        served = await self._served_models() if status == 404 else None
+        return status_error(status, error, endpoint, sent, served, _retry_after(exc))
+
+    async def _served_models(self) -> list[str] | None:
+        """The server's model names, to say which exist when one is not found; None if the
+        server has no model list (then the URL itself is likely wrong)."""
+        try:
+            page = await self._client.models.list(timeout=5.0)
+            return [str(model.id) for model in page.data]
+        except Exception:  # only a hint for an error message: any failure means "no list"
+            return None
 
     async def aclose(self) -> None:
         await self._client.close()
-
-
-def _status_error(exc: openai.APIStatusError) -> Exception:
-    status = exc.status_code
-    message = f"HTTP {status} from the model endpoint: {exc.message}"
-    if status in (408, 409, 429) or status >= 500:
-        return TransientLLMError(message, retry_after=_retry_after(exc))
-    return PermanentLLMError(message)
 
 
 def _retry_after(exc: openai.APIStatusError) -> float | None:

@@ -88,9 +88,15 @@ def render_overview(store: EventStore) -> Iterator[str]:
 
 def export_jsonl(store: EventStore, out: IO[str] | Path) -> int:
     """Write one JSON object per event (docs/events.md); returns the number written."""
-    if isinstance(out, Path):
-        with out.open("w", encoding="utf-8") as handle:
-            return export_jsonl(store, handle)
+    if isinstance(out, Path):  # written aside, then renamed: never a half-written file
+        partial = out.with_name(out.name + ".partial")
+        try:
+            with partial.open("w", encoding="utf-8") as handle:
+                count = export_jsonl(store, handle)
+            partial.replace(out)
+        finally:
+            partial.unlink(missing_ok=True)
+        return count
     count = 0
     for event in store.read():
         out.write(json.dumps(event.to_json(), ensure_ascii=False, sort_keys=True) + "\n")

@@ -9,10 +9,12 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import math
 import os
 import re
+import shutil
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
@@ -22,14 +24,17 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from .cache import ResponseCache
+from .cache import ResponseCache, default_cache_dir
 from .client import LLMClient, ModelPool, RetryPolicy
 from .event_log import EventLog, ResumeState
 from .events import SCHEMA_VERSION, EventStore, events_frame
-from .llm import RESPONSE_FORMATS, Backend, ResponseFormat
+from .llm import RESPONSE_FORMATS, Backend, PermanentLLMError, ResponseFormat
 from .model import Simulation
 from .openai_backend import OpenAIBackend
+from .prompts import PromptPack, PromptPackError
+from .roles import RoleError, bind_roles
 from .scenario import Scenario, ScenarioParams, get_scenario
+from .scenario_file import check_same_scenario_file, resolve_scenario, scenario_file_record
 from .scripted import ScriptedBackend
 from .sqlite_store import SQLiteEventStore
 from .validity import DECISION_KINDS, ValidityLimits, validity_from_events, validity_summary
@@ -48,6 +53,7 @@ __all__ = [
     "make_backend",
     "read_manifest",
     "run_scenario",
+    "scripted_options",
     "write_run_reports",
 ]
 
@@ -101,22 +107,61 @@ class RunSettings:
         }
 
 
-MODEL_SPEC_PATTERN = r"^(scripted|openai:[^@\s]+(@\S+)?)$"
-"""A model on the command line: `scripted`, `openai:NAME`, or `openai:NAME@BASE_URL`."""
+_DRIFT = r"drift=(?:0(?:\.\d*)?|1(?:\.0*)?|\.\d+)"
+_SEED = r"seed=\d+"
+MODEL_SPEC_PATTERN = (
+    rf"^(scripted(?::(?:{_DRIFT}(?:,{_SEED})?|{_SEED}(?:,{_DRIFT})?))?|openai:[^@\s]+(@\S+)?)$"
+)
+"""A model on the command line: `scripted`, `scripted:drift=D,seed=S` (either option or both),
+`openai:NAME`, or `openai:NAME@BASE_URL`."""
+
+SCRIPTED_OPTIONS = {"drift": "a share of answers from 0 to 1", "seed": "a whole number"}
+"""Options of a `scripted:` spec and what each takes."""
 
 
 def make_backend(model: str, base_url: str | None = None, seed: int = 0) -> Backend:
-    """`scripted`, `openai:NAME` (at `base_url`), or `openai:NAME@URL` (at its own URL)."""
-    if model == "scripted":
-        return ScriptedBackend(seed=seed)
+    """`scripted[:OPTIONS]`, `openai:NAME` (at `base_url`), or `openai:NAME@URL` (its own URL).
+
+    A scripted backend takes the run's `seed` unless its spec names one.
+    """
+    if model == "scripted" or model.startswith("scripted:"):
+        return ScriptedBackend(**{"seed": seed, **scripted_options(model)})
     if re.match(MODEL_SPEC_PATTERN, model):
         name, _, own_url = model.removeprefix("openai:").partition("@")
-        return OpenAIBackend(name, base_url=own_url or base_url)
+        try:
+            return OpenAIBackend(name, base_url=own_url or base_url)
+        except PermanentLLMError as exc:  # no key, or a URL that cannot work: bad input
+            raise RunError(str(exc)) from None
     raise RunError(
-        f"unknown model {model!r}: use 'scripted', 'openai:MODEL_NAME' (with --base-url for a "
-        "non-OpenAI endpoint) or 'openai:MODEL_NAME@BASE_URL'; LangChain chat models can be "
-        "passed from Python"
+        f"unknown model {model!r}: use 'scripted' (or 'scripted:drift=0.15,seed=3'), "
+        "'openai:MODEL_NAME' (with --base-url for a non-OpenAI endpoint) or "
+        "'openai:MODEL_NAME@BASE_URL'; LangChain chat models can be passed from Python"
     )
+
+
+def scripted_options(spec: str) -> dict[str, Any]:
+    """The options of `scripted:drift=D,seed=S` as keyword arguments of `ScriptedBackend`."""
+    options: dict[str, Any] = {}
+    _, _, listed = spec.partition(":")
+    for item in listed.split(",") if ":" in spec else []:
+        name, sep, value = item.partition("=")
+        if name not in SCRIPTED_OPTIONS or not sep:
+            known = ", ".join(f"{k}=" for k in SCRIPTED_OPTIONS)
+            raise RunError(f"model {spec!r}: unknown option {item!r}; scripted takes {known}")
+        if name in options:
+            raise RunError(f"model {spec!r}: {name} is given twice")
+        options[name] = _option_value(spec, name, value)
+    return options
+
+
+def _option_value(spec: str, name: str, value: str) -> float | int:
+    try:
+        number = float(value) if name == "drift" else int(value)
+    except ValueError:
+        number = None
+    if number is None or (name == "drift" and not 0.0 <= number <= 1.0) or number < 0:
+        raise RunError(f"model {spec!r}: {name}={value} must be {SCRIPTED_OPTIONS[name]}")
+    return number
 
 
 @dataclass(frozen=True)
@@ -126,6 +171,14 @@ class ClientLimits:
     concurrency: int = 16
     requests_per_minute: float | None = None
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+
+    def __post_init__(self) -> None:
+        """Checked before the run directory exists, so a bad value leaves nothing behind."""
+        rpm = self.requests_per_minute
+        if self.concurrency < 1:
+            raise RunError(f"concurrency must be at least 1, got {self.concurrency}")
+        if rpm is not None and not (math.isfinite(rpm) and rpm > 0):
+            raise RunError(f"requests_per_minute must be a number greater than 0, got {rpm}")
 
 
 def run_scenario(*args: Any, **kwargs: Any) -> RunResult:
@@ -144,7 +197,7 @@ def run_scenario(*args: Any, **kwargs: Any) -> RunResult:
 
 
 async def arun_scenario(
-    scenario: str | type[Scenario],
+    scenario: str | Path | type[Scenario],
     params: dict[str, Any] | ScenarioParams | None = None,
     *,
     seed: int = 0,
@@ -161,26 +214,49 @@ async def arun_scenario(
     progress: bool = True,
     console: Console | None = None,
     settings: RunSettings | None = None,
+    roles: Mapping[str, Sequence[str]] | None = None,
+    prompts: str | Path | None = None,
 ) -> RunResult:
     """Run (or resume) a scenario and return where it went and what it measured.
 
+    `scenario`: a registered name, a scenario file's path (`.py`), or a `Scenario` class.
     `settings`: response format, a completion-token cap and validity limits (defaults: text,
-    no cap, at most 20% failed decisions, groups of 5). Every input is checked before the run
-    directory is created, so bad input leaves nothing.
+    no cap, at most 20% failed decisions, groups of 5). `roles`: model specs for the scenario's
+    roles by name (`{"judge": ["openai:gpt-4o"]}`); `model` (or `backend`) plays the others.
+    `prompts`: an edited prompt pack (`personasim prompts SCENARIO` writes the shipped one).
+    Every input is checked before the run directory is created, so bad input leaves nothing.
     """
     settings = settings or RunSettings()
-    scenario_cls = get_scenario(scenario) if isinstance(scenario, str) else scenario
+    scenario_cls = resolve_scenario(str(scenario)) if isinstance(scenario, str | Path) else scenario
     checked = (
         params if isinstance(params, ScenarioParams) else scenario_cls.parse_params(params or {})
     )
+    main_spec = model if backend is None else backend.name
+    bound = _bind_roles(scenario_cls, main_spec, roles or {})
     backend = backend or make_backend(model, base_url, seed)
-    instance = scenario_cls(checked)
+    instance = scenario_cls(checked, _prompt_pack(scenario_cls, prompts))
     instance.prepare()
     limits = ClientLimits(concurrency, requests_per_minute, retry or RetryPolicy())
+    if seed < 0:
+        raise RunError(f"seed must be an integer of at least 0, got {seed}")
+    if use_cache:
+        _make_writable_dir(Path(cache_dir or default_cache_dir()), "--cache-dir")
+    scenario_file = scenario_file_record(scenario_cls)
     run_dir = _prepare_run_dir(out, scenario_cls.name, resume)
     manifest = _initial_manifest(scenario_cls, checked, seed, backend, limits, settings)
+    manifest["roles"] = {name: list(specs) for name, specs in bound.items()}
+    manifest["prompts"] = instance.prompts.describe() if instance.prompts else None
+    if scenario_file is not None:
+        manifest["scenario_file"] = scenario_file
     previous = _load_resumable(run_dir, manifest) if resume else None
+    if previous is not None:
+        check_same_scenario_file(previous.get("scenario_file"), scenario_file, run_dir)
     if previous is not None and previous["status"] == "complete":
+        if not (run_dir / METRICS_FILE).is_file():
+            raise RunError(
+                f"{run_dir} is complete but has no {METRICS_FILE}; "
+                f"`personasim metrics {run_dir}` recomputes it from the log"
+            )
         metrics = json.loads((run_dir / METRICS_FILE).read_text())
         return RunResult(run_dir, previous, metrics, ["already complete; nothing to resume"])
     if previous is not None:
@@ -205,7 +281,9 @@ async def arun_scenario(
                 )
 
             models = ModelPool(
-                client_for(backend), lambda spec: client_for(make_backend(spec, base_url, seed))
+                client_for(backend),
+                lambda spec: client_for(make_backend(spec, base_url, seed)),
+                main_spec=main_spec,
             )
             bar = _progress_bar(console or Console(stderr=True), progress, scenario_cls.name)
             try:
@@ -217,10 +295,12 @@ async def arun_scenario(
                         on_progress=on_progress,
                         response_format=settings.response_format,
                         max_tokens=settings.max_tokens,
+                        roles=bound,
                     )
                     await _play(instance, sim, manifest)
             except BaseException as exc:
                 _finish(run_dir, manifest, store, settings, "interrupted", _describe(exc))
+                exc.run_dir = run_dir  # type: ignore[attr-defined]  # for the CLI's message
                 raise
             metrics = compute_run_metrics(store, scenario_cls)
             _write_json(run_dir / METRICS_FILE, metrics)
@@ -230,6 +310,38 @@ async def arun_scenario(
         if cache is not None:
             cache.close()
     return RunResult(run_dir, manifest, metrics, _summary(manifest, scenario_cls, metrics))
+
+
+def _prompt_pack(scenario_cls: type[Scenario], path: str | Path | None) -> PromptPack | None:
+    """The edited pack at `path`, checked against the scenario's shipped one."""
+    if path is None:
+        return None
+    shipped = scenario_cls.shipped_prompts()
+    if shipped is None:
+        raise RunError(f"--prompts: {scenario_cls.name} has no prompt pack to replace")
+    try:
+        pack = PromptPack.load(path)
+        pack.check_against(shipped)
+    except PromptPackError as exc:
+        raise RunError(f"--prompts {exc}") from None
+    return pack
+
+
+def _bind_roles(
+    scenario_cls: type[Scenario], main_spec: str, named: Mapping[str, Sequence[str]]
+) -> dict[str, tuple[str, ...]]:
+    """Each role's model specs, checked before anything is written."""
+    for name, specs in named.items():
+        for spec in specs:
+            if not re.match(MODEL_SPEC_PATTERN, spec):
+                raise RunError(
+                    f"--role {name}={spec}: unknown model; use 'scripted', 'openai:MODEL_NAME' "
+                    "or 'openai:MODEL_NAME@BASE_URL'"
+                )
+    try:
+        return bind_roles(scenario_cls.roles, main_spec, named, scenario=scenario_cls.name)
+    except RoleError as exc:
+        raise RunError(str(exc)) from None
 
 
 def _summary(
@@ -242,7 +354,8 @@ def _summary(
 
 async def _play(scenario: Scenario, sim: Simulation, manifest: dict[str, Any]) -> None:
     try:
-        header = ("scenario", "params", "seed", "model", *RunSettings().to_json())
+        header = ("scenario", "params", "seed", "model", "roles", "prompts")
+        header += tuple(RunSettings().to_json())
         sim.emit("run.started", {k: manifest[k] for k in header})
         scenario.setup(sim)
         with _long_lived_heap():
@@ -363,28 +476,49 @@ def _prepare_run_dir(out: str | Path | None, scenario: str, resume: bool) -> Pat
         has_run = (run_dir / MANIFEST_FILE).exists()
         if resume and not has_run:
             raise RunError(f"{run_dir}: no run to resume here (no {MANIFEST_FILE})")
-        if not resume and run_dir.exists() and any(run_dir.iterdir()):
+        if not resume and run_dir.is_dir() and any(run_dir.iterdir()):
             raise RunError(
                 f"{run_dir} already exists and is not empty; pass --resume to continue the run "
                 "there, or choose another --out"
             )
-    run_dir.mkdir(parents=True, exist_ok=True)
+    _make_writable_dir(run_dir, "--out")
     return run_dir
+
+
+def _make_writable_dir(directory: Path, flag: str) -> None:
+    """Create a directory, or say in one line why it cannot be (nothing is left behind)."""
+    if directory.exists() and not directory.is_dir():
+        raise RunError(f"{flag} {directory} is a file, not a directory; choose another {flag}")
+    first_new = next((p for p in (*reversed(directory.parents), directory) if not p.exists()), None)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        probe = directory / ".personasim-write-test"
+        probe.touch()
+        probe.unlink()
+    except OSError as exc:
+        if first_new is not None:
+            shutil.rmtree(first_new, ignore_errors=True)
+        reason = exc.strerror or str(exc)
+        raise RunError(f"cannot write to {directory} ({reason}); choose another {flag}") from None
 
 
 def read_manifest(run_dir: str | Path) -> dict[str, Any]:
     path = Path(run_dir) / MANIFEST_FILE
     try:
-        return json.loads(path.read_text())
-    except FileNotFoundError:
+        manifest = json.loads(path.read_text())
+    except (FileNotFoundError, NotADirectoryError):
         raise RunError(f"{run_dir}: not a run directory (no {MANIFEST_FILE})") from None
-    except json.JSONDecodeError as exc:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise RunError(f"{path}: unreadable manifest ({exc})") from None
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("status"), str):
+        raise RunError(f"{path}: not a personasim manifest (no status)")
+    return manifest
 
 
 def _load_resumable(run_dir: Path, manifest: dict[str, Any]) -> dict[str, Any]:
     previous = read_manifest(run_dir)
-    for key in ("scenario", "params", "seed", "model", "response_format", "max_tokens"):
+    keys = ("scenario", "params", "seed", "model", "roles", "prompts", "response_format")
+    for key in (*keys, "max_tokens"):
         if previous.get(key) != manifest[key]:
             raise RunError(
                 f"cannot resume {run_dir}: it was started with {key}={previous.get(key)!r}, "

@@ -8,14 +8,19 @@ A scenario declares typed parameters (a pydantic model), builds agents and envir
 from __future__ import annotations
 
 import importlib
+import inspect
+import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, get_origin
 
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+
+from .prompts import PromptPack
+from .roles import Role
 
 if TYPE_CHECKING:
     from .model import Simulation
@@ -24,10 +29,12 @@ __all__ = [
     "Scenario",
     "ScenarioError",
     "ScenarioParams",
+    "csv_separator_problem",
     "get_scenario",
     "list_scenarios",
     "read_input",
     "register_scenario",
+    "split_list",
 ]
 
 BUILTIN_MODULE = "personasim.scenarios"
@@ -43,7 +50,8 @@ class ScenarioError(ValueError):
 class ScenarioParams(BaseModel):
     """Base of every scenario's parameters: unknown names are errors, values are validated.
 
-    A tuple-typed parameter also accepts a comma-separated string, as typed on the command line.
+    A tuple- or list-typed parameter also accepts a comma-separated string, as typed on the
+    command line.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -55,9 +63,19 @@ class ScenarioParams(BaseModel):
             return values
         split = dict(values)
         for name, info in cls.model_fields.items():
-            if isinstance(split.get(name), str) and get_origin(info.annotation) is tuple:
-                split[name] = tuple(item.strip() for item in split[name].split(","))
+            if isinstance(split.get(name), str) and get_origin(info.annotation) in (tuple, list):
+                split[name] = tuple(split_list(split[name]))
         return split
+
+
+_LIST_COMMA = re.compile(r",(?![A-Za-z_]+=)")
+
+
+def split_list(text: str) -> list[str]:
+    """A comma-separated list as typed on the command line. A comma that starts `name=` belongs
+    to the item before it, so a model spec's options stay together: `scripted:drift=0.1,seed=3,
+    openai:m` is two items."""
+    return [item.strip() for item in _LIST_COMMA.split(text)]
 
 
 class Scenario(ABC):
@@ -67,9 +85,24 @@ class Scenario(ABC):
     name: ClassVar[str]
     summary: ClassVar[str]
     Params: ClassVar[type[ScenarioParams]]
+    roles: ClassVar[dict[str, Role]] = {"persona": Role("the persona agents' decisions")}
+    """The parts models play; `--role NAME=SPEC` binds one, `--model` the others."""
 
-    def __init__(self, params: ScenarioParams) -> None:
+    def __init__(self, params: ScenarioParams, prompts: PromptPack | None = None) -> None:
         self.params = params
+        self.prompts = prompts or self.shipped_prompts()
+        """The texts this run sends (the shipped pack unless `--prompts FILE`)."""
+
+    @classmethod
+    def shipped_prompts(cls) -> PromptPack | None:
+        """The pack `packs/<name>.yaml` beside the scenario's module, or beside a base class's
+        module for a subclass defined elsewhere (None: no pack)."""
+        for klass in cls.__mro__:
+            if issubclass(klass, Scenario) and klass is not Scenario:
+                path = Path(inspect.getfile(klass)).parent / "packs" / f"{cls.name}.yaml"
+                if path.is_file():
+                    return PromptPack.load(path)
+        return None
 
     def rounds(self) -> int:
         """How many rounds the runner plays; a `rounds` parameter if the scenario has one."""
@@ -145,16 +178,46 @@ def read_input(flag: str, load: Callable[[], T]) -> T:
         raise ScenarioError(f"{flag}: {exc}") from None
 
 
+_SEPARATORS = {";": "semicolons", "\t": "tabs", "|": "'|'"}
+
+
+def csv_separator_problem(columns: Sequence[str] | None) -> str | None:
+    """What is wrong when a CSV header, read as comma-separated, is one column that holds
+    another separator (a spreadsheet's ';' export): None when the header looks fine."""
+    if not columns or len(columns) != 1:
+        return None
+    for separator, name in _SEPARATORS.items():
+        if separator in columns[0]:
+            return (
+                f"the header row reads as the single column {columns[0]!r}: the file is "
+                f"separated by {name}, but CSV input must be comma-separated; re-save it "
+                "with commas"
+            )
+    return None
+
+
 _REGISTRY: dict[str, type[Scenario]] = {}
 
 
 def register_scenario(cls: type[Scenario]) -> type[Scenario]:
     """Class decorator that makes a scenario runnable by name."""
     existing = _REGISTRY.get(cls.name)
-    if existing is not None and existing is not cls:
+    if existing is not None and existing is not cls and not _same_file(existing, cls):
         raise ScenarioError(f"two scenarios are named {cls.name!r}: {existing} and {cls}")
     _REGISTRY[cls.name] = cls
     return cls
+
+
+def _same_file(a: type, b: type) -> bool:
+    """Both classes come from one source file: the file was loaded again (edited, or run as a
+    script and loaded as a scenario file), and the newer definition replaces the older."""
+    try:
+        files = [inspect.getsourcefile(a), inspect.getsourcefile(b)]
+    except TypeError:  # defined in the interpreter
+        return False
+    if None in files or a.__qualname__ != b.__qualname__:
+        return False
+    return Path(files[0]).resolve() == Path(files[1]).resolve()
 
 
 def _load_all() -> None:
@@ -174,7 +237,7 @@ def get_scenario(name: str) -> type[Scenario]:
     if name not in scenarios:
         raise ScenarioError(
             f"unknown scenario {name!r}; known scenarios: {', '.join(scenarios) or 'none'}. "
-            f"A scenario of your own is found by name once its package declares it under the "
-            f"entry-point group {ENTRY_POINT_GROUP!r}"
+            f"Run a scenario of your own from its file (personasim run path/to/scenario.py), "
+            f"or declare its package under the entry-point group {ENTRY_POINT_GROUP!r}"
         )
     return scenarios[name]

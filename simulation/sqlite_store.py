@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -36,14 +37,28 @@ class SQLiteEventStore(EventStore):
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        try:
+        with self._errors():
             self._db = sqlite3.connect(self.path, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(_SCHEMA)
+            self._ensure_version()
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        """Any SQLite failure (a damaged file can fail on any page, at any read) as one
+        `EventStoreError` naming the file."""
+        try:
+            yield
+        except (sqlite3.ProgrammingError, sqlite3.InterfaceError):
+            raise  # a caller's bug (an unbindable value), not a damaged file
         except sqlite3.DatabaseError as exc:
-            raise EventStoreError(f"{self.path}: not a readable event store ({exc})") from exc
-        self._ensure_version()
+            if isinstance(exc, sqlite3.OperationalError) and "malformed" not in str(exc):
+                raise EventStoreError(f"{self.path}: {exc}") from exc  # locked, full, read-only
+            raise EventStoreError(
+                f"{self.path}: not a readable event store ({exc}); the file is damaged or is "
+                "not a personasim event log"
+            ) from exc
 
     def _ensure_version(self) -> None:
         row = self._db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
@@ -67,7 +82,7 @@ class SQLiteEventStore(EventStore):
         rows = [
             (e.round, e.agent_id, e.kind, e.scope, e.ts, dumps_payload(e.payload)) for e in events
         ]
-        with self._transaction():
+        with self._errors(), self._transaction():
             first = self._next_seq()
             self._db.executemany(
                 "INSERT INTO events (seq, round, agent_id, kind, scope, ts, payload) "
@@ -89,10 +104,11 @@ class SQLiteEventStore(EventStore):
         if kinds is not None:
             params = list(kinds)
             query += f" WHERE kind IN ({','.join('?' * len(params))})"
-        for seq, rnd, agent_id, kind, scope, ts, payload in self._db.execute(
-            query + " ORDER BY seq", params
-        ):
-            yield Event(kind, json.loads(payload), rnd, agent_id, scope, ts, seq)
+        with self._errors():
+            for seq, rnd, agent_id, kind, scope, ts, payload in self._db.execute(
+                query + " ORDER BY seq", params
+            ):
+                yield Event(kind, json.loads(payload), rnd, agent_id, scope, ts, seq)
 
     def close(self) -> None:
         self._db.close()

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from .runner import MANIFEST_FILE, RunResult, run_scenario
-from .scenario import Scenario, get_scenario
+from .scenario import Scenario
+from .scenario_file import resolve_scenario
 from .tables import write_table
 
 __all__ = ["SweepResult", "run_sweep"]
@@ -31,7 +32,7 @@ class SweepResult:
 
 
 def run_sweep(
-    scenario: str | type[Scenario],
+    scenario: str | Path | type[Scenario],
     models: Sequence[str],
     grid: Mapping[str, Sequence[Any]] | None = None,
     params: Mapping[str, Any] | None = None,
@@ -43,7 +44,7 @@ def run_sweep(
 
     `run_options` are passed to each `run_scenario` call (seed, base_url, concurrency, ...).
     """
-    scenario_cls = get_scenario(scenario) if isinstance(scenario, str) else scenario
+    scenario_cls = resolve_scenario(str(scenario)) if isinstance(scenario, str | Path) else scenario
     directory = Path(out)
     grid = dict(grid or {})
     points = [dict(zip(grid, values, strict=True)) for values in itertools.product(*grid.values())]

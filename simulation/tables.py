@@ -10,11 +10,30 @@ import pandas as pd
 
 __all__ = ["write_table"]
 
+MARK = "†"
 
-def write_table(rows: Sequence[dict[str, Any]], directory: Path, name: str) -> list[Path]:
-    """`name.csv` and `name.md` with the same rows (Markdown floats to 2 decimals)."""
+
+def write_table(
+    rows: Sequence[dict[str, Any]],
+    directory: Path,
+    name: str,
+    *,
+    flag: str | None = None,
+    notes: Sequence[str] = (),
+) -> list[Path]:
+    """`name.csv` and `name.md` with the same rows (Markdown floats to 2 decimals, an empty
+    cell as —).
+
+    `flag` names a boolean column (e.g. a group too small to trust) that the CSV keeps as
+    True/False and the Markdown shows as † or blank; `notes` are footnotes under the Markdown
+    table (e.g. what † means).
+    """
     frame = pd.DataFrame(list(rows))
     csv_path, md_path = directory / f"{name}.csv", directory / f"{name}.md"
     frame.to_csv(csv_path, index=False)
-    md_path.write_text(frame.to_markdown(index=False, floatfmt=".2f") + "\n")
+    shown = frame.astype(object).where(frame.notna(), None)
+    if flag is not None and flag in shown.columns:
+        shown[flag] = [MARK if value else "" for value in frame[flag]]
+    text = shown.to_markdown(index=False, floatfmt=".2f", missingval="—")
+    md_path.write_text("\n\n".join([text, *notes]) + "\n")
     return [csv_path, md_path]

@@ -62,7 +62,7 @@ def _entry(counts: Counter[str], limits: ValidityLimits) -> dict[str, Any]:
         "max_failure_rate": limits.max_failure_rate,
     }
     if decisions == 0:
-        entry.update(ok=False, reason="no decision was made")
+        entry.update(ok=False, failure_rate_undefined="no decision was made")
     else:
         entry["ok"] = entry["failure_rate"] <= limits.max_failure_rate
     return entry

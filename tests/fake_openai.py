@@ -37,8 +37,19 @@ dataclass                              string / int specs
 ``MalformedFault(content=...)``        ``"malformed"``, ``"malformed:any text"`` -> HTTP 200 whose
                                        content is the given text (default ``MALFORMED_REPLY``)
 ``StatusFault(status=400)``            ``"status:401"``, ``"400"``, ``401`` -> that status with an
-                                       OpenAI-style error body
+                                       OpenAI-style error body (``message`` may name ``{model}``
+                                       and ``{response_format}``, filled in from the request)
+``RawFault(status=200)``               ``"html"``, ``"html:502"`` -> an HTML page, not JSON (a web
+                                       UI at the wrong URL; a proxy whose upstream is down)
 =====================================  ===========================================================
+
+Named faults, as real servers send them (``NAMED_FAULTS``): ``"model_not_found"`` (OpenAI/vLLM
+404), ``"context_length"`` (OpenAI/vLLM 400), ``"context_size"`` (llama.cpp 400),
+``"bad_param:NAME"`` (400 naming a parameter), ``"response_format"`` (OpenAI 400 rejecting the
+form sent) and ``"response_format:llamacpp"`` (llama.cpp's 500 for ``json_schema``).
+
+``server.fail_always(spec)`` makes every request fail that way until ``fail_always(None)``
+(a server that stays down, a key that stays wrong); queued faults are consumed first.
 
 Standalone (benchmarks)::
 
@@ -72,6 +83,12 @@ HOST = "127.0.0.1"  # loopback only: the fake must never be reachable from elsew
 DEFAULT_MODEL = "fake-model"
 DEFAULT_REPLY = "I will cooperate. Finally, I will give 5 dollars."
 MALFORMED_REPLY = "I am not sure what to do."
+HTML_PAGE = "<!DOCTYPE html>\n<html><head><title>Open WebUI</title></head>\n<body></body></html>\n"
+HTML_502 = (
+    "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n"
+    "<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n"
+    "</body>\r\n</html>\r\n"
+)
 
 Responder = Callable[[dict[str, Any]], str | Awaitable[str]]
 
@@ -114,12 +131,53 @@ class StatusFault:
     message: str | None = None
     type: str | None = None
     code: str | None = None
+    param: str | None = None
 
 
-Fault = RateLimitFault | ServerErrorFault | HangFault | MalformedFault | StatusFault
+@dataclass(frozen=True)
+class RawFault:
+    """A reply that is not the API's JSON, e.g. an HTML page (status 200 or a proxy's 502)."""
+
+    status: int = 200
+    body: str = HTML_PAGE
+    content_type: str = "text/html"
+
+
+Fault = RateLimitFault | ServerErrorFault | HangFault | MalformedFault | StatusFault | RawFault
 FaultSpec = Fault | str | int
 
-_FAULT_TYPES = (RateLimitFault, ServerErrorFault, HangFault, MalformedFault, StatusFault)
+_FAULT_TYPES = (RateLimitFault, ServerErrorFault, HangFault, MalformedFault, StatusFault, RawFault)
+
+NAMED_FAULTS: dict[str, Fault] = {
+    "model_not_found": StatusFault(
+        404,
+        "The model `{model}` does not exist or you do not have access to it.",
+        code="model_not_found",
+    ),
+    "context_length": StatusFault(
+        400,
+        "This model's maximum context length is 2048 tokens. However, your messages resulted in "
+        "3071 tokens. Please reduce the length of the messages.",
+        code="context_length_exceeded",
+        param="messages",
+    ),
+    "context_size": StatusFault(
+        400,
+        "the request exceeds the available context size, try increasing it",
+        type="exceed_context_size_error",
+    ),
+    "response_format": StatusFault(
+        400,
+        "Invalid parameter: 'response_format' of type '{response_format}' is not supported with "
+        "this model.",
+        code="invalid_parameter",
+        param="response_format",
+    ),
+    "response_format:llamacpp": ServerErrorFault(
+        500,
+        'response_format type must be one of "text" or "json_object", but got: {response_format}',
+    ),
+}
 
 _ERROR_TYPES: dict[int, tuple[str, str | None]] = {
     400: ("invalid_request_error", None),
@@ -149,8 +207,19 @@ def parse_fault(spec: FaultSpec) -> Fault:
         raise TypeError(f"unsupported fault spec: {spec!r}")
     if isinstance(spec, int):
         return _status_fault(spec)
+    if spec in NAMED_FAULTS:
+        return NAMED_FAULTS[spec]
     kind, sep, arg = spec.partition(":")
     kind = kind.strip().lower()
+    if kind == "bad_param":
+        return StatusFault(
+            400,
+            f"Unsupported parameter: '{arg}' is not supported with this model.",
+            code="unsupported_parameter",
+            param=arg,
+        )
+    if kind == "html":
+        return RawFault(status=int(arg), body=HTML_502) if sep else RawFault()
     if kind in ("rate_limit", "429"):
         return RateLimitFault(retry_after=arg.strip()) if sep else RateLimitFault()
     if kind == "server_error":
@@ -202,7 +271,11 @@ def _retry_after_header(value: float | str) -> str:
 
 
 def error_body(
-    status: int, message: str | None = None, type_: str | None = None, code: str | None = None
+    status: int,
+    message: str | None = None,
+    type_: str | None = None,
+    code: str | None = None,
+    param: str | None = None,
 ) -> dict[str, Any]:
     """OpenAI-style error envelope, so the SDK fills in ``.type``/``.code`` on its exceptions."""
     default_type, default_code = _ERROR_TYPES.get(
@@ -212,10 +285,21 @@ def error_body(
         "error": {
             "message": message or f"Fake error with status {status}.",
             "type": type_ or default_type,
-            "param": None,
+            "param": param,
             "code": code if code is not None else default_code,
         }
     }
+
+
+def fill_message(message: str | None, body: dict[str, Any]) -> str | None:
+    """A fault's message with ``{model}`` and ``{response_format}`` taken from the request."""
+    if message is None:
+        return None
+    response_format = body.get("response_format")
+    kind = response_format.get("type") if isinstance(response_format, dict) else None
+    return message.replace("{model}", str(body.get("model"))).replace(
+        "{response_format}", str(kind)
+    )
 
 
 def build_logprobs(reply: str, top_logprobs: int) -> dict[str, Any]:
@@ -269,6 +353,7 @@ class FakeOpenAIServer:
         self._lock = threading.Lock()
         self._requests: list[dict[str, Any]] = []
         self._faults: deque[Fault] = deque()
+        self._always: Fault | None = None
         self._ids = itertools.count(1)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -389,6 +474,12 @@ class FakeOpenAIServer:
         with self._lock:
             self._faults.extend(parsed)
 
+    def fail_always(self, spec: FaultSpec | None) -> None:
+        """Answer every request with this fault (after any queued ones); None stops it."""
+        fault = None if spec is None else parse_fault(spec)
+        with self._lock:
+            self._always = fault
+
     @property
     def pending_faults(self) -> list[Fault]:
         """Faults not yet consumed by a request."""
@@ -441,7 +532,7 @@ class FakeOpenAIServer:
         # Record and pick the fault atomically so faults follow arrival order exactly.
         with self._lock:
             self._requests.append({**body, "headers": headers})
-            fault = self._faults.popleft() if self._faults else None
+            fault = self._faults.popleft() if self._faults else self._always
             number = next(self._ids)
         extra_headers = {"x-request-id": f"req_fake_{number:06d}"}
 
@@ -458,11 +549,19 @@ class FakeOpenAIServer:
                 )
             case ServerErrorFault(status=status, message=message):
                 return web.json_response(
-                    error_body(status, message), status=status, headers=extra_headers
+                    error_body(status, fill_message(message, body)),
+                    status=status,
+                    headers=extra_headers,
                 )
-            case StatusFault(status=status, message=message, type=type_, code=code):
+            case StatusFault(status=status, message=message, type=type_, code=code, param=param):
                 return web.json_response(
-                    error_body(status, message, type_, code), status=status, headers=extra_headers
+                    error_body(status, fill_message(message, body), type_, code, param),
+                    status=status,
+                    headers=extra_headers,
+                )
+            case RawFault(status=status, body=raw, content_type=content_type):
+                return web.Response(
+                    text=raw, status=status, content_type=content_type, headers=extra_headers
                 )
             case HangFault(seconds=seconds):
                 await asyncio.sleep(seconds)

@@ -6,29 +6,51 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+import yaml
 from conftest import DATA
 from fake_openai import FakeOpenAIServer
 from scipy.spatial.distance import jensenshannon
 from scipy.stats import wasserstein_distance
+from structured_runs import assert_formats_sent, assert_same_as_text, run_in_every_format
 
+from personasim.agents.career_answers import (
+    AssistantReply,
+    FirstQuestion,
+    FollowUp,
+    OptionAnswer,
+    Rating,
+    Verdict,
+)
+from personasim.analysis import Undefined
 from personasim.analysis.career_chat import (
+    DIMENSIONS,
     age_bin,
     country_group,
     emd_ordinal,
+    group_distances,
     icc3k,
     job_category,
     js_centroid,
     jsd,
     option_distribution,
     pearson,
+    random_pairing_emd,
 )
-from personasim.simulation import RunResult, SQLiteEventStore, run_scenario
+from personasim.simulation import (
+    RunResult,
+    SQLiteEventStore,
+    list_scenarios,
+    response_format_for,
+    run_scenario,
+)
 from personasim.simulation.cli import main
+from personasim.simulation.runner import RunSettings
 
 VSM = DATA / "vsm2013"
 SMALL = {"n_users": 8, "n_items": 3, "judge_samples": 1}
@@ -96,7 +118,44 @@ def test_icc3k_and_pearson_against_hand_computed_values() -> None:
     # r of (1,2,3,4) and (2,4,5,9): Sxy = 11, Sxx = 5, Syy = 26 by hand
     x, y = [1, 2, 3, 4], [2, 4, 5, 9]
     assert pearson(x, y) == pytest.approx(11 / math.sqrt(5 * 26), abs=1e-9)
-    assert pearson([1, 2], [3, 4]) is None and icc3k([[1, 1], [1, 1]]) is None
+    assert pearson([1, 2], [3, 4]) == Undefined("fewer than 3 pairs")
+    assert icc3k([[1, 1], [1, 1]]) == Undefined("no variance between targets")
+
+
+def test_undefined_statistics_of_the_career_chat() -> None:
+    """Edge cases: empty or massless distributions and histograms are not distributions (a
+    ValueError, not a distance of 0); correlations and ICC with too few or constant ratings,
+    and a baseline with fewer than two users, are undefined with a reason."""
+    for p, q in (([], []), ([0, 0, 0], [1, 0, 0]), ([1, 0], [1, 0, 0]), ([-0.5, 1.5], [1, 0])):
+        with pytest.raises(ValueError):
+            jsd(p, q)
+    with pytest.raises(ValueError, match="no distributions"):
+        js_centroid([])
+    with pytest.raises(ValueError, match="at least one answer"):
+        emd_ordinal([], [1, 2])
+    assert emd_ordinal([3], [3]) == 0.0  # n = 1 per side is an ordinary distance
+    assert pearson([1, 2, 3], [4, 4, 4]) == Undefined("y: constant input")
+    assert pearson([2, 2, 2], [1, 2, 3]) == Undefined("x: constant input")
+    assert pearson([], []) == Undefined("fewer than 3 pairs")
+    assert icc3k([]) == Undefined("no values")
+    assert icc3k([[1, 2]]) == Undefined("fewer than 2 targets")
+    assert icc3k([[1], [2]]) == Undefined("fewer than 2 raters")
+    # row means 2.0 and 2.0 although the raters disagree: BMS = 0
+    assert icc3k([[1, 3], [3, 1]]) == Undefined("no variance between targets")
+    rng = np.random.default_rng(0)
+    assert random_pairing_emd([[1, 2]], [[2, 2]], rng) == Undefined("fewer than 2 users")
+
+
+def test_group_distances_with_a_zero_or_missing_baseline() -> None:
+    """Identical answers everywhere: every centroid equals the pooled one, the baseline is 0
+    and each distance / baseline is undefined, not a division by zero."""
+    same = [[0.5, 0.5, 0.0, 0.0, 0.0]]
+    result = group_distances({"a": {"q1": same * 2}, "b": {"q1": same * 3}})
+    assert result.baseline == 0.0 and result.pairs[("a", "b")] == 0.0
+    assert result.ratio(("a", "b")) == Undefined("zero baseline")
+    assert result.groups == {"a": 2, "b": 3}
+    empty = group_distances({"a": {"q1": []}})
+    assert empty.baseline == Undefined("no answers") and empty.pairs == {}
 
 
 def test_groupings() -> None:
@@ -152,6 +211,87 @@ def test_max_turns_ends_dialogues_and_rewrites_happen(tmp_path: Path) -> None:
     assert all(q["out_of_context"] and q["question"] != q["proposed"] for q in aged)
 
 
+# --- prompt pack ---------------------------------------------------------------------------------
+
+USER_PROMPTS = {
+    "career.user": ("user_initial", "user_followup"),
+    "career.ooc": ("ooc_prompt",),
+    "career.probe": ("ba_user_prompt", "ba_dialogue_prompt"),
+    "career.judge": ("judge_prompt",),
+}
+SYSTEM_PROMPTS = {
+    "career.user": ("user_system", "user_followup_system"),
+    "career.ooc": ("ooc_system",),
+    "career.probe": ("ba_user_system", "ba_dialogue_system"),
+    "career.judge": tuple(f"judge_{d}" for d in DIMENSIONS),
+}
+
+
+def entry_pattern(text: str) -> re.Pattern[str]:
+    """A pack text as a regex: its words literally, each ${placeholder} any text."""
+    return re.compile(
+        "(?s)" + "(.*)".join(re.escape(part) for part in re.split(r"\$\{\w+\}", text))
+    )
+
+
+def test_every_text_sent_comes_from_the_pack(small: RunResult) -> None:
+    pack = list_scenarios()["career-chat"].shipped_prompts()
+    assert pack is not None
+    profile = entry_pattern(pack.text("profile"))
+    calls = payloads(small, "llm.call")
+    assert {c["task"] for c in calls} == {*USER_PROMPTS, "career.assistant"}
+    for call in calls:
+        messages = call["messages"]
+        if call["task"] == "career.assistant":  # the dialogue alone (Algorithm 1's qa_llm)
+            roles = [m["role"] for m in messages]
+            assert roles == ["user", "assistant"] * (len(roles) // 2) + ["user"]
+            continue
+        system = messages[0]["content"]
+        assert system in [pack.text(n) for n in SYSTEM_PROMPTS[call["task"]]], call["task"]
+        prompt = (
+            messages[-1]["content"]
+            if system == pack.text("ba_dialogue_system")
+            else messages[1]["content"]
+        )
+        matched = [
+            m
+            for n in USER_PROMPTS[call["task"]]
+            if (m := entry_pattern(pack.text(n)).fullmatch(prompt))
+        ]
+        assert matched, (call["task"], prompt)
+        if call["task"] != "career.probe" or system == pack.text("ba_user_system"):
+            assert profile.fullmatch(matched[0].group(1)), prompt  # ${profile} comes first
+
+
+def test_an_edited_pack_reaches_every_role(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "pack.yaml"
+    assert main(["prompts", "career-chat", "--output", str(path)]) == 0
+    capsys.readouterr()
+    data = yaml.safe_load(path.read_text())
+    edits = {
+        "profile": ("Years of Experience:", "Experience (years):"),
+        "history_chatbot": ("Chatbot:", "Advisor:"),
+        "judge_question": ("Question ${number}:", "Q${number}."),
+        "ba_dialogue_prompt": ("Assume you are me", "Imagine you are me"),
+    }
+    for name, (old, new) in edits.items():
+        assert old in data["prompts"][name]["text"]
+        data["prompts"][name]["text"] = data["prompts"][name]["text"].replace(old, new)
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    result = run(tmp_path / "r", {**SMALL, "n_users": 3}, prompts=path, use_cache=False)
+    texts = {
+        (c["task"], i): m["content"]
+        for c in payloads(result, "llm.call")
+        for i, m in enumerate(c["messages"])
+    }
+    sent = "\n".join(texts.values())
+    assert "Experience (years): " in sent and "Years of Experience" not in sent
+    assert "\nAdvisor: " in sent and "\nChatbot: " not in sent
+    assert "\nQ1. " in sent and "Question 1:" not in sent
+    assert "Imagine you are me" in sent and "Assume you are me" not in sent
+    assert result.metrics["metrics"]["probes"]["dialogue"]["n"] == 9
+
+
 # --- full runs -----------------------------------------------------------------------------------
 
 
@@ -192,6 +332,17 @@ def test_bad_inputs_exit_2_naming_file_and_line(tmp_path: Path, capsys) -> None:
     args = ["--survey-file", str(survey), "--dialogue-survey-file", str(survey)]
     assert main(["run", "career-chat", *args, "--out", str(out)]) == 2
     assert f"{survey}:1" in capsys.readouterr().err and not out.exists()
+    human = tmp_path / "human.csv"
+    for text, where, problem in (
+        ("user,rating\nu001,3\n", 1, "needs columns user,dimension,rating"),
+        ("user,dimension,rating\nu001,coverage,3\nu002,fluency,3\n", 3, "dimension must be"),
+        ("user,dimension,rating\nu001,coverage,6\n", 2, "rating must be from 0 to 5"),
+        ("user,dimension,rating\nu001,coverage,high\n", 2, "rating is not a number"),
+    ):
+        human.write_text(text)
+        assert main(["run", "career-chat", "--human-ratings", str(human), "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert f"--human-ratings: {human}:{where}: {problem}" in err and not out.exists()
 
 
 def test_profile_file_jsonl(tmp_path: Path) -> None:
@@ -275,3 +426,58 @@ def test_a_run_where_nothing_parses_finishes_with_empty_metrics(
     for fmt in ("profile", "dialogue"):
         assert metrics["probes"][fmt]["n"] == 0 and metrics["probes"][fmt]["confidence"] is None
     assert main(["metrics", str(out), "--check"]) == 0
+
+
+# --- structured answers (--response-format) ----------------------------------------------------
+
+SCHEMAS = {
+    "career.user": lambda r: FirstQuestion if r.hints["turn"] == 1 else FollowUp,
+    "career.ooc": Verdict,
+    "career.assistant": AssistantReply,
+    "career.probe": OptionAnswer,
+    "career.judge": Rating,
+}
+
+
+def test_structured_runs_measure_what_the_text_run_measures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    params = {"n_users": 4, "n_items": 2, "judge_samples": 1}
+    runs = run_in_every_format("career-chat", params, tmp_path, monkeypatch, seed=0)
+    assert_same_as_text(runs)
+    assert_formats_sent(runs, SCHEMAS)
+    for fmt in ("json_object", "json_schema"):
+        # the survey answers keep their logprobs: requested, and read at the option's token
+        probes = [r for r, _ in runs[fmt].calls if r.task == "career.probe"]
+        assert probes and all(r.logprobs and r.top_logprobs == 5 for r in probes)
+        for survey in ("profile", "dialogue"):
+            stats = runs[fmt].result.metrics["metrics"]["probes"][survey]
+            assert stats["n"] > 0 and stats["one_hot_fallback"] == 0
+
+
+def structured_reply(body: dict[str, Any]) -> str:
+    """`fake_reply` under a json_schema format: the assistant's advice becomes JSON too."""
+    assert body["response_format"]["type"] == "json_schema"
+    if body["response_format"]["json_schema"]["name"] == "AssistantReply":
+        return json.dumps({"response": "Some advice."})
+    return fake_reply(body)
+
+
+def test_structured_logprob_path_over_http(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with FakeOpenAIServer(responder=structured_reply) as server:
+        result = run(
+            tmp_path / "r",
+            {"n_users": 2, "n_items": 2, "judge_samples": 0},
+            model="openai:fake-model",
+            base_url=server.base_url,
+            settings=RunSettings(response_format="json_schema"),
+        )
+        probes = [r for r in server.requests if r.get("logprobs")]
+    assert len(probes) == 8 and all(r["top_logprobs"] == 5 for r in probes)
+    sent = response_format_for("json_schema", OptionAnswer)
+    assert all(r["response_format"] == sent for r in probes)
+    m = result.metrics["metrics"]
+    for survey in ("profile", "dialogue"):
+        assert m["probes"][survey]["n"] == 4 and m["probes"][survey]["one_hot_fallback"] == 0
+    assert m["dialogues"]["ended"]["goals_covered"] == 2

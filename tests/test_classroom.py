@@ -14,7 +14,19 @@ import pytest
 from conftest import DATA
 from fake_openai import FakeOpenAIServer
 from scipy import stats
+from structured_runs import assert_formats_sent, assert_same_as_text, run_in_every_format
 
+from personasim.agents.classroom_answers import (
+    ContrastScore,
+    Refinement,
+    StudentAnswer,
+    answer_text,
+    parse_judge_score,
+    parse_refinement,
+    read_answer,
+    read_judge_score,
+    read_refinement,
+)
 from personasim.agents.scripted_classroom import judge_score
 from personasim.analysis.classroom import (
     behaviour_distribution,
@@ -22,15 +34,13 @@ from personasim.analysis.classroom import (
     judge_agreement,
     read_judge_validation,
 )
-from personasim.environments import extract_final_answer, load_word_problems
-from personasim.environments.gsm8k import gold_answer, parse_number, shipped_problems
-from personasim.scenarios.classroom import (
-    RACE_DEFINITIONS,
-    ClassroomScenario,
-    doc_pairs,
-    parse_judge_score,
-    parse_refinement,
+from personasim.environments import (
+    extract_final_answer,
+    extract_last_number,
+    load_word_problems,
 )
+from personasim.environments.gsm8k import gold_answer, parse_number, shipped_problems
+from personasim.scenarios.classroom import ClassroomScenario, doc_pairs
 from personasim.simulation import (
     Backend,
     ChatRequest,
@@ -39,9 +49,11 @@ from personasim.simulation import (
     ScriptedBackend,
     SQLiteEventStore,
     events_frame,
+    response_format_for,
     run_scenario,
 )
 from personasim.simulation.cli import main
+from personasim.simulation.runner import RunSettings
 
 GSM8K = DATA / "gsm8k" / "test.jsonl"
 
@@ -84,6 +96,8 @@ def test_gold_answers_with_commas_and_negatives() -> None:
         ("Final Answer: 50,000", 50_000),
         ("It dropped below zero. Final Answer: -7 degrees.", -7),
         ("Final Answer: {12}", 12),
+        ("I think it is 18? Final Answer: \\boxed{18}", 18),
+        ("So... **Final Answer: \\boxed{1,450}**", 1450),
         ("final answer: 0.70", 0.7),
         ("Final Answer: 3, I hope that's right", 3),
         ("Final Answer: 10 ... wait, no. Final Answer: 12", 12),  # the last one counts
@@ -93,6 +107,23 @@ def test_gold_answers_with_commas_and_negatives() -> None:
 )
 def test_final_answer_extraction(response: str, expected: float | None) -> None:
     assert extract_final_answer(response) == expected
+
+
+@pytest.mark.parametrize(
+    ("response", "expected"),
+    [
+        ("3 + 4 = 7, and 7 x 2 = 14. So the answer is 14.", 14),
+        ("The total is $1,234.50.", 1234.5),
+        ("It drops to -7 degrees", -7),
+        ("The answer is \\boxed{18}.", 18),
+        ("I cannot tell.", None),
+    ],
+)
+def test_no_persona_answers_are_read_by_their_last_number(
+    response: str, expected: float | None
+) -> None:
+    """Figure 2's no-persona prompt asks for "the final answer as a number", nothing more."""
+    assert extract_last_number(response) == expected
 
 
 def test_shipped_problems_are_well_formed_and_their_arithmetic_checks_out() -> None:
@@ -153,7 +184,8 @@ def test_behaviour_tags_from_hand_written_responses() -> None:
         "counts": {"1": 3, "2": 1, "3": 1, "4": 0},
         "shares": {"1": 60.0, "2": 20.0, "3": 20.0, "4": 0.0},
     }
-    assert behaviour_distribution([])["shares"]["1"] is None
+    empty = behaviour_distribution([])["shares"]
+    assert all(empty[c] is None and empty[f"{c}_undefined"] == "no tagged comments" for c in "1234")
 
 
 def test_scripted_judge_scores_from_features() -> None:
@@ -169,6 +201,8 @@ def test_scripted_judge_scores_from_features() -> None:
 def test_judge_and_refinement_parsing() -> None:
     assert parse_judge_score("Clear difference.\nScore: 3") == 3
     assert parse_judge_score("Score: 1 at first... final **Score: 2**") == 2
+    assert parse_judge_score("Clear.\n**Score:** 3") == 3
+    assert parse_judge_score("Clear.\nScore: \\boxed{1}") == 1
     for bad in ("no score here", "Score: 4"):
         with pytest.raises(ValueError):
             parse_judge_score(bad)
@@ -193,7 +227,15 @@ def hand_made_log() -> pd.DataFrame:
         strategies=("none", "zero-shot"), races=("none",), orders=("before",), repetitions=2
     ).model_dump(mode="json")
     rows: list[tuple[str, dict[str, Any]]] = [
-        ("run.started", {"scenario": "classroom", "params": params, "model": {"backend": "x"}}),
+        (
+            "run.started",
+            {
+                "scenario": "classroom",
+                "params": params,
+                "model": {"backend": "x"},
+                "roles": {"student": ["x"], "judge": ["x"]},
+            },
+        ),
         ("env.created", {"env": "classroom", "kind": "classroom", "settings": {"questions": {}}}),
     ]
     grades = [  # (rep, strategy/level, question, correct, found)
@@ -313,7 +355,9 @@ def test_prompts_follow_figures_2_4_5(full_run: RunResult) -> None:
     assert len(baseline) == 3
     level_only = [a for a in answers if a.startswith("You are a middle school student with low")]
     assert level_only and all("'Final Answer: {number}'." in a for a in level_only)
-    assert any(RACE_DEFINITIONS["HS"] in a and "You are a Hispanic middle" in a for a in answers)
+    hispanic = ClassroomScenario.shipped_prompts().text("race_definition_HS")
+    assert hispanic.startswith("A person of Cuban, Mexican, Puerto Rican")  # Figure 4
+    assert any(hispanic in a and "You are a Hispanic middle" in a for a in answers)
     assert any(a.startswith("You are an African American middle school student") for a in answers)
     after = [a for a in answers if not a.startswith(("You are", "Answer the"))]
     assert after and all(a.rstrip().endswith("'Final Answer: {number}'.") for a in after)
@@ -324,6 +368,24 @@ def test_prompts_follow_figures_2_4_5(full_run: RunResult) -> None:
     assert all("Rewrite the following solution" in r for r in rewrites)
     judge = first["classroom.judge"][0][0]["content"]
     assert "High-performance answer:" in judge and "Score: N" in judge
+
+
+def test_the_baseline_answers_in_its_prompts_format_and_is_graded(full_run: RunResult) -> None:
+    """The no-persona prompt never asks for 'Final Answer:', so the scripted baseline does not
+    write one, and the grader reads its last number: the baseline is graded, not zero."""
+    events = events_of(full_run.run_dir)
+    baseline = [
+        c["response"]["text"]
+        for c in of_kind(events, "llm.call")
+        if c["messages"][0]["content"].startswith("Answer the question and give the final")
+    ]
+    assert len(baseline) == 3 and not any("final answer" in t.lower() for t in baseline)
+    graded = [g for g in of_kind(events, "classroom.graded") if g["strategy"] == "none"]
+    assert len(graded) == 3
+    assert all(g["graded_by"] == "last_number" and g["final_answer_found"] for g in graded)
+    personas = [g for g in of_kind(events, "classroom.graded") if g["strategy"] != "none"]
+    assert {g["graded_by"] for g in personas} == {"final_answer"}
+    assert full_run.metrics["metrics"]["baseline"]["accuracy"] is not None
 
 
 def test_identical_prompts_are_independent_samples(full_run: RunResult) -> None:
@@ -391,7 +453,15 @@ def test_unusable_judge_scores_are_counted_never_defaulted(tmp_path: Path) -> No
     )
     metrics = result.metrics["metrics"]
     (cell,) = metrics["cells"]
-    assert cell["doc"] == {"mean": None, "sd": None, "n_judged": 0, "judge_failures": 2}
+    assert cell["doc"] == {
+        "mean": None,
+        "mean_undefined": "no judged pairs",
+        "sd": None,
+        "sd_undefined": "no judged pairs",
+        "n_judged": 0,
+        "judge_failures": 2,
+        "small": True,
+    }
     assert metrics["judge_failures"] == 2 and metrics["reasks"] == 2
     assert cell["low"]["n_graded"] == 2  # the answers still count for accuracy
 
@@ -406,10 +476,10 @@ def test_judge_on_its_own_endpoint_with_its_own_cache(tmp_path: Path, monkeypatc
         "orders": "before",
     }
     with FakeOpenAIServer(responder=lambda body: "Clear contrast.\nScore: 2") as judge:
-        params["judge_model"] = f"openai:judge@{judge.base_url}"
-        first = run(tmp_path / "a", params)
+        roles = {"judge": [f"openai:judge@{judge.base_url}"]}
+        first = run(tmp_path / "a", params, roles=roles)
         sent = judge.request_count
-        second = run(tmp_path / "b", params)
+        second = run(tmp_path / "b", params, roles=roles)
         assert judge.request_count == sent == 4  # 2 cells × 2 questions, then all cached
     assert all(r["model"] == "judge" for r in judge.requests)
     assert all("HIGH math performance" in r["messages"][0]["content"] for r in judge.requests)
@@ -417,6 +487,8 @@ def test_judge_on_its_own_endpoint_with_its_own_cache(tmp_path: Path, monkeypatc
         calls = of_kind(events_of(result.run_dir), "llm.call")
         judged = [c for c in calls if c["task"] == "classroom.judge"]
         assert {c["backend"]["model"] for c in judged} == {"judge"}
+        assert {c["role"] for c in judged} == {"judge"}
+        assert {c["role"] for c in calls if c not in judged} == {"student"}
         assert {c["source"] for c in judged} == {source}
         assert all(c["backend"]["backend"] == "scripted" for c in calls if c not in judged)
         assert all(c["doc"]["mean"] == 2.0 for c in result.metrics["metrics"]["cells"])
@@ -430,7 +502,6 @@ def test_params_are_checked() -> None:
         {"races": "AA,AA"},
         {"orders": "middle"},
         {"strategies": "two-stage", "races": "none"},
-        {"judge_model": "gpt-4o"},
     ):
         with pytest.raises(ScenarioError):
             ClassroomScenario.parse_params(bad)
@@ -457,7 +528,106 @@ def test_judge_validation_pearson_matches_scipy(tmp_path: Path) -> None:
     assert result["r"] == pytest.approx(expected.statistic)
     assert result["p"] == pytest.approx(expected.pvalue)
     assert result["n_pairs"] == 6 and result["n_annotators"] == 3 and result["n_left_out"] == 0
-    with pytest.raises(ValueError, match="at least 3"):
-        judge_agreement([1, 2], [1, 2])
+    assert judge_agreement([1, 2], [1, 2]) == {
+        "r": None,
+        "r_undefined": "fewer than 3 pairs",
+        "p": None,
+        "p_undefined": "fewer than 3 pairs",
+        "n_pairs": 2,
+    }
+    constant = judge_agreement([2, 2, 2, 2], [1, 2, 3, 1])
+    assert constant["r"] is None and constant["r_undefined"] == "judge: constant input"
+    with pytest.raises(ValueError, match="pair up"):
+        judge_agreement([1, 2, 3], [1, 2])
     with pytest.raises(ValueError, match="human"):
         read_judge_validation(table.drop(columns=["human_1", "human_2", "human_3"]))
+
+
+# --- structured answers (--response-format) ----------------------------------------------------
+
+
+def test_structured_answers_read_into_the_text_parsers_values() -> None:
+    answer = StudentAnswer(response=" Um... (2) Not sure. ", final_answer=1234.0)
+    assert read_answer(answer) == "Um... (2) Not sure. Final Answer: 1,234"
+    assert extract_final_answer(read_answer(answer)) == 1234
+    # the schema's number wins over a final answer written in the text (the last one counts)
+    overridden = read_answer(StudentAnswer(response="Final Answer: 7", final_answer=0.125))
+    assert extract_final_answer(overridden) == 0.125
+    # null: no final answer, graded wrong and counted like a text answer without one
+    forgot = read_answer(StudentAnswer(response="So I get 12.", final_answer=None))
+    assert forgot == "So I get 12." and extract_final_answer(forgot) is None
+    assert answer_text("", -3.5) == "Final Answer: -3.5"
+    with pytest.raises(ValueError, match="empty"):
+        read_answer(StudentAnswer(response="  ", final_answer=None))
+    with pytest.raises(ValueError, match="finite"):
+        read_answer(StudentAnswer(response="x", final_answer=float("inf")))
+    refined = Refinement(reflection=" too easy. ", revised_response="Um...", final_answer=3)
+    text = parse_refinement("Reflection: too easy. Revised Response: Um... Final Answer: 3")
+    assert read_refinement(refined) == text
+    with pytest.raises(ValueError, match="revised response is empty"):
+        read_refinement(Refinement(reflection="r", revised_response=" ", final_answer=None))
+    assert read_judge_score(ContrastScore(explanation="clear", score=3)) == 3
+    with pytest.raises(ValueError, match="1, 2 or 3, got 4"):  # re-checked past the schema
+        read_judge_score(ContrastScore.model_construct(explanation="x", score=4))
+
+
+def test_structured_runs_measure_what_the_text_run_measures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    params = {"n_questions": 3, "repetitions": 1, "races": "none,AA", "orders": "before"}
+    runs = run_in_every_format("classroom", params, tmp_path, monkeypatch, seed=2)
+    # the no-persona answer ends in prose ("So the answer is N."), its JSON in `final_answer`:
+    # graded alike (by its number), written differently
+    assert_same_as_text(runs, written=lambda p: p.get("strategy") != "none")
+    schemas = {
+        "classroom.answer": StudentAnswer,
+        "classroom.refine": Refinement,
+        "classroom.rewrite": StudentAnswer,
+        "classroom.judge": ContrastScore,
+    }
+    assert_formats_sent(runs, schemas)
+    metrics = runs["json_schema"].result.metrics["metrics"]
+    # this seed takes the paths where text and JSON differ most: a forgotten final answer
+    # (null in JSON) and a judge's re-ask (score 0 in JSON)
+    assert metrics["missing_final_answers"] > 0 and metrics["reasks"] > 0
+    nulls = [r for q, r in runs["json_object"].calls if '"final_answer": null' in r]
+    assert len(nulls) >= metrics["missing_final_answers"]
+
+
+@pytest.mark.parametrize("fmt", ["json_schema", "json_object"])
+def test_structured_judge_over_http_parses_json_and_reasks_out_of_range(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    replies = iter(
+        [
+            json.dumps({"explanation": "Strong contrast.", "score": 5}),  # valid JSON, out of range
+            json.dumps({"explanation": "The low answer hesitates.", "score": 2}),
+        ]
+    )
+    params = {
+        "n_questions": 1,
+        "repetitions": 1,
+        "strategies": "zero-shot",
+        "races": "none",
+        "orders": "before",
+    }
+    with FakeOpenAIServer(responder=lambda body: next(replies)) as judge:
+        result = run(
+            tmp_path / "r",
+            params,
+            use_cache=False,
+            settings=RunSettings(response_format=fmt),
+            roles={"judge": [f"openai:judge@{judge.base_url}"]},
+        )
+        sent = judge.requests
+    assert len(sent) == 2
+    assert all(r["response_format"] == response_format_for(fmt, ContrastScore) for r in sent)
+    assert "end with a line 'Score: N'" in sent[0]["messages"][0]["content"]  # prompt as printed
+    assert "JSON object" in sent[1]["messages"][-1]["content"]
+    events = events_of(result.run_dir)
+    (reask,) = of_kind(events, "decision.reask")
+    assert reask["task"] == "classroom.judge" and "not a valid ContrastScore" in reask["error"]
+    judged = [p for p in of_kind(events, "decision.made") if p["task"] == "classroom.judge"]
+    assert [(p["value"], p["attempts"]) for p in judged] == [(2, 2)]
+    assert result.metrics["metrics"]["cells"][0]["doc"]["mean"] == 2.0

@@ -232,7 +232,10 @@ def test_timeout_on_every_attempt_fails_with_the_timeout_named() -> None:
     assert info.value.attempts == 2 and backend.calls == 2
 
 
-@pytest.mark.parametrize("settings", [{"max_attempts": 0}, {"timeout": 0}, {"timeout": -1.0}])
+@pytest.mark.parametrize(
+    "settings",
+    [{"max_attempts": 0}, {"timeout": 0}, {"timeout": -1.0}, {"timeout": float("nan")}],
+)
 def test_retry_policy_validation(settings: dict[str, float]) -> None:
     with pytest.raises(ValueError):
         RetryPolicy(**settings)

@@ -12,11 +12,12 @@ from scipy import stats
 
 from personasim.analysis import (
     QUALITATIVE_ETA_SQUARED,
+    Undefined,
     effect_size_value,
     eta_squared,
     eta_squared_from_group_stats,
     mae_by_horizon,
-    median_or_none,
+    median_of_defined,
     perturb_ranking,
     ranking_spearman,
 )
@@ -70,10 +71,63 @@ def test_ranking_spearman_two_shared_levels_is_plus_or_minus_one() -> None:
     ("belief", "behaviour"),
     [(["a", "b"], ["a", "c"]), (["a"], ["a"]), ([], ["a", "b"]), (["a", "b"], ["c", "d"])],
 )
-def test_ranking_spearman_none_below_two_shared_levels(
+def test_ranking_spearman_undefined_below_two_shared_levels(
     belief: list[str], behaviour: list[str]
 ) -> None:
-    assert ranking_spearman(belief, behaviour) is None
+    assert ranking_spearman(belief, behaviour) == Undefined("fewer than 2 shared levels")
+
+
+def average_ranks(values: list[float]) -> list[float]:
+    """Brute force: 1 + the number of smaller values + half the number of other equal ones."""
+    return [1 + sum(w < v for w in values) + (sum(w == v for w in values) - 1) / 2 for v in values]
+
+
+def pearson_by_hand(x: list[float], y: list[float]) -> float:
+    mx, my = sum(x) / len(x), sum(y) / len(y)
+    sxy = sum((a - mx) * (b - my) for a, b in zip(x, y, strict=True))
+    sxx = sum((a - mx) ** 2 for a in x)
+    syy = sum((b - my) ** 2 for b in y)
+    return sxy / (sxx * syy) ** 0.5
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_ranking_spearman_with_tied_scores_uses_average_ranks(seed: int) -> None:
+    """Scores with ties (behavioural means on a coarse grid) against a strict ranking and
+    against other tied scores: scipy's ρ on the raw values, and Pearson of brute-force
+    average ranks."""
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(3, 9))
+    names = levels(k)
+    belief = [str(x) for x in rng.permutation(names)]
+    means = {name: float(rng.integers(0, 3)) for name in names}  # 3 values: ties are certain
+    stated = {name: float(rng.integers(0, 4)) for name in names}
+    for first in (belief, stated):
+        if isinstance(first, list):
+            x = [-float(first.index(n)) for n in names]
+        else:
+            x = [first[n] for n in names]
+        y = [means[n] for n in names]
+        result = ranking_spearman(first, means)
+        if len(set(x)) == 1 or len(set(y)) == 1:
+            assert isinstance(result, Undefined) and result.reason.endswith("constant input")
+            continue
+        assert result == pytest.approx(stats.spearmanr(x, y).statistic, abs=1e-12)
+        assert result == pytest.approx(
+            pearson_by_hand(average_ranks(x), average_ranks(y)), abs=1e-12
+        )
+
+
+def test_ranking_spearman_ties_are_not_broken_alphabetically() -> None:
+    """Behaviour a = b = c: alphabetical order would give ρ = 1 with the belief a > b > c."""
+    constant = {"a": 5.0, "b": 5.0, "c": 5.0}
+    assert ranking_spearman(["a", "b", "c"], constant) == Undefined("behaviour: constant input")
+    assert ranking_spearman(constant, ["a", "b", "c"]) == Undefined("belief: constant input")
+    # a > b = c against a > b > c: ranks (3, 1.5, 1.5) and (3, 2, 1) → ρ = √3/2
+    assert ranking_spearman(["a", "b", "c"], {"a": 9.0, "b": 2.0, "c": 2.0}) == pytest.approx(
+        3**0.5 / 2
+    )
+    # two levels tied, one shared level only after dropping: undefined, not ±1
+    assert ranking_spearman({"a": 1.0, "b": 1.0}, ["b", "a"]) == Undefined("belief: constant input")
 
 
 def test_ranking_spearman_rejects_repeated_levels() -> None:
@@ -137,9 +191,10 @@ def test_eta_from_group_stats_reproduces_paper_sample_c22() -> None:
 
 
 def test_eta_from_group_stats_edge_cases() -> None:
-    assert eta_squared_from_group_stats({"only": (5.0, 1.0)}) is None
-    assert eta_squared_from_group_stats({}) is None
-    assert eta_squared_from_group_stats({"a": (0.1, 0.0), "b": (0.1, 0.0), "c": (0.1, 0)}) is None
+    assert eta_squared_from_group_stats({"only": (5.0, 1.0)}) == Undefined("a single level")
+    assert eta_squared_from_group_stats({}) == Undefined("no values")
+    constant = {"a": (0.1, 0.0), "b": (0.1, 0.0), "c": (0.1, 0)}
+    assert eta_squared_from_group_stats(constant) == Undefined("constant input")
     assert eta_squared_from_group_stats({"a": (0.1, 1.0), "b": (0.1, 2.0)}) == 0.0
     assert eta_squared_from_group_stats({"a": (1.0, 0.0), "b": (3.0, 0.0)}) == pytest.approx(1.0)
     with pytest.raises(ValueError, match="non-negative"):
@@ -286,16 +341,17 @@ def test_perturb_ranking_rejects_bad_input(ranking: list[str], target: float) ->
         perturb_ranking(ranking, target, np.random.default_rng(0))
 
 
-# --- median_or_none, mae_by_horizon -----------------------------------------------------
+# --- median_of_defined, mae_by_horizon -----------------------------------------------------
 
 
-def test_median_or_none() -> None:
-    assert median_or_none([None, 3.0, 1.0, None, 2.0]) == 2.0
-    assert median_or_none([0.4, None, 1.0]) == pytest.approx(0.7)
-    assert median_or_none([0.0, None]) == 0.0
-    assert median_or_none([None, None]) is None
-    assert median_or_none([]) is None
-    assert median_or_none(iter([1, 4])) == 2.5
+def test_median_of_defined() -> None:
+    gap = Undefined("constant input")
+    assert median_of_defined([gap, 3.0, 1.0, gap, 2.0]) == 2.0
+    assert median_of_defined([0.4, gap, 1.0]) == pytest.approx(0.7)
+    assert median_of_defined([0.0, gap]) == 0.0
+    assert median_of_defined([gap, gap]) == Undefined("no defined values")
+    assert median_of_defined([]) == Undefined("no defined values")
+    assert median_of_defined(iter([1, 4])) == 2.5
 
 
 def test_mae_by_horizon_hand_example() -> None:

@@ -234,3 +234,18 @@ def test_sqlite_refuses_a_file_that_is_not_a_database(tmp_path: Path) -> None:
     with pytest.raises(EventStoreError) as info:
         SQLiteEventStore(path)
     assert str(path) in str(info.value)
+
+
+def test_sqlite_damage_found_while_reading_names_the_file(tmp_path: Path) -> None:
+    """A damaged page deep in the file passes opening and fails only when read."""
+    path = tmp_path / "events.sqlite"
+    with SQLiteEventStore(path) as store:
+        store.append([Event("x", {"text": "y" * 2000, "i": i}) for i in range(200)])
+    data = bytearray(path.read_bytes())
+    data[-4096:] = bytes(range(256)) * 16  # the last page overwritten
+    path.write_bytes(bytes(data))
+    store = SQLiteEventStore(path)  # page 1 and the meta table are intact: it opens
+    with store, pytest.raises(EventStoreError) as info:
+        list(store.read())
+    assert str(path) in str(info.value) and "damaged" in str(info.value)
+    assert not isinstance(info.value, sqlite3.DatabaseError)

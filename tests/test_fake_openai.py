@@ -21,11 +21,14 @@ import openai
 import pytest
 from fake_openai import (
     DEFAULT_REPLY,
+    HTML_502,
     MALFORMED_REPLY,
+    NAMED_FAULTS,
     FakeOpenAIServer,
     HangFault,
     MalformedFault,
     RateLimitFault,
+    RawFault,
     ServerErrorFault,
     StatusFault,
     parse_fault,
@@ -35,6 +38,7 @@ MESSAGES: list[Any] = [
     {"role": "system", "content": "You are Alice, a careful economist."},
     {"role": "user", "content": "How much do you contribute?"},
 ]
+MESSAGE_TOP_P = "Unsupported parameter: 'top_p' is not supported with this model."
 MESSAGE_WORDS = 6 + 5  # whitespace-separated words of both contents
 
 
@@ -310,10 +314,57 @@ def test_requests_recorded_with_headers(server: FakeOpenAIServer) -> None:
         ("malformed:no idea", MalformedFault(content="no idea")),
         ("status:401", StatusFault(status=401)),
         (400, StatusFault(status=400)),
+        ("html", RawFault()),
+        ("html:502", RawFault(status=502, body=HTML_502)),
+        (
+            "bad_param:top_p",
+            StatusFault(400, MESSAGE_TOP_P, code="unsupported_parameter", param="top_p"),
+        ),
+        ("context_length", NAMED_FAULTS["context_length"]),
     ],
 )
 def test_parse_fault_specs(spec: Any, expected: Any) -> None:
     assert parse_fault(spec) == expected
+
+
+def test_fail_always_until_cleared_and_after_queued_faults(server: FakeOpenAIServer) -> None:
+    server.enqueue_faults("429:0")
+    server.fail_always("model_not_found")
+
+    async def scenario() -> list[Any]:
+        outcomes: list[Any] = []
+        async with _client(server) as client:
+            for _ in range(3):
+                try:
+                    outcomes.append(await _ask(client, model="ghost"))
+                except openai.APIStatusError as exc:
+                    outcomes.append(exc)
+            server.fail_always(None)
+            outcomes.append(await _ask(client))
+        return outcomes
+
+    first, second, third, last = asyncio.run(scenario())
+    assert isinstance(first, openai.RateLimitError)
+    for exc in (second, third):
+        assert isinstance(exc, openai.NotFoundError) and exc.code == "model_not_found"
+        assert "The model `ghost` does not exist" in exc.message  # filled from the request
+    assert last.choices[0].message.content == DEFAULT_REPLY
+
+
+def test_html_pages_are_not_json(server: FakeOpenAIServer) -> None:
+    server.enqueue_faults("html", "html:502")
+
+    async def scenario() -> tuple[Any, Any]:
+        async with _client(server) as client:
+            page = await _ask(client)
+            with pytest.raises(openai.InternalServerError) as info:
+                await _ask(client)
+            return page, info.value
+
+    page, error = asyncio.run(scenario())
+    assert isinstance(page, str) and page.startswith("<!DOCTYPE html>")  # the SDK's fallback
+    assert error.status_code == 502 and "502 Bad Gateway" in str(error.body)
+    assert error.response.headers["content-type"].startswith("text/html")
 
 
 def test_parse_fault_rejects_unknown_specs() -> None:

@@ -52,14 +52,17 @@ def test_a_task_can_ask_another_model(tmp_path: Path, monkeypatch) -> None:
     ):
         log = EventLog(store)
         main = LLMClient(ScriptedBackend(), emit=log.emit)
-        pool = ModelPool(main, lambda spec: LLMClient(make_backend(spec), emit=log.emit))
-        sim = Simulation(seed=0, models=pool, log=log)
+        pool = ModelPool(
+            main, lambda spec: LLMClient(make_backend(spec), emit=log.emit), "scripted"
+        )
+        roles = {"persona": ("scripted",), "judge": (f"openai:judge-model@{judge.base_url}",)}
+        sim = Simulation(seed=0, models=pool, log=log, roles=roles)
         task = DecisionTask(
             name="judge.score",
             request=ChatRequest(messages=(Message(role="user", content="Score it."),)),
             parse=lambda reply: int(reply.split(":")[1]),
             reminder=lambda error: error,
-            model=f"openai:judge-model@{judge.base_url}",
+            role="judge",
         )
 
         async def run():
@@ -73,7 +76,11 @@ def test_a_task_can_ask_another_model(tmp_path: Path, monkeypatch) -> None:
         assert judge.request_count == 1 and judge.requests[0]["model"] == "judge-model"
         calls = [e.payload for e in store.read(["llm.call"])]
         assert calls[0]["response"]["model"] == "judge-model"
-    assert pool.get() is main and pool.get(None) is main
+        assert calls[0]["role"] == "judge"
+        assert sim.models.get(sim.model_for("persona")) is main
+        with pytest.raises(KeyError, match="no role 'critic'"):
+            sim.model_for("critic")
+    assert pool.get() is main and pool.get(None) is main and pool.get("scripted") is main
 
 
 def test_a_pool_without_a_builder_says_so() -> None:

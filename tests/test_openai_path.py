@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import time
 from pathlib import Path
 
@@ -124,46 +123,6 @@ def test_out_of_range_amount_is_reasked(server, tmp_path: Path) -> None:
     result = run(server, tmp_path / "r", n=1)
     assert result.metrics["metrics"]["mean_sent"] == 4
     assert "between 0 and 10" in server.requests[1]["messages"][-1]["content"]
-
-
-def closed_port_url() -> str:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}/v1"
-
-
-def test_unreachable_endpoint_fails_clearly(tmp_path: Path, capsys, monkeypatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
-    url = closed_port_url()
-    out = tmp_path / "r"
-    code = main(
-        [
-            "run",
-            "trust-population",
-            "--model",
-            "openai:m",
-            "--base-url",
-            url,
-            "--max-attempts",
-            "2",
-            "--timeout",
-            "2",
-            "--out",
-            str(out),
-            "--no-progress",
-            "--n-personas",
-            "3",
-        ]
-    )
-    assert code == 1
-    message = capsys.readouterr().err
-    assert "error:" in message and url in message and "2 attempt" in message
-    manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["status"] == "interrupted"
-    assert url in manifest["error"]
-    assert manifest["llm"]["failures"] >= 1
-    assert not (out / "metrics.json").exists()
 
 
 def test_rejected_key_is_not_retried(server, tmp_path: Path) -> None:

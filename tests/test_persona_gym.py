@@ -15,11 +15,19 @@ import pytest
 from conftest import DATA
 from fake_openai import FakeOpenAIServer
 from scipy.stats import kendalltau, spearmanr
+from structured_runs import (
+    assert_formats_sent,
+    assert_same_as_text,
+    reasks_by_task,
+    run_in_every_format,
+)
 
 from personasim.agents import DecisionParseError
+from personasim.analysis import Undefined
 from personasim.analysis.persona_gym import (
     bootstrap_correlation,
     ensemble_scores,
+    evaluator_agreement,
     human_alignment,
     is_refusal,
     task_scores,
@@ -30,11 +38,20 @@ from personasim.environments.persona_gym import (
     load_benchmark,
     shipped_file,
 )
-from personasim.scenarios.persona_gym import parse_score
+from personasim.scenarios.persona_gym import (
+    Evaluation,
+    PersonaAnswer,
+    QuestionSet,
+    ScoreExamples,
+    SettingSelection,
+    parse_score,
+    read_score,
+)
 from personasim.simulation import (
     EventLog,
     InvalidActionError,
     LLMClient,
+    RunError,
     RunResult,
     ScenarioError,
     ScriptedBackend,
@@ -75,6 +92,8 @@ def test_parse_score_reads_the_last_final_score() -> None:
         "justification": "Good.",
     }
     assert parse_score("final score is 2... Therefore, the final score is **5**.")["score"] == 5
+    assert parse_score("Fine.\n**Therefore, the final score is 3**")["score"] == 3
+    assert parse_score("Fine. Therefore, the final score is \\boxed{2}.")["score"] == 2
     for bad in ("Score: 4", "Therefore, the final score is 6", "the final score is 3.5"):
         with pytest.raises(DecisionParseError):
             parse_score(bad)
@@ -100,7 +119,9 @@ def test_ensemble_excludes_failed_evaluations() -> None:
     assert questions["n_scores"].tolist() == [2, 1, 2]
     result = task_scores(questions, ["Expected Action", "Toxicity Control"])
     assert result == {"Expected Action": 4.0, "Toxicity Control": 3.5, "PersonaScore": 3.75}
-    assert task_scores(questions, ["Expected Action", "Linguistic Habits"])["PersonaScore"] is None
+    missing = task_scores(questions, ["Expected Action", "Linguistic Habits"])
+    assert missing["Linguistic Habits"] == Undefined("no scored questions")
+    assert missing["PersonaScore"] == Undefined("no scored questions in Linguistic Habits")
 
 
 def test_refusal_pattern() -> None:
@@ -126,6 +147,89 @@ def test_bootstrap_interval_matches_a_direct_computation(method: str, statistic:
     assert (result.low, result.high) == (pytest.approx(low), pytest.approx(high))
     assert result.significant == (low > 0 or high < 0)
     assert result.n == 30
+
+
+@pytest.mark.parametrize(
+    ("x", "y", "reason"),
+    [
+        ([], [], "fewer than 2 pairs"),
+        ([3.0], [2.0], "fewer than 2 pairs"),
+        ([3.0, 3.0, 3.0], [1.0, 2.0, 4.0], "x: constant input"),
+        ([1.0, 2.0, 4.0], [5.0, 5.0, 5.0], "y: constant input"),
+    ],
+)
+def test_bootstrap_correlation_undefined(x: list, y: list, reason: str) -> None:
+    for method in ("spearman", "kendall", "pearson"):
+        result = bootstrap_correlation(x, y, method, n_resamples=50)
+        assert result.r == Undefined(reason) and result.low == Undefined(reason)
+        assert result.significant == Undefined(reason)
+        record = result.record()
+        assert record["r"] is None and record["r_undefined"] == reason
+        assert record["significant"] is None and record["significant_undefined"] == reason
+
+
+def test_bootstrap_correlation_with_two_pairs_has_r_but_no_interval() -> None:
+    result = bootstrap_correlation([1.0, 2.0], [3.0, 1.0], "spearman", n_resamples=50)
+    assert result.r == pytest.approx(-1.0)
+    assert result.low == result.high == Undefined("fewer than 3 pairs")
+
+
+def test_bootstrap_correlation_with_no_usable_resample() -> None:
+    """One resample that repeats a single pair has no correlation: no interval, not (0, 0)."""
+    seed = next(
+        s
+        for s in range(1000)
+        if len(set(np.random.default_rng(s).integers(0, 3, size=(1, 3))[0])) == 1
+    )
+    result = bootstrap_correlation([1, 2, 3], [1, 3, 2], n_resamples=1, seed=seed)
+    assert result.r == pytest.approx(spearmanr([1, 2, 3], [1, 3, 2]).statistic)
+    assert result.low == Undefined("every resample constant") and result.resamples == 0
+
+
+def test_evaluator_agreement_edge_cases() -> None:
+    rows = [
+        ("p1", "T", 1, "e1", 4.0),
+        ("p1", "T", 1, "e2", 4.0),
+        ("p1", "T", 1, "e3", 2.0),
+        ("p1", "T", 2, "e1", 3.0),
+        ("p1", "T", 2, "e2", 3.0),
+        ("p1", "T", 2, "e3", 2.0),
+        ("p1", "T", 3, "e1", float("nan")),
+        ("p1", "T", 3, "e2", 5.0),
+        ("p1", "T", 3, "e3", float("nan")),
+    ]
+    scores = pd.DataFrame(rows, columns=["persona", "task", "question", "evaluator", "score"])
+    by_pair = {r["evaluators"]: r for r in evaluator_agreement(scores)}
+    first = by_pair["e1 vs e2"]  # questions 1 and 2: identical scores, r = 1
+    assert first["n"] == 2 and first["spearman"] == pytest.approx(1.0)
+    assert first["exact_agreement"] == 1.0 and first["mean_abs_diff"] == 0.0
+    constant = by_pair["e1 vs e3"]  # e3 gives 2 to both
+    assert constant["spearman"] is None and constant["spearman_undefined"] == "y: constant input"
+    assert constant["pearson_undefined"] == "y: constant input"
+    assert constant["mean_abs_diff"] == pytest.approx(1.5)
+    disjoint = pd.DataFrame(
+        [
+            ("p1", "T", 3, "e1", float("nan")),
+            ("p1", "T", 3, "e2", 5.0),
+            ("p1", "T", 4, "e1", 4.0),
+            ("p1", "T", 4, "e2", float("nan")),
+        ],
+        columns=scores.columns,
+    )
+    assert evaluator_agreement(disjoint) == [
+        {
+            "evaluators": "e1 vs e2",
+            "n": 0,
+            "spearman": None,
+            "spearman_undefined": "fewer than 2 pairs",
+            "pearson": None,
+            "pearson_undefined": "fewer than 2 pairs",
+            "mean_abs_diff": None,
+            "mean_abs_diff_undefined": "no question scored by both",
+            "exact_agreement": None,
+            "exact_agreement_undefined": "no question scored by both",
+        }
+    ]
 
 
 def test_human_alignment_pairs_personas_and_tasks() -> None:
@@ -178,6 +282,7 @@ def test_off_pool_selection_is_reasked_then_a_failure(
     assert not events(result, "gym.placed", "gym.questions")
     metrics = result.metrics["metrics"]
     assert metrics["failures"]["select"] == 2 and metrics["scores"]["PersonaScore"] is None
+    assert metrics["scores"]["PersonaScore_undefined"].startswith("no scored questions in")
 
 
 def test_question_count_is_retried_within_the_bound(
@@ -205,9 +310,14 @@ def test_dynamic_run_writes_scores_and_tables(dynamic: RunResult) -> None:
     metrics = dynamic.metrics["metrics"]
     reports = dynamic.run_dir / "reports"
     table = pd.read_csv(reports / "table2_persona_score.csv")
-    assert list(table.columns) == ["model", *TASKS, "PersonaScore"]
+    assert list(table.columns) == ["model", *TASKS, "PersonaScore", "small_group"]
     assert table.loc[0, "PersonaScore"] == pytest.approx(metrics["scores"]["PersonaScore"])
-    assert (reports / "persona_scores.md").exists()
+    # 2 personas × 3 questions: 6 per task in all, but 3 per task for one persona (< 5)
+    assert metrics["n_scored_by_task"] == dict.fromkeys(TASKS, 6) and not metrics["small_tasks"]
+    assert not table.loc[0, "small_group"]
+    assert all(p["small_tasks"] == sorted(TASKS) for p in metrics["personas"].values())
+    persona_table = (reports / "persona_scores.md").read_text()
+    assert "†" in persona_table and "n < 5" in persona_table
     assert (reports / "evaluator_agreement.csv").exists()
     assert metrics["n_questions"] == 2 * 5 * 3
     assert 1 <= metrics["scores"]["PersonaScore"] <= 5
@@ -286,13 +396,13 @@ def test_evaluators_are_separate_models_and_failures_are_excluded(
         FakeOpenAIServer(responder=lambda body: "Fine.\nTherefore, the final score is 4") as e1,
         FakeOpenAIServer(responder=lambda body: "I would rather not say.") as e2,
     ):
-        params = {
-            **SMALL,
-            "tasks": "Expected Action",
-            "evaluators": f"openai:e1@{e1.base_url},openai:e2@{e2.base_url}",
-            "max_repairs": 1,
-        }
-        result = run(tmp_path / "run", params)
+        params = {**SMALL, "tasks": "Expected Action", "max_repairs": 1}
+        evaluators = [f"openai:e1@{e1.base_url}", f"openai:e2@{e2.base_url}"]
+        result = run(tmp_path / "run", params, roles={"evaluator": evaluators})
+    calls = [e.payload for e in events(result, "llm.call")]
+    assert {c["role"] for c in calls if c["task"] == "persona_gym.evaluate"} == {"evaluator"}
+    assert result.manifest["roles"]["evaluator"] == evaluators
+    assert result.manifest["roles"]["persona"] == ["scripted"]
     assert e1.request_count == 6 and {r["model"] for r in e1.requests} == {"e1"}
     assert e2.request_count == 12 and {r["model"] for r in e2.requests} == {"e2"}
     assert all(r["temperature"] == 0.0 for r in e1.requests)
@@ -300,21 +410,45 @@ def test_evaluators_are_separate_models_and_failures_are_excluded(
     assert metrics["failures"]["evaluate"] == 6  # every e2 score, left out and counted
     assert metrics["scores"]["Expected Action"] == 4.0  # e1 alone, not pulled down by e2
     assert metrics["by_evaluator"]["evaluator-2"]["Expected Action"] is None
+    reason = metrics["by_evaluator"]["evaluator-2"]["Expected Action_undefined"]
+    assert reason == "no scored questions"
 
 
 def test_an_evaluator_may_not_be_the_evaluated_model(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     judge = "openai:judge@http://127.0.0.1:9/v1"
-    with pytest.raises(ScenarioError, match="is the evaluated model"):
-        run(tmp_path / "run", {**SMALL, "evaluators": f"{judge},scripted"}, model=judge)
+    clash = "may not be played by openai:judge@.*which plays 'persona'"
+    with pytest.raises(RunError, match=clash):
+        run(tmp_path / "run", SMALL, model=judge, roles={"evaluator": [judge, "scripted"]})
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_real_model_without_evaluators_refuses_to_start(tmp_path: Path, capsys) -> None:
+    """No silent scripted evaluators: a real --model needs --role evaluator=..."""
+    out = tmp_path / "run"
+    model = "openai:persona@http://127.0.0.1:9/v1"
+    code = main(["run", "persona-gym", "--model", model, "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and "role 'evaluator'" in err and "--role evaluator=MODEL1,MODEL2" in err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "evaluators,message",
+    [
+        (["scripted"], "takes 2 or more models, got 1"),
+        (["openai:a", "openai:a"], "may appear once"),
+        (["gpt-4", "scripted"], "unknown model"),
+    ],
+)
+def test_invalid_evaluator_roles(tmp_path: Path, evaluators: list[str], message: str) -> None:
+    with pytest.raises(RunError, match=message):
+        run(tmp_path / "run", SMALL, roles={"evaluator": evaluators})
 
 
 @pytest.mark.parametrize(
     "params,message",
     [
-        ({"evaluators": "scripted"}, "at least 2"),
-        ({"evaluators": "openai:a,openai:a"}, "may appear once"),
-        ({"evaluators": "gpt-4,scripted"}, "pattern"),
         ({"pipeline": "static", "persona_file": "x.json"}, "static pipeline"),
         ({"tasks": "Expected Action,Humour"}, "tasks must be"),
     ],
@@ -376,3 +510,46 @@ def test_scripted_scores_follow_the_fidelity_knob(tmp_path: Path) -> None:
     )
     assert low["scores"]["PersonaScore"] < high["scores"]["PersonaScore"] - 1
     assert low["refusals"]["rate"] > high["refusals"]["rate"]
+
+
+def test_human_alignment_skips_undefined_scores_of_a_metrics_file() -> None:
+    """`personas[id].scores` from metrics.json: an undefined score is null with its reason."""
+    gap = {"Expected Action": None, "Expected Action_undefined": "no scored questions"}
+    model = {
+        "p0": {**gap, "PersonaScore": None, "PersonaScore_undefined": "no scored questions in"},
+        **{f"p{i}": {"Expected Action": float(i), "PersonaScore": float(i)} for i in (1, 2, 3)},
+    }
+    human = [(f"p{i}", "Expected Action", float(i)) for i in range(4)]
+    rows = human_alignment(model, human, ["Expected Action"], n_resamples=50)
+    assert all(r["n"] == 3 and r["r"] == pytest.approx(1.0) for r in rows)
+
+
+# --- structured answers (--response-format) ----------------------------------------------------
+
+
+def test_structured_evaluation_reads_like_the_text_score() -> None:
+    text = parse_score("Fits the persona.\nTherefore, the final score is 4")
+    assert read_score(Evaluation(justification=" Fits the persona. ", score=4)) == text
+    with pytest.raises(DecisionParseError, match="from 1 to 5, got 6"):  # re-checked
+        read_score(Evaluation.model_construct(justification="x", score=6))
+
+
+def test_structured_runs_measure_what_the_text_run_measures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    params = {"n_personas": 3, "n_environments": 2, "questions_per_task": 2}
+    runs = run_in_every_format("persona-gym", params, tmp_path, monkeypatch, seed=5)
+    assert_same_as_text(runs)
+    schemas = {
+        "persona_gym.select": SettingSelection,
+        "persona_gym.questions": QuestionSet,
+        "persona_gym.answer": PersonaAnswer,
+        "persona_gym.examples": ScoreExamples,
+        "persona_gym.evaluate": Evaluation,
+    }
+    assert_formats_sent(runs, schemas)
+    # this seed re-asks an off-pool selection, a short question set and an evaluator's score
+    # on the wrong scale (valid JSON, out of range), in every format alike
+    for fmt in ("text", "json_object", "json_schema"):
+        reasks = reasks_by_task(runs[fmt])
+        assert all(reasks[f"persona_gym.{t}"] for t in ("select", "questions", "evaluate")), fmt

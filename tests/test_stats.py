@@ -3,10 +3,26 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
-from personasim.analysis import LevelSummary, eta_squared, rank_levels, summarize_levels
+from personasim.analysis import (
+    LevelSummary,
+    Undefined,
+    eta_squared,
+    first_undefined,
+    mean_of,
+    min_group_n,
+    rank_levels,
+    ratio_of,
+    read_stat,
+    sample_sd,
+    shown_stat,
+    small_groups,
+    stat_fields,
+    summarize_levels,
+)
 
 
 def eta_from_anova(values: list[float], groups: list[str]) -> float:
@@ -65,20 +81,32 @@ def test_eta_squared_extremes() -> None:
 
 
 @pytest.mark.parametrize(
-    ("values", "groups"),
+    ("values", "groups", "reason"),
     [
-        ([1.0, 2.0, 3.0], ["only", "only", "only"]),  # one level
-        ([4, 4, 4, 4], ["a", "a", "b", "b"]),  # no variance
-        ([], []),  # nothing at all
+        ([1.0, 2.0, 3.0], ["only", "only", "only"], "a single level"),
+        ([7.0], ["a"], "a single level"),  # n = 1
+        ([4, 4, 4, 4], ["a", "a", "b", "b"], "constant input"),
+        ([3, 3], ["a", "b"], "constant input"),  # n = 2, two groups of one, no variance
+        ([], [], "no values"),
     ],
 )
-def test_eta_squared_is_none_when_undefined(values: list[float], groups: list[str]) -> None:
-    assert eta_squared(values, groups) is None
+def test_eta_squared_is_undefined_with_a_reason(
+    values: list[float], groups: list[str], reason: str
+) -> None:
+    assert eta_squared(values, groups) == Undefined(reason)
 
 
-def test_eta_squared_is_none_for_constant_non_binary_values() -> None:
+def test_eta_squared_is_undefined_for_constant_non_binary_values() -> None:
     """Regression: rounding in the mean made this 4.0 instead of None (total SS ~1e-33)."""
-    assert eta_squared([0.1] * 6, ["a", "a", "a", "b", "b", "b"]) is None
+    assert eta_squared([0.1] * 6, ["a", "a", "a", "b", "b", "b"]) == Undefined("constant input")
+
+
+def test_eta_squared_groups_of_one() -> None:
+    """Every level a single member: no within-group variance, so η² = 1 by the definition
+    (scipy's F is infinite there); one group of one among larger ones is an ordinary case."""
+    assert eta_squared([1.0, 4.0], ["a", "b"]) == pytest.approx(1.0)
+    values, groups = [1, 2, 3, 9], ["a", "a", "a", "b"]
+    assert eta_squared(values, groups) == pytest.approx(eta_from_anova(values, groups))
 
 
 def test_summarize_levels_counts_and_means_in_sorted_order() -> None:
@@ -104,3 +132,70 @@ def test_rank_levels_breaks_ties_alphabetically() -> None:
     assert rank_levels(values, groups) == ["top", "alpha", "mid", "zeta", "bottom"]
     reversed_input = rank_levels(values[::-1], groups[::-1])
     assert reversed_input == ["top", "alpha", "mid", "zeta", "bottom"]
+
+
+# --- the undefined-statistic convention and its helpers ----------------------------------------
+
+
+def test_mean_and_sd_edge_cases_match_numpy() -> None:
+    assert mean_of([]) == Undefined("no values")
+    assert mean_of([], "no graded answers") == Undefined("no graded answers")
+    assert mean_of([2.5]) == 2.5
+    assert sample_sd([]) == Undefined("fewer than 2 values")
+    assert sample_sd([2.5]) == Undefined("fewer than 2 values")
+    assert sample_sd([1.0, 1.0]) == 0.0  # defined: two equal values have no spread
+    rng = np.random.default_rng(5)
+    data = rng.normal(size=7).tolist()
+    assert mean_of(data) == pytest.approx(float(np.mean(data)))
+    assert sample_sd(data) == pytest.approx(float(stats.tstd(data)))
+
+
+def test_ratio_of() -> None:
+    assert ratio_of(1.0, 4.0) == 0.25
+    assert ratio_of(1.0, 0.0) == Undefined("zero baseline")
+    assert ratio_of(1.0, 0.0, "denominator") == Undefined("zero denominator")
+    assert ratio_of(Undefined("no values"), 2.0) == Undefined("no values")
+    assert ratio_of(1.0, Undefined("fewer than 2 users")) == Undefined(
+        "baseline: fewer than 2 users"
+    )
+
+
+def test_small_groups() -> None:
+    assert small_groups({"b": 4, "a": 1, "c": 5}, 5) == ["a", "b"]
+    assert small_groups({}, 5) == []
+
+
+def test_stat_fields_and_read_stat_round_trip() -> None:
+    assert stat_fields("rho", 0.123456789) == {"rho": 0.123457}
+    assert stat_fields("p", 1.234567e-9, None) == {"p": 1.234567e-9}
+    assert stat_fields("significant", True) == {"significant": True}
+    fields = stat_fields("rho", Undefined("constant input"))
+    assert fields == {"rho": None, "rho_undefined": "constant input"}
+    assert read_stat(fields, "rho") == Undefined("constant input")
+    assert read_stat({"rho": 0.5}, "rho") == 0.5
+    assert read_stat({"rho": None}, "rho") == Undefined("not recorded")
+    assert shown_stat(fields, "rho") == "undefined (constant input)"
+    assert shown_stat({"rho": 0.5}, "rho", 3) == "0.500"
+    for lost in (None, float("nan"), np.float64("nan")):
+        with pytest.raises(ValueError, match="Undefined"):
+            stat_fields("rho", lost)
+    with pytest.raises(ValueError, match="reason"):
+        Undefined("")
+
+
+def test_first_undefined_labels_the_input() -> None:
+    gap = Undefined("constant input")
+    assert first_undefined(belief=0.2, behaviour=gap) == Undefined("behaviour: constant input")
+    assert first_undefined(belief=0.2, behaviour=0.3) is None
+    # the idiom for a statistic of statistics: 0.0 is a value, not a missing one
+    assert (first_undefined(a=0.5, b=0.5) or abs(0.5 - 0.5)) == 0.0
+
+
+def test_min_group_n_reads_the_run_header_with_a_default() -> None:
+    def header(payload: dict) -> pd.DataFrame:
+        return pd.DataFrame([{"kind": "run.started", "payload": payload}])
+
+    assert min_group_n(header({"validity": {"max_failure_rate": 0.2, "min_group_n": 8}})) == 8
+    assert min_group_n(header({"params": {}})) == 5  # a log from before validity existed
+    assert min_group_n(header({"validity": None})) == 5
+    assert min_group_n(pd.DataFrame(columns=["kind", "payload"])) == 5

@@ -12,7 +12,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from personasim.scenarios.trust_conditioning import conditioning_text
+from personasim.agents import DecisionParseError, parse_structured
+from personasim.scenarios.trust_beliefs import RankingBelief, read_ranking_belief
+from personasim.scenarios.trust_conditioning import TrustConditioning, conditioning_text
 from personasim.simulation import (
     Backend,
     ChatRequest,
@@ -49,6 +51,21 @@ def behaviour_by_level(events: pd.DataFrame, attribute: str, round_index: int = 
 def spearman_of_rankings(a: list[str], b: list[str]) -> float:
     common = [level for level in a if level in b]
     return stats.spearmanr([a.index(x) for x in common], [b.index(x) for x in common]).statistic
+
+
+def reference_rho(belief: dict[str, Any], means: dict[str, float]) -> float | None:
+    """scipy's ρ (average ranks for ties) of the belief's scores with the behavioural means:
+    Ctx+$ ranks by its stated means, the other strategies by their stated order."""
+    stated = belief.get("stated", {}).get("mean_sd_level_stats")
+    if stated:
+        scores = {level: s["mean"] for level, s in stated.items()}
+    else:
+        scores = {level: -i for i, level in enumerate(belief["ranking"])}
+    common = [level for level in scores if level in means]
+    x, y = [scores[lvl] for lvl in common], [means[lvl] for lvl in common]
+    if len(common) < 2 or len(set(x)) == 1 or len(set(y)) == 1:
+        return None
+    return stats.spearmanr(x, y).statistic
 
 
 def anova_eta(groups: dict[str, list[float]]) -> float:
@@ -90,18 +107,40 @@ def test_consistency_pinned_to_independent_computation(beliefs_run) -> None:
         behaviour_ranking = sorted(means, key=lambda lvl: (-means[lvl], lvl))
         result = metrics["beliefs"][belief["strategy"]][belief["attribute"]]
         assert result["behaviour_ranking"] == behaviour_ranking
-        expected_rho = spearman_of_rankings(belief["value"]["ranking"], behaviour_ranking)
-        assert result["rho"] == pytest.approx(expected_rho, abs=1e-6)
+        expected_rho = reference_rho(belief["value"], means)
+        if expected_rho is None:
+            assert result["rho"] is None and result["rho_undefined"]
+        else:
+            assert result["rho"] == pytest.approx(expected_rho, abs=1e-6)
         expected_eta = anova_eta(groups)
         assert result["behaviour_eta_squared"] == pytest.approx(expected_eta, abs=1e-6)
         assert result["abs_delta_eta_squared"] == pytest.approx(
             abs(belief["value"]["eta_squared"] - expected_eta), abs=1e-5
         )
     for strategy, per_trait in metrics["beliefs"].items():
-        rhos = [v["rho"] for v in per_trait.values()]
+        rhos = [v["rho"] for v in per_trait.values() if v["rho"] is not None]
         assert metrics["summary"][strategy]["median_rho"] == pytest.approx(
             np.median(rhos), abs=1e-6
         )
+        assert metrics["summary"][strategy]["n_rho_defined"] == len(rhos)
+
+
+def test_tied_behaviour_means_share_a_rank(beliefs_run) -> None:
+    """The scripted run has traits whose levels tie on mean amount sent; ρ uses average ranks
+    there, not the alphabetical order the displayed ranking keeps."""
+    events = events_of(beliefs_run.run_dir)
+    metrics = beliefs_run.metrics["metrics"]
+    differs = 0
+    for strategy, per_trait in metrics["beliefs"].items():
+        for attribute, result in per_trait.items():
+            means = {k: np.mean(v) for k, v in behaviour_by_level(events, attribute).items()}
+            if len(set(means.values())) == len(means) or result["rho"] is None:
+                continue
+            alphabetical = spearman_of_rankings(
+                result["belief_ranking"], result["behaviour_ranking"]
+            )
+            differs += abs(result["rho"] - alphabetical) > 1e-9 and strategy != "Ctx+$"
+    assert differs > 0
 
 
 def test_dollar_beliefs_eta_from_stated_means_and_sds(beliefs_run) -> None:
@@ -159,6 +198,24 @@ class BrokenBeliefs(Backend):
         if "Finally, I will give" in request.messages[0].content:
             return ChatResponse(text="Finally, I will give 5 dollars")
         return ChatResponse(text='{"ranking_descending": ["nobody"], "omnibus_effect_size": 2}')
+
+
+def test_belief_parsers_read_what_a_careful_reader_would() -> None:
+    """A sentence before the JSON, a fence, or the prompt's own "A > B" ranking format."""
+    levels = ["High", "Low"]
+    ranking = '{"ranking_descending": ["High", "Low"], "omnibus_effect_size": "small"}'
+    for reply in (
+        ranking,
+        f"Sure! Here is my answer.\n\n{ranking}",
+        f"```json\n{ranking}\n```",
+        f"{ranking}\n\nI hope this helps!",
+        '{"ranking_descending": "High > Low", "omnibus_effect_size": "small"}',
+    ):
+        belief = read_ranking_belief(parse_structured(reply, RankingBelief), levels)
+        assert belief["ranking"] == ["High", "Low"], reply
+    for bad in ("", "I'm sorry, but I can't help.", "High > Low", "Sure: {not json}"):
+        with pytest.raises(DecisionParseError):
+            parse_structured(bad, RankingBelief)
 
 
 def test_invalid_beliefs_are_counted_never_defaulted(tmp_path: Path) -> None:
@@ -238,9 +295,14 @@ def test_table4_pinned_to_independent_computation(conditioning_run) -> None:
         for attribute, belief in metrics["elicited"].items():
             groups = behaviour_by_level(events, attribute, round_index=index)
             means = {level: np.mean(v) for level, v in groups.items()}
-            behaviour = sorted(means, key=lambda lvl: (-means[lvl], lvl))
-            prior = imposed.get((condition, attribute), belief["ranking"])
-            rhos.append(spearman_of_rankings(prior, behaviour))
+            prior = imposed.get((condition, attribute))
+            rho = reference_rho({"ranking": prior} if prior else belief, means)
+            per_trait = metrics["conditions"][condition]["attributes"][attribute]
+            if rho is None:
+                assert per_trait["rho"] is None and per_trait["rho_undefined"]
+            else:
+                assert per_trait["rho"] == pytest.approx(rho, abs=1e-6)
+                rhos.append(rho)
         assert metrics["conditions"][condition]["median_rho"] == pytest.approx(
             np.median(rhos), abs=1e-6
         )
@@ -255,7 +317,8 @@ def test_scripted_conditioning_follows_the_prior(conditioning_run) -> None:
 
 
 def test_conditioning_text_matches_appendix_c23() -> None:
-    text = conditioning_text({"Conscientiousness": ["High", "Moderate", "Low"]})
+    rankings = {"Conscientiousness": ["High", "Moderate", "Low"]}
+    text = conditioning_text(rankings, TrustConditioning.shipped_prompts())
     assert text == (
         "Follow the following correlations while making your decision:\n"
         "For Conscientiousness: Highs are more interpersonal trusting than Moderates, and "
@@ -297,6 +360,23 @@ def test_sweep_writes_combined_and_table9(tmp_path: Path) -> None:
     )
     assert [r.metrics for r in again.runs] == [r.metrics for r in result.runs]
     assert all(r.report == ["already complete; nothing to resume"] for r in again.runs)
+
+
+def test_conditioning_sweep_over_endowments_writes_its_combined_table(tmp_path: Path) -> None:
+    """Conditioning rows have no mean ρ: no Table 9 (trust-beliefs' sweep table) is made."""
+    result = run_sweep(
+        "trust-conditioning",
+        ["scripted"],
+        {"endowment": [10, 44]},
+        {"n_personas": 6, "attributes": "Age,Religion"},
+        out=tmp_path / "sweep",
+        progress=False,
+    )
+    assert len(result.runs) == 2
+    combined = pd.read_csv(tmp_path / "sweep" / "combined.csv")
+    assert len(combined) == 2 * 4 and set(combined.endowment) == {10, 44}
+    assert set(combined.condition) == {"unconditioned", "self", "weak", "strong"}
+    assert not (tmp_path / "sweep" / "table9_mean_spearman_by_endowment.csv").exists()
 
 
 def test_sweep_cli_and_its_errors(tmp_path: Path, capsys) -> None:

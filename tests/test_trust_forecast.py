@@ -22,8 +22,6 @@ from personasim.agents.scripted_forecast import (
 )
 from personasim.environments import TrustGame
 from personasim.scenarios.trust_forecast import (
-    NO_CONTEXT,
-    NO_HISTORY,
     TrustForecast,
     archetype_description,
     parse_forecast,
@@ -39,6 +37,10 @@ from personasim.simulation import (
     run_scenario,
 )
 from personasim.simulation.cli import main
+
+PACK = TrustForecast.shipped_prompts()
+NO_CONTEXT = PACK.text("no_context")
+NO_HISTORY = PACK.text("no_history")
 
 ARCHETYPES = ("M1", "M3", "M5")
 ROUNDS = 6
@@ -116,7 +118,7 @@ def decisions(result: RunResult) -> list[Event]:
 def test_run_writes_table_and_figure(population: RunResult) -> None:
     reports = population.run_dir / "reports"
     rows = (reports / "mae_by_horizon.csv").read_text().splitlines()
-    assert rows[0] == "model,archetype,horizon,n,mae,mean_forecast,mean_actual"
+    assert rows[0] == "model,archetype,horizon,n,mae,mean_forecast,mean_actual,small"
     assert len(rows) == 1 + len(ARCHETYPES) * ROUNDS
     assert rows[1].startswith("scripted,M1,1,20,")
     assert "| scripted" in (reports / "mae_by_horizon.md").read_text()
@@ -283,8 +285,8 @@ def test_games_against_each_archetype_are_independent_samples(population: RunRes
 
 def test_archetypes_are_described_as_in_the_paper(tmp_path: Path) -> None:
     for archetype, text in PAPER_ARCHETYPES.items():
-        assert archetype_description(archetype) == text
-    m7 = archetype_description("M7")
+        assert archetype_description(archetype, PACK) == text
+    m7 = archetype_description("M7", PACK)
     assert "return at most $7" in m7
     assert "If Player A sends $1, you receive $3. You return $3." in m7
     assert "If Player A sends $1.75, you receive $5.25. You return $5.25." in m7
@@ -331,12 +333,17 @@ def test_unparseable_forecast_is_a_failure_and_left_out(tmp_path: Path) -> None:
         assert per_archetype["forecast_failures"] == 2
         assert per_archetype["action_failures"] == 0
         assert per_archetype["n_pairs"] == 4
+        reason = "no forecast–action pairs"
         assert per_archetype["by_horizon"][1] == {
             "horizon": 2,
             "n": 0,
             "mae": None,
+            "mae_undefined": reason,
             "mean_forecast": None,
+            "mean_forecast_undefined": reason,
             "mean_actual": None,
+            "mean_actual_undefined": reason,
+            "small": True,
         }
         assert per_archetype["by_horizon"][0]["n"] == 2
 
@@ -381,6 +388,8 @@ def rules(endowment: int = 10) -> SimpleNamespace:
         ("I expect them to return $3.\nFinally, I will send 4 dollars", 4),
         ("Finally, I will send $0 dollars.", 0),
         ("finally i will send 10 dollars", 10),
+        ("**Finally, I will send 3 dollars**", 3),
+        ("Finally, I will send \\boxed{7} dollars", 7),
     ],
 )
 def test_parse_forecast_accepts(reply: str, expected: int) -> None:

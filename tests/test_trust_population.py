@@ -246,6 +246,12 @@ def rules(endowment: int = 10) -> SimpleNamespace:
         ("Finally, I will give $3 dollars.", 3),
         ("I said 9 earlier. Finally, I will give 0 dollars", 0),
         ("finally i will give 10 dollars", 10),
+        # real models' markup around a closing sentence that is there (drift habits)
+        ("BELIEF: b.\n**Finally, I will give 5 dollars**", 5),
+        ("Finally, I will give **$4** dollars.", 4),
+        ("Finally, I will give \\boxed{6} dollars", 6),
+        ("Finally, I will give $\\boxed{2}$ dollars", 2),
+        ("Finally, I will give 5 dollars\n\nI hope this helps! Let me know.", 5),
     ],
 )
 def test_parse_transfer_accepts(reply: str, expected: int) -> None:
@@ -260,6 +266,8 @@ def test_parse_transfer_accepts(reply: str, expected: int) -> None:
         "Finally, I will give 2.5 dollars",
         "Finally, I will give -1 dollars",
         "",
+        "BELIEF: b.\nThe final answer is 5.",  # the closing sentence is not there: re-asked
+        "I'm sorry, but I can't role-play as this person or make this decision on their behalf.",
     ],
 )
 def test_parse_transfer_rejects(reply: str) -> None:

@@ -26,11 +26,11 @@ SMALL: dict[str, tuple[str, ...]] = {
     ),
     "persona-gym": (
         "--n-personas", "1", "--n-environments", "1", "--questions-per-task", "1",
-        "--evaluators", "openai:fake-a,openai:fake-b",
+        "--role", "evaluator=openai:fake-a,openai:fake-b",
     ),
     "persona-gym-static": (
         "--pipeline", "static", "--n-personas", "1", "--questions-per-task", "1",
-        "--evaluators", "openai:fake-a,openai:fake-b",
+        "--role", "evaluator=openai:fake-a,openai:fake-b",
     ),
     "career-chat": ("--n-users", "2", "--n-items", "1", "--judge-samples", "1"),
 }  # fmt: skip

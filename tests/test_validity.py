@@ -117,8 +117,9 @@ def test_failure_rate_limit_decides(tmp_path: Path, capsys) -> None:
     ("flag", "value", "message"),
     [
         ("--max-failure-rate", "1.5", "--max-failure-rate must be between 0 and 1"),
-        ("--min-group-n", "0", "--min-group-n must be at least 1"),
-        ("--max-tokens", "0", "--max-tokens must be at least 1"),
+        ("--max-failure-rate", "nan", "--max-failure-rate must be between 0 and 1"),
+        ("--min-group-n", "0", "--min-group-n: must be an integer of at least 1"),
+        ("--max-tokens", "0", "--max-tokens: must be an integer of at least 1"),
     ],
 )
 def test_bad_settings_are_refused_before_anything_runs(

@@ -1,0 +1,130 @@
+"""Reading the classroom scenario's answers (seed 000, REVERSO): the text parsers and the
+answer schemas of `--response-format json_schema|json_object`.
+
+Each schema's fields are what its prompt asks for, and each is read into the value its text
+parser gives, so grading, events and metrics are the same in every format: a student's answer
+becomes the text the Classroom grades, closed by the schema's final answer. Grading itself is
+the Classroom's (environments).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from pydantic import BaseModel, Field
+
+from .decision import DecisionParseError
+
+__all__ = [
+    "ContrastScore",
+    "Refinement",
+    "StudentAnswer",
+    "answer_text",
+    "parse_judge_score",
+    "parse_refinement",
+    "parse_response",
+    "read_answer",
+    "read_judge_score",
+    "read_refinement",
+]
+
+_REVISED = re.compile(r"\**revised\s+response\**\s*:\**", re.IGNORECASE)
+_REFLECTION = re.compile(r"^\**reflection\**\s*:\**\s*", re.IGNORECASE)
+_SCORE = re.compile(r"score\**\s*[:=](?:\*\*|\\boxed\{|\s)*([0-9]+)", re.IGNORECASE)
+
+
+def parse_response(reply: str) -> str:
+    """A student's answer is its text; only an empty one is unusable (and re-asked)."""
+    if not reply.strip():
+        raise DecisionParseError("the answer is empty")
+    return reply.strip()
+
+
+def parse_refinement(reply: str) -> dict[str, str]:
+    """Self-refinement's 'Reflection: ... Revised Response: ... Final Answer: N'.
+
+    The revised response (through its final answer) is what gets graded; without the
+    'Revised Response:' label the revision cannot be told from the reflection, so it is re-asked.
+    """
+    parts = _REVISED.split(reply, maxsplit=1)
+    if len(parts) < 2:
+        raise DecisionParseError("it has no 'Revised Response:' part")
+    reflection, revised = (part.strip() for part in parts)
+    if not revised:
+        raise DecisionParseError("the revised response is empty")
+    return {"reflection": _REFLECTION.sub("", reflection), "revised_response": revised}
+
+
+def parse_judge_score(reply: str) -> int:
+    """The judge's last 'Score: N' with N in 1–3."""
+    scores = _SCORE.findall(reply)
+    if not scores:
+        raise DecisionParseError("it does not end with 'Score: N'")
+    return _checked_score(int(scores[-1]))
+
+
+def _checked_score(score: int) -> int:
+    if score not in (1, 2, 3):
+        raise DecisionParseError(f"the score must be 1, 2 or 3, got {score}")
+    return score
+
+
+class StudentAnswer(BaseModel):
+    """An answer, a two-stage rewrite or the no-persona answer: the response and 'Final
+    Answer: {number}' (Figure 2). Null is no final answer: graded wrong and counted."""
+
+    response: str
+    final_answer: float | None
+
+
+class Refinement(BaseModel):
+    """Self-refinement: 'Reflection: {reflection} Revised Response: {new_response} Final
+    Answer: {number}' (Figures 2 and 5)."""
+
+    reflection: str
+    revised_response: str
+    final_answer: float | None
+
+
+class ContrastScore(BaseModel):
+    """The judge's explanation and 'Score: N' (Table 4)."""
+
+    explanation: str
+    score: int = Field(ge=1, le=3)
+
+
+def _written(value: float) -> str:
+    """A number as GSM8K writes it: thousands commas, no trailing zeros."""
+    if value.is_integer():
+        return f"{int(value):,}"
+    return f"{value:,.10f}".rstrip("0").rstrip(".")
+
+
+def answer_text(response: str, final_answer: float | None) -> str:
+    """The response the Classroom grades: the student's text closed by 'Final Answer: N' from
+    the schema's number (the last final answer counts, so the field wins over any in the
+    text); without a number, the text alone."""
+    text = response.strip()
+    if final_answer is None:
+        return text
+    if not math.isfinite(final_answer):
+        raise DecisionParseError(f"the final answer must be a finite number, got {final_answer}")
+    return f"{text} Final Answer: {_written(final_answer)}".strip()
+
+
+def read_answer(answer: StudentAnswer) -> str:
+    """A structured answer as the text `parse_response` would return."""
+    return parse_response(answer_text(answer.response, answer.final_answer))
+
+
+def read_refinement(answer: Refinement) -> dict[str, str]:
+    """A structured self-refinement as `parse_refinement` would return it."""
+    revised = answer_text(answer.revised_response, answer.final_answer)
+    if not revised:
+        raise DecisionParseError("the revised response is empty")
+    return {"reflection": answer.reflection.strip(), "revised_response": revised}
+
+
+def read_judge_score(answer: ContrastScore) -> int:
+    return _checked_score(answer.score)

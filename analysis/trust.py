@@ -1,0 +1,586 @@
+"""Metrics, tables and figures of the Trust Game scenarios (seed 001, belief–behaviour
+consistency), computed from a run's event table alone.
+
+- trust-population (§4.1): per trait, the behavioural ranking π*_t of its levels by mean
+  transfer, η²_t from a one-way ANOVA, and n per level.
+- trust-beliefs (§4.1–4.2, Table 3; Appendix D.1, Table 9): each elicited belief's ranking and
+  η̂², ρ_t = Spearman(belief, behaviour) and |Δη²_t|, medians over traits.
+- trust-conditioning (§4.3, Table 4): per condition, ρ between the prior in force and behaviour
+  under it, and the mean |η̂² − η²|.
+- trust-forecast (§5.2–5.3, Figure 1): MAE between forecast and actual send per horizon.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+from .consistency import (
+    Ranking,
+    eta_squared_from_group_stats,
+    mae_by_horizon,
+    median_of_defined,
+    ranking_spearman,
+)
+from .event_tables import agent_payloads, min_group_n, payloads
+from .reports import model_label, save_figure, small_note, write_table
+from .stats import eta_squared, mean_of, rank_levels, sample_sd, summarize_levels
+from .undefined import Undefined, first_undefined, read_stat, shown_stat, stat_fields
+
+__all__ = [
+    "behaviour_metrics",
+    "behaviour_scores",
+    "belief_eta",
+    "belief_metrics",
+    "belief_scores",
+    "beliefs_metrics",
+    "beliefs_report",
+    "beliefs_summary_rows",
+    "conditioning_metrics",
+    "conditioning_report",
+    "conditioning_summary_rows",
+    "forecast_metrics",
+    "forecast_report",
+    "forecast_summary_rows",
+    "game_name",
+    "has_small_level",
+    "mae_figure",
+    "mae_rows",
+    "population_metrics",
+    "population_report",
+    "table3_rows",
+    "write_beliefs_reports",
+    "write_beliefs_sweep_reports",
+    "write_conditioning_reports",
+    "write_forecast_reports",
+    "write_forecast_sweep_reports",
+]
+
+
+# ---------------------------------------------------------------------------------------------
+# trust-population: behaviour per trait (§4.1)
+# ---------------------------------------------------------------------------------------------
+
+
+def population_metrics(events: pd.DataFrame) -> dict[str, Any]:
+    params = payloads(events, "run.started")[0]["params"]
+    return behaviour_metrics(events, params["attributes"])
+
+
+def behaviour_metrics(
+    events: pd.DataFrame, attributes: Sequence[str], round_index: int | None = None
+) -> dict[str, Any]:
+    """§4.1 behavioural outcomes of the trustors, in one round when trustors play several."""
+    traits = {
+        e["agent_id"]: e["payload"]["persona"]["traits"]
+        for e in agent_payloads(events, "agent.created")
+        if "persona" in e["payload"]
+    }
+    if round_index is not None:
+        events = events[events["round"] == round_index]
+    sent = {e["agent_id"]: e["payload"]["sent"] for e in agent_payloads(events, "trust.transfer")}
+    ids = sorted(sent)
+    amounts = [sent[i] for i in ids]
+    smallest = min_group_n(events)
+    return {
+        "n_personas": len(traits),
+        "n_decisions": len(ids),
+        "parse_failures": _count(events, "decision.failed", "trust.trustor"),
+        "reasks": _count(events, "decision.reask", "trust.trustor"),
+        **stat_fields("mean_sent", mean_of(amounts, "no decisions")),
+        **stat_fields("sd_sent", sample_sd(amounts)),
+        "min_group_n": smallest,
+        "attributes": {
+            name: _attribute_metrics(name, ids, amounts, traits, smallest) for name in attributes
+        },
+    }
+
+
+def _count(events: pd.DataFrame, kind: str, task: str) -> int:
+    return sum(1 for p in payloads(events, kind) if p.get("task") == task)
+
+
+def _attribute_metrics(
+    name: str,
+    ids: list[str],
+    amounts: list[float],
+    traits: dict[str, dict[str, str]],
+    smallest: int,
+) -> dict[str, Any]:
+    """π*_t, η²_t and n per level for one trait, over personas that have it and decided; a
+    level with fewer than `smallest` deciders is flagged `small`."""
+    pairs = [(a, traits[i][name]) for i, a in zip(ids, amounts, strict=True) if name in traits[i]]
+    values = [a for a, _ in pairs]
+    levels = [lvl for _, lvl in pairs]
+    return {
+        "ranking": rank_levels(values, levels),
+        **stat_fields("eta_squared", eta_squared(values, levels)),
+        "levels": {
+            s.level: {"n": s.n, "mean": round(s.mean, 6), "small": s.n < smallest}
+            for s in summarize_levels(values, levels)
+        },
+    }
+
+
+def population_report(metrics: dict[str, Any]) -> list[str]:
+    lines = [
+        f"{metrics['n_decisions']} of {metrics['n_personas']} personas decided "
+        f"({metrics['parse_failures']} parse failures, {metrics['reasks']} re-asks); "
+        f"mean sent {shown_stat(metrics, 'mean_sent')}, SD {shown_stat(metrics, 'sd_sent')}",
+    ]
+    for name, result in metrics["attributes"].items():
+        eta = shown_stat(result, "eta_squared", 3)
+        if result["eta_squared"] is None:
+            lines.append(f"  {name}: eta² {eta}")
+            continue
+        top = " > ".join(result["ranking"][:3])
+        small = [level for level, s in result["levels"].items() if s["small"]]
+        note = f" (n < {metrics['min_group_n']}: {', '.join(small)})" if small else ""
+        lines.append(f"  {name}: eta² = {eta}; ranking {top} ...{note}")
+    return lines
+
+
+# ---------------------------------------------------------------------------------------------
+# trust-beliefs: elicited beliefs against behaviour (§4.1–4.2, Table 3, Table 9)
+# ---------------------------------------------------------------------------------------------
+
+
+def beliefs_metrics(events: pd.DataFrame) -> dict[str, Any]:
+    header = payloads(events, "run.started")[0]
+    behaviour = behaviour_metrics(events, header["params"]["attributes"])
+    return {
+        "model": model_label(header["model"]),
+        "behaviour": behaviour,
+        **belief_metrics(events, behaviour["attributes"]),
+    }
+
+
+def belief_metrics(events: pd.DataFrame, behaviour: Mapping[str, Any]) -> dict[str, Any]:
+    """Beliefs per strategy and trait, their consistency with `behaviour`, and the medians."""
+    beliefs: dict[str, dict[str, Any]] = {}
+    for payload in payloads(events, "decision.made"):
+        if payload["task"].startswith("trust.belief."):
+            shown = behaviour[payload["attribute"]]
+            beliefs.setdefault(payload["strategy"], {})[payload["attribute"]] = _consistency(
+                payload["value"], shown
+            )
+    failures = [
+        p for p in payloads(events, "decision.failed") if p["task"].startswith("trust.belief.")
+    ]
+    return {
+        "beliefs": beliefs,
+        "summary": {strategy: _summary(per_trait) for strategy, per_trait in beliefs.items()},
+        "elicitation_failures": len(failures),
+    }
+
+
+def belief_scores(belief: Mapping[str, Any]) -> Ranking:
+    """What a belief's ρ is computed from: Ctx+$'s stated mean per level (equal means tie), or
+    the stated ranking (NoCtx+Tr, Ctx+Tr)."""
+    stats = belief.get("stated", {}).get("mean_sd_level_stats")
+    if stats:
+        return {level: float(s["mean"]) for level, s in stats.items()}
+    return belief["ranking"]
+
+
+def belief_eta(belief: Mapping[str, Any]) -> float | Undefined:
+    """A belief's η̂²: recomputed from Ctx+$'s stated means and SDs (so an undefined one keeps
+    its reason), else the stated effect size."""
+    stats = belief.get("stated", {}).get("mean_sd_level_stats")
+    if stats:
+        return eta_squared_from_group_stats({k: (s["mean"], s["sd"]) for k, s in stats.items()})
+    return float(belief["eta_squared"])
+
+
+def behaviour_scores(behaviour: Mapping[str, Any]) -> dict[str, float]:
+    """The behavioural mean per level: π* with ties kept, for ρ with average ranks."""
+    return {level: s["mean"] for level, s in behaviour["levels"].items()}
+
+
+def has_small_level(behaviour: Mapping[str, Any]) -> bool:
+    return any(s["small"] for s in behaviour["levels"].values())
+
+
+def _consistency(belief: dict[str, Any], behaviour: dict[str, Any]) -> dict[str, Any]:
+    rho = ranking_spearman(belief_scores(belief), behaviour_scores(behaviour))
+    eta = belief_eta(belief)
+    shown = read_stat(behaviour, "eta_squared")
+    delta = first_undefined(belief=eta, behaviour=shown) or abs(eta - shown)
+    return {
+        "belief_ranking": belief["ranking"],
+        **stat_fields("belief_eta_squared", eta),
+        "behaviour_ranking": behaviour["ranking"],
+        **stat_fields("behaviour_eta_squared", shown),
+        **stat_fields("rho", rho),
+        **stat_fields("abs_delta_eta_squared", delta),
+        "small_group": has_small_level(behaviour),
+    }
+
+
+def _summary(per_trait: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    rhos = [read_stat(v, "rho") for v in per_trait.values()]
+    deltas = [read_stat(v, "abs_delta_eta_squared") for v in per_trait.values()]
+    defined = [r for r in rhos if not isinstance(r, Undefined)]
+    return {
+        "n_attributes": len(per_trait),
+        "n_rho_defined": len(defined),
+        **stat_fields("median_rho", median_of_defined(rhos)),
+        **stat_fields("mean_rho", mean_of(defined, "no defined values")),
+        **stat_fields("median_abs_delta_eta_squared", median_of_defined(deltas)),
+    }
+
+
+def beliefs_report(metrics: dict[str, Any]) -> list[str]:
+    lines = population_report(metrics["behaviour"])[:1]
+    for strategy, summary in metrics["summary"].items():
+        lines.append(
+            f"  {strategy}: median ρ = {shown_stat(summary, 'median_rho', 3)}, median "
+            f"|Δη²| = {shown_stat(summary, 'median_abs_delta_eta_squared', 3)} over "
+            f"{summary['n_attributes']} traits"
+        )
+    return lines
+
+
+def table3_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
+    """Table 3's shape: strategy × trait, |Δη²| and ρ, with a median row per strategy; a trait
+    with a behavioural level smaller than the run's `min_group_n` is flagged `small_group`."""
+    rows = []
+    for strategy, per_trait in metrics["beliefs"].items():
+        for attribute, result in per_trait.items():
+            rows.append(
+                {
+                    "model": metrics["model"],
+                    "strategy": strategy,
+                    "attribute": attribute,
+                    "abs_delta_eta_squared": result["abs_delta_eta_squared"],
+                    "rho": result["rho"],
+                    "rho_undefined": result.get("rho_undefined", ""),
+                    "small_group": result["small_group"],
+                }
+            )
+        summary = metrics["summary"][strategy]
+        rows.append(
+            {
+                "model": metrics["model"],
+                "strategy": strategy,
+                "attribute": "Median",
+                "abs_delta_eta_squared": summary["median_abs_delta_eta_squared"],
+                "rho": summary["median_rho"],
+                "rho_undefined": summary.get("median_rho_undefined", ""),
+                "small_group": False,
+            }
+        )
+    return rows
+
+
+def write_beliefs_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
+    smallest = metrics["behaviour"]["min_group_n"]
+    return write_table(
+        table3_rows(metrics),
+        directory,
+        "table3_consistency",
+        flag="small_group",
+        notes=[small_note(smallest, "deciders in a level of the trait")],
+    )
+
+
+def beliefs_summary_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"strategy": strategy, **summary} for strategy, summary in metrics["summary"].items()]
+
+
+def write_beliefs_sweep_reports(
+    rows: list[dict[str, Any]], varied: list[str], directory: Path
+) -> list[Path]:
+    """Table 9's shape when the sweep varies the endowment: mean ρ per endowment."""
+    if "endowment" not in varied:
+        return []
+    wide = pd.DataFrame(rows).pivot_table(
+        index=["model", "strategy"], columns="endowment", values="mean_rho", aggfunc="first"
+    )
+    wide.columns = [f"${c}" for c in wide.columns]
+    table = wide.reset_index().to_dict("records")
+    return write_table(table, directory, "table9_mean_spearman_by_endowment")
+
+
+# ---------------------------------------------------------------------------------------------
+# trust-conditioning: priors in the prompt against behaviour (§4.3, Table 4)
+# ---------------------------------------------------------------------------------------------
+
+
+def conditioning_metrics(events: pd.DataFrame) -> dict[str, Any]:
+    """Table 4: per condition (one round each, after the elicitation round), ρ and |Δη²|."""
+    header = payloads(events, "run.started")[0]
+    params = header["params"]
+    elicited = {
+        p["attribute"]: p["value"]
+        for p in payloads(events, "decision.made")
+        if p["task"].startswith("trust.belief.")
+    }
+    imposed = {(p["condition"], p["attribute"]): p for p in payloads(events, "belief.imposed")}
+    conditions = {}
+    for index, condition in enumerate(params["conditions"], start=2):
+        behaviour = behaviour_metrics(events, params["attributes"], round_index=index)
+        conditions[condition] = _condition_metrics(condition, behaviour, elicited, imposed)
+    return {
+        "model": model_label(header["model"]),
+        "strategy": params["strategy"],
+        "elicited": elicited,
+        "min_group_n": min_group_n(events),
+        "conditions": conditions,
+    }
+
+
+def _condition_metrics(
+    condition: str,
+    behaviour: dict[str, Any],
+    elicited: dict[str, dict[str, Any]],
+    imposed: dict[tuple[str, str], dict[str, Any]],
+) -> dict[str, Any]:
+    """Table 4's cell for one condition. The prior in force is the imposed ranking, or for
+    unconditioned and self the elicited belief (Ctx+$: its stated means, ties kept); behaviour
+    enters ρ by its level means, so tied levels share an average rank."""
+    per_trait: dict[str, dict[str, Any]] = {}
+    for attribute, belief in elicited.items():
+        shown = behaviour["attributes"][attribute]
+        prior = imposed.get((condition, attribute), {}).get("ranking", belief["ranking"])
+        scores = prior if (condition, attribute) in imposed else belief_scores(belief)
+        eta, shown_eta = belief_eta(belief), read_stat(shown, "eta_squared")
+        per_trait[attribute] = {
+            "prior_ranking": prior,
+            "behaviour_ranking": shown["ranking"],
+            "rho": ranking_spearman(scores, behaviour_scores(shown)),
+            "abs_delta_eta_squared": first_undefined(belief=eta, behaviour=shown_eta)
+            or abs(eta - shown_eta),
+            "small_levels": sorted(lvl for lvl, s in shown["levels"].items() if s["small"]),
+        }
+    deltas = [
+        v["abs_delta_eta_squared"]
+        for v in per_trait.values()
+        if not isinstance(v["abs_delta_eta_squared"], Undefined)
+    ]
+    return {
+        "n_decisions": behaviour["n_decisions"],
+        "parse_failures": behaviour["parse_failures"],
+        **stat_fields("median_rho", median_of_defined(v["rho"] for v in per_trait.values())),
+        **stat_fields("mae_eta_squared", mean_of(deltas, "no defined values")),
+        "small_levels": {a: v["small_levels"] for a, v in per_trait.items() if v["small_levels"]},
+        "attributes": {
+            a: {
+                **v,
+                **stat_fields("rho", v["rho"]),
+                **stat_fields("abs_delta_eta_squared", v["abs_delta_eta_squared"]),
+            }
+            for a, v in per_trait.items()
+        },
+    }
+
+
+def conditioning_report(metrics: dict[str, Any]) -> list[str]:
+    return [
+        f"  {condition}: median ρ(prior, behaviour) = {shown_stat(m, 'median_rho', 3)}, "
+        f"mean |Δη²| = {shown_stat(m, 'mae_eta_squared', 3)}"
+        for condition, m in metrics["conditions"].items()
+    ]
+
+
+def conditioning_summary_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        {
+            "condition": condition,
+            "median_rho": m["median_rho"],
+            "mae_eta_squared": m["mae_eta_squared"],
+            "small_group": bool(m["small_levels"]),
+        }
+        for condition, m in metrics["conditions"].items()
+    ]
+
+
+def write_conditioning_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
+    rows = [{"model": metrics["model"], **row} for row in conditioning_summary_rows(metrics)]
+    note = small_note(metrics["min_group_n"], "deciders in a level of a trait, in this condition")
+    return write_table(rows, directory, "table4_conditioning", flag="small_group", notes=[note])
+
+
+# ---------------------------------------------------------------------------------------------
+# trust-forecast: forecast against actual send, by horizon (§5.2–5.3, Figure 1)
+# ---------------------------------------------------------------------------------------------
+
+
+def game_name(archetype: str) -> str:
+    """The Trust Game played against `archetype` (one per archetype); metrics find its
+    trustors by this environment name."""
+    return f"trust_game_{archetype}"
+
+
+def forecast_metrics(events: pd.DataFrame) -> dict[str, Any]:
+    header = payloads(events, "run.started")[0]
+    params = header["params"]
+    forecasts = _forecasts(events)
+    sends = _sends(events)
+    failed = payloads(events, "decision.failed")
+    smallest = min_group_n(events)
+    return {
+        "model": header["model"],
+        "model_label": model_label(header["model"]),
+        "rounds": params["rounds"],
+        "reasks": len(payloads(events, "decision.reask")),
+        "min_group_n": smallest,
+        "archetypes": {
+            archetype: _archetype_metrics(
+                archetype, params["rounds"], forecasts, sends, failed, events, smallest
+            )
+            for archetype in params["archetypes"]
+        },
+    }
+
+
+def _forecasts(events: pd.DataFrame) -> dict[tuple[str, int], tuple[str, int]]:
+    """(trustor, horizon) → (archetype, forecast) for every parsed forecast."""
+    return {
+        (row["agent_id"], row["payload"]["horizon"]): (
+            row["payload"]["archetype"],
+            row["payload"]["value"],
+        )
+        for row in agent_payloads(events, "decision.made")
+        if row["payload"].get("kind") == "forecast"
+    }
+
+
+def _sends(events: pd.DataFrame) -> dict[tuple[str, int], int]:
+    """(trustor, round) → the amount the game recorded as sent."""
+    transfers = events.loc[events["kind"] == "trust.transfer", ["agent_id", "round", "payload"]]
+    return {(row.agent_id, int(row.round)): row.payload["sent"] for row in transfers.itertuples()}
+
+
+def _archetype_metrics(
+    archetype: str,
+    rounds: int,
+    forecasts: dict[tuple[str, int], tuple[str, int]],
+    sends: dict[tuple[str, int], int],
+    failed: list[dict[str, Any]],
+    events: pd.DataFrame,
+    smallest: int,
+) -> dict[str, Any]:
+    """§5.2 for one archetype: MAE per horizon over the forecast–action pairs, and overall; a
+    round with fewer than `smallest` pairs is flagged `small`."""
+    pairs = [
+        (horizon, forecast, sends[(agent, horizon)])
+        for (agent, horizon), (faced, forecast) in forecasts.items()
+        if faced == archetype and (agent, horizon) in sends
+    ]
+    by_horizon = mae_by_horizon(pairs)
+    none = Undefined("no forecast–action pairs")
+    empty = {"n": 0, "mae": none, "mean_forecast": none, "mean_actual": none}
+    overall = [abs(forecast - actual) for _, forecast, actual in pairs]
+    return {
+        "n_trustors": _trustors_in(events, game_name(archetype)),
+        "n_pairs": len(pairs),
+        **stat_fields("mae", mean_of(overall, none.reason)),
+        "forecast_failures": _failures(failed, "forecast", archetype),
+        "action_failures": _failures(failed, "action", archetype),
+        "by_horizon": [
+            {"horizon": h, **_horizon_fields(by_horizon.get(h, empty), smallest)}
+            for h in range(1, rounds + 1)
+        ],
+    }
+
+
+def _trustors_in(events: pd.DataFrame, env: str) -> int:
+    personas = {
+        r["agent_id"] for r in agent_payloads(events, "agent.created") if "persona" in r["payload"]
+    }
+    entered = {
+        r["agent_id"] for r in agent_payloads(events, "env.entered") if r["payload"]["env"] == env
+    }
+    return len(personas & entered)
+
+
+def _failures(failed: list[dict[str, Any]], kind: str, archetype: str) -> int:
+    return sum(1 for p in failed if p.get("kind") == kind and p.get("archetype") == archetype)
+
+
+def _horizon_fields(summary: dict[str, Any], smallest: int) -> dict[str, Any]:
+    fields: dict[str, Any] = {"n": summary["n"]}
+    for key in ("mae", "mean_forecast", "mean_actual"):
+        fields.update(stat_fields(key, summary[key]))
+    return {**fields, "small": summary["n"] < smallest}
+
+
+def forecast_report(metrics: dict[str, Any]) -> list[str]:
+    rounds = metrics["rounds"]
+    lines = [
+        f"{metrics['model_label']}: forecast vs actual send over {rounds} rounds "
+        f"({metrics['reasks']} re-asks)"
+    ]
+    for archetype, result in metrics["archetypes"].items():
+        first, last = result["by_horizon"][0], result["by_horizon"][-1]
+        lines.append(
+            f"  {archetype}: MAE {shown_stat(result, 'mae')} overall; round 1 "
+            f"{shown_stat(first, 'mae')} → round {rounds} {shown_stat(last, 'mae')}; mean "
+            f"sent {shown_stat(first, 'mean_actual')} → {shown_stat(last, 'mean_actual')} "
+            f"({result['n_trustors']} personas, {result['forecast_failures']} forecast and "
+            f"{result['action_failures']} action failures)"
+        )
+    return lines
+
+
+def mae_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
+    """The `mae_by_horizon` table: one row per model, archetype and horizon."""
+    return [
+        {"model": metrics["model_label"], "archetype": archetype, **row}
+        for archetype, result in metrics["archetypes"].items()
+        for row in result["by_horizon"]
+    ]
+
+
+def forecast_summary_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
+    """MAE per archetype and horizon; a sweep labels each row with its model."""
+    return [{k: v for k, v in row.items() if k != "model"} for row in mae_rows(metrics)]
+
+
+def mae_figure(rows: list[dict[str, Any]], rounds: int, note: str | None = None) -> Figure:
+    """Figure 1 of §5.3: MAE against round, one line per model–archetype (`mae_rows` rows)."""
+    figure = Figure(figsize=(6.4, 4.2))
+    axes = figure.subplots()
+    lines: dict[tuple[str, str], list[tuple[int, float]]] = {}
+    for row in rows:
+        if row["mae"] is not None:
+            lines.setdefault((row["model"], row["archetype"]), []).append(
+                (row["horizon"], row["mae"])
+            )
+    for (model, archetype), points in lines.items():
+        horizons, maes = zip(*sorted(points), strict=True)
+        axes.plot(horizons, maes, marker="o", label=f"{model} – {archetype}")
+    axes.set_xticks(range(1, rounds + 1))
+    axes.set_xlabel("round (forecast horizon)")
+    axes.set_ylabel("MAE ($)")
+    axes.set_ylim(bottom=0)
+    axes.set_title("trust-forecast: forecast vs actual send (seed 001, §5.3 Fig. 1)")
+    axes.grid(alpha=0.3)
+    if axes.lines:
+        axes.legend()
+    if note:
+        figure.text(0.5, -0.01, note, ha="center", va="top", fontsize=8, style="italic")
+    return figure
+
+
+def write_forecast_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
+    rows = mae_rows(metrics)
+    figure = mae_figure(rows, metrics["rounds"], metrics["model"].get("note"))
+    note = small_note(metrics["min_group_n"], "forecast–action pairs in the round")
+    return [
+        *write_table(rows, directory, "mae_by_horizon", flag="small", notes=[note]),
+        save_figure(figure, directory, "mae_by_horizon"),
+    ]
+
+
+def write_forecast_sweep_reports(
+    rows: list[dict[str, Any]], varied: list[str], directory: Path
+) -> list[Path]:
+    """Figure 1 across the sweep's models: one line per model–archetype."""
+    rounds = max(row["horizon"] for row in rows) if rows else 1
+    return [save_figure(mae_figure(rows, rounds), directory, "mae_by_horizon")]

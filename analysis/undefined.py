@@ -1,0 +1,100 @@
+"""The one convention for a statistic that has no value: `null` with the reason next to it.
+
+A statistic computed over constant input, fewer than two values, a single level or an empty
+group is not 0, 1 or NaN: the function that computes it returns `Undefined(reason)` instead of
+a number, and a metrics record holds `{"rho": null, "rho_undefined": "constant input"}`
+(`stat_fields`). Reading a record back (`read_stat`) restores the `Undefined`, so a statistic
+computed from another one says why it is undefined too (`first_undefined`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "CONSTANT",
+    "FEWER_THAN_2",
+    "NO_VALUES",
+    "SINGLE_LEVEL",
+    "ZERO_BASELINE",
+    "Statistic",
+    "Undefined",
+    "first_undefined",
+    "read_stat",
+    "shown_stat",
+    "stat_fields",
+]
+
+NO_VALUES = "no values"
+FEWER_THAN_2 = "fewer than 2 values"
+CONSTANT = "constant input"
+SINGLE_LEVEL = "a single level"
+ZERO_BASELINE = "zero baseline"
+
+UNDEFINED_SUFFIX = "_undefined"
+
+
+@dataclass(frozen=True)
+class Undefined:
+    """A statistic without a value, and why ("constant input", "fewer than 2 values", ...)."""
+
+    reason: str
+
+    def __post_init__(self) -> None:
+        if not self.reason:
+            raise ValueError("an undefined statistic needs a reason")
+
+    def within(self, label: str) -> Undefined:
+        """The same reason, said of one input ("behaviour: constant input")."""
+        return Undefined(f"{label}: {self.reason}")
+
+
+Statistic = float | Undefined
+"""What a statistic function returns: a number, or `Undefined` with its reason."""
+
+
+def stat_fields(name: str, value: Any, digits: int | None = 6) -> dict[str, Any]:
+    """`{name: value}` (floats rounded to `digits`, None: as they are; a list or dict, e.g.
+    a table of rows, as it is) or `{name: None, name_undefined: reason}`.
+
+    A NaN or None is a bug upstream (an undefined value that lost its reason) and raises.
+    """
+    if isinstance(value, Undefined):
+        return {name: None, f"{name}{UNDEFINED_SUFFIX}": value.reason}
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        raise ValueError(f"{name} is {value!r}: return Undefined(reason) for an undefined value")
+    if isinstance(value, bool | int | list | dict):
+        return {name: value}
+    return {name: float(value) if digits is None else round(float(value), digits)}
+
+
+def read_stat(record: Mapping[str, Any], name: str) -> Any:
+    """A record's statistic back: its value, or `Undefined` with the reason stored beside it.
+
+    A null without a reason (a record written before this convention) reads as
+    `Undefined("not recorded")`.
+    """
+    value = record.get(name)
+    if value is not None:
+        return value
+    return Undefined(record.get(f"{name}{UNDEFINED_SUFFIX}") or "not recorded")
+
+
+def first_undefined(**inputs: Any) -> Undefined | None:
+    """The first undefined input, its reason labelled with the input's name; None if all are
+    defined. For statistics made of others: `first_undefined(belief=a, behaviour=b) or a - b`."""
+    for label, value in inputs.items():
+        if isinstance(value, Undefined):
+            return value.within(label)
+    return None
+
+
+def shown_stat(record: Mapping[str, Any], name: str, digits: int = 2) -> str:
+    """A statistic of a record for a report line: fixed decimals, or "undefined (reason)"."""
+    value = read_stat(record, name)
+    if isinstance(value, Undefined):
+        return f"undefined ({value.reason})"
+    return f"{value:.{digits}f}"

@@ -1,0 +1,209 @@
+"""The PersonaGym authors' released rubrics as a prompt pack (`--prompts`).
+
+The pack is built at test time from the files of the authors' repository (vsamuel2003/PersonaGym,
+MIT) kept in ../shared/data/personagym: `rubrics/<task>.txt` (each a complete evaluator prompt
+in Python `str.format` style) and `prompts/score_examples/prompt.txt`. Their placeholders map
+onto ours: {score_example} → ${examples}, {persona} → ${persona}, {question} → ${question},
+{response} → ${response}, and the examples prompt's {rubric} → ${rubric_outline}. The rubric's
+outline ("Evaluation Task: … Evaluation Criteria: …") becomes the `outline.*` entry, filled in
+at ${rubric_outline}, and its task description the `description.*` entry, so the evaluator is
+sent the authors' file exactly as their own `rubric.format(...)` fills it.
+
+Not mapped, because our requests have no slot for them (documented in docs/persona-gym.md):
+the examples prompt's "Output Format" block (our example writer answers JSON, so it is
+replaced by ${format_instructions}), `prompts/rubric_grading/sys_prompt.txt` (our evaluator
+request is one user message), and the batch wrappers `rubric_grading/prompt.txt` and
+`score_examples/parallel_examples.txt` (we score one answer per request).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from conftest import DATA
+
+from personasim.environments.persona_gym import TASKS
+from personasim.simulation import SQLiteEventStore, list_scenarios
+from personasim.simulation.cli import main
+
+RELEASE = DATA / "personagym"
+REPOSITORY = "vsamuel2003/PersonaGym"
+RUBRIC_FILES = {task: f"rubrics/{task}.txt" for task in TASKS} | {
+    "Toxicity Control": "rubrics/Toxicity.txt"  # the task's name in the authors' files
+}
+PLACEHOLDERS = {
+    "score_example": "examples",
+    "persona": "persona",
+    "question": "question",
+    "response": "response",
+    "rubric": "rubric_outline",
+}
+
+pytestmark = pytest.mark.skipif(
+    not all((RELEASE / name).is_file() for name in RUBRIC_FILES.values()),
+    reason="../shared/data/personagym/rubrics is absent: the PersonaGym authors' released "
+    "rubric files are not next to this checkout",
+)
+
+
+def key(task: str) -> str:
+    return task.lower().replace(" ", "_")
+
+
+def as_template(text: str) -> str:
+    """A `str.format` text as a `string.Template` text: `$` doubled, {name} → ${ours}."""
+
+    def placeholder(match: re.Match[str]) -> str:
+        if match.group(0) in ("{{", "}}"):
+            return match.group(0)[0]
+        return "${" + PLACEHOLDERS[match.group(1)] + "}"  # an unknown one is a KeyError
+
+    return re.sub(r"\{\{|\}\}|\{(\w+)\}", placeholder, text.replace("$", "$$"))
+
+
+def split_rubric(text: str) -> tuple[str, str, str]:
+    """(evaluation template, outline template, description) of one authors' rubric file."""
+    start = text.index("Evaluation Task:\n")
+    outline = text[start : text.index("-----", start)].rstrip("\n")
+    head, tail = "Evaluation Task Description:\n\n", "\n\nEvaluation Criteria:"
+    begin = outline.index(head) + len(head)
+    description = outline[begin : outline.index(tail)]
+    evaluation = as_template(text[:start]) + "${rubric_outline}"
+    evaluation += as_template(text[start + len(outline) :])
+    outline_template = outline[:begin].replace("$", "$$") + "${description}"
+    outline_template += outline[begin + len(description) :].replace("$", "$$")
+    return evaluation, outline_template, description.replace("$", "$$")
+
+
+def authors_pack(path: Path) -> Path:
+    """The shipped pack with the authors' rubric and score-examples texts in place of ours."""
+    shipped = list_scenarios()["persona-gym"].shipped_prompts()
+    assert shipped is not None
+    pack = yaml.safe_load(Path(shipped.path).read_text(encoding="utf-8"))
+    pack["licence"] = (
+        f"entries from {REPOSITORY} are its released files (MIT, Copyright (c) 2025 Vinay "
+        "Samuel); personasim's own texts are MIT"
+    )
+    entries = pack["prompts"]
+    mapping = "placeholders mapped: {score_example} → ${examples}, {persona}, {question} and "
+    mapping += "{response} kept; the outline is filled in at ${rubric_outline}"
+    for task, name in RUBRIC_FILES.items():
+        evaluation, outline, description = split_rubric((RELEASE / name).read_text("utf-8"))
+        source = f"{REPOSITORY}, {name}"
+        entries[f"evaluation.{key(task)}"] = {
+            "source": source,
+            "kind": "verbatim",
+            "note": mapping,
+            "text": evaluation,
+        }
+        entries[f"outline.{key(task)}"] = {
+            "source": source,
+            "kind": "verbatim",
+            "note": "Evaluation Task … Evaluation Criteria; the description at ${description}",
+            "text": outline,
+        }
+        entries[f"description.{key(task)}"] = {
+            "source": source,
+            "kind": "verbatim",
+            "text": description,
+        }
+    examples = (RELEASE / "prompts/score_examples/prompt.txt").read_text("utf-8")
+    entries["examples"] = {
+        "source": f"{REPOSITORY}, prompts/score_examples/prompt.txt",
+        "kind": "adapted",
+        "note": "{rubric} → ${rubric_outline}; the Output Format block (Score N: Response -) "
+        "replaced by ${format_instructions}, since our example writer answers JSON",
+        "text": as_template(examples[: examples.index("-----")]) + "${format_instructions}",
+    }
+    path.write_text(yaml.safe_dump(pack, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    return path
+
+
+def scene_of(payload: dict[str, Any]) -> tuple[str, str, int]:
+    return payload["persona"], payload["gym_task"], payload["question"]
+
+
+def scene_inputs(run_dir: Path) -> list[dict[str, Any]]:
+    """Per scene: the task, persona description, question, answer and the examples block."""
+    with SQLiteEventStore(run_dir / "events.sqlite") as store:
+        events = list(store.read(["agent.created", "gym.questions", "decision.made"]))
+    personas = {
+        e.payload["persona"]["id"]: e.payload["persona"]["attributes"]["description"]
+        for e in events
+        if e.kind == "agent.created" and "persona" in e.payload
+    }
+    questions = {
+        (e.agent_id, e.payload["task"], q["index"]): q["text"]
+        for e in events
+        if e.kind == "gym.questions"
+        for q in e.payload["questions"]
+    }
+    made = [e.payload for e in events if e.kind == "decision.made"]
+    answers = {scene_of(p): p["value"] for p in made if p["task"] == "persona_gym.answer"}
+    return [
+        {
+            "task": p["gym_task"],
+            "persona": personas[p["persona"]],
+            "question": questions[scene_of(p)],
+            "response": answers[scene_of(p)],
+            "score_example": "\n".join(
+                f"Score {i}: {p['value'][f'score_{i}']}" for i in range(1, 6)
+            ),
+        }
+        for p in made
+        if p["task"] == "persona_gym.examples"
+    ]
+
+
+def first_prompts(run_dir: Path, task: str) -> list[str]:
+    """The first user message of every request of `task` (a re-ask repeats it)."""
+    with SQLiteEventStore(run_dir / "events.sqlite") as store:
+        calls = [e.payload for e in store.read(["llm.call"]) if e.payload["task"] == task]
+    return [c["messages"][0]["content"] for c in calls if len(c["messages"]) == 1]
+
+
+def test_the_authors_rubrics_are_what_the_evaluators_are_sent(tmp_path: Path) -> None:
+    path = authors_pack(tmp_path / "authors.yaml")
+    out = tmp_path / "run"
+    small = ["--n-personas", "2", "--n-environments", "2", "--questions-per-task", "1"]
+    args = ["run", "persona-gym", *small, "--prompts", str(path), "--out", str(out)]
+    assert main([*args, "--no-progress"]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["prompts"]["path"] == str(path)
+
+    scenes = scene_inputs(out)
+    assert Counter(s["task"] for s in scenes) == dict.fromkeys(TASKS, 2)
+    # the authors' file, filled in by their own mechanism (str.format), is the evaluator prompt
+    expected = Counter(
+        (RELEASE / RUBRIC_FILES[s.pop("task")]).read_text("utf-8").format(**s) for s in scenes
+    )
+    sent = Counter(first_prompts(out, "persona_gym.evaluate"))
+    assert sent == Counter({text: 2 * n for text, n in expected.items()})  # two evaluators
+    assert all("You are an expert evaluator" not in text for text in sent)
+    assert all(text.rstrip().endswith("Evaluation Form:") for text in sent)
+
+    # the example writer gets the authors' prompt with the authors' rubric outline
+    examples = first_prompts(out, "persona_gym.examples")
+    assert len(examples) == len(scenes)
+    for text in examples:
+        assert text.startswith("Given the following persona, question, and rubric, generate")
+        assert "Rubric:\n\nEvaluation Task:\n\n" in text and "Score = 5: " in text
+        assert "Output Format" not in text and '"score_1"' in text  # our JSON format
+    metrics = json.loads((out / "metrics.json").read_text())["metrics"]
+    assert metrics["n_scored_questions"] == len(scenes)
+    assert 1 <= metrics["scores"]["PersonaScore"] <= 5
+
+
+def test_the_authors_placeholders_map_one_to_one() -> None:
+    """Each rubric file names exactly the four placeholders we map, each once."""
+    for name in RUBRIC_FILES.values():
+        found = re.findall(r"\{(\w+)\}", (RELEASE / name).read_text("utf-8"))
+        assert sorted(found) == ["persona", "question", "response", "score_example"], name
+    examples = (RELEASE / "prompts/score_examples/prompt.txt").read_text("utf-8")
+    assert sorted(re.findall(r"\{(\w+)\}", examples)) == ["persona", "question", "rubric"]
