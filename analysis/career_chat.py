@@ -473,7 +473,9 @@ def _profiles(events: pd.DataFrame) -> dict[str, dict[str, Any]]:
 
 def _decisions(events: pd.DataFrame, task: str) -> pd.DataFrame:
     made = events[events["kind"] == "decision.made"]
-    return made[made["payload"].map(lambda p: p["task"] == task)]
+    # astype(bool): on no rows, map() gives an object Series, which pandas would read as a
+    # (empty) list of columns and return a frame without any (a run where nothing parsed)
+    return made[made["payload"].map(lambda p: p["task"] == task).astype(bool)]
 
 
 def _probe_table(events: pd.DataFrame) -> pd.DataFrame:
@@ -483,7 +485,7 @@ def _probe_table(events: pd.DataFrame) -> pd.DataFrame:
     answer that was parsed); without usable logprobs it is one-hot and `source` says so.
     """
     calls = events[events["kind"] == "llm.call"]
-    calls = calls[calls["payload"].map(lambda p: p["task"] == "career.probe")]
+    calls = calls[calls["payload"].map(lambda p: p["task"] == "career.probe").astype(bool)]
     last_call = calls.groupby("scope")["payload"].last().to_dict()
     rows = []
     for scope, p in _decisions(events, "career.probe")[["scope", "payload"]].itertuples(

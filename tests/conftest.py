@@ -11,6 +11,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # the fake server module, for every test file
 
+pytest_plugins = ("smollm2_server",)  # the real-model tier's server fixture (test_realmodel.py)
+
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 """Real data sets next to the checkout (tests that read them skip when absent)."""
 

@@ -403,6 +403,31 @@ def test_logprob_path_over_http(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     assert m["dialogues"]["ended"]["goals_covered"] == 2
 
 
+def test_a_run_where_nothing_parses_finishes_with_empty_metrics(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found on SmolLM2 (tests/test_realmodel.py): with no parsed decision at all, the metrics
+    crashed (pandas read an empty filter as a list of columns). Now they are empty or null, and
+    the run is reported not valid."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    out = tmp_path / "r"
+    with FakeOpenAIServer(responder=lambda body: "I am not sure what you mean.") as server:
+        code = main(
+            [
+                "run", "career-chat", "--n-users", "2", "--n-items", "1", "--judge-samples", "1",
+                "--max-repairs", "0", "--model", "openai:fake-model", "--base-url",
+                server.base_url, "--out", str(out), "--no-progress",
+            ]
+        )  # fmt: skip
+    assert code == 3, capsys.readouterr().err
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["status"] == "complete" and manifest["validity"]["overall"]["parsed"] == 0
+    metrics = json.loads((out / "metrics.json").read_text())["metrics"]
+    for fmt in ("profile", "dialogue"):
+        assert metrics["probes"][fmt]["n"] == 0 and metrics["probes"][fmt]["confidence"] is None
+    assert main(["metrics", str(out), "--check"]) == 0
+
+
 # --- structured answers (--response-format) ----------------------------------------------------
 
 SCHEMAS = {
