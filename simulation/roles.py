@@ -31,12 +31,15 @@ class RoleError(ValueError):
 @dataclass(frozen=True)
 class Role:
     """One part a model plays. `models`: how many models play it at once (an ensemble of
-    evaluators has several); `not_played_by`: roles whose real models may not play this one."""
+    evaluators has several); `not_played_by`: roles whose real models may not play this one;
+    `must_name`: a real `--model` does not fill it by default (a judge the paper ran on a
+    stronger model), so a run with a real model must say with `--role` who plays it."""
 
     description: str
     min_models: int = 1
     max_models: int | None = 1
     not_played_by: tuple[str, ...] = ()
+    must_name: bool = False
 
     def takes(self, count: int) -> bool:
         return count >= self.min_models and (self.max_models is None or count <= self.max_models)
@@ -95,6 +98,12 @@ def _bind_one(name: str, role: Role, model: str, given: Sequence[str] | None) ->
         return specs
     if is_scripted(model):  # the scripted double may play every seat of an ensemble
         return (model,) * role.min_models
+    if role.must_name:
+        raise RoleError(
+            f"role {name!r} ({role.description}) is not filled by --model; pass --role "
+            f"{name}=MODEL (the same model as --model to let it judge itself, or "
+            f"--role {name}=scripted for the scripted double)"
+        )
     if role.min_models > 1:
         raise RoleError(
             f"role {name!r} ({role.description}) takes {role.arity()}; --model gives one. "

@@ -18,6 +18,14 @@ ROLES = {
 }
 
 
+def test_a_must_name_role_is_never_filled_by_a_real_model_by_default() -> None:
+    roles = {"persona": Role("the persona"), "judge": Role("a judge", must_name=True)}
+    with pytest.raises(RoleError, match=r"role 'judge' .* not filled by --model; pass --role"):
+        bind_roles(roles, "openai:m", {})
+    assert bind_roles(roles, "openai:m", {"judge": ["openai:m"]})["judge"] == ("openai:m",)
+    assert bind_roles(roles, "scripted", {})["judge"] == ("scripted",)
+
+
 def test_model_plays_every_role_not_named() -> None:
     bound = bind_roles(ROLES, "scripted", {"judge": ["openai:j"]})
     assert bound == {
