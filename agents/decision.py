@@ -1,13 +1,15 @@
 """The per-decision procedure of a persona: a compiled LangGraph state machine.
 
-    prompt → ask_model → parse ─┬─ act     (valid: `decision.made`)
-                  ↑             ├─ repair  (invalid, repairs left: re-ask with a reminder)
-                  └─────────────┘  fail    (out of repairs: `decision.failed`, no default)
+    ask ─┬─ END     (valid answer: `decision.made` recorded)
+     ↑   ├─ repair  (invalid, repairs left: re-ask with a reminder)
+     └───┘  fail    (out of repairs: `decision.failed`, no default)
 
 The graph is built and compiled once; everything that differs between decisions (the agent,
 the prompt, the parser) travels in the run's context, not in the mutable state. Every node is a
 coroutine: LangGraph runs plain functions in a worker thread, which would cost a thread hop per
-node and write events from outside the event loop.
+node and write events from outside the event loop. Asking, parsing and recording a valid answer
+are one node because each LangGraph step costs ~0.2 ms of CPU, more than the rest of a decision
+(benchmarks/README.md); the request enters as the graph's input rather than through a node.
 
 With a structured response format (`Simulation.response_format`), a task that declares its
 answer's `schema` is sent with that schema as the request's `response_format`, and its reply is
@@ -156,29 +158,25 @@ class _State(TypedDict, total=False):
     attempts: int
 
 
-async def _prompt(state: _State, runtime: Runtime[_Context]) -> _State:
-    return {"request": runtime.context.task.request, "attempts": 0}
-
-
-async def _ask_model(state: _State, runtime: Runtime[_Context]) -> _State:
+async def _ask(state: _State, runtime: Runtime[_Context]) -> _State:
+    """Ask the model, read its answer and, when it is usable, record the decision."""
     ctx = runtime.context
     task = ctx.task
     response = await ctx.sim.ask(
         state["request"], agent_id=ctx.agent_id, role=task.role, member=task.member
     )
-    return {"reply": response.text, "attempts": state["attempts"] + 1}
-
-
-async def _parse(state: _State, runtime: Runtime[_Context]) -> _State:
+    attempts = state["attempts"] + 1
     try:
-        return {"value": runtime.context.task.parse(state["reply"]), "error": None}
+        value = task.parse(response.text)
     except DecisionParseError as exc:
-        return {"error": str(exc)}
+        return {"reply": response.text, "attempts": attempts, "error": str(exc)}
+    _record(ctx, "decision.made", attempts, value=value)
+    return {"reply": response.text, "attempts": attempts, "value": value, "error": None}
 
 
-async def _route(state: _State, runtime: Runtime[_Context]) -> Literal["act", "repair", "fail"]:
+async def _route(state: _State, runtime: Runtime[_Context]) -> Literal["__end__", "repair", "fail"]:
     if state["error"] is None:
-        return "act"
+        return END
     return "repair" if state["attempts"] <= runtime.context.task.max_repairs else "fail"
 
 
@@ -194,37 +192,30 @@ async def _repair(state: _State, runtime: Runtime[_Context]) -> _State:
     }
 
 
-async def _act(state: _State, runtime: Runtime[_Context]) -> _State:
-    _record(runtime.context, "decision.made", state, value=state["value"])
-    return {}
-
-
 async def _fail(state: _State, runtime: Runtime[_Context]) -> _State:
     _record(
-        runtime.context, "decision.failed", state, error=state["error"], last_reply=state["reply"]
+        runtime.context,
+        "decision.failed",
+        state["attempts"],
+        error=state["error"],
+        last_reply=state["reply"],
     )
     return {}
 
 
-def _record(ctx: _Context, kind: str, state: _State, **outcome: Any) -> None:
-    payload = {"task": ctx.task.name, "attempts": state["attempts"], **outcome, **ctx.task.details}
+def _record(ctx: _Context, kind: str, attempts: int, **outcome: Any) -> None:
+    payload = {"task": ctx.task.name, "attempts": attempts, **outcome, **ctx.task.details}
     ctx.sim.emit(kind, payload, agent_id=ctx.agent_id)
 
 
 def _build() -> Any:
     graph = StateGraph(_State, context_schema=_Context)
-    graph.add_node("prompt", _prompt)
-    graph.add_node("ask_model", _ask_model)
-    graph.add_node("parse", _parse)
+    graph.add_node("ask", _ask)
     graph.add_node("repair", _repair)
-    graph.add_node("act", _act)
     graph.add_node("fail", _fail)
-    graph.add_edge(START, "prompt")
-    graph.add_edge("prompt", "ask_model")
-    graph.add_edge("ask_model", "parse")
-    graph.add_conditional_edges("parse", _route, ["act", "repair", "fail"])
-    graph.add_edge("repair", "ask_model")
-    graph.add_edge("act", END)
+    graph.add_edge(START, "ask")
+    graph.add_conditional_edges("ask", _route, [END, "repair", "fail"])
+    graph.add_edge("repair", "ask")
     graph.add_edge("fail", END)
     return graph.compile()
 
@@ -235,6 +226,8 @@ DECISION_GRAPH = _build()
 async def decide(sim: Simulation, agent_id: str, task: DecisionTask) -> Decision:
     """Run the decision graph once for `agent_id`, in the run's response format."""
     task = task.structured(sim.response_format)
-    final = await DECISION_GRAPH.ainvoke({}, context=_Context(sim, agent_id, task))
+    final = await DECISION_GRAPH.ainvoke(
+        {"request": task.request, "attempts": 0}, context=_Context(sim, agent_id, task)
+    )
     ok = final.get("error") is None
     return Decision(ok, final.get("value") if ok else None, final["attempts"], final.get("error"))
