@@ -51,9 +51,14 @@ form sent) and ``"response_format:llamacpp"`` (llama.cpp's 500 for ``json_schema
 ``server.fail_always(spec)`` makes every request fail that way until ``fail_always(None)``
 (a server that stays down, a key that stays wrong); queued faults are consumed first.
 
+Endpoint limits: with ``max_in_flight=K`` a chat request that arrives while K others are being
+answered is rejected at once with HTTP 429 (``Retry-After: 1``), as a provider's concurrency cap
+does; ``server.rejected`` counts them and ``server.peak_in_flight`` is the most answered at once.
+``GET /v1/_fake/stats`` returns these counts as JSON (for a server in another process).
+
 Standalone (benchmarks)::
 
-    python tests/fake_openai.py --port 0 --latency 0.05
+    python tests/fake_openai.py --port 0 --latency 0.05 [--max-in-flight 64] [--no-record]
 
 prints the base URL on one line, then serves until SIGTERM/SIGINT.
 """
@@ -345,8 +350,16 @@ class FakeOpenAIServer:
         latency: float = 0.0,
         model: str = DEFAULT_MODEL,
         port: int = 0,
+        max_in_flight: int | None = None,
+        record: bool = True,
     ) -> None:
         self.responder: Responder = responder or default_responder
+        self.max_in_flight = max_in_flight
+        self.record = record  # off for benchmarks of many requests: keep counts, not bodies
+        self.in_flight = 0
+        self.peak_in_flight = 0
+        self.rejected = 0
+        self._received = 0
         self.latency = latency  # read per request, so it may be changed while running
         self.model = model
         self._port = port
@@ -428,6 +441,7 @@ class FakeOpenAIServer:
         app = web.Application(client_max_size=64 * 1024**2)
         app.router.add_post("/v1/chat/completions", self._chat_completions)
         app.router.add_get("/v1/models", self._models)
+        app.router.add_get("/v1/_fake/stats", self._stats)
         # handler_cancellation: a client that gives up (timeout) also ends its hung handler.
         runner = web.AppRunner(
             app, access_log=None, shutdown_timeout=0.5, handler_cancellation=True
@@ -459,14 +473,15 @@ class FakeOpenAIServer:
 
     @property
     def request_count(self) -> int:
-        """Number of chat-completion requests received (faulted ones included)."""
+        """Number of chat-completion requests received (faulted and rejected ones included)."""
         with self._lock:
-            return len(self._requests)
+            return self._received
 
     def clear_requests(self) -> None:
         """Forget recorded requests (e.g. between benchmark phases)."""
         with self._lock:
             self._requests.clear()
+            self._received = 0
 
     def enqueue_faults(self, *faults: FaultSpec) -> None:
         """Queue faults; each is consumed by exactly one later request, FIFO."""
@@ -514,7 +529,33 @@ class FakeOpenAIServer:
             }
         )
 
+    async def _stats(self, request: web.Request) -> web.Response:
+        with self._lock:
+            requests = self._received
+        return web.json_response(
+            {"requests": requests, "rejected": self.rejected, "peak_in_flight": self.peak_in_flight}
+        )
+
     async def _chat_completions(self, request: web.Request) -> web.StreamResponse:
+        # Counted on the server's one event-loop thread, so no lock is needed for these.
+        if self.max_in_flight is not None and self.in_flight >= self.max_in_flight:
+            self.rejected += 1
+            with self._lock:
+                self._received += 1
+            await request.read()
+            return web.json_response(
+                error_body(429, f"more than {self.max_in_flight} requests in flight"),
+                status=429,
+                headers={"Retry-After": "1"},
+            )
+        self.in_flight += 1
+        self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+        try:
+            return await self._answer(request)
+        finally:
+            self.in_flight -= 1
+
+    async def _answer(self, request: web.Request) -> web.StreamResponse:
         self._track()
         headers = dict(request.headers)
         raw = await request.read()
@@ -524,6 +565,7 @@ class FakeOpenAIServer:
                 raise ValueError("body is not a JSON object")
         except ValueError as exc:
             with self._lock:
+                self._received += 1
                 self._requests.append(
                     {"_invalid_body": raw.decode(errors="replace"), "headers": headers}
                 )
@@ -531,7 +573,9 @@ class FakeOpenAIServer:
 
         # Record and pick the fault atomically so faults follow arrival order exactly.
         with self._lock:
-            self._requests.append({**body, "headers": headers})
+            self._received += 1
+            if self.record:
+                self._requests.append({**body, "headers": headers})
             fault = self._faults.popleft() if self._faults else self._always
             number = next(self._ids)
         extra_headers = {"x-request-id": f"req_fake_{number:06d}"}
@@ -615,6 +659,12 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0: any free)")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds added per response")
     parser.add_argument("--reply", default=DEFAULT_REPLY, help="content of every reply")
+    parser.add_argument(
+        "--max-in-flight", type=int, default=None, help="reject (429) requests beyond this many"
+    )
+    parser.add_argument(
+        "--no-record", action="store_true", help="count requests but keep no bodies (benchmarks)"
+    )
     args = parser.parse_args(None if argv is None else list(argv))
 
     stop = threading.Event()
@@ -626,7 +676,13 @@ def main(argv: Iterable[str] | None = None) -> int:
     signal.signal(signal.SIGINT, on_signal)
 
     reply: str = args.reply
-    server = FakeOpenAIServer(lambda body: reply, latency=args.latency, port=args.port)
+    server = FakeOpenAIServer(
+        lambda body: reply,
+        latency=args.latency,
+        port=args.port,
+        max_in_flight=args.max_in_flight,
+        record=not args.no_record,
+    )
     with server:
         print(server.base_url, flush=True)
         while not stop.wait(0.2):

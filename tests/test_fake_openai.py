@@ -400,3 +400,27 @@ def test_standalone_process_prints_url_serves_and_exits_on_sigterm() -> None:
         finally:
             if proc.poll() is None:
                 proc.kill()
+
+
+def test_in_flight_cap_rejects_and_counts_the_excess() -> None:
+    """Benchmarks compare clients against an endpoint that caps concurrent requests."""
+
+    async def scenario(server: FakeOpenAIServer) -> tuple[list[Any], dict[str, Any]]:
+        async with _client(server) as client:
+            results = await asyncio.gather(
+                *(_ask(client) for _ in range(5)), return_exceptions=True
+            )
+        async with (
+            aiohttp.ClientSession() as session,
+            session.get(f"{server.base_url}/_fake/stats") as page,
+        ):
+            return results, await page.json()
+
+    with FakeOpenAIServer(latency=0.3, max_in_flight=2, record=False) as server:
+        results, stats = asyncio.run(scenario(server))
+        rejected = [r for r in results if isinstance(r, openai.RateLimitError)]
+        assert len(rejected) == 3 and len(results) - len(rejected) == 2
+        assert rejected[0].response.headers["retry-after"] == "1"
+        assert (server.rejected, server.peak_in_flight, server.request_count) == (3, 2, 5)
+        assert stats == {"requests": 5, "rejected": 3, "peak_in_flight": 2}
+        assert server.requests == []  # record=False keeps counts only
