@@ -319,13 +319,20 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(description="a round at the latency floor, side by side")
     parser.add_argument("--quick", action="store_true", help="N=200/C=32 and N=1000/C=128, L=0.5 s")
+    parser.add_argument(
+        "--smoke", action="store_true", help="N=20/C=4 and N=40/C=8, L=0.05 s (the test's run)"
+    )
     parser.add_argument("--no-mesa-llm", action="store_true", help="skip the mesa-llm contender")
     parser.add_argument("--mesa-llm-venv", type=Path, default=DEFAULT_MESA_VENV)
     parser.add_argument("--latency", type=float, default=None, help="L in seconds (default 1)")
     args = parser.parse_args(argv)
 
-    latency = args.latency or (0.5 if args.quick else 1.0)
-    small, big = ((200, 32), (1000, 128)) if args.quick else ((1000, 64), (10_000, 256))
+    latency = args.latency or (0.05 if args.smoke else 0.5 if args.quick else 1.0)
+    small, big = ((1000, 64), (10_000, 256))
+    if args.quick:
+        small, big = (200, 32), (1000, 128)
+    if args.smoke:
+        small, big = (20, 4), (40, 8)
     started = time.perf_counter()
     print(
         f"personasim round benchmark  python {platform.python_version()}, {platform.platform()}, "
@@ -336,15 +343,16 @@ def main(argv: list[str] | None = None) -> int:
         mesa_python, mesa_version = ensure_mesa_llm(args.mesa_llm_venv)
         print(f"mesa-llm: {mesa_version}")
 
-    n_instant = small[0]
+    n_instant, repeats = small[0], (1 if args.smoke else 5)
     instant = run_worker(
-        [sys.executable, __file__, "--worker", "instant", str(n_instant), "5"],
+        [sys.executable, __file__, "--worker", "instant", str(n_instant), str(repeats)],
         dict(os.environ),
         timeout=600,
     )
     wall = instant["wall_ms"]
     print(
-        f"\nFramework cost per decision, instant model, N={n_instant}, 5 runs: round wall / N "
+        f"\nFramework cost per decision, instant model, N={n_instant}, {repeats} runs: "
+        "round wall / N "
         f"p50 {statistics.median(wall):.2f} ms (runs: {', '.join(f'{v:.2f}' for v in wall)}); "
         f"CPU p50 {statistics.median(instant['cpu_ms']):.2f} ms; load {os.getloadavg()[0]:.2f}"
     )
@@ -358,7 +366,7 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(measure_round(contender, n, c, latency, mesa_python))
             print(f"  {contender} N={n} C={c}: done", flush=True)
     print_rounds(rows)
-    if not args.quick:
+    if not (args.quick or args.smoke):
         print_targets(rows, instant, big)
     print(f"\nbenchmark took {time.perf_counter() - started:.0f} s")
     return 0

@@ -19,3 +19,27 @@ def test_decision_benchmark_quick_mode_runs() -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     for table in ("A. Framework cost per decision", "A2. Where a decision", "B. One round"):
         assert table in done.stdout
+
+
+def test_round_benchmark_smoke_mode_holds_the_endpoint_cap() -> None:
+    """Its smallest run: personasim and plain asyncio answer every call under the endpoint's
+    in-flight cap with none rejected (mesa-llm needs its own venv, so it is skipped here)."""
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "bench_round.py"), "--smoke", "--no-mesa-llm"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Framework cost per decision, instant model, N=20" in done.stdout
+    words = [line.split() for line in done.stdout.splitlines()]
+    rows = [w for w in words if len(w) > 9 and w[0] in ("personasim", "plain-asyncio")]
+    assert sorted((r[0], r[1], r[2]) for r in rows) == [
+        ("personasim", "20", "4"),
+        ("personasim", "40", "8"),
+        ("plain-asyncio", "20", "4"),
+        ("plain-asyncio", "40", "8"),
+    ]
+    for row in rows:  # columns: ..., rejected, requests, peak MB, load
+        rejected, requests = int(row[8]), int(row[9])
+        assert (rejected, requests) == (0, int(row[1])), row
