@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
@@ -21,6 +23,7 @@ def test_decision_benchmark_quick_mode_runs() -> None:
         assert table in done.stdout
 
 
+@pytest.mark.timeout(300)  # four Python processes start; slow on a loaded 2-core machine
 def test_round_benchmark_smoke_mode_holds_the_endpoint_cap() -> None:
     """Its smallest run: personasim and plain asyncio answer every call under the endpoint's
     in-flight cap with none rejected (mesa-llm needs its own venv, so it is skipped here)."""
@@ -31,14 +34,12 @@ def test_round_benchmark_smoke_mode_holds_the_endpoint_cap() -> None:
         timeout=300,
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    assert "Framework cost per decision, instant model, N=20" in done.stdout
     words = [line.split() for line in done.stdout.splitlines()]
-    rows = [w for w in words if len(w) > 9 and w[0] in ("personasim", "plain-asyncio")]
+    names = ("personasim", "plain-asyncio")
+    rows = [w for w in words if len(w) > 9 and w[0] in names and w[1].isdigit()]
     assert sorted((r[0], r[1], r[2]) for r in rows) == [
         ("personasim", "20", "4"),
-        ("personasim", "40", "8"),
         ("plain-asyncio", "20", "4"),
-        ("plain-asyncio", "40", "8"),
     ]
     for row in rows:  # columns: ..., rejected, requests, peak MB, load
         rejected, requests = int(row[8]), int(row[9])
