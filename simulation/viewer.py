@@ -37,6 +37,7 @@ def collect_run(run_dir: Path, store: EventStore) -> dict[str, Any]:
     manifest = read_manifest(run_dir)
     metrics = _read_json(run_dir / METRICS_FILE)
     events = list(store.read())
+    calls = [e for e in events if e.kind == "llm.call"]
     agents, trajectories = _agents(events)
     return {
         "dir": run_dir.name or str(run_dir),
@@ -45,7 +46,7 @@ def collect_run(run_dir: Path, store: EventStore) -> dict[str, Any]:
         "summary": _summary(manifest, metrics),
         "reports": _reports(run_dir / REPORTS_DIR),
         "kinds": dict(sorted(Counter(e.kind for e in events).items())),
-        "sources": dict(Counter(e.payload.get("source") for e in events if e.kind == "llm.call")),
+        "sources": dict(Counter(str(e.payload.get("source")) for e in calls)),
         "agents": agents,
         "trajectories": trajectories,
     }
@@ -149,7 +150,7 @@ def _label(agent_id: str, payload: dict[str, Any]) -> str:
         parts = [str(values[key]) for key in _LABEL_KEYS if values.get(key) not in (None, "")]
         if not parts and values.get("description"):
             parts = [_short(str(values["description"]), 60)]
-        return " · ".join([str(persona.get("id", agent_id)), *parts[:3]])
+        return " · ".join(parts[:3]) or str(persona.get("id", agent_id))
     if "archetype" in payload:
         return f"trustee {payload['archetype']}"
     role = payload.get("role")

@@ -249,10 +249,12 @@ function agentView(r, id) {
     el("h1", { id: "agent-title" }, row.label),
     el("div", { class: "grid" },
       card("Agent", kvTable([["agent id", id], ["persona id", row.persona], ["type", row.type],
-        ...Object.entries((created && created[4]) || {}).filter(([k]) => !["persona", "type"].includes(k))])),
-      persona ? card("Persona", kvTable(Object.entries(persona.attributes || {})),
-        Object.keys(persona.traits || {}).length ? [el("h3", {}, "traits"), kvTable(Object.entries(persona.traits))] : null) : null,
-      card("Outcomes and steps", kvTable(stats.map((c) => [c, fmt(row[c])])))),
+        ...Object.entries((created && created[4]) || {}).filter(([k]) => !["persona", "type"].includes(k))]),
+      persona ? el("details", { open: Object.keys(persona.attributes || {}).length <= 8 ? "" : null },
+        el("summary", {}, "persona attributes (" + Object.keys(persona.attributes || {}).length + ")"),
+        kvTable(Object.entries(persona.attributes || {})),
+        Object.keys(persona.traits || {}).length ? [el("h3", {}, "traits"), kvTable(Object.entries(persona.traits))] : null) : null),
+      card("Outcomes and steps", kvTable(stats.filter((c) => row[c] !== null && row[c] !== undefined).map((c) => [c, fmt(row[c])])))),
     el("div", { style: "height:14px" }),
     card("Trajectory (" + events.length + " events)", el("div", { id: "trajectory" }, renderEvents(events, id, null))));
 }
@@ -334,7 +336,8 @@ function logprobs(lp) {
   return el("details", {}, el("summary", {}, "logprobs (" + tokens.length + " tokens; colour = probability)"),
     el("div", {}, shown.map((t) => {
       const prob = isNum(t.logprob) ? Math.exp(t.logprob) : null;
-      const alts = (t.top_logprobs || []).map((a) => txt(a.token) + " " + (isNum(a.logprob) ? a.logprob.toFixed(3) : "—")).join("\n");
+      const top = t.top && typeof t.top === "object" ? Object.entries(t.top) : (t.top_logprobs || []).map((a) => [a.token, a.logprob]);
+      const alts = top.sort((a, b) => b[1] - a[1]).map(([tok, lp]) => JSON.stringify(tok) + " " + (isNum(lp) ? lp.toFixed(3) : "—")).join("\n");
       const light = prob === null ? 100 : 70 + 28 * prob;
       return el("span", { class: "lp", style: "background:hsl(" + (prob === null ? 0 : 120 * prob) + ",60%," + light + "%)",
         title: "logprob " + (isNum(t.logprob) ? t.logprob.toFixed(4) : "—") + (alts ? "\ntop:\n" + alts : "") }, txt(t.token));
@@ -368,7 +371,7 @@ function compareView() {
   const settings = [["scenario", (m) => m.scenario], ["roles → models", (m) => m.roles], ["model", (m) => m.model],
     ["prompt pack", (m) => m.prompts && m.prompts.path], ["response format", (m) => m.response_format], ["seed", (m) => m.seed],
     ["params", (m) => m.params], ["valid", (m) => m.validity && m.validity.overall && m.validity.overall.ok], ["model requests", (m) => (m.llm || {}).calls]];
-  const settingsTable = el("table", {}, el("thead", {}, el("tr", {}, el("th", {}, ""), RUNS.map((run, r) => el("th", {}, "run " + (r + 1))))),
+  const settingsTable = el("table", { style: "table-layout:fixed;width:100%" }, el("thead", {}, el("tr", {}, el("th", {}, ""), RUNS.map((run, r) => el("th", {}, "run " + (r + 1))))),
     el("tbody", {}, settings.map(([name, f]) => { const vals = setting(f); return el("tr", { class: same(vals) ? null : "diffcell" }, el("th", {}, name), vals.map((v) => el("td", {}, txt(v)))); })));
   const indexes = RUNS.map((_, r) => personaIndex(r));
   const shared = [...indexes[0].keys()].filter((p) => indexes.slice(1).some((ix) => ix.has(p)));
