@@ -432,4 +432,5 @@ function comparePersonaView(persona) {
 window.addEventListener("hashchange", route);
 route();
 document.body.dataset.renderMs = String(Math.round(performance.now() - T0));
+document.body.dataset.openMs = String(Math.round(performance.now()));  // since navigation start
 document.body.dataset.ready = "1";
