@@ -391,8 +391,8 @@ function stepSignatures(r, agentIds) {
   agentIds.forEach((id, a) => {
     const seen = new Map();
     for (const ev of trajectory(r, id) || []) {
-      const [seq, rnd, kind, actor, p] = ev;
-      if (kind.startsWith("round.") || actor !== id) continue;
+      const [seq, rnd, kind, , p] = ev;
+      if (kind.startsWith("round.") || kind === "agent.created") continue;
       const base = [a, rnd, kind, p.task || p.env || ""].join("|");
       const n = (seen.get(base) || 0) + 1; seen.set(base, n);
       const result = kind === "llm.call" ? (p.response || {}).text : kind.startsWith("decision.") ? JSON.stringify([p.value, p.error])
@@ -411,7 +411,8 @@ function comparePersonaView(persona) {
     .map((x) => [x.seq, "differs from run " + byKey.map((m, o) => o !== r && m.get(x.key) !== x.result ? o + 1 : null).filter(Boolean).join(", ")])));
   const rows = agents.map((ids, r) => ids.map((id) => agentRow(r, id)));
   const statCols = [...new Set(RUNS.flatMap((run) => run.agents.columns.filter((c) => !["id", "label", "persona", "type", ...run.agents.attributes].includes(c))))];
-  const outcomeRows = statCols.map((c) => { const vals = rows.map((rs) => rs.map((row) => fmt(row[c])).join(" / ")); return [c, vals]; });
+  const outcomeRows = statCols.map((c) => { const vals = rows.map((rs) => rs.map((row) => fmt(row[c])).join(" / ")); return [c, vals]; })
+    .filter(([, vals]) => vals.some((v) => v.split(" / ").some((x) => x !== "—")));
   const outcomeTable = el("table", { id: "compare-outcomes" },
     el("thead", {}, el("tr", {}, el("th", {}, ""), RUNS.map((run, r) => el("th", {}, "run " + (r + 1) + ": " + run.dir)))),
     el("tbody", {}, outcomeRows.map(([c, vals]) => el("tr", { class: vals.every((v) => v === vals[0]) ? null : "diffcell" },
