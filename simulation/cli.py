@@ -1,4 +1,4 @@
-"""The `personasim` command: run, sweep, list, replay, metrics, export, cache.
+"""The `personasim` command: run, sweep, list, replay, metrics, export, cache, view.
 
 Errors the user can fix are printed as one `error:` line with a non-zero exit (2 for bad input,
 1 for a run that failed, 130 for Ctrl-C); a run that finished but is not valid (too many failed
@@ -41,6 +41,7 @@ from .scenario_file import is_scenario_path, resolve_scenario, scenario_for_run
 from .sqlite_store import EventStoreError, SQLiteEventStore
 from .sweep import run_sweep
 from .validity import ValidityLimits
+from .viewer import ViewServer, collect_run, render_page, write_page
 
 __all__ = ["main"]
 
@@ -183,6 +184,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     export.set_defaults(handler=_export)
     _add_cache_commands(commands)
+    _add_view_command(commands)
     return parser
 
 
@@ -197,6 +199,42 @@ def _add_cache_commands(commands: Any) -> None:
         action = actions.add_parser(name, help=text)
         action.add_argument("--cache-dir", type=Path, help="cache location (default as for run)")
         action.set_defaults(handler=handler)
+
+
+def _add_view_command(commands: Any) -> None:
+    """`personasim view RUN_DIR [RUN_DIR ...]`: the runs as one self-contained HTML page."""
+    view = commands.add_parser("view", help="inspect runs in a browser (one HTML file, offline)")
+    view.add_argument("run_dirs", type=Path, nargs="+", metavar="RUN_DIR", help="2+: compare")
+    view.add_argument("--output", type=Path, help="HTML file to write (default RUN_DIR/view.html)")
+    view.add_argument("--serve", action="store_true", help="serve the page on 127.0.0.1 instead")
+    view.add_argument("--port", type=_int_from(0), default=8000, help="with --serve (0: any free)")
+    view.set_defaults(handler=_view)
+
+
+def _view(args: argparse.Namespace, extra: Sequence[str]) -> int:
+    runs = []
+    for run_dir in args.run_dirs:
+        with _open_store(run_dir) as store:
+            runs.append(collect_run(run_dir, store))
+    html = render_page(runs)
+    if args.serve:
+        try:
+            server = ViewServer(html, args.port)
+        except OSError as exc:
+            reason = f"cannot serve on 127.0.0.1:{args.port} ({exc.strerror})"
+            raise RunError(f"{reason}; choose another --port (0: any free)") from None
+        out.print(f"serving {len(runs)} run(s) at {server.url} (Ctrl-C stops)")
+        with server:
+            server.serve_forever()
+        return 0
+    target = args.output or args.run_dirs[0] / "view.html"
+    try:
+        write_page(html, target)
+    except OSError as exc:
+        raise RunError(f"cannot write {target} ({exc.strerror}); choose another --output") from None
+    size = target.stat().st_size
+    out.print(f"{target}: {_size(size)}, {sum(len(r['agents']['rows']) for r in runs)} agents")
+    return 0
 
 
 def _add_settings_arguments(parser: argparse.ArgumentParser) -> None:

@@ -10,19 +10,26 @@ from typing import IO, Any
 
 from .events import Event, EventStore
 
-__all__ = ["agent_events", "export_jsonl", "render_overview", "render_trajectory"]
+__all__ = [
+    "agent_events",
+    "concerned_agents",
+    "export_jsonl",
+    "render_overview",
+    "render_trajectory",
+]
 
 _HIDDEN_KINDS = {"round.started", "round.completed"}
 
 
 def agent_events(store: EventStore, agent_id: str) -> list[Event]:
     """Events by or about one agent, in log order (a transfer to it counts as about it)."""
-    return [
-        e
-        for e in store.read()
-        if e.agent_id == agent_id
-        or agent_id in (e.payload.get("trustee"), e.payload.get("trustor"))
-    ]
+    return [e for e in store.read() if agent_id in concerned_agents(e)]
+
+
+def concerned_agents(event: Event) -> set[str]:
+    """The agents an event is by or about: its actor and a transfer's other party."""
+    ids = (event.agent_id, event.payload.get("trustee"), event.payload.get("trustor"))
+    return {i for i in ids if isinstance(i, str)}
 
 
 def render_trajectory(events: Iterable[Event], full: bool = False) -> Iterator[str]:

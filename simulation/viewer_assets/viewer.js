@@ -1,0 +1,437 @@
+// personasim view: renders the runs embedded in this page. Every text from a run is put in the
+// page with text nodes (never innerHTML), so a model's reply can never become markup.
+"use strict";
+const T0 = performance.now();
+const RUNS = JSON.parse(document.getElementById("runs").textContent);
+const PAGE = 50;
+const trajCache = new Map();
+
+function el(tag, attrs, ...kids) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") node.className = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v);
+  }
+  for (const kid of kids.flat(Infinity)) {
+    if (kid === null || kid === undefined || kid === false) continue;
+    node.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
+  }
+  return node;
+}
+const txt = (v) => (v === null || v === undefined ? "—" : typeof v === "object" ? JSON.stringify(v) : String(v));
+const isNum = (v) => typeof v === "number" && isFinite(v);
+const fmt = (v) => (isNum(v) && !Number.isInteger(v) ? String(+v.toFixed(4)) : txt(v));
+const agentHref = (r, id) => "#agent/" + (RUNS.length > 1 ? r + "/" : "") + encodeURIComponent(id);
+const card = (title, ...kids) => el("section", { class: "card" }, title ? el("h2", {}, title) : null, kids);
+const badge = (text, cls) => el("span", { class: "badge " + (cls || "") }, text);
+
+function kvTable(pairs) {
+  return el("table", { class: "kv" }, pairs.map(([k, v]) =>
+    el("tr", {}, el("th", {}, k), el("td", {}, v instanceof Node ? v : txt(v)))));
+}
+
+function dataTable(header, rows, numeric) {
+  return el("table", {},
+    el("thead", {}, el("tr", {}, header.map((h) => el("th", {}, h)))),
+    el("tbody", {}, rows.map((row) => el("tr", {}, row.map((c) =>
+      c instanceof Node ? el("td", {}, c) : el("td", { class: numeric && isNum(c) ? "num" : null }, fmt(c)))))));
+}
+
+function flatten(value, prefix, out) {
+  if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+    for (const k of Object.keys(value)) flatten(value[k], prefix ? prefix + "." + k : k, out);
+  } else if (Array.isArray(value) && value.some((v) => v !== null && typeof v === "object")) {
+    value.forEach((v, i) => flatten(v, prefix + "[" + i + "]", out));
+  } else out.set(prefix, value);
+  return out;
+}
+
+// ---------- navigation ----------
+function nav(active) {
+  const links = RUNS.map((run, r) => el("a", { href: "#run/" + r, class: active === "run/" + r ? "active" : null },
+    RUNS.length > 1 ? "run " + (r + 1) + ": " + run.dir : run.dir));
+  if (RUNS.length > 1) links.push(el("a", { href: "#compare", class: active === "compare" ? "active" : null }, "compare"));
+  document.getElementById("nav").replaceChildren(...links);
+}
+
+function route() {
+  const hash = decodeURIComponent(location.hash.slice(1));
+  const main = document.getElementById("main");
+  let view;
+  const parts = hash.split("/");
+  if (parts[0] === "agent") {
+    const multi = RUNS.length > 1 && /^\d+$/.test(parts[1]) && parts.length > 2;
+    const r = multi ? +parts[1] : 0;
+    const id = parts.slice(multi ? 2 : 1).join("/");
+    view = agentView(r, id);
+    nav("run/" + r);
+  } else if (parts[0] === "compare" && RUNS.length > 1) {
+    view = parts.length > 1 ? comparePersonaView(parts.slice(1).join("/")) : compareView();
+    nav("compare");
+  } else {
+    const r = parts[0] === "run" && RUNS[+parts[1]] ? +parts[1] : 0;
+    view = runView(r);
+    nav("run/" + r);
+  }
+  main.replaceChildren(view);
+  window.scrollTo(0, 0);
+  document.body.dataset.view = parts[0] || "run";
+}
+
+// ---------- run page ----------
+function runView(r) {
+  const run = RUNS[r], m = run.manifest, v = m.validity || {};
+  const ok = v.overall ? v.overall.ok : null;
+  const head = el("div", {},
+    el("h1", {}, (m.scenario || "run") + " — " + run.dir),
+    el("div", { class: "toolbar" },
+      badge(m.status || "?", m.status === "complete" ? "ok" : "warn"),
+      ok === null ? badge("validity unknown", "warn") : badge(ok ? "valid" : "NOT VALID", ok ? "ok" : "bad"),
+      el("span", { class: "muted" }, "created " + txt(m.created_at) + " · finished " + txt(m.finished_at))));
+  const top = el("div", { class: "grid" }, manifestCard(m), validityCard(run), costCard(run));
+  return el("div", {}, head, top, el("div", { style: "height:14px" }), summaryCard(run), reportsCard(run),
+    agentsCard(r), metricsCard(run), kindsCard(run));
+}
+
+function manifestCard(m) {
+  const roles = Object.entries(m.roles || {}).map(([role, specs]) => role + " → " + [].concat(specs).join(", "));
+  const prompts = m.prompts ? txt(m.prompts.path) + " (sha256 " + txt(m.prompts.sha256).slice(0, 12) + "…)" : "—";
+  return card("Manifest", kvTable([
+    ["scenario", m.scenario], ["seed", m.seed], ["roles → models", roles.join("; ") || "—"],
+    ["model", m.model && typeof m.model === "object" ? kvTable(Object.entries(m.model)) : m.model], ["response format", m.response_format], ["max tokens", m.max_tokens],
+    ["prompt pack", prompts], ["scenario file", m.scenario_file || null],
+  ]), el("h3", {}, "Parameters"), kvTable(Object.entries(m.params || {})),
+  el("details", {}, el("summary", {}, "package versions"), kvTable(Object.entries(m.packages || {}))),
+  m.client ? el("details", {}, el("summary", {}, "client settings"), kvTable(Object.entries(m.client))) : null);
+}
+
+function validityCard(run) {
+  const v = run.manifest.validity;
+  if (!v) return card("Validity", el("p", { class: "muted" }, "no validity in the manifest"));
+  const cols = ["decisions", "parsed", "failed", "reasks", "failure_rate", "max_failure_rate", "ok"];
+  const rows = Object.entries(v.tasks || {}).map(([task, s]) => [task, ...cols.map((c) =>
+    c === "ok" ? badge(s.ok ? "ok" : "over limit", s.ok ? "ok" : "bad") : s[c] ?? (s[c + "_undefined"] || null))]);
+  if (v.overall) rows.push(["overall", ...cols.map((c) => c === "ok" ? badge(v.overall.ok ? "ok" : "NOT VALID", v.overall.ok ? "ok" : "bad") : v.overall[c])]);
+  const flagged = [];
+  for (const [path, value] of flatten(run.metrics ? run.metrics.metrics : null, "", new Map())) {
+    if (path.endsWith(".small") && value === true) flagged.push(path.slice(0, -6));
+  }
+  return card("Validity", dataTable(["task", ...cols], rows, true),
+    el("p", { class: "muted" }, "max failure rate " + txt(v.max_failure_rate) + ", groups under n = " + txt(v.min_group_n) + " are flagged"),
+    el("h3", {}, "Flagged groups (" + flagged.length + ")"),
+    flagged.length ? el("div", { class: "scroll", style: "max-height:160px" }, el("ul", {}, flagged.map((f) => el("li", {}, f))))
+      : el("p", { class: "muted" }, "none"));
+}
+
+function costCard(run) {
+  const llm = run.manifest.llm || {};
+  const sources = Object.entries(run.sources || {}).map(([s, n]) => s + " " + n).join(", ");
+  return card("Cost", kvTable([
+    ["model requests sent", llm.calls], ["cache hits", llm.cache_hits], ["failures", llm.failures],
+    ["prompt tokens", llm.prompt_tokens], ["completion tokens", llm.completion_tokens],
+    ["llm.call events by source", sources || "—"], ["agents", run.agents.rows.length],
+  ]));
+}
+
+function summaryCard(run) {
+  if (!run.metrics) return card("Metrics", el("p", { class: "muted" }, "no metrics.json (the run did not complete; `personasim metrics RUN_DIR` computes them)"));
+  if (!run.summary.length) return null;
+  return card("Report", el("pre", {}, run.summary.join("\n")));
+}
+
+function reportsCard(run) {
+  if (!run.reports.length) return null;
+  const figures = run.reports.filter((x) => x.kind === "figure" && x.src.startsWith("data:image/png;base64,"));
+  const tables = run.reports.filter((x) => x.kind === "table");
+  return card("Report tables and figures",
+    el("div", { class: "grid" }, figures.map((f) => el("figure", {}, el("img", { src: f.src, alt: f.name }), el("figcaption", {}, f.name)))),
+    tables.map((t) => el("div", {}, el("h3", {}, t.name),
+      el("div", { class: "scroll", style: "max-height:320px" }, dataTable(t.rows[0] || [], t.rows.slice(1).map((row) => row.map(numberish)), true)))));
+}
+const numberish = (s) => (s !== "" && !isNaN(+s) ? +s : s);
+
+function metricsCard(run) {
+  if (!run.metrics) return null;
+  const flat = [...flatten(run.metrics, "", new Map())];
+  return card("Metrics (" + flat.length + " values)", el("details", { open: flat.length <= 60 ? "" : null },
+    el("summary", {}, "metrics.json, flattened"), el("div", { class: "scroll" }, dataTable(["metric", "value"], flat, true))));
+}
+
+function kindsCard(run) {
+  return card("Events by kind", dataTable(["kind", "events"], Object.entries(run.kinds), true));
+}
+
+// ---------- agents table: sorted, filtered, paged (10,000 rows stay fast) ----------
+const tableState = new Map();
+function agentsCard(r) {
+  const run = RUNS[r], t = run.agents;
+  const st = tableState.get(r) || { filter: "", sort: null, desc: false, page: 0, all: false };
+  tableState.set(r, st);
+  const body = el("div", {});
+  const input = el("input", { type: "search", placeholder: "filter: any text, e.g. a persona id or attribute value", value: st.filter });
+  input.addEventListener("input", () => { st.filter = input.value; st.page = 0; draw(); });
+  const toggle = el("label", {}, el("input", { type: "checkbox", checked: st.all ? "" : null,
+    onchange: (e) => { st.all = e.target.checked; draw(); } }), " all " + t.attributes.length + " attributes");
+  const draw = () => body.replaceChildren(agentsTable(r, st));
+  draw();
+  return card("Agents (" + t.rows.length + ")", el("div", { class: "toolbar" }, input, t.attributes.length > t.shown_attributes.length ? toggle : null), body);
+}
+
+function agentsTable(r, st) {
+  const t = RUNS[r].agents;
+  if (!t.search) t.search = t.rows.map((row) => row.map((c) => (c === null ? "" : String(c))).join("\u0001").toLowerCase());
+  const hidden = new Set(st.all ? [] : t.attributes.filter((a) => !t.shown_attributes.includes(a)));
+  hidden.add("id");
+  const cols = t.columns.map((c, i) => [c, i]).filter(([c]) => !hidden.has(c));
+  let idx = t.rows.map((_, i) => i);
+  const needle = st.filter.trim().toLowerCase();
+  if (needle) idx = idx.filter((i) => t.search[i].includes(needle));
+  if (st.sort !== null) {
+    const k = st.sort, sign = st.desc ? -1 : 1;
+    idx.sort((a, b) => sign * compare(t.rows[a][k], t.rows[b][k]));
+  }
+  const pages = Math.max(1, Math.ceil(idx.length / PAGE));
+  st.page = Math.min(st.page, pages - 1);
+  const shown = idx.slice(st.page * PAGE, st.page * PAGE + PAGE);
+  const redraw = (e) => e.target.closest("section").querySelector("input[type=search]").dispatchEvent(new Event("input"));
+  const header = cols.map(([c, i]) => el("th", { class: "sortable", title: "sort by " + c, onclick: (e) => {
+    st.desc = st.sort === i ? !st.desc : false; st.sort = i; const p = st.page; redraw(e); st.page = p; } },
+  c + (st.sort === i ? (st.desc ? " ▼" : " ▲") : "")));
+  const rows = shown.map((i) => {
+    const row = t.rows[i];
+    return el("tr", { "data-agent": row[0] }, cols.map(([c, k]) => k === 1
+      ? el("td", {}, el("a", { href: agentHref(r, row[0]) }, txt(row[k])))
+      : el("td", { class: isNum(row[k]) ? "num" : null }, fmt(row[k]))));
+  });
+  const pager = el("div", { class: "toolbar" },
+    el("button", { onclick: (e) => { st.page = Math.max(0, st.page - 1); e.target.closest("section").replaceWith(agentsCard(r)); } }, "‹ prev"),
+    el("span", {}, "page " + (st.page + 1) + " of " + pages + " · " + idx.length + " matching"),
+    el("button", { onclick: (e) => { st.page = Math.min(pages - 1, st.page + 1); e.target.closest("section").replaceWith(agentsCard(r)); } }, "next ›"));
+  return el("div", {}, el("div", { class: "scroll" }, el("table", { id: "agents-" + r }, el("thead", {}, el("tr", {}, header)), el("tbody", {}, rows))), pager);
+}
+
+function compare(a, b) {
+  if (a === b) return 0;
+  if (a === null || a === undefined) return 1;
+  if (b === null || b === undefined) return -1;
+  if (isNum(a) && isNum(b)) return a - b;
+  return String(a).localeCompare(String(b), undefined, { numeric: true });
+}
+
+// ---------- one agent's trajectory ----------
+function trajectory(r, id) {
+  const key = r + "/" + id;
+  if (!trajCache.has(key)) {
+    const block = RUNS[r].blocks[id];
+    trajCache.set(key, block ? JSON.parse(document.getElementById(block).textContent) : null);
+  }
+  return trajCache.get(key);
+}
+
+function agentRow(r, id) {
+  const t = RUNS[r].agents;
+  if (!t.byId) t.byId = new Map(t.rows.map((row, i) => [row[0], i]));
+  const i = t.byId.get(id);
+  return i === undefined ? null : Object.fromEntries(t.columns.map((c, k) => [c, t.rows[i][k]]));
+}
+
+function agentView(r, id) {
+  const row = agentRow(r, id), events = trajectory(r, id);
+  if (!row || !events) return card("No such agent", el("p", {}, "Run " + RUNS[r].dir + " has no agent " + id + "."), el("a", { href: "#run/" + r }, "back to the run"));
+  const created = events.find((e) => e[2] === "agent.created");
+  const persona = created && created[4].persona;
+  const others = RUNS.length > 1 && row.persona ? el("a", { href: "#compare/" + encodeURIComponent(row.persona) }, "compare this persona across runs") : null;
+  const stats = RUNS[r].agents.columns.filter((c) => !["id", "label", "persona", "type", ...RUNS[r].agents.attributes].includes(c));
+  return el("div", {},
+    el("p", {}, el("a", { href: "#run/" + r }, "← " + RUNS[r].dir), " ", others),
+    el("h1", { id: "agent-title" }, row.label),
+    el("div", { class: "grid" },
+      card("Agent", kvTable([["agent id", id], ["persona id", row.persona], ["type", row.type],
+        ...Object.entries((created && created[4]) || {}).filter(([k]) => !["persona", "type"].includes(k))]),
+      persona ? el("details", { open: Object.keys(persona.attributes || {}).length <= 8 ? "" : null },
+        el("summary", {}, "persona attributes (" + Object.keys(persona.attributes || {}).length + ")"),
+        kvTable(Object.entries(persona.attributes || {})),
+        Object.keys(persona.traits || {}).length ? [el("h3", {}, "traits"), kvTable(Object.entries(persona.traits))] : null) : null),
+      card("Outcomes and steps", kvTable(stats.filter((c) => row[c] !== null && row[c] !== undefined).map((c) => [c, fmt(row[c])])))),
+    el("div", { style: "height:14px" }),
+    card("Trajectory (" + events.length + " events)", el("div", { id: "trajectory" }, renderEvents(events, id, null))));
+}
+
+function renderEvents(events, id, marks) {
+  const out = [];
+  let round;
+  for (const ev of events) {
+    const [seq, rnd, kind] = ev;
+    if (kind === "round.started" || kind === "round.completed") continue;
+    if (rnd !== round) {
+      round = rnd;
+      out.push(el("div", { class: "round" }, rnd === null ? "setup" : "round " + rnd));
+    }
+    out.push(renderEvent(ev, id, marks ? marks.get(seq) : null));
+  }
+  return out;
+}
+
+const KIND_CLASS = { "llm.call": "k-llm", "decision.made": "k-made", "decision.failed": "k-failed", "decision.reask": "k-reask",
+  "llm.error": "k-error", "env.entered": "k-move", "env.left": "k-move", "agent.moved": "k-move" };
+
+function renderEvent(ev, id, mark) {
+  const [seq, , kind, actor, p] = ev;
+  const cls = "ev " + (KIND_CLASS[kind] || (kind.includes(".") && !kind.startsWith("agent.") ? "k-env" : "")) + (mark ? " differs" : "");
+  const head = el("div", { class: "head" }, el("span", { class: "seq" }, "#" + seq), el("span", { class: "kind" }, kind),
+    actor && actor !== id ? el("span", { class: "muted" }, "by " + actor) : null,
+    mark ? el("span", { class: "difflabel" }, mark) : null);
+  const node = el("div", { class: cls, "data-seq": seq, "data-kind": kind }, head);
+  const body = (EVENT_BODY[kind] || genericBody)(p, head);
+  node.append(...[].concat(body).filter(Boolean));
+  return node;
+}
+
+const EVENT_BODY = {
+  "llm.call": (p, head) => {
+    const resp = p.response || {}, usage = resp.usage || {};
+    head.append(el("span", {}, "task " + txt(p.task)), p.role ? el("span", { class: "muted" }, "role " + p.role) : null,
+      badge(txt(p.source), "src-" + p.source), badge("attempts " + txt(p.attempts)),
+      badge("latency " + (isNum(p.latency_s) ? p.latency_s.toFixed(3) + " s" : "—")),
+      badge("tokens " + txt(usage.prompt_tokens) + " + " + txt(usage.completion_tokens)),
+      resp.finish_reason ? badge("finish " + resp.finish_reason) : null,
+      el("span", { class: "muted" }, txt(resp.model || (p.backend || {}).model || (p.backend || {}).backend)));
+    const messages = p.messages || [];
+    return [
+      el("details", {}, el("summary", {}, "messages sent (" + messages.length + ")"),
+        messages.map((m) => [el("div", { class: "msg-role" }, txt(m.role)), el("pre", {}, txt(m.content))]),
+        p.sampling ? [el("div", { class: "msg-role" }, "sampling"), el("pre", {}, JSON.stringify(p.sampling))] : null,
+        p.response_format ? [el("div", { class: "msg-role" }, "response format"), el("pre", {}, JSON.stringify(p.response_format))] : null),
+      el("div", { class: "msg-role" }, "reply"), el("pre", { class: "reply" }, txt(resp.text)),
+      resp.logprobs ? logprobs(resp.logprobs) : null,
+    ];
+  },
+  "decision.made": (p, head) => { head.append(el("span", {}, "task " + txt(p.task) + " →"), el("strong", { class: "value" }, txt(p.value)), badge("attempts " + txt(p.attempts), p.attempts > 1 ? "warn" : "")); return details(p, ["task", "value", "attempts"]); },
+  "decision.failed": (p, head) => { head.append(badge("failed", "bad"), el("span", {}, "task " + txt(p.task) + " after " + txt(p.attempts) + " attempts")); return [el("div", {}, "error: " + txt(p.error)), el("div", { class: "msg-role" }, "last reply"), el("pre", {}, txt(p.last_reply)), details(p, ["task", "error", "attempts", "last_reply"])]; },
+  "decision.reask": (p, head) => { head.append(badge("re-ask", "warn"), el("span", {}, "task " + txt(p.task) + ", attempt " + txt(p.attempt) + " unusable")); return [el("div", {}, "reminder reason: " + txt(p.error)), details(p, ["task", "attempt", "error"])]; },
+  "llm.error": (p, head) => { head.append(badge("error", "bad"), el("span", {}, "task " + txt(p.task) + ", " + txt(p.attempts) + " attempts")); return el("pre", {}, txt(p.error)); },
+  "env.entered": (p, head) => { head.append(el("span", {}, "→ entered " + txt(p.env))); return details(p, ["env"]); },
+  "env.left": (p, head) => { head.append(el("span", {}, "← left " + txt(p.env))); return details(p, ["env"]); },
+  "agent.moved": (p, head) => { head.append(el("span", {}, "moved " + txt(p.from) + " → " + txt(p.to))); return details(p, ["from", "to"]); },
+  "agent.created": (p, head) => { head.append(el("span", { class: "muted" }, txt(p.type))); return null; },
+};
+
+function genericBody(p, head) {
+  if (p.env) head.append(el("span", { class: "muted" }, "in " + p.env));
+  const pairs = Object.entries(p).filter(([k]) => k !== "env");
+  return pairs.length ? kvTable(pairs) : null;
+}
+
+function details(p, skip) {
+  const rest = Object.entries(p).filter(([k]) => !skip.includes(k));
+  return rest.length ? kvTable(rest) : null;
+}
+
+function logprobs(lp) {
+  const tokens = Array.isArray(lp) ? lp : lp.content;
+  if (!Array.isArray(tokens)) return el("details", {}, el("summary", {}, "logprobs"), el("pre", {}, JSON.stringify(lp)));
+  const shown = tokens.slice(0, 400);
+  return el("details", {}, el("summary", {}, "logprobs (" + tokens.length + " tokens; colour = probability)"),
+    el("div", {}, shown.map((t) => {
+      const prob = isNum(t.logprob) ? Math.exp(t.logprob) : null;
+      const top = t.top && typeof t.top === "object" ? Object.entries(t.top) : (t.top_logprobs || []).map((a) => [a.token, a.logprob]);
+      const alts = top.sort((a, b) => b[1] - a[1]).map(([tok, lp]) => JSON.stringify(tok) + " " + (isNum(lp) ? lp.toFixed(3) : "—")).join("\n");
+      const light = prob === null ? 100 : 70 + 28 * prob;
+      return el("span", { class: "lp", style: "background:hsl(" + (prob === null ? 0 : 120 * prob) + ",60%," + light + "%)",
+        title: "logprob " + (isNum(t.logprob) ? t.logprob.toFixed(4) : "—") + (alts ? "\ntop:\n" + alts : "") }, txt(t.token));
+    })),
+    tokens.length > shown.length ? el("p", { class: "muted" }, "first " + shown.length + " tokens shown") : null);
+}
+
+// ---------- compare ----------
+function personaIndex(r) {
+  const t = RUNS[r].agents;
+  if (!t.byPersona) {
+    t.byPersona = new Map();
+    for (const row of t.rows) if (row[2] !== null) {
+      if (!t.byPersona.has(row[2])) t.byPersona.set(row[2], []);
+      t.byPersona.get(row[2]).push(row[0]);
+    }
+  }
+  return t.byPersona;
+}
+
+function compareView() {
+  const flats = RUNS.map((run) => flatten(run.metrics ? run.metrics.metrics : {}, "", new Map()));
+  const keys = [...new Set(flats.flatMap((f) => [...f.keys()]))];
+  const same = (vals) => vals.every((v) => JSON.stringify(v) === JSON.stringify(vals[0]));
+  const metricRows = keys.map((k) => { const vals = flats.map((f) => f.get(k)); return { k, vals, differ: !same(vals) }; });
+  const metricTable = el("table", { id: "compare-metrics" },
+    el("thead", {}, el("tr", {}, el("th", {}, "metric"), RUNS.map((run, r) => el("th", {}, "run " + (r + 1) + ": " + run.dir)))),
+    el("tbody", {}, metricRows.map(({ k, vals, differ }) => el("tr", { class: differ ? "diffcell" : null },
+      el("td", {}, k), vals.map((v) => el("td", { class: isNum(v) ? "num" : null }, fmt(v)))))));
+  const setting = (f) => RUNS.map((run) => f(run.manifest));
+  const settings = [["scenario", (m) => m.scenario], ["roles → models", (m) => m.roles], ["model", (m) => m.model],
+    ["prompt pack", (m) => m.prompts && m.prompts.path], ["response format", (m) => m.response_format], ["seed", (m) => m.seed],
+    ["params", (m) => m.params], ["valid", (m) => m.validity && m.validity.overall && m.validity.overall.ok], ["model requests", (m) => (m.llm || {}).calls]];
+  const settingsTable = el("table", { style: "table-layout:fixed;width:100%" }, el("thead", {}, el("tr", {}, el("th", {}, ""), RUNS.map((run, r) => el("th", {}, "run " + (r + 1))))),
+    el("tbody", {}, settings.map(([name, f]) => { const vals = setting(f); return el("tr", { class: same(vals) ? null : "diffcell" }, el("th", {}, name), vals.map((v) => el("td", {}, txt(v)))); })));
+  const indexes = RUNS.map((_, r) => personaIndex(r));
+  const shared = [...indexes[0].keys()].filter((p) => indexes.slice(1).some((ix) => ix.has(p)));
+  const firstLabel = (p) => { const row = agentRow(0, indexes[0].get(p)[0]); return row ? row.label : p; };
+  return el("div", {}, el("h1", {}, "Compare " + RUNS.length + " runs"),
+    card("Runs", el("div", { class: "scroll" }, settingsTable)),
+    card("Metrics (" + metricRows.filter((x) => x.differ).length + " of " + metricRows.length + " differ, highlighted)", el("div", { class: "scroll" }, metricTable)),
+    card("Personas in more than one run (" + shared.length + ")", el("ul", { id: "shared-personas" },
+      shared.slice(0, 500).map((p) => el("li", {}, el("a", { href: "#compare/" + encodeURIComponent(p) }, firstLabel(p))))),
+    shared.length > 500 ? el("p", { class: "muted" }, "first 500 shown; open #compare/<persona id> for any other") : null));
+}
+
+// A step's key (which agent of the persona, round, kind, task, n-th such step) and what it
+// produced: runs are compared step by step, and a step whose result differs is marked.
+function stepSignatures(r, agentIds) {
+  const steps = [];
+  agentIds.forEach((id, a) => {
+    const seen = new Map();
+    for (const ev of trajectory(r, id) || []) {
+      const [seq, rnd, kind, , p] = ev;
+      if (kind.startsWith("round.") || kind === "agent.created") continue;
+      const base = [a, rnd, kind, p.task || p.env || ""].join("|");
+      const n = (seen.get(base) || 0) + 1; seen.set(base, n);
+      const result = kind === "llm.call" ? (p.response || {}).text : kind.startsWith("decision.") ? JSON.stringify([p.value, p.error])
+        : JSON.stringify(Object.fromEntries(Object.entries(p).filter(([k]) => !["persona"].includes(k))));
+      steps.push({ key: base + "|" + n, seq, result });
+    }
+  });
+  return steps;
+}
+
+function comparePersonaView(persona) {
+  const agents = RUNS.map((_, r) => (personaIndex(r).get(persona) || []).slice().sort());
+  const sigs = agents.map((ids, r) => stepSignatures(r, ids));
+  const byKey = sigs.map((s) => new Map(s.map((x) => [x.key, x.result])));
+  const marks = sigs.map((s, r) => new Map(s.filter((x) => byKey.some((m, o) => o !== r && m.get(x.key) !== x.result))
+    .map((x) => [x.seq, "differs from run " + byKey.map((m, o) => o !== r && m.get(x.key) !== x.result ? o + 1 : null).filter(Boolean).join(", ")])));
+  const rows = agents.map((ids, r) => ids.map((id) => agentRow(r, id)));
+  const statCols = [...new Set(RUNS.flatMap((run) => run.agents.columns.filter((c) => !["id", "label", "persona", "type", ...run.agents.attributes].includes(c))))];
+  const outcomeRows = statCols.map((c) => { const vals = rows.map((rs) => rs.map((row) => fmt(row[c])).join(" / ")); return [c, vals]; })
+    .filter(([, vals]) => vals.some((v) => v.split(" / ").some((x) => x !== "—")));
+  const outcomeTable = el("table", { id: "compare-outcomes" },
+    el("thead", {}, el("tr", {}, el("th", {}, ""), RUNS.map((run, r) => el("th", {}, "run " + (r + 1) + ": " + run.dir)))),
+    el("tbody", {}, outcomeRows.map(([c, vals]) => el("tr", { class: vals.every((v) => v === vals[0]) ? null : "diffcell" },
+      el("th", {}, c), vals.map((v) => el("td", {}, v))))));
+  const label = rows.flat()[0] ? rows.flat()[0].label : persona;
+  const columns = el("div", { class: "cols", style: "grid-template-columns:repeat(" + RUNS.length + ",minmax(0,1fr))" },
+    agents.map((ids, r) => el("div", { class: "compare-col", "data-run": r }, el("h2", {}, "run " + (r + 1) + ": " + RUNS[r].dir),
+      ids.length ? ids.map((id) => el("div", {}, el("h3", {}, el("a", { href: agentHref(r, id) }, id)),
+        renderEvents(trajectory(r, id) || [], id, marks[r])))
+        : el("p", { class: "muted" }, "this persona is not in this run"))));
+  const differing = marks.reduce((n, m) => n + m.size, 0);
+  return el("div", {}, el("p", {}, el("a", { href: "#compare" }, "← compare")),
+    el("h1", {}, "Persona " + label),
+    card("Outcomes (differences highlighted)", outcomeTable),
+    card("Trajectories side by side (" + differing + " differing steps marked)", columns));
+}
+
+window.addEventListener("hashchange", route);
+route();
+document.body.dataset.renderMs = String(Math.round(performance.now() - T0));
+document.body.dataset.openMs = String(Math.round(performance.now()));  // since navigation start
+document.body.dataset.ready = "1";
