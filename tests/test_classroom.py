@@ -102,7 +102,7 @@ def test_gold_answers_with_commas_and_negatives() -> None:
         ("Final Answer: 3, I hope that's right", 3),
         ("Final Answer: 10 ... wait, no. Final Answer: 12", 12),  # the last one counts
         ("So the answer is 42.", None),  # missing: graded wrong, counted separately
-        ("Final Answer: twelve", None),
+        ("Final Answer: twelve", 12),
     ],
 )
 def test_final_answer_extraction(response: str, expected: float | None) -> None:
