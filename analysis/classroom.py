@@ -229,21 +229,49 @@ def _per_repetition(frame: pd.DataFrame, column: str, scale: float = 1.0) -> dic
 
 
 def _accuracy(
-    graded: pd.DataFrame, smallest: int, strategy: str, race: str, order: str, level: str
+    graded: pd.DataFrame,
+    failed: pd.DataFrame,
+    smallest: int,
+    strategy: str,
+    race: str,
+    order: str,
+    level: str,
 ) -> dict:
     """Accuracy (%) per repetition, their mean and SD, and the counts behind them; `small`
-    when fewer than `smallest` answers were graded."""
-    rows = _select(graded, strategy=strategy, race=race, order=order, level=level)
+    when fewer than `smallest` answers were graded. `accuracy` is over the graded answers
+    (unparseable ones excluded, denominator `n_graded`); `accuracy_all` counts the answers
+    that stayed unparseable after re-asks as wrong (denominator `n_answers`)."""
+    labels = {"strategy": strategy, "race": race, "order": order, "level": level}
+    rows = _select(graded, **labels)
+    lost = _select(failed, **labels)
     by_rep = _per_repetition(rows, "correct", 100.0)
     mean, sd = mean_and_sd(list(by_rep.values()), "no graded answers")
+    all_rep = _counted_wrong(rows, lost)
+    mean_all, sd_all = mean_and_sd(list(all_rep.values()), "no answers")
     return {
         **stat_fields("accuracy", mean),
         **stat_fields("accuracy_sd", sd),
+        **stat_fields("accuracy_all", mean_all),
+        **stat_fields("accuracy_all_sd", sd_all),
         "by_repetition": {str(k): rounded(v) for k, v in by_rep.items()},
         "n_graded": len(rows),
+        "n_answers": len(rows) + len(lost),
+        "answer_failures": len(lost),
         "missing_final_answers": int((~rows["final_answer_found"]).sum()) if len(rows) else 0,
         "small": len(rows) < smallest,
     }
+
+
+def _counted_wrong(graded: pd.DataFrame, lost: pd.DataFrame) -> dict[int, float]:
+    """Accuracy (%) per repetition with each failed (unparseable) answer counted wrong."""
+    correct: Counter[int] = Counter()
+    total: Counter[int] = Counter()
+    for rep, ok in zip(graded.get("repetition", []), graded.get("correct", []), strict=True):
+        correct[int(rep)] += bool(ok)
+        total[int(rep)] += 1
+    for rep in lost.get("repetition", []):
+        total[int(rep)] += 1
+    return {rep: 100.0 * correct[rep] / total[rep] for rep in sorted(total)}
 
 
 def _doc(made: pd.DataFrame, failed: pd.DataFrame, cell: Cell, smallest: int) -> dict[str, Any]:
@@ -277,11 +305,9 @@ def _cell_metrics(
 ) -> dict[str, Any]:
     result: dict[str, Any] = {"strategy": cell.strategy, "race": cell.race, "order": cell.order}
     for level in LEVELS:
-        accuracy = _accuracy(graded, smallest, cell.strategy, cell.race, cell.order, level)
+        accuracy = _accuracy(graded, failed, smallest, cell.strategy, cell.race, cell.order, level)
         accuracy.update(_difference("change", accuracy, baseline, "accuracy", "baseline"))
-        accuracy["answer_failures"] = len(
-            _select(failed, strategy=cell.strategy, race=cell.race, order=cell.order, level=level)
-        )
+        accuracy.update(_difference("change_all", accuracy, baseline, "accuracy_all", "baseline"))
         result[level] = accuracy
     result["doc"] = _doc(made, failed, cell, smallest)
     tags = [t for text in _final_responses(made, cell, "low") for t in behaviour_tags(text)]
@@ -489,7 +515,7 @@ def classroom_metrics(events: pd.DataFrame) -> dict[str, Any]:
     made = pd.DataFrame(payloads(events, "decision.made"))
     failed = pd.DataFrame(payloads(events, "decision.failed"))
     smallest = min_group_n(events)
-    baseline = _accuracy(graded, smallest, "none", "none", "none", "none")
+    baseline = _accuracy(graded, failed, smallest, "none", "none", "none", "none")
     table = [
         _cell_metrics(graded, made, failed, cell, baseline, smallest)
         for cell in _cells_in(header["params"])
@@ -514,12 +540,21 @@ def classroom_metrics(events: pd.DataFrame) -> dict[str, Any]:
     }
 
 
+def _both(record: dict[str, Any]) -> str:
+    """Accuracy over the graded answers, and with unparseable answers counted wrong, each with
+    its denominator."""
+    return (
+        f"{_pm(record, 'accuracy', 'accuracy_sd')} % of {record['n_graded']} "
+        f"[{shown_stat(record, 'accuracy_all', 1)} % of {record['n_answers']}]"
+    )
+
+
 def report_lines(metrics: dict[str, Any]) -> list[str]:
     """The console report: the run's counts, then one line per cell."""
     base = metrics["baseline"]
     lines = [
         f"{metrics['model']}: {metrics['n_questions']} questions × {metrics['repetitions']} "
-        f"repetitions; no persona {_pm(base, 'accuracy', 'accuracy_sd')} %; "
+        f"repetitions; no persona {_both(base)}; "
         f"{metrics['missing_final_answers']} answers without 'Final Answer', "
         f"{metrics['answer_failures']} failed answers, {metrics['judge_failures']} failed "
         f"judgements, {metrics['reasks']} re-asks"
@@ -528,8 +563,8 @@ def report_lines(metrics: dict[str, Any]) -> list[str]:
         low, high, doc = row["low"], row["high"], row["doc"]
         lines.append(
             f"  {row['strategy']:<11} {row['race']:<4} {row['order']:<6}  "
-            f"low {_pm(low, 'accuracy', 'accuracy_sd')} ({_signed(low, 'change')})  "
-            f"high {_pm(high, 'accuracy', 'accuracy_sd')} ({_signed(high, 'change')})"
+            f"low {_both(low)} ({_signed(low, 'change')})  "
+            f"high {_both(high)} ({_signed(high, 'change')})"
             f"  DoC {_pm(doc, 'mean', 'sd', 2)}"
         )
     return lines

@@ -631,3 +631,84 @@ def test_structured_judge_over_http_parses_json_and_reasks_out_of_range(
     judged = [p for p in of_kind(events, "decision.made") if p["task"] == "classroom.judge"]
     assert [(p["value"], p["attempts"]) for p in judged] == [(2, 2)]
     assert result.metrics["metrics"]["cells"][0]["doc"]["mean"] == 2.0
+
+
+# --- natural answers, headings, both accuracies (issue 12) -------------------------------------
+
+NATURAL = (
+    "Let me work it out step by step. So the answer is {gold}.",
+    "The final answer is $\\boxed{{{gold}}}$.",
+    "**Final Answer:** ~{gold}",
+    "First I add, then I multiply. That gives {gold}. That was a fun one!",
+)
+
+
+def natural_student(empty_every: int = 0) -> Any:
+    """A model that answers every question right, in its own words (no 'Final Answer:' line);
+    every `empty_every`-th question it answers with nothing (unparseable, re-asked, failed)."""
+    golds = {p.question: p.gold for p in shipped_problems()}
+
+    def respond(body: dict[str, Any]) -> str:
+        prompt = body["messages"][0]["content"]
+        index, gold = next((i, g) for i, (q, g) in enumerate(golds.items()) if q in prompt)
+        if empty_every and index % empty_every == 0:
+            return " "
+        number = f"{gold:,.0f}" if gold == int(gold) else f"{gold}"
+        return NATURAL[index % len(NATURAL)].format(gold=number.replace("-", "\u2212"))
+
+    return respond
+
+
+def test_a_natural_answer_model_scores_full_marks_on_the_no_persona_baseline(
+    tmp_path: Path, monkeypatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    params = {"n_questions": 31, "repetitions": 1, "strategies": "none", "races": "none"}
+    with FakeOpenAIServer(responder=natural_student()) as server:
+        result = run(tmp_path / "r", params, roles={"student": [f"openai:m@{server.base_url}"]})
+    base = result.metrics["metrics"]["baseline"]
+    assert (base["accuracy"], base["n_graded"], base["missing_final_answers"]) == (100.0, 31, 0)
+    assert base["accuracy_all"] == 100.0 and base["n_answers"] == 31
+
+
+def test_unparseable_answers_are_excluded_or_counted_wrong_with_denominators(
+    tmp_path: Path, monkeypatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    params = {"n_questions": 31, "repetitions": 1, "strategies": "none", "races": "none"}
+    with FakeOpenAIServer(responder=natural_student(empty_every=4)) as server:
+        result = run(
+            tmp_path / "r",
+            {**params, "max_repairs": 1},
+            roles={"student": [f"openai:m@{server.base_url}"]},
+        )
+    metrics = result.metrics["metrics"]
+    base = metrics["baseline"]
+    failed = len([p for p in of_kind(events_of(result.run_dir), "decision.failed")])
+    assert failed == base["answer_failures"] == 8 == metrics["answer_failures"]  # q0, q4, ... q28
+    assert (base["n_graded"], base["n_answers"]) == (23, 31)
+    assert base["accuracy"] == 100.0
+    assert base["accuracy_all"] == pytest.approx(100 * 23 / 31)
+    assert "100.0 % of 23 [74.2 % of 31]" in "\n".join(ClassroomScenario.report(metrics))
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Reflection: too easy.\nRevised Response: Um... Final Answer: 3",
+        "**Reflection:** too easy.\n**Revised Response:** Um... Final Answer: 3",
+        "**Reflection**: too easy.\n**Revised Response**\nUm... Final Answer: 3",
+        "**Reflection** too easy. **Revised Response** Um... Final Answer: 3",
+        "### Reflection\ntoo easy.\n### Revised Response\nUm... Final Answer: 3",
+    ],
+)
+def test_self_refinement_headings_without_a_colon_are_accepted(reply: str) -> None:
+    assert parse_refinement(reply) == {
+        "reflection": "too easy.",
+        "revised_response": "Um... Final Answer: 3",
+    }
+
+
+def test_revised_response_inside_a_sentence_is_not_a_label() -> None:
+    with pytest.raises(ValueError, match="Revised Response"):
+        parse_refinement("Reflection: my revised response will be better. Final Answer: 3")
