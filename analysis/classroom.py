@@ -43,6 +43,7 @@ __all__ = [
     "RACE_NAMES",
     "STRATEGIES",
     "TABLE_LEVELS",
+    "VALIDATION_PER_SETTING",
     "Cell",
     "accuracy_rows",
     "behaviour_distribution",
@@ -57,6 +58,7 @@ __all__ = [
     "read_judge_validation",
     "report_lines",
     "summary_rows",
+    "validation_sample",
     "write_reports",
 ]
 
@@ -501,6 +503,29 @@ def doc_pairs(events: pd.DataFrame) -> pd.DataFrame:
     )
     pairs = judged.merge(wide.reset_index(), on=keys, how="left")
     return pairs.rename(columns={"high": "high_response", "low": "low_response"})
+
+
+VALIDATION_PER_SETTING = 30
+"""Appendix B: 30 judged pairs from "Level Only" and 30 from "Level and Race" (60 in all)."""
+
+
+def validation_sample(
+    pairs: pd.DataFrame, per_setting: int = VALIDATION_PER_SETTING, seed: int = 0
+) -> pd.DataFrame:
+    """The judge-validation sample stratified as Appendix B: `per_setting` pairs drawn without
+    replacement from the level-only cells (race "none") and as many from the cells with a race,
+    marked in a `setting` column ("level only", "level and race"). A setting with fewer pairs
+    than asked is an error naming both counts: a smaller sample would not be the paper's."""
+    with_race = pairs["race"] != "none"
+    drawn = []
+    for setting, rows in (("level only", pairs[~with_race]), ("level and race", pairs[with_race])):
+        if len(rows) < per_setting:
+            raise ValueError(
+                f"the judge-validation sample needs {per_setting} judged pairs in the "
+                f"{setting!r} setting; the run has {len(rows)}"
+            )
+        drawn.append(rows.sample(per_setting, random_state=seed).assign(setting=setting))
+    return pd.concat(drawn, ignore_index=True)
 
 
 # ---------------------------------------------------------------------------------------------

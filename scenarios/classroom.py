@@ -141,7 +141,7 @@ class ClassroomScenario(Scenario):
     params: ClassroomParams
     roles: ClassVar[dict[str, Role]] = {
         "student": Role("the model under study: no-persona and student-persona answers"),
-        "judge": Role("the Degree-of-Contrast judge (Table 4; GPT-4o in the paper)"),
+        "judge": Role("the DoC judge (Table 4; GPT-4o in the paper)", must_name=True),
     }
 
     def rounds(self) -> int:

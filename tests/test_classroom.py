@@ -53,7 +53,7 @@ from personasim.simulation import (
     run_scenario,
 )
 from personasim.simulation.cli import main
-from personasim.simulation.runner import RunSettings
+from personasim.simulation.runner import RunError, RunSettings
 
 GSM8K = DATA / "gsm8k" / "test.jsonl"
 
@@ -712,3 +712,55 @@ def test_self_refinement_headings_without_a_colon_are_accepted(reply: str) -> No
 def test_revised_response_inside_a_sentence_is_not_a_label() -> None:
     with pytest.raises(ValueError, match="Revised Response"):
         parse_refinement("Reflection: my revised response will be better. Final Answer: 3")
+
+
+def test_a_real_model_does_not_judge_itself_unless_named(tmp_path: Path, monkeypatch) -> None:
+    """The judge is a must-name role: a real --model alone cannot start the run."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    params = {"n_questions": 2, "repetitions": 1, "strategies": "zero-shot", "races": "none"}
+    params["orders"] = "before"
+    with FakeOpenAIServer(responder=natural_student()) as server:
+        model = f"openai:m@{server.base_url}"
+        with pytest.raises(RunError, match="--role judge=MODEL"):
+            run(tmp_path / "a", params, model=model)
+        assert server.request_count == 0 and not (tmp_path / "a" / "events.sqlite").exists()
+        result = run(tmp_path / "b", params, model=model, roles={"judge": ["scripted"]})
+        assert (
+            main(
+                [
+                    "run",
+                    "classroom",
+                    "--model",
+                    model,
+                    "--out",
+                    str(tmp_path / "c"),
+                    "--n-questions",
+                    "1",
+                    "--strategies",
+                    "none",
+                    "--races",
+                    "none",
+                ]
+            )
+            != 0
+        )
+    calls = of_kind(events_of(result.run_dir), "llm.call")
+    assert {c["backend"]["backend"] for c in calls if c["role"] == "judge"} == {"scripted"}
+    assert {c["backend"]["backend"] for c in calls if c["role"] == "student"} == {"openai"}
+    assert result.metrics["metrics"]["judge_model"] == "scripted"
+
+
+def test_the_judge_validation_sample_is_stratified_as_appendix_b() -> None:
+    from personasim.analysis.classroom import validation_sample
+
+    pairs = pd.DataFrame(
+        {"race": ["none"] * 40 + ["AA"] * 20 + ["HS"] * 20, "judge_score": [1, 2, 3, 2] * 20}
+    ).assign(pair=lambda f: range(len(f)))
+    sample = validation_sample(pairs, seed=3)
+    assert len(sample) == 60 and sample["pair"].is_unique
+    counts = sample.groupby("setting")["race"].agg(lambda r: sorted(set(r)))
+    assert counts["level only"] == ["none"] and set(counts["level and race"]) <= {"AA", "HS"}
+    assert (sample["setting"].value_counts() == 30).all()
+    assert sample.equals(validation_sample(pairs, seed=3))  # reproducible from its seed
+    with pytest.raises(ValueError, match="'level and race' setting; the run has 5"):
+        validation_sample(pairs.iloc[:45])

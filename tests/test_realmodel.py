@@ -52,7 +52,7 @@ CASES: dict[str, tuple[str, ...]] = {
     "trust-forecast": ("--archetypes", "M3", "--rounds", "2"),
     "classroom": (
         "--n-questions", "1", "--repetitions", "1", "--strategies", "zero-shot",
-        "--races", "none", "--orders", "before",
+        "--races", "none", "--orders", "before", "--role", "judge=openai:smollm2-judge",
     ),
     "persona-gym": (
         "--n-personas", "1", "--n-environments", "1", "--questions-per-task", "1",
