@@ -622,5 +622,16 @@ def write_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
 
 
 def summary_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
-    """Tables 1 and 2 in one: a sweep labels each row with its model."""
-    return [{k: v for k, v in row.items() if k != "model"} for row in accuracy_rows(metrics)]
+    """Tables 1 and 2 in one, a sweep labels each row with its model; the zero-shot rows with
+    a race carry Figure 3's change (`race_effect_low`, `race_effect_high` and their SDs)."""
+    effects = {(r["race"], r["order"], r["level"]): r for r in metrics["race_effect"]}
+    rows = []
+    for row in accuracy_rows(metrics):
+        row = {k: v for k, v in row.items() if k != "model"}
+        for level in TABLE_LEVELS:
+            effect = effects.get((row["race"], row["order"], level))
+            if row["strategy"] == "zero-shot" and effect is not None:
+                row[f"race_effect_{level}"] = effect["change"]
+                row[f"race_effect_{level}_sd"] = effect["sd"]
+        rows.append(row)
+    return rows

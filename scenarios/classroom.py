@@ -22,13 +22,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-import pandas as pd
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from personasim.agents import DecisionTask, PersonaAgent, ResearcherAgent
 from personasim.agents import classroom_answers as parsing
 from personasim.agents.classroom_students import sample_index, student_persona
-from personasim.analysis import classroom as analysis
 from personasim.analysis.classroom import (
     LEVELS,
     ORDERS,
@@ -38,6 +36,7 @@ from personasim.analysis.classroom import (
     cells_of,
     doc_pairs,
 )
+from personasim.analysis.classroom_tables import ClassroomReports
 from personasim.environments import (
     Classroom,
     Grade,
@@ -134,7 +133,7 @@ def arrange(instruction: str, content: str, order: str) -> str:
 
 
 @register_scenario
-class ClassroomScenario(Scenario):
+class ClassroomScenario(ClassroomReports, Scenario):
     name = "classroom"
     summary = "high vs low performing student personas on GSM8K: accuracy, DoC (seed 000, REVERSO)"
     Params = ClassroomParams
@@ -360,21 +359,3 @@ class ClassroomScenario(Scenario):
             details={**asdict(cell), "question_id": problem.id, "repetition": repetition},
             role="judge",
         )
-
-    # --- metrics, report, tables, figure: analysis.classroom ----------------------------------
-
-    @classmethod
-    def compute_metrics(cls, events: pd.DataFrame) -> dict[str, Any]:
-        return analysis.classroom_metrics(events)
-
-    @classmethod
-    def report(cls, metrics: dict[str, Any]) -> list[str]:
-        return analysis.report_lines(metrics)
-
-    @classmethod
-    def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
-        return analysis.write_reports(metrics, directory)
-
-    @classmethod
-    def summary_rows(cls, metrics: dict[str, Any]) -> list[dict[str, Any]]:
-        return analysis.summary_rows(metrics)

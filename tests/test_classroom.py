@@ -434,6 +434,8 @@ def test_runs_on_the_real_gsm8k_file(tmp_path: Path) -> None:
 class BrokenJudge(Backend):
     """Scripted students; a judge that never gives a usable score."""
 
+    name = "scripted"  # a scripted double: it plays the must-name judge too, as `scripted` does
+
     def __init__(self) -> None:
         self.students = ScriptedBackend()
 
@@ -764,3 +766,83 @@ def test_the_judge_validation_sample_is_stratified_as_appendix_b() -> None:
     assert sample.equals(validation_sample(pairs, seed=3))  # reproducible from its seed
     with pytest.raises(ValueError, match="'level and race' setting; the run has 5"):
         validation_sample(pairs.iloc[:45])
+
+
+# --- Tables 1 and 2 in the paper's wide shape; Figure 3 across models ---------------------------
+
+
+def test_wide_tables_from_a_run_match_the_long_tables(tmp_path: Path) -> None:
+    params = {"n_questions": 4, "repetitions": 2, "strategies": "none,zero-shot,two-stage"}
+    result = run(tmp_path / "r", {**params, "races": "none,AA", "orders": "before,after"})
+    reports = result.run_dir / "reports"
+    table1 = pd.read_csv(reports / "table1_wide.csv")
+    table2 = pd.read_csv(reports / "table2_wide.csv")
+    long1 = pd.read_csv(reports / "table1_level.csv").query("order == 'before'")
+    assert len(table1) == 1 and len(table2) == 1  # one model; the main order only
+    row, zero = table1.iloc[0], long1.query("strategy == 'zero-shot'").iloc[0]
+    assert row["No Persona"] == pytest.approx(zero["no_persona"])
+    assert row["0-shot low"] == f"{zero['acc_low']:.1f} ({zero['acc_low_change']:+.1f})"
+    assert row["0-shot DoC"] == pytest.approx(zero["doc"])
+    assert table1["1-shot low"].isna().all()  # not run: empty, never 0
+    assert "Two-stage low" not in table1.columns and table2["race"].tolist() == ["AA"]
+    two = (
+        pd.read_csv(reports / "table2_race.csv")
+        .query("order == 'before' and strategy == 'two-stage'")
+        .iloc[0]
+    )
+    assert (
+        table2.iloc[0]["Two-stage high"] == f"{two['acc_high']:.1f} ({two['acc_high_change']:+.1f})"
+    )
+    assert (reports / "table2_wide.md").read_text().count("(") >= 4
+
+
+def test_a_sweep_writes_tables_1_and_2_and_figure_3_across_models(tmp_path: Path) -> None:
+    from personasim.simulation.sweep import run_sweep
+
+    params = {"n_questions": 3, "repetitions": 2, "strategies": "none,zero-shot"}
+    models = ["scripted", "scripted:drift=0.3"]
+    sweep = run_sweep(
+        "classroom",
+        models,
+        params={**params, "races": "none,AA,HS", "orders": "before"},
+        out=tmp_path / "s",
+        progress=False,
+    )
+    names = {p.name for p in sweep.reports}
+    assert {"table1_wide.csv", "table2_wide.md", "figure3_race_effect_models.png"} <= names
+    table1 = pd.read_csv(sweep.directory / "table1_wide.csv")
+    table2 = pd.read_csv(sweep.directory / "table2_wide.csv")
+    assert table1["model"].tolist() == models
+    assert table2[["race", "model"]].values.tolist() == [
+        [r, m] for r in ("AA", "HS") for m in models
+    ]
+    for run_result, model in zip(sweep.runs, models, strict=True):
+        effect = {(e["race"], e["level"]): e for e in run_result.metrics["metrics"]["race_effect"]}
+        rows = [r for r in sweep.rows if r["model"] == model and r["strategy"] == "zero-shot"]
+        for r in (r for r in rows if r["race"] != "none"):
+            assert r["race_effect_low"] == effect[(r["race"], "low")]["change"]
+            assert r["race_effect_high_sd"] == effect[(r["race"], "high")]["sd"]
+
+
+def test_figure_3_across_models_draws_no_bar_for_an_undefined_change() -> None:
+    from personasim.analysis.classroom_tables import race_effect_models_figure
+
+    def row(model: str, race: str, low: float | None, high: float | None) -> dict[str, Any]:
+        return {
+            "model": model,
+            "strategy": "zero-shot",
+            "race": race,
+            "order": "before",
+            "race_effect_low": low,
+            "race_effect_low_sd": None,
+            "race_effect_high": high,
+            "race_effect_high_sd": 1.0,
+        }
+
+    rows = [row("a", "AA", -10.0, 2.0), row("a", "HS", None, 1.0), row("b", "AA", None, None)]
+    figure = race_effect_models_figure(rows)
+    first, second = figure.axes[:2]
+    heights = sorted(p.get_height() for p in first.patches)
+    assert heights == [-10.0, 1.0, 2.0]  # the undefined low HS bar is absent, not 0
+    assert not second.patches
+    assert sum(t.get_text() == "undefined" for t in second.texts) == 2
