@@ -1,9 +1,11 @@
 """A classroom where students answer word problems and the answer key grades them (seed 000).
 
 The environment holds the sampled questions and their gold numbers and grades a response by its
-closing `Final Answer: {number}` (the format the persona prompts of Figure 2 ask for), comparing
-numbers, not strings. The no-persona prompt asks only for "the final answer as a number", so
-such a response is graded by its last number (`graded_by="last_number"`). A response without
+closing `Final Answer: {number}` (the format the persona prompts of Figure 2 ask for, also
+"The final answer is N" and `\\boxed{N}`), comparing numbers, not strings; how a number is read
+(minus signs, `$-5`, `~18`, words, `1,5`) is `numeric_answers`'. The no-persona prompt asks
+only for "the final answer as a number", so such a response is also graded by its last "the
+answer is" or its last number (`graded_by="last_number"`). A response without
 one is graded wrong and flagged (`final_answer_found` false), so metrics can count it
 separately: that is a grading outcome, not a parse failure to re-ask. Who answers, and how they
 were prompted, is not its business; the scenario passes those labels through to the
