@@ -51,7 +51,7 @@ CASES: dict[str, tuple[str, ...]] = {
     ),
     "trust-forecast": ("--archetypes", "M3", "--rounds", "2"),
     "classroom": (
-        "--n-questions", "1", "--repetitions", "1", "--strategies", "none,zero-shot,self-refine",
+        "--n-questions", "1", "--repetitions", "1", "--strategies", "none,zero-shot",
         "--races", "none", "--orders", "before", "--role", "judge=openai:smollm2-judge",
     ),
     "persona-gym": (
