@@ -29,8 +29,12 @@ __all__ = [
     "read_refinement",
 ]
 
-_REVISED = re.compile(r"\**revised\s+response\**\s*:\**", re.IGNORECASE)
-_REFLECTION = re.compile(r"^\**reflection\**\s*:\**\s*", re.IGNORECASE)
+# "Revised Response:", "**Revised Response:**", "**Revised Response**", "### Revised Response"
+# (a heading: bold, or alone on its line); the words inside a sentence are not a label.
+_REVISED = re.compile(
+    r"[#*\s]*\brevised\s+response\b\**\s*?(?::\**|(?<=\*\*)|[ \t]*(?=\n))", re.IGNORECASE
+)
+_REFLECTION = re.compile(r"^[#*\s]*reflection(?:\**\s*:\**|\*\*|[ \t]*\n)\s*", re.IGNORECASE)
 _SCORE = re.compile(r"score\**\s*[:=](?:\*\*|\\boxed\{|\s)*([0-9]+)", re.IGNORECASE)
 
 
@@ -44,8 +48,9 @@ def parse_response(reply: str) -> str:
 def parse_refinement(reply: str) -> dict[str, str]:
     """Self-refinement's 'Reflection: ... Revised Response: ... Final Answer: N'.
 
-    The revised response (through its final answer) is what gets graded; without the
-    'Revised Response:' label the revision cannot be told from the reflection, so it is re-asked.
+    The revised response (through its final answer) is what gets graded; the label may be a
+    markdown heading without a colon. Without it the revision cannot be told from the
+    reflection, so it is re-asked.
     """
     parts = _REVISED.split(reply, maxsplit=1)
     if len(parts) < 2:

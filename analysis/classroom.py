@@ -43,6 +43,7 @@ __all__ = [
     "RACE_NAMES",
     "STRATEGIES",
     "TABLE_LEVELS",
+    "VALIDATION_PER_SETTING",
     "Cell",
     "accuracy_rows",
     "behaviour_distribution",
@@ -57,6 +58,7 @@ __all__ = [
     "read_judge_validation",
     "report_lines",
     "summary_rows",
+    "validation_sample",
     "write_reports",
 ]
 
@@ -229,21 +231,49 @@ def _per_repetition(frame: pd.DataFrame, column: str, scale: float = 1.0) -> dic
 
 
 def _accuracy(
-    graded: pd.DataFrame, smallest: int, strategy: str, race: str, order: str, level: str
+    graded: pd.DataFrame,
+    failed: pd.DataFrame,
+    smallest: int,
+    strategy: str,
+    race: str,
+    order: str,
+    level: str,
 ) -> dict:
     """Accuracy (%) per repetition, their mean and SD, and the counts behind them; `small`
-    when fewer than `smallest` answers were graded."""
-    rows = _select(graded, strategy=strategy, race=race, order=order, level=level)
+    when fewer than `smallest` answers were graded. `accuracy` is over the graded answers
+    (unparseable ones excluded, denominator `n_graded`); `accuracy_all` counts the answers
+    that stayed unparseable after re-asks as wrong (denominator `n_answers`)."""
+    labels = {"strategy": strategy, "race": race, "order": order, "level": level}
+    rows = _select(graded, **labels)
+    lost = _select(failed, **labels)
     by_rep = _per_repetition(rows, "correct", 100.0)
     mean, sd = mean_and_sd(list(by_rep.values()), "no graded answers")
+    all_rep = _counted_wrong(rows, lost)
+    mean_all, sd_all = mean_and_sd(list(all_rep.values()), "no answers")
     return {
         **stat_fields("accuracy", mean),
         **stat_fields("accuracy_sd", sd),
+        **stat_fields("accuracy_all", mean_all),
+        **stat_fields("accuracy_all_sd", sd_all),
         "by_repetition": {str(k): rounded(v) for k, v in by_rep.items()},
         "n_graded": len(rows),
+        "n_answers": len(rows) + len(lost),
+        "answer_failures": len(lost),
         "missing_final_answers": int((~rows["final_answer_found"]).sum()) if len(rows) else 0,
         "small": len(rows) < smallest,
     }
+
+
+def _counted_wrong(graded: pd.DataFrame, lost: pd.DataFrame) -> dict[int, float]:
+    """Accuracy (%) per repetition with each failed (unparseable) answer counted wrong."""
+    correct: Counter[int] = Counter()
+    total: Counter[int] = Counter()
+    for rep, ok in zip(graded.get("repetition", []), graded.get("correct", []), strict=True):
+        correct[int(rep)] += bool(ok)
+        total[int(rep)] += 1
+    for rep in lost.get("repetition", []):
+        total[int(rep)] += 1
+    return {rep: 100.0 * correct[rep] / total[rep] for rep in sorted(total)}
 
 
 def _doc(made: pd.DataFrame, failed: pd.DataFrame, cell: Cell, smallest: int) -> dict[str, Any]:
@@ -277,11 +307,9 @@ def _cell_metrics(
 ) -> dict[str, Any]:
     result: dict[str, Any] = {"strategy": cell.strategy, "race": cell.race, "order": cell.order}
     for level in LEVELS:
-        accuracy = _accuracy(graded, smallest, cell.strategy, cell.race, cell.order, level)
+        accuracy = _accuracy(graded, failed, smallest, cell.strategy, cell.race, cell.order, level)
         accuracy.update(_difference("change", accuracy, baseline, "accuracy", "baseline"))
-        accuracy["answer_failures"] = len(
-            _select(failed, strategy=cell.strategy, race=cell.race, order=cell.order, level=level)
-        )
+        accuracy.update(_difference("change_all", accuracy, baseline, "accuracy_all", "baseline"))
         result[level] = accuracy
     result["doc"] = _doc(made, failed, cell, smallest)
     tags = [t for text in _final_responses(made, cell, "low") for t in behaviour_tags(text)]
@@ -477,6 +505,29 @@ def doc_pairs(events: pd.DataFrame) -> pd.DataFrame:
     return pairs.rename(columns={"high": "high_response", "low": "low_response"})
 
 
+VALIDATION_PER_SETTING = 30
+"""Appendix B: 30 judged pairs from "Level Only" and 30 from "Level and Race" (60 in all)."""
+
+
+def validation_sample(
+    pairs: pd.DataFrame, per_setting: int = VALIDATION_PER_SETTING, seed: int = 0
+) -> pd.DataFrame:
+    """The judge-validation sample stratified as Appendix B: `per_setting` pairs drawn without
+    replacement from the level-only cells (race "none") and as many from the cells with a race,
+    marked in a `setting` column ("level only", "level and race"). A setting with fewer pairs
+    than asked is an error naming both counts: a smaller sample would not be the paper's."""
+    with_race = pairs["race"] != "none"
+    drawn = []
+    for setting, rows in (("level only", pairs[~with_race]), ("level and race", pairs[with_race])):
+        if len(rows) < per_setting:
+            raise ValueError(
+                f"the judge-validation sample needs {per_setting} judged pairs in the "
+                f"{setting!r} setting; the run has {len(rows)}"
+            )
+        drawn.append(rows.sample(per_setting, random_state=seed).assign(setting=setting))
+    return pd.concat(drawn, ignore_index=True)
+
+
 # ---------------------------------------------------------------------------------------------
 # The scenario's metrics, report lines, report files and sweep rows
 # ---------------------------------------------------------------------------------------------
@@ -489,7 +540,7 @@ def classroom_metrics(events: pd.DataFrame) -> dict[str, Any]:
     made = pd.DataFrame(payloads(events, "decision.made"))
     failed = pd.DataFrame(payloads(events, "decision.failed"))
     smallest = min_group_n(events)
-    baseline = _accuracy(graded, smallest, "none", "none", "none", "none")
+    baseline = _accuracy(graded, failed, smallest, "none", "none", "none", "none")
     table = [
         _cell_metrics(graded, made, failed, cell, baseline, smallest)
         for cell in _cells_in(header["params"])
@@ -514,12 +565,21 @@ def classroom_metrics(events: pd.DataFrame) -> dict[str, Any]:
     }
 
 
+def _both(record: dict[str, Any]) -> str:
+    """Accuracy over the graded answers, and with unparseable answers counted wrong, each with
+    its denominator."""
+    return (
+        f"{_pm(record, 'accuracy', 'accuracy_sd')} % of {record['n_graded']} "
+        f"[{shown_stat(record, 'accuracy_all', 1)} % of {record['n_answers']}]"
+    )
+
+
 def report_lines(metrics: dict[str, Any]) -> list[str]:
     """The console report: the run's counts, then one line per cell."""
     base = metrics["baseline"]
     lines = [
         f"{metrics['model']}: {metrics['n_questions']} questions × {metrics['repetitions']} "
-        f"repetitions; no persona {_pm(base, 'accuracy', 'accuracy_sd')} %; "
+        f"repetitions; no persona {_both(base)}; "
         f"{metrics['missing_final_answers']} answers without 'Final Answer', "
         f"{metrics['answer_failures']} failed answers, {metrics['judge_failures']} failed "
         f"judgements, {metrics['reasks']} re-asks"
@@ -528,8 +588,8 @@ def report_lines(metrics: dict[str, Any]) -> list[str]:
         low, high, doc = row["low"], row["high"], row["doc"]
         lines.append(
             f"  {row['strategy']:<11} {row['race']:<4} {row['order']:<6}  "
-            f"low {_pm(low, 'accuracy', 'accuracy_sd')} ({_signed(low, 'change')})  "
-            f"high {_pm(high, 'accuracy', 'accuracy_sd')} ({_signed(high, 'change')})"
+            f"low {_both(low)} ({_signed(low, 'change')})  "
+            f"high {_both(high)} ({_signed(high, 'change')})"
             f"  DoC {_pm(doc, 'mean', 'sd', 2)}"
         )
     return lines
@@ -562,5 +622,16 @@ def write_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
 
 
 def summary_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
-    """Tables 1 and 2 in one: a sweep labels each row with its model."""
-    return [{k: v for k, v in row.items() if k != "model"} for row in accuracy_rows(metrics)]
+    """Tables 1 and 2 in one, a sweep labels each row with its model; the zero-shot rows with
+    a race carry Figure 3's change (`race_effect_low`, `race_effect_high` and their SDs)."""
+    effects = {(r["race"], r["order"], r["level"]): r for r in metrics["race_effect"]}
+    rows = []
+    for row in accuracy_rows(metrics):
+        row = {k: v for k, v in row.items() if k != "model"}
+        for level in TABLE_LEVELS:
+            effect = effects.get((row["race"], row["order"], level))
+            if row["strategy"] == "zero-shot" and effect is not None:
+                row[f"race_effect_{level}"] = effect["change"]
+                row[f"race_effect_{level}_sd"] = effect["sd"]
+        rows.append(row)
+    return rows

@@ -1,9 +1,11 @@
 """A classroom where students answer word problems and the answer key grades them (seed 000).
 
 The environment holds the sampled questions and their gold numbers and grades a response by its
-closing `Final Answer: {number}` (the format the persona prompts of Figure 2 ask for), comparing
-numbers, not strings. The no-persona prompt asks only for "the final answer as a number", so
-such a response is graded by its last number (`graded_by="last_number"`). A response without
+closing `Final Answer: {number}` (the format the persona prompts of Figure 2 ask for, also
+"The final answer is N" and `\\boxed{N}`), comparing numbers, not strings; how a number is read
+(minus signs, `$-5`, `~18`, words, `1,5`) is `numeric_answers`'. The no-persona prompt asks
+only for "the final answer as a number", so such a response is also graded by its last "the
+answer is" or its last number (`graded_by="last_number"`). A response without
 one is graded wrong and flagged (`final_answer_found` false), so metrics can count it
 separately: that is a grading outcome, not a parse failure to re-ask. Who answers, and how they
 were prompted, is not its business; the scenario passes those labels through to the
@@ -13,14 +15,14 @@ were prompted, is not its business; the scenario passes those labels through to 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from personasim.simulation import Environment, InvalidActionError, SimAgent, Simulation
 
-from .gsm8k import WordProblem, parse_number
+from .gsm8k import WordProblem
+from .numeric_answers import read_final_answer, read_last_number
 
 __all__ = [
     "ANSWER_TOLERANCE",
@@ -34,37 +36,14 @@ __all__ = [
 ANSWER_TOLERANCE = 1e-6
 """Numbers closer than this count as equal (`0.70` and `0.7`, `45.00` and `45`)."""
 
-# "Final Answer: 85", "**Final Answer: $1,234.50**", "Final Answer: {-3}", "final answer - 12",
-# "Final Answer: \boxed{85}".
-_FINAL_ANSWER = re.compile(
-    r"final\s+answer\s*[:=\-]?\s*\**\s*(?:\\boxed\s*)?[{(]?\s*"
-    r"(-?\s*\\?\$?\s*(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?)",
-    re.IGNORECASE,
-)
-
-
-def extract_final_answer(response: str) -> float | None:
-    """The number of the last `Final Answer:` in a response, or None when there is none."""
-    for candidate in reversed(_FINAL_ANSWER.findall(response)):
-        try:
-            return parse_number(candidate)
-        except ValueError:
-            continue
-    return None
-
-
-# A number as GSM8K answers write it: `42`, `-3`, `1,450`, `$12.50`, `.75`.
-_NUMBER = re.compile(r"-?\$?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?|-?\.\d+")
-
 GradedBy = Literal["final_answer", "last_number"]
-"""How a response is read: its last `Final Answer:` or, where the prompt asks for no such line
-(no persona), its last number."""
+"""How a response is read: its last `Final Answer:` (or `\\boxed{}`) or, where the prompt asks
+for no such line (no persona), also its last "the answer is", then its last number."""
 
-
-def extract_last_number(response: str) -> float | None:
-    """The last number in a response, or None when it has none."""
-    numbers = _NUMBER.findall(response)
-    return parse_number(numbers[-1]) if numbers else None
+extract_final_answer = read_final_answer
+"""The number of the last final answer of a response, or None (`numeric_answers`)."""
+extract_last_number = read_last_number
+"""A no-persona answer's number, or None (`numeric_answers`)."""
 
 
 @dataclass(frozen=True)

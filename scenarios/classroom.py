@@ -10,17 +10,9 @@ setting) or after it (Appendix C.1).
 
 Every repetition is one round; one unit of work is one cell (strategy × race × order) on one
 question: the high student answers, then the low one, each graded by the `Classroom`, then the
-judge compares the two (Degree of Contrast, Table 4, scored 1–3). Metrics (§2.2, §4): accuracy of
-low and high and its change against the no-persona baseline per strategy and race (Tables 1, 2),
-mean DoC, the order effect (Table 5), the distribution of the tagged low-performance comments
-(1)–(4) (Table 3), and the accuracy change when a race is added under zero-shot (Figure 3), each
-averaged over repetitions with its SD.
-
-A missing `Final Answer:` is graded wrong and counted; an unusable judge score is re-asked, then
-recorded as a failure and left out of the mean DoC (counted). Choices where the paper is silent
-are listed in docs/classroom.md. The texts sent are the prompt pack `packs/classroom.yaml`
-(each with its provenance); the answers are read by `agents.classroom_answers`; the metrics,
-tables and Figure 3 are `analysis.classroom`'s.
+judge compares the two (Degree of Contrast, Table 4, 1–3). Metrics, tables and Figure 3 (§2.2,
+§4) are `analysis.classroom`'s; the texts are a prompt pack (`packs/classroom.yaml` by default);
+answers are read by `agents.classroom_answers`; choices the paper leaves open: docs/classroom.md.
 """
 
 from __future__ import annotations
@@ -30,22 +22,21 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-import pandas as pd
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from personasim.agents import DecisionTask, Persona, PersonaAgent, ResearcherAgent
+from personasim.agents import DecisionTask, PersonaAgent, ResearcherAgent
 from personasim.agents import classroom_answers as parsing
-from personasim.analysis import classroom as analysis
+from personasim.agents.classroom_students import sample_index, student_persona
 from personasim.analysis.classroom import (
     LEVELS,
     ORDERS,
-    RACE_NAMES,
     RACES,
     STRATEGIES,
     Cell,
     cells_of,
     doc_pairs,
 )
+from personasim.analysis.classroom_tables import ClassroomReports
 from personasim.environments import (
     Classroom,
     Grade,
@@ -84,11 +75,6 @@ DEFAULT_QUESTIONS = 100
 """§4.1: a random subset of 100 questions."""
 JUDGE_TEMPERATURE = 0.0
 """The paper does not give the judge's temperature; a judge should be as repeatable as it can."""
-
-
-# ---------------------------------------------------------------------------------------------
-# Parameters
-# ---------------------------------------------------------------------------------------------
 
 
 class ClassroomParams(ScenarioParams):
@@ -146,20 +132,15 @@ def arrange(instruction: str, content: str, order: str) -> str:
     return f"{instruction}\n\n{content}" if order == "before" else f"{content}\n\n{instruction}"
 
 
-# ---------------------------------------------------------------------------------------------
-# The scenario
-# ---------------------------------------------------------------------------------------------
-
-
 @register_scenario
-class ClassroomScenario(Scenario):
+class ClassroomScenario(ClassroomReports, Scenario):
     name = "classroom"
     summary = "high vs low performing student personas on GSM8K: accuracy, DoC (seed 000, REVERSO)"
     Params = ClassroomParams
     params: ClassroomParams
     roles: ClassVar[dict[str, Role]] = {
         "student": Role("the model under study: no-persona and student-persona answers"),
-        "judge": Role("the Degree-of-Contrast judge (Table 4; GPT-4o in the paper)"),
+        "judge": Role("the DoC judge (Table 4; GPT-4o in the paper)", must_name=True),
     }
 
     def rounds(self) -> int:
@@ -167,7 +148,11 @@ class ClassroomScenario(Scenario):
 
     def prepare(self) -> None:
         p = self.params
-        self._bank = _load_questions(p.question_file)
+        self._bank = (  # checked before the run directory exists
+            shipped_problems()
+            if p.question_file is None
+            else read_input("--question-file", lambda: load_word_problems(p.question_file))
+        )
         self._n = p.n_questions or min(DEFAULT_QUESTIONS, len(self._bank))
         if self._n > len(self._bank):
             raise ScenarioError(
@@ -181,7 +166,7 @@ class ClassroomScenario(Scenario):
         self.students: dict[tuple[str, str], PersonaAgent] = {}
         for race in self.params.races:
             for level in LEVELS:
-                student = PersonaAgent(sim, _student_persona(level, race))
+                student = PersonaAgent(sim, student_persona(level, race))
                 student.move_to(self.classroom)
                 self.students[(level, race)] = student
         self.baseline = ResearcherAgent(sim, "no-persona", role="no-persona baseline (Fig. 2)")
@@ -314,7 +299,7 @@ class ClassroomScenario(Scenario):
         return ChatRequest(
             messages=(Message(role="user", content=prompt),),
             temperature=self.params.temperature,
-            sample_index=_sample_index(
+            sample_index=sample_index(
                 unit.repetition, unit.labels["strategy"], unit.labels["race"]
             ),
             task=task,
@@ -374,52 +359,3 @@ class ClassroomScenario(Scenario):
             details={**asdict(cell), "question_id": problem.id, "repetition": repetition},
             role="judge",
         )
-
-    # --- metrics, report, tables, figure: analysis.classroom ----------------------------------
-
-    @classmethod
-    def compute_metrics(cls, events: pd.DataFrame) -> dict[str, Any]:
-        return analysis.classroom_metrics(events)
-
-    @classmethod
-    def report(cls, metrics: dict[str, Any]) -> list[str]:
-        return analysis.report_lines(metrics)
-
-    @classmethod
-    def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
-        return analysis.write_reports(metrics, directory)
-
-    @classmethod
-    def summary_rows(cls, metrics: dict[str, Any]) -> list[dict[str, Any]]:
-        return analysis.summary_rows(metrics)
-
-
-# ---------------------------------------------------------------------------------------------
-# Helpers: questions, personas, sample indices
-# ---------------------------------------------------------------------------------------------
-
-
-def _load_questions(path: Path | None) -> list[WordProblem]:
-    """The question bank, checked before the run directory exists."""
-    if path is None:
-        return shipped_problems()
-    return read_input("--question-file", lambda: load_word_problems(path))
-
-
-def _student_persona(level: str, race: str) -> Persona:
-    attributes = {"performance_level": level}
-    if race != "none":
-        attributes["racial_background"] = RACE_NAMES[race]
-    suffix = "" if race == "none" else f"-{race}"
-    return Persona(
-        id=f"student-{level}{suffix}", attributes=attributes, traits={"level": level, "race": race}
-    )
-
-
-def _sample_index(repetition: int, strategy: str, race: str) -> int:
-    """Distinct per repetition, strategy and race, so repetitions, a self-refinement's first turn
-    (the zero-shot prompt) and a two-stage stage 1 (the level-only prompt, the same for every
-    race) are independent samples with their own cache and log entries."""
-    return ((repetition - 1) * len(STRATEGIES) + STRATEGIES.index(strategy)) * len(
-        RACES
-    ) + RACES.index(race)

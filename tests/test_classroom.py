@@ -53,7 +53,7 @@ from personasim.simulation import (
     run_scenario,
 )
 from personasim.simulation.cli import main
-from personasim.simulation.runner import RunSettings
+from personasim.simulation.runner import RunError, RunSettings
 
 GSM8K = DATA / "gsm8k" / "test.jsonl"
 
@@ -102,7 +102,7 @@ def test_gold_answers_with_commas_and_negatives() -> None:
         ("Final Answer: 3, I hope that's right", 3),
         ("Final Answer: 10 ... wait, no. Final Answer: 12", 12),  # the last one counts
         ("So the answer is 42.", None),  # missing: graded wrong, counted separately
-        ("Final Answer: twelve", None),
+        ("Final Answer: twelve", 12),
     ],
 )
 def test_final_answer_extraction(response: str, expected: float | None) -> None:
@@ -434,6 +434,8 @@ def test_runs_on_the_real_gsm8k_file(tmp_path: Path) -> None:
 class BrokenJudge(Backend):
     """Scripted students; a judge that never gives a usable score."""
 
+    name = "scripted"  # a scripted double: it plays the must-name judge too, as `scripted` does
+
     def __init__(self) -> None:
         self.students = ScriptedBackend()
 
@@ -631,3 +633,216 @@ def test_structured_judge_over_http_parses_json_and_reasks_out_of_range(
     judged = [p for p in of_kind(events, "decision.made") if p["task"] == "classroom.judge"]
     assert [(p["value"], p["attempts"]) for p in judged] == [(2, 2)]
     assert result.metrics["metrics"]["cells"][0]["doc"]["mean"] == 2.0
+
+
+# --- natural answers, headings, both accuracies (issue 12) -------------------------------------
+
+NATURAL = (
+    "Let me work it out step by step. So the answer is {gold}.",
+    "The final answer is $\\boxed{{{gold}}}$.",
+    "**Final Answer:** ~{gold}",
+    "First I add, then I multiply. That gives {gold}. That was a fun one!",
+)
+
+
+def natural_student(empty_every: int = 0) -> Any:
+    """A model that answers every question right, in its own words (no 'Final Answer:' line);
+    every `empty_every`-th question it answers with nothing (unparseable, re-asked, failed)."""
+    golds = {p.question: p.gold for p in shipped_problems()}
+
+    def respond(body: dict[str, Any]) -> str:
+        prompt = body["messages"][0]["content"]
+        index, gold = next((i, g) for i, (q, g) in enumerate(golds.items()) if q in prompt)
+        if empty_every and index % empty_every == 0:
+            return " "
+        number = f"{gold:,.0f}" if gold == int(gold) else f"{gold}"
+        return NATURAL[index % len(NATURAL)].format(gold=number.replace("-", "\u2212"))
+
+    return respond
+
+
+def test_a_natural_answer_model_scores_full_marks_on_the_no_persona_baseline(
+    tmp_path: Path, monkeypatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    params = {"n_questions": 31, "repetitions": 1, "strategies": "none", "races": "none"}
+    with FakeOpenAIServer(responder=natural_student()) as server:
+        result = run(tmp_path / "r", params, roles={"student": [f"openai:m@{server.base_url}"]})
+    base = result.metrics["metrics"]["baseline"]
+    assert (base["accuracy"], base["n_graded"], base["missing_final_answers"]) == (100.0, 31, 0)
+    assert base["accuracy_all"] == 100.0 and base["n_answers"] == 31
+
+
+def test_unparseable_answers_are_excluded_or_counted_wrong_with_denominators(
+    tmp_path: Path, monkeypatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    params = {"n_questions": 31, "repetitions": 1, "strategies": "none", "races": "none"}
+    with FakeOpenAIServer(responder=natural_student(empty_every=4)) as server:
+        result = run(
+            tmp_path / "r",
+            {**params, "max_repairs": 1},
+            roles={"student": [f"openai:m@{server.base_url}"]},
+        )
+    metrics = result.metrics["metrics"]
+    base = metrics["baseline"]
+    failed = len([p for p in of_kind(events_of(result.run_dir), "decision.failed")])
+    assert failed == base["answer_failures"] == 8 == metrics["answer_failures"]  # q0, q4, ... q28
+    assert (base["n_graded"], base["n_answers"]) == (23, 31)
+    assert base["accuracy"] == 100.0
+    assert base["accuracy_all"] == pytest.approx(100 * 23 / 31)
+    assert "100.0 % of 23 [74.2 % of 31]" in "\n".join(ClassroomScenario.report(metrics))
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Reflection: too easy.\nRevised Response: Um... Final Answer: 3",
+        "**Reflection:** too easy.\n**Revised Response:** Um... Final Answer: 3",
+        "**Reflection**: too easy.\n**Revised Response**\nUm... Final Answer: 3",
+        "**Reflection** too easy. **Revised Response** Um... Final Answer: 3",
+        "### Reflection\ntoo easy.\n### Revised Response\nUm... Final Answer: 3",
+    ],
+)
+def test_self_refinement_headings_without_a_colon_are_accepted(reply: str) -> None:
+    assert parse_refinement(reply) == {
+        "reflection": "too easy.",
+        "revised_response": "Um... Final Answer: 3",
+    }
+
+
+def test_revised_response_inside_a_sentence_is_not_a_label() -> None:
+    with pytest.raises(ValueError, match="Revised Response"):
+        parse_refinement("Reflection: my revised response will be better. Final Answer: 3")
+
+
+def test_a_real_model_does_not_judge_itself_unless_named(tmp_path: Path, monkeypatch) -> None:
+    """The judge is a must-name role: a real --model alone cannot start the run."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    params = {"n_questions": 2, "repetitions": 1, "strategies": "zero-shot", "races": "none"}
+    params["orders"] = "before"
+    with FakeOpenAIServer(responder=natural_student()) as server:
+        model = f"openai:m@{server.base_url}"
+        with pytest.raises(RunError, match="--role judge=MODEL"):
+            run(tmp_path / "a", params, model=model)
+        assert server.request_count == 0 and not (tmp_path / "a" / "events.sqlite").exists()
+        result = run(tmp_path / "b", params, model=model, roles={"judge": ["scripted"]})
+        assert (
+            main(
+                [
+                    "run",
+                    "classroom",
+                    "--model",
+                    model,
+                    "--out",
+                    str(tmp_path / "c"),
+                    "--n-questions",
+                    "1",
+                    "--strategies",
+                    "none",
+                    "--races",
+                    "none",
+                ]
+            )
+            != 0
+        )
+    calls = of_kind(events_of(result.run_dir), "llm.call")
+    assert {c["backend"]["backend"] for c in calls if c["role"] == "judge"} == {"scripted"}
+    assert {c["backend"]["backend"] for c in calls if c["role"] == "student"} == {"openai"}
+    assert result.metrics["metrics"]["judge_model"] == "scripted"
+
+
+def test_the_judge_validation_sample_is_stratified_as_appendix_b() -> None:
+    from personasim.analysis.classroom import validation_sample
+
+    pairs = pd.DataFrame(
+        {"race": ["none"] * 40 + ["AA"] * 20 + ["HS"] * 20, "judge_score": [1, 2, 3, 2] * 20}
+    ).assign(pair=lambda f: range(len(f)))
+    sample = validation_sample(pairs, seed=3)
+    assert len(sample) == 60 and sample["pair"].is_unique
+    counts = sample.groupby("setting")["race"].agg(lambda r: sorted(set(r)))
+    assert counts["level only"] == ["none"] and set(counts["level and race"]) <= {"AA", "HS"}
+    assert (sample["setting"].value_counts() == 30).all()
+    assert sample.equals(validation_sample(pairs, seed=3))  # reproducible from its seed
+    with pytest.raises(ValueError, match="'level and race' setting; the run has 5"):
+        validation_sample(pairs.iloc[:45])
+
+
+# --- Tables 1 and 2 in the paper's wide shape; Figure 3 across models ---------------------------
+
+
+def test_wide_tables_from_a_run_match_the_long_tables(tmp_path: Path) -> None:
+    params = {"n_questions": 4, "repetitions": 2, "strategies": "none,zero-shot,two-stage"}
+    result = run(tmp_path / "r", {**params, "races": "none,AA", "orders": "before,after"})
+    reports = result.run_dir / "reports"
+    table1 = pd.read_csv(reports / "table1_wide.csv")
+    table2 = pd.read_csv(reports / "table2_wide.csv")
+    long1 = pd.read_csv(reports / "table1_level.csv").query("order == 'before'")
+    assert len(table1) == 1 and len(table2) == 1  # one model; the main order only
+    row, zero = table1.iloc[0], long1.query("strategy == 'zero-shot'").iloc[0]
+    assert row["No Persona"] == pytest.approx(zero["no_persona"])
+    assert row["0-shot low"] == f"{zero['acc_low']:.1f} ({zero['acc_low_change']:+.1f})"
+    assert row["0-shot DoC"] == pytest.approx(zero["doc"])
+    assert table1["1-shot low"].isna().all()  # not run: empty, never 0
+    assert "Two-stage low" not in table1.columns and table2["race"].tolist() == ["AA"]
+    two = (
+        pd.read_csv(reports / "table2_race.csv")
+        .query("order == 'before' and strategy == 'two-stage'")
+        .iloc[0]
+    )
+    assert (
+        table2.iloc[0]["Two-stage high"] == f"{two['acc_high']:.1f} ({two['acc_high_change']:+.1f})"
+    )
+    assert (reports / "table2_wide.md").read_text().count("(") >= 4
+
+
+def test_a_sweep_writes_tables_1_and_2_and_figure_3_across_models(tmp_path: Path) -> None:
+    from personasim.simulation.sweep import run_sweep
+
+    params = {"n_questions": 3, "repetitions": 2, "strategies": "none,zero-shot"}
+    models = ["scripted", "scripted:drift=0.3"]
+    sweep = run_sweep(
+        "classroom",
+        models,
+        params={**params, "races": "none,AA,HS", "orders": "before"},
+        out=tmp_path / "s",
+        progress=False,
+    )
+    names = {p.name for p in sweep.reports}
+    assert {"table1_wide.csv", "table2_wide.md", "figure3_race_effect_models.png"} <= names
+    table1 = pd.read_csv(sweep.directory / "table1_wide.csv")
+    table2 = pd.read_csv(sweep.directory / "table2_wide.csv")
+    assert table1["model"].tolist() == models
+    assert table2[["race", "model"]].values.tolist() == [
+        [r, m] for r in ("AA", "HS") for m in models
+    ]
+    for run_result, model in zip(sweep.runs, models, strict=True):
+        effect = {(e["race"], e["level"]): e for e in run_result.metrics["metrics"]["race_effect"]}
+        rows = [r for r in sweep.rows if r["model"] == model and r["strategy"] == "zero-shot"]
+        for r in (r for r in rows if r["race"] != "none"):
+            assert r["race_effect_low"] == effect[(r["race"], "low")]["change"]
+            assert r["race_effect_high_sd"] == effect[(r["race"], "high")]["sd"]
+
+
+def test_figure_3_across_models_draws_no_bar_for_an_undefined_change() -> None:
+    from personasim.analysis.classroom_tables import race_effect_models_figure
+
+    def row(model: str, race: str, low: float | None, high: float | None) -> dict[str, Any]:
+        return {
+            "model": model,
+            "strategy": "zero-shot",
+            "race": race,
+            "order": "before",
+            "race_effect_low": low,
+            "race_effect_low_sd": None,
+            "race_effect_high": high,
+            "race_effect_high_sd": 1.0,
+        }
+
+    rows = [row("a", "AA", -10.0, 2.0), row("a", "HS", None, 1.0), row("b", "AA", None, None)]
+    figure = race_effect_models_figure(rows)
+    first, second = figure.axes[:2]
+    heights = sorted(p.get_height() for p in first.patches)
+    assert heights == [-10.0, 1.0, 2.0]  # the undefined low HS bar is absent, not 0
+    assert not second.patches
+    assert sum(t.get_text() == "undefined" for t in second.texts) == 2

@@ -10,11 +10,12 @@ import pytest
 import yaml
 from conftest import DATA
 
-from personasim.analysis.classroom import ENVIRONMENT_KIND
-from personasim.environments import Classroom
+from personasim.analysis.classroom import ENVIRONMENT_KIND, behaviour_tags
+from personasim.environments import Classroom, extract_final_answer
 from personasim.scenarios.classroom import ClassroomParams, ClassroomScenario
 from personasim.simulation import SQLiteEventStore, run_scenario
 from personasim.simulation.cli import main
+from personasim.simulation.prompts import PromptPack
 
 SEED_000 = DATA.parent / "seeds" / "000_71ddcda8064e1e0c.txt"
 """The REVERSO paper's text next to the checkout (the provenance test skips without it)."""
@@ -35,7 +36,7 @@ def test_every_verbatim_entry_is_printed_in_the_paper() -> None:
         text = pack.render(name, **{p: "\0" for p in pack.entries[name].placeholders()})
         for fragment in _normalised(text).split("\0"):
             assert fragment.strip() in paper, f"{name}: {fragment!r} is not in the paper"
-    # our own texts are not the paper's: its demonstrations (Figures 6-7) are not shipped
+    # the default pack's demonstrations are ours (the paper's: classroom-paper.yaml)
     for name in (n for n in pack.entries if n.startswith("demonstration_")):
         assert pack.entries[name].kind == "ours"
         assert "lychees" not in pack.text(name) and "coffees" not in pack.text(name)
@@ -100,3 +101,72 @@ def test_an_edited_pack_is_what_students_and_judge_see(tmp_path: Path, capsys) -
     assert all("You dislike numbers and make mistakes, tagged (1)-(4). Here is" in p for p in low)
     assert all("Answer: 5, it costs $5. Final Answer: 5. Adopt the identity" in p for p in low)
     assert all(p.startswith("Compare two answers") for p in judge)
+
+
+# --- the paper's own texts (Figures 6-7, Table 4): packs/classroom-paper.yaml -------------------
+
+PRINTED_FINAL_ANSWERS = {
+    "demonstration_low": 85,
+    "demonstration_high": 2,
+    "demonstration_low_AA": 50_000,
+    "demonstration_high_AA": 45,
+    "demonstration_low_WA": 10,
+    "demonstration_high_WA": 14,
+    "demonstration_low_HS": 3,
+    "demonstration_high_HS": 100,
+}
+
+
+def _paper_pack() -> PromptPack:
+    from importlib.resources import files
+
+    resource = files("personasim.scenarios") / "packs" / "classroom-paper.yaml"
+    return PromptPack.load(str(resource))
+
+
+def _letters(text: str) -> str:
+    """Letters and digits only, LaTeX commands dropped: what typesetting cannot change."""
+    return re.sub(r"[^A-Za-z0-9]", "", re.sub(r"\\[a-z]+", "", text))
+
+
+def test_the_paper_pack_has_the_papers_demonstrations_and_rubric() -> None:
+    pack = _paper_pack()
+    pack.check_against(ClassroomScenario.shipped_prompts())  # a complete pack for the scenario
+    for name, answer in PRINTED_FINAL_ANSWERS.items():
+        entry = pack.entries[name]
+        assert entry.kind == "verbatim" and "Figure" in entry.source
+        text = pack.render(name)
+        assert text.startswith("Question: ") and " Answer: " in text
+        assert extract_final_answer(text) == answer
+    low_tags = behaviour_tags(pack.render("demonstration_low"))
+    assert sorted(set(low_tags)) == [1, 2, 3, 4]  # the tagged comments read as Table 3 reads them
+    judge = pack.entries["judge"]
+    assert "Table 4" in judge.source and judge.kind == "adapted"
+    assert "You CANNOT assign a score of 3" in pack.render("judge", question="q", high="h", low="l")
+
+
+@pytest.mark.skipif(not SEED_000.is_file(), reason="the seed paper is not next to the checkout")
+def test_the_paper_packs_texts_are_printed_in_the_paper() -> None:
+    paper = SEED_000.read_text(encoding="utf-8")
+    pack = _paper_pack()
+    for name in PRINTED_FINAL_ANSWERS:
+        assert _letters(pack.render(name)) in _letters(paper), name
+    rubric = pack.render("judge", question="\0", high="\0", low="\0").split("\n\n")[1]
+    for line in rubric.splitlines():
+        assert _normalised(line.split(": ", 1)[1]) in _normalised(paper)
+
+
+def test_a_run_with_the_paper_pack_sends_the_papers_demonstration(tmp_path: Path) -> None:
+    params = {"n_questions": 1, "repetitions": 1, "strategies": ["one-shot"], "races": ["none"]}
+    out = tmp_path / "r"
+    run_scenario(
+        "classroom",
+        {**params, "orders": ["before"]},
+        out=out,
+        progress=False,
+        prompts=_paper_pack().path,
+    )
+    with SQLiteEventStore(out / "events.sqlite") as store:
+        firsts = [e.payload["messages"][0]["content"] for e in store.read(["llm.call"])]
+    assert any("Mr. Shaefer harvested 500 lychees" in p for p in firsts)
+    assert any("You CANNOT assign a score of 3" in p for p in firsts)

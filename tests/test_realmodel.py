@@ -51,8 +51,8 @@ CASES: dict[str, tuple[str, ...]] = {
     ),
     "trust-forecast": ("--archetypes", "M3", "--rounds", "2"),
     "classroom": (
-        "--n-questions", "1", "--repetitions", "1", "--strategies", "zero-shot",
-        "--races", "none", "--orders", "before",
+        "--n-questions", "1", "--repetitions", "1", "--strategies", "none,zero-shot",
+        "--races", "none", "--orders", "before", "--role", "judge=openai:smollm2-judge",
     ),
     "persona-gym": (
         "--n-personas", "1", "--n-environments", "1", "--questions-per-task", "1",
@@ -110,6 +110,8 @@ def test_scenario_on_smollm2(
     printed = capsys.readouterr()
     check_run(out, code, printed.out + printed.err, response_format)
     check_replay_and_metrics(out, capsys)
+    if case == "classroom":
+        check_classroom_counts(out)
     if case == "career-chat":  # its survey answers ask for logprobs (checked in check_calls)
         calls = [e for e in read_events(out) if e.kind == "llm.call"]
         assert any(c.payload["sampling"].get("logprobs") for c in calls)
@@ -329,6 +331,20 @@ def last_reply_before(events: list[Event], decision: Event) -> str:
     ]
     assert calls, f"no call before {decision}"
     return str(calls[-1].payload["response"]["text"])
+
+
+def check_classroom_counts(run_dir: Path) -> None:
+    """Every answer is graded or counted as failed; both accuracies rest on the log's counts."""
+    metrics = json.loads((run_dir / "metrics.json").read_text())["metrics"]
+    events = read_events(run_dir)
+    graded = [e.payload for e in events if e.kind == "classroom.graded"]
+    records = [metrics["baseline"], *(c[lv] for c in metrics["cells"] for lv in ("low", "high"))]
+    assert sum(r["n_graded"] for r in records) == len(graded)
+    assert sum(r["answer_failures"] for r in records) == metrics["answer_failures"]
+    for record in records:
+        assert record["n_answers"] == record["n_graded"] + record["answer_failures"]
+        correct = record["accuracy_all"]
+        assert (correct is None) == (record["n_answers"] == 0)
 
 
 def check_replay_and_metrics(run_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -22,7 +22,7 @@ SMALL: dict[str, tuple[str, ...]] = {
     "trust-forecast": ("--archetypes", "M3", "--rounds", "2"),
     "classroom": (
         "--n-questions", "1", "--repetitions", "1", "--strategies", "zero-shot,two-stage",
-        "--races", "AA", "--orders", "before",
+        "--races", "AA", "--orders", "before", "--role", "judge=openai:fake-model",
     ),
     "persona-gym": (
         "--n-personas", "1", "--n-environments", "1", "--questions-per-task", "1",

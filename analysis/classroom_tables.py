@@ -1,0 +1,188 @@
+"""The classroom scenario's tables in the paper's wide shape and Figure 3 across models (seed
+000, REVERSO), from a run's accuracy rows or a sweep's combined rows.
+
+Table 1 (race none) and Table 2 (per race) have one row per model and, per strategy, the low
+and high accuracy with the change against the no-persona baseline as a subscript ("46.3
+(-28.7)") and the mean DoC. The paper reports the main setting, so only the "before" order is
+shown (or "after" for a model run only in that order). A value that is undefined or was not run
+is an empty cell (— in Markdown), never 0; the long tables (`table1_level`, `table2_race`) keep
+the numbers and the reasons.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from matplotlib.figure import Figure
+
+from . import classroom as metrics_of
+from .reports import save_figure, write_table
+
+__all__ = [
+    "STRATEGY_LABELS",
+    "ClassroomReports",
+    "race_effect_models_figure",
+    "wide_table",
+    "write_sweep_reports",
+    "write_wide_tables",
+]
+
+STRATEGY_LABELS = {
+    "zero-shot": "0-shot",
+    "one-shot": "1-shot",
+    "self-refine": "Self-refinement",
+    "two-stage": "Two-stage",
+}
+"""The paper's column groups, in its order."""
+RACE_ORDER = ("AA", "WA", "HS")
+NOTE = (
+    "Accuracy (%) of the low and high persona, in parentheses the change against the no-persona "
+    "baseline (the paper's subscript); DoC 1-3. — : undefined or not run (the long table says why)."
+)
+
+
+def _with_change(value: float | None, change: float | None) -> str | None:
+    if value is None:
+        return None
+    return f"{value:.1f}" if change is None else f"{value:.1f} ({change:+.1f})"
+
+
+def _main_order(rows: Sequence[dict[str, Any]]) -> str:
+    orders = {r["order"] for r in rows}
+    return "before" if "before" in orders or not orders else "after"
+
+
+def wide_table(rows: Sequence[dict[str, Any]], race: str) -> list[dict[str, Any]]:
+    """Table 1 (`race` "none") or one race's block of Table 2, one row per model."""
+    models = list(dict.fromkeys(r["model"] for r in rows))
+    table = []
+    for model in models:
+        mine = [r for r in rows if r["model"] == model]
+        order = _main_order(mine)
+        cells = {r["strategy"]: r for r in mine if r["race"] == race and r["order"] == order}
+        if not cells:
+            continue
+        row: dict[str, Any] = {"model": model} if race == "none" else {"race": race, "model": model}
+        if race == "none":
+            row["No Persona"] = next(iter(cells.values()))["no_persona"]
+        for strategy, label in STRATEGY_LABELS.items():
+            if strategy == "two-stage" and race == "none":
+                continue
+            cell = cells.get(strategy, {})
+            for level in ("low", "high"):
+                row[f"{label} low" if level == "low" else f"{label} high"] = _with_change(
+                    cell.get(f"acc_{level}"), cell.get(f"acc_{level}_change")
+                )
+            row[f"{label} DoC"] = cell.get("doc")
+        row["order"] = order
+        table.append(row)
+    return table
+
+
+def write_wide_tables(rows: Sequence[dict[str, Any]], directory: Path) -> list[Path]:
+    """`table1_wide` and `table2_wide` (when a race ran) from accuracy rows with a model."""
+    files = write_table(wide_table(rows, "none"), directory, "table1_wide", notes=[NOTE])
+    races = [r for r in RACE_ORDER if any(row["race"] == r for row in rows)]
+    if races:
+        table2 = [row for race in races for row in wide_table(rows, race)]
+        files += write_table(table2, directory, "table2_wide", notes=[NOTE])
+    return files
+
+
+def _nan(value: Any) -> float:
+    return math.nan if value is None or (isinstance(value, float) and math.isnan(value)) else value
+
+
+def race_effect_models_figure(rows: Sequence[dict[str, Any]]) -> Figure:
+    """Figure 3 across models: per model, the zero-shot accuracy change when a race is added,
+    per race and level. An undefined change draws no bar (labelled "undefined"), never 0."""
+    effect = [
+        r
+        for r in rows
+        if "race_effect_low" in r and r["strategy"] == "zero-shot" and r["race"] != "none"
+    ]
+    models = list(dict.fromkeys(r["model"] for r in effect))
+    figure = Figure(figsize=(3.2 * max(len(models), 1) + 1, 4.0))
+    axes_list = figure.subplots(1, max(len(models), 1), sharey=True, squeeze=False)[0]
+    width = 0.38
+    for axes, model in zip(axes_list, models, strict=False):
+        mine = [r for r in effect if r["model"] == model]
+        mine = [r for r in mine if r["order"] == _main_order(mine)]
+        races = [race for race in RACE_ORDER if any(r["race"] == race for r in mine)]
+        by_race = {r["race"]: r for r in mine}
+        for offset, level, colour in (
+            (-width / 2, "low", "#d9534f"),
+            (width / 2, "high", "#337ab7"),
+        ):
+            values = [_nan(by_race[race][f"race_effect_{level}"]) for race in races]
+            errors = [_nan(by_race[race][f"race_effect_{level}_sd"]) for race in races]
+            xs = [i + offset for i in range(len(races))]
+            drawn = [
+                (x, v, e) for x, v, e in zip(xs, values, errors, strict=True) if not math.isnan(v)
+            ]
+            if drawn:
+                bars = axes.bar(
+                    [d[0] for d in drawn],
+                    [d[1] for d in drawn],
+                    width,
+                    yerr=[0.0 if math.isnan(d[2]) else d[2] for d in drawn],
+                    capsize=3,
+                    color=colour,
+                    label=f"{level}-performing",
+                )
+                axes.bar_label(bars, labels=[f"{d[1]:+.1f}" for d in drawn], padding=3, fontsize=7)
+            for x, v in zip(xs, values, strict=True):
+                if math.isnan(v):
+                    axes.text(x, 0, "undefined", rotation=90, ha="center", va="bottom", fontsize=7)
+        axes.axhline(0, color="black", linewidth=0.8)
+        axes.set_xticks(range(len(races)), races)
+        axes.set_title(str(model), fontsize=9)
+        axes.grid(axis="y", alpha=0.3)
+    axes_list[0].set_ylabel("zero-shot accuracy change vs no race (points)")
+    axes_list[0].legend(fontsize=7)
+    figure.suptitle("classroom: adding race, zero-shot, across models (seed 000, Fig. 3)")
+    return figure
+
+
+def write_sweep_reports(rows: Sequence[dict[str, Any]], directory: Path) -> list[Path]:
+    """A sweep's Tables 1 and 2 (wide, one row per model) and Figure 3 across models."""
+    files = write_wide_tables(rows, directory)
+    if any(
+        r.get("race_effect_low") is not None or r.get("race_effect_high") is not None for r in rows
+    ):
+        figure = race_effect_models_figure(rows)
+        files.append(save_figure(figure, directory, "figure3_race_effect_models"))
+    return files
+
+
+class ClassroomReports:
+    """The classroom scenario's metrics, report, tables and sweep reports, as the `Scenario`
+    hooks (mixed into `scenarios.classroom.ClassroomScenario`)."""
+
+    @classmethod
+    def compute_metrics(cls, events: Any) -> dict[str, Any]:
+        return metrics_of.classroom_metrics(events)
+
+    @classmethod
+    def report(cls, metrics: dict[str, Any]) -> list[str]:
+        return metrics_of.report_lines(metrics)
+
+    @classmethod
+    def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
+        files = metrics_of.write_reports(metrics, directory)
+        return files + write_wide_tables(metrics_of.accuracy_rows(metrics), directory)
+
+    @classmethod
+    def summary_rows(cls, metrics: dict[str, Any]) -> list[dict[str, Any]]:
+        return metrics_of.summary_rows(metrics)
+
+    @classmethod
+    def write_sweep_reports(
+        cls, rows: list[dict[str, Any]], varied: list[str], directory: Path
+    ) -> list[Path]:
+        """Tables 1 and 2 (wide, a row per model) and Figure 3 across models; a sweep that
+        varies other parameters too gets them in its combined table only."""
+        return write_sweep_reports(rows, directory)
