@@ -329,11 +329,12 @@ def test_dynamic_run_writes_scores_and_tables(dynamic: RunResult) -> None:
     metrics = dynamic.metrics["metrics"]
     reports = dynamic.run_dir / "reports"
     table = pd.read_csv(reports / "table2_persona_score.csv")
-    assert list(table.columns) == ["model", *TASKS, "PersonaScore", "small_group"]
+    assert list(table.columns) == ["model", *TASKS, "PersonaScore", "refusal_rate", "small_group"]
     assert table.loc[0, "PersonaScore"] == pytest.approx(metrics["scores"]["PersonaScore"])
     # 2 personas × 3 questions: 6 per task in all, but 3 per task for one persona (< 5)
     assert metrics["n_scored_by_task"] == dict.fromkeys(TASKS, 6) and not metrics["small_tasks"]
     assert not table.loc[0, "small_group"]
+    assert table.loc[0, "refusal_rate"] == pytest.approx(metrics["refusals"]["rate"], abs=1e-6)
     assert all(p["small_tasks"] == sorted(TASKS) for p in metrics["personas"].values())
     persona_table = (reports / "persona_scores.md").read_text()
     assert "†" in persona_table and "n < 5" in persona_table
