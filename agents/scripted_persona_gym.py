@@ -105,15 +105,22 @@ def _previous_settings(request: ChatRequest) -> list[str]:
     return [s for s in settings if isinstance(s, str)] if isinstance(settings, list) else []
 
 
+FREE_CHOICE_MAX = 5
+"""A free selection (no `--n-environments`) takes at most this many settings."""
+
+
 @scripted_behaviour("persona_gym.select")
 def select_settings(request: ChatRequest, rng: np.random.Generator) -> str:
     """Settings ranked by shared keyword stems (first four letters) with the persona; ties
-    broken at random. A slip names OFF_POOL_SETTING in place of the last; re-asked, the
+    broken at random; without a count, the settings that share a stem (one to
+    FREE_CHOICE_MAX). A slip names OFF_POOL_SETTING in place of the last; re-asked, the
     selector keeps its pool settings and fills up with the best-ranked unused ones (ties in
     pool order)."""
     stems = {w[:4] for w in keywords(request.hints["persona"])}
     pool, count = request.hints["pool"], request.hints["count"]
     overlap = [sum(w[:4] in stems for w in keywords(s)) for s in pool]
+    if count is None:  # free choice: the settings sharing a stem, one to FREE_CHOICE_MAX
+        count = min(max(1, sum(o > 0 for o in overlap)), FREE_CHOICE_MAX)
     if not _first_attempt(request):
         kept = list(dict.fromkeys(s for s in _previous_settings(request) if s in pool))[:count]
         ranked = sorted(range(len(pool)), key=lambda i: -overlap[i])

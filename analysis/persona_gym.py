@@ -20,9 +20,11 @@ import pandas as pd
 from scipy.stats import pearsonr, rankdata, spearmanr
 
 from .event_tables import min_group_n, payloads, rounded
+from .persona_gym_figures import write_gym_figures
+from .rater_agreement import HUMAN_COLUMNS, question_alignment
 from .reports import model_label, small_note, write_table
 from .stats import mean_of, small_groups
-from .undefined import CONSTANT, Statistic, Undefined, shown_stat, stat_fields
+from .undefined import CONSTANT, Statistic, Undefined, read_stat, shown_stat, stat_fields
 
 __all__ = [
     "REFUSAL_PATTERN",
@@ -39,6 +41,7 @@ __all__ = [
     "persona_scores",
     "report_lines",
     "table2_rows",
+    "table2_spread",
     "task_counts",
     "task_scores",
     "write_gym_reports",
@@ -335,16 +338,31 @@ def gym_metrics(events: pd.DataFrame) -> dict[str, Any]:
         ],
         "failures": _counts(events, "decision.failed"),
         "reasks": _counts(events, "decision.reask"),
-        **stat_fields(
-            "human_alignment",
-            [
-                {**_rounded_record(r), "small": r["n"] < smallest}
-                for r in human_alignment(per_persona, _human_rows(human[0], events), tasks)
-            ]
-            if human
-            else Undefined("no human scores given (--human-scores)"),
-        ),
+        **_human_fields(human[0]["rows"] if human else None, events, questions, tasks, smallest),
     }
+
+
+def _human_fields(
+    rows: list[list[Any]] | None,
+    events: pd.DataFrame,
+    questions: pd.DataFrame,
+    tasks: Sequence[str],
+    smallest: int,
+) -> dict[str, Any]:
+    """Appendix F: per persona (rows persona, task, score) or per question and rater (rows
+    persona, task, question, rater, score: Fleiss' κ and the correlations per question)."""
+    if rows is None:
+        return stat_fields("human_alignment", Undefined("no human scores given (--human-scores)"))
+    ids = {description: persona for persona, description in _descriptions(events).items()}
+    keyed = [[ids.get(row[0], row[0]), *row[1:]] for row in rows]
+    if rows and len(rows[0]) == len(HUMAN_COLUMNS):
+        human = pd.DataFrame(keyed, columns=HUMAN_COLUMNS)
+        found = question_alignment(questions, human, tasks)
+    else:
+        found = human_alignment(persona_scores(questions, tasks), keyed, tasks)
+    return stat_fields(
+        "human_alignment", [{**_rounded_record(r), "small": r["n"] < smallest} for r in found]
+    )
 
 def report_lines(metrics: dict[str, Any]) -> list[str]:
     """The run's summary lines for the console."""
@@ -395,7 +413,7 @@ def write_gym_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
     ):
         if metrics[key]:
             files += write_table(metrics[key], directory, name, flag="small", notes=[pairs])
-    return files
+    return files + write_gym_figures(metrics, directory)
 
 
 STAGE_TASKS = {
@@ -490,12 +508,6 @@ def _counts(events: pd.DataFrame, kind: str) -> dict[str, int]:
     return {stage: tasks.count(task) for stage, task in STAGE_TASKS.items()}
 
 
-def _human_rows(payload: dict[str, Any], events: pd.DataFrame) -> list[tuple[str, str, float]]:
-    """Human rows keyed by persona id (a description in the CSV is mapped to its id)."""
-    ids = {description: persona for persona, description in _descriptions(events).items()}
-    return [(ids.get(persona, persona), task, score) for persona, task, score in payload["rows"]]
-
-
 def _score_fields(scores: dict[str, Statistic]) -> dict[str, Any]:
     """Each task's score (and PersonaScore) with the reason beside an undefined one."""
     return {k: v for task, value in scores.items() for k, v in stat_fields(task, value).items()}
@@ -512,9 +524,26 @@ def table2_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
         {
             "model": metrics["model"],
             **metrics["scores"],
+            **stat_fields("refusal_rate", read_stat(metrics["refusals"], "rate")),
             "small_group": bool(metrics["small_tasks"]),
         }
     ]
+
+
+def table2_spread(rows: Sequence[dict[str, Any]], tasks: Sequence[str]) -> list[dict[str, Any]]:
+    """Table 2 across a sweep's runs, and a last row `spread`: per task (and PersonaScore) the
+    highest minus the lowest score among the runs (§4.2: "Action Justification ... 2.10");
+    undefined, with its reason, where fewer than 2 runs have the score."""
+    columns = [*tasks, "PersonaScore"]
+    table = [{k: r.get(k) for k in ("model", *columns, "refusal_rate")} for r in rows]
+    spread: dict[str, Any] = {"model": "spread (max - min)"}
+    for column in columns:
+        values = [float(r[column]) for r in rows if r.get(column) is not None]
+        spread |= stat_fields(
+            column,
+            max(values) - min(values) if len(values) >= 2 else Undefined("fewer than 2 runs"),
+        )
+    return [*table, spread]
 
 
 def persona_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:

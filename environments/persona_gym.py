@@ -222,13 +222,35 @@ def json_line(path: Path, number: int, line: str) -> Any:
 
 
 def load_human_scores(path: Path, tasks: Sequence[str]) -> list[list[Any]]:
-    """Rows (persona, task, score) of a CSV with those columns (Appendix F's human scores);
-    persona is a description or a persona id (p001...), score a number from 1 to 5."""
+    """Rows of a CSV of Appendix F's human scores: persona,task,score (one score per persona
+    and task), or with a `question` column (its number within the persona's task, as in the log)
+    and optionally `rater`, one row per rater and answer, the paper's unit: rows (persona, task,
+    question, rater, score). Persona is a description or a persona id (p001...), score 1 to 5."""
     with _open_csv(path) as handle:
         reader = csv.DictReader(handle)
-        if not {"persona", "task", "score"} <= set(reader.fieldnames or ()):
-            raise GymFileError(path, 1, "needs columns persona,task,score")
-        return [_human_row(path, reader.line_num, row, tasks) for row in reader]
+        columns = set(reader.fieldnames or ())
+        if not {"persona", "task", "score"} <= columns:
+            raise GymFileError(path, 1, "needs columns persona,task,score (and question,rater)")
+        per_question = "question" in columns
+        if "rater" in columns and not per_question:
+            raise GymFileError(path, 1, "a rater column needs a question column")
+        rows = []
+        for row in reader:
+            base = _human_row(path, reader.line_num, row, tasks)
+            if per_question:
+                base[2:2] = [_question_number(path, reader.line_num, row), row.get("rater") or ""]
+            rows.append(base)
+        return rows
+
+
+def _question_number(path: Path, line: int, row: dict[str, str]) -> int:
+    try:
+        number = int(row["question"])
+    except (TypeError, ValueError):
+        raise GymFileError(path, line, "question is not a whole number") from None
+    if number < 1:
+        raise GymFileError(path, line, "question numbers start at 1")
+    return number
 
 
 def _open_csv(path: Path) -> Any:
@@ -286,7 +308,7 @@ class GymInputParams(Protocol):
     @property
     def environments_file(self) -> Path | None: ...
     @property
-    def n_environments(self) -> int: ...
+    def n_environments(self) -> int | None: ...
     @property
     def n_personas(self) -> int | None: ...
     @property
@@ -308,7 +330,7 @@ def load_gym_inputs(p: GymInputParams) -> GymInputs:
         pool_path = p.environments_file or shipped_file("persona_gym_settings.txt")
         descriptions = read_input("--persona-file", lambda: load_persona_descriptions(persona_path))
         pool = read_input("--environments-file", lambda: load_settings(pool_path))
-        if p.n_environments > len(pool):
+        if p.n_environments is not None and p.n_environments > len(pool):
             raise ScenarioError(
                 f"--n-environments {p.n_environments} is more than the {len(pool)} "
                 f"settings in {pool_path}"
@@ -353,12 +375,15 @@ class PersonaGym(Environment):
             raise InvalidActionError(f"{name!r} is not a setting of the pool")
         return found
 
-    def check_selection(self, names: Sequence[str], count: int) -> tuple[str, ...]:
-        """Exactly `count` distinct settings of the pool, in the pool's spelling."""
+    def check_selection(self, names: Sequence[str], count: int | None) -> tuple[str, ...]:
+        """Exactly `count` distinct settings of the pool (None: one or more), in the pool's
+        spelling."""
         chosen = tuple(self.setting_named(n) for n in names)
         if len(set(chosen)) != len(chosen):
             raise InvalidActionError(f"a setting is named twice in {list(names)}")
-        if len(chosen) != count:
+        if count is None and not chosen:
+            raise InvalidActionError("select at least one setting")
+        if count is not None and len(chosen) != count:
             raise InvalidActionError(f"select exactly {count} settings, got {len(chosen)}")
         return chosen
 

@@ -6,8 +6,9 @@ every answer 1–5 against the task's rubric, completed with example answers for
 
 The dynamic pipeline plays three rounds:
 
-1. **Environment selection** — a reasoner picks `n_environments` settings of the pool per
-   persona (validated against the pool; re-asked, then a recorded failure).
+1. **Environment selection** — a reasoner picks the relevant settings of the pool per
+   persona, as many as it judges relevant or exactly `n_environments` (validated against the
+   pool; re-asked, then a recorded failure).
 2. **Question generation** — per persona and task, `questions_per_task` questions, each set in
    one of the selected settings, under the task's quality criteria (count and settings checked;
    re-asked within `max_repairs`, then a recorded failure).
@@ -30,34 +31,18 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 import pandas as pd
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
-from personasim.agents import (
-    DecisionTask,
-    Persona,
-    PersonaAgent,
-    ResearcherAgent,
-    format_instructions,
-    json_parser,
-    parse_nonempty,
-)
-from personasim.agents.persona_gym_answers import (
-    Evaluation,
-    PersonaAnswer,
-    QuestionSet,
-    ScoreExamples,
-    SettingSelection,
-    checked,
-    parse_score,
-    read_answer,
-    read_score,
-)
+from personasim.agents import Persona, PersonaAgent, ResearcherAgent
+from personasim.agents.persona_gym_tasks import GymTasks
 from personasim.analysis.persona_gym import (
     gym_metrics,
     report_lines,
     table2_rows,
+    table2_spread,
     write_gym_reports,
 )
+from personasim.analysis.reports import write_table
 from personasim.environments.persona_gym import (
     BENCHMARK_SETTING,
     TASKS,
@@ -66,8 +51,6 @@ from personasim.environments.persona_gym import (
     load_gym_inputs,
 )
 from personasim.simulation import (
-    ChatRequest,
-    Message,
     Role,
     Scenario,
     ScenarioParams,
@@ -76,17 +59,6 @@ from personasim.simulation import (
 )
 
 __all__ = ["PersonaGymParams", "PersonaGymScenario"]
-
-# ---------------------------------------------------------------------------------------------
-# Sampling — the texts themselves are in the prompt pack, packs/persona-gym.yaml
-# ---------------------------------------------------------------------------------------------
-
-SELECTION_SAMPLING = {"temperature": 0.9, "top_p": 0.9}
-"""§4.1: environment selection and question generation at temperature and top-p 0.9."""
-
-EVALUATOR_TEMPERATURE = 0.0
-"""§4.1: evaluators at temperature 0."""
-
 
 # ---------------------------------------------------------------------------------------------
 # Parameters
@@ -107,10 +79,24 @@ class PersonaGymParams(ScenarioParams):
     environments_file: Path | None = Field(
         None, description="settings pool, one per line (default: shipped 30)"
     )
-    n_environments: int = Field(5, ge=1, le=20, description="settings selected per persona")
+    n_environments: int | None = Field(
+        None,
+        ge=1,
+        le=20,
+        description="settings selected per persona (default: the model chooses, as in §3.2)",
+    )
     questions_per_task: int = Field(10, ge=1, le=50, description="questions per task (§3.2)")
     tasks: tuple[str, ...] = Field(TASKS, min_length=1, description="evaluation tasks (§2)")
-    temperature: float = Field(0.7, ge=0.0, le=2.0, description="persona agent temperature")
+    temperature: float = Field(
+        0.7, ge=0.0, le=2.0, description="persona agent temperature (the authors' code: 0.9)"
+    )
+    examples_temperature: float | None = Field(
+        None,
+        ge=0.0,
+        le=2.0,
+        description="score examples' temperature (default: sampled at 0.9 as in §4.1; "
+        "the authors' code: 0)",
+    )
     max_repairs: int = Field(2, ge=0, le=5, description="re-asks after an unusable answer")
     scripted_fidelity: float = Field(
         0.8, ge=0.0, le=1.0, description="scripted backend only: persona answerer's fidelity"
@@ -158,11 +144,6 @@ def _slug(task: str) -> str:
     return task.lower().replace(" ", "-")
 
 
-def _key(task: str) -> str:
-    """The task's suffix in the prompt pack's entry names (`evaluation.expected_action`)."""
-    return task.lower().replace(" ", "_")
-
-
 @register_scenario
 class PersonaGymScenario(Scenario):
     name = "persona-gym"
@@ -170,12 +151,16 @@ class PersonaGymScenario(Scenario):
     Params = PersonaGymParams
     roles: ClassVar[dict[str, Role]] = {
         "persona": Role("the persona agent under evaluation"),
-        "reasoner": Role("settings selection, question generation and score examples (§3.2)"),
+        "reasoner": Role("settings selection and question generation (§3.2)"),
         "evaluator": Role(
             "the evaluator ensemble (two or more models, §3.2)",
             min_models=2,
             max_models=None,
             not_played_by=("persona",),
+        ),
+        "examples": Role(
+            "the score-example writer (§3.2; the paper's GPT-4o, not the evaluated model)",
+            must_name=True,
         ),
     }
     params: PersonaGymParams
@@ -194,6 +179,9 @@ class PersonaGymScenario(Scenario):
         p = self.params
         inputs = self._inputs
         self.gym = PersonaGym(sim, inputs.pool, p.tasks)
+        self.tasks = GymTasks(
+            self.prompts, p.max_repairs, p.temperature, p.scripted_fidelity, p.examples_temperature
+        )
         self.personas = [
             PersonaAgent(sim, Persona(f"p{i:03d}", {"description": text}, {}))
             for i, text in enumerate(inputs.descriptions, 1)
@@ -246,12 +234,23 @@ class PersonaGymScenario(Scenario):
         await sim.concurrently(work)
 
     async def _select(self, persona: PersonaAgent) -> None:
-        decision = await self.selector.decide(self._selection_task(persona))
+        gym, about = self.gym, _description(persona)
+        task = self.tasks.selection(
+            about, gym.pool, self.params.n_environments, gym.check_selection,
+            {"persona": persona.agent_id},
+        )  # fmt: skip
+        decision = await self.selector.decide(task)
         if decision.ok:  # a failure is logged as decision.failed; the persona is not placed
             self.gym.place(persona, decision.value)
 
     async def _generate(self, persona: PersonaAgent, task: str) -> None:
-        decision = await self.generator.decide(self._question_task(persona, task))
+        decision = await self.generator.decide(
+            self.tasks.questions(
+                _description(persona), task, self.gym.placements[persona.agent_id],
+                self.params.questions_per_task, self.gym.check_questions,
+                {"persona": persona.agent_id, "gym_task": task},
+            )
+        )  # fmt: skip
         if decision.ok:
             posed = [
                 GymQuestion(task, i, q["setting"], q["question"])
@@ -261,194 +260,23 @@ class PersonaGymScenario(Scenario):
 
     async def _scene(self, persona: PersonaAgent, question: GymQuestion) -> None:
         """Answer, score examples, then every evaluator; a failed step ends the scene."""
-        answer = await persona.decide(self._answer_task(persona, question))
+        about, scene = _description(persona), question.scene(persona.agent_id)
+        q = question
+        answer = await persona.decide(self.tasks.answer(about, q.task, q.text, q.index, scene))
         if not answer.ok:
             return
-        examples = await self.example_writer.decide(self._examples_task(persona, question))
+        examples = await self.example_writer.decide(
+            self.tasks.examples(about, q.task, q.text, scene)
+        )
         if not examples.ok:
             return
-        for evaluator in self.evaluators:
+        for member, evaluator in enumerate(self.evaluators):
             await evaluator.decide(
-                self._evaluation_task(persona, question, answer.value, examples.value, evaluator)
-            )
-
-    # --- decision tasks ----------------------------------------------------------------------
-
-    def _selection_task(self, persona: PersonaAgent) -> DecisionTask:
-        p = self.params
-        prompt = self.prompts.render(
-            "selection",
-            persona=_description(persona),
-            pool="\n".join(f"- {s}" for s in self.gym.pool),
-            count=p.n_environments,
-            format_instructions=format_instructions(SettingSelection),
-        )
-        hints = {
-            "persona": _description(persona),
-            "pool": list(self.gym.pool),
-            "count": p.n_environments,
-        }
-        return self._reasoner_task(
-            "persona_gym.select",
-            prompt,
-            hints,
-            SettingSelection,
-            read=lambda a: list(checked(self.gym.check_selection, a.settings, p.n_environments)),
-            details={"persona": persona.agent_id},
-        )
-
-    def _question_task(self, persona: PersonaAgent, task: str) -> DecisionTask:
-        p = self.params
-        settings = self.gym.placements[persona.agent_id]
-        prompt = self.prompts.render(
-            "questions",
-            persona=_description(persona),
-            settings=", ".join(settings),
-            task=task,
-            description=self.prompts.render(f"description.{_key(task)}"),
-            criteria=self.prompts.render(f"criteria.{_key(task)}"),
-            count=p.questions_per_task,
-            format_instructions=format_instructions(QuestionSet),
-        )
-        hints = {
-            "persona": _description(persona),
-            "task": task,
-            "settings": list(settings),
-            "count": p.questions_per_task,
-        }
-        return self._reasoner_task(
-            "persona_gym.questions",
-            prompt,
-            hints,
-            QuestionSet,
-            read=lambda a: checked(
-                self.gym.check_questions,
-                [(q.setting, q.question) for q in a.questions],
-                settings,
-                p.questions_per_task,
-            ),
-            details={"persona": persona.agent_id, "gym_task": task},
-        )
-
-    def _reasoner_task(
-        self,
-        name: str,
-        prompt: str,
-        hints: dict[str, Any],
-        schema: type[BaseModel],
-        read: Callable[[Any], Any],
-        details: dict[str, Any],
-    ) -> DecisionTask:
-        """A reasoner's JSON answer at the paper's generation sampling (§4.1); its prompt asks
-        for `schema` in text, and a structured format sends the same schema."""
-        return DecisionTask(
-            name=name,
-            request=ChatRequest(
-                messages=(Message(role="user", content=prompt),),
-                **SELECTION_SAMPLING,
-                task=name,
-                hints=hints,
-            ),
-            parse=json_parser(schema, read),
-            reminder=lambda error: self.prompts.render("json_reminder", error=error),
-            max_repairs=self.params.max_repairs,
-            details=details,
-            role="reasoner",
-            schema=schema,
-            read=read,
-        )
-
-    def _answer_task(self, persona: PersonaAgent, question: GymQuestion) -> DecisionTask:
-        system = self.prompts.render("persona_system", persona=_description(persona))
-        return DecisionTask(
-            name="persona_gym.answer",
-            request=ChatRequest(
-                messages=(
-                    Message(role="system", content=system),
-                    Message(role="user", content=question.text),
-                ),
-                temperature=self.params.temperature,
-                sample_index=question.index,  # a repeated question is still its own sample
-                task="persona_gym.answer",
-                hints={
-                    "persona": _description(persona),
-                    "task": question.task,
-                    "fidelity": self.params.scripted_fidelity,
-                },
-            ),
-            parse=parse_nonempty,
-            reminder=lambda error: self.prompts.render("answer_reminder"),
-            max_repairs=self.params.max_repairs,
-            details=question.scene(persona.agent_id),
-            schema=PersonaAnswer,
-            read=read_answer,
-        )
-
-    def _examples_task(self, persona: PersonaAgent, question: GymQuestion) -> DecisionTask:
-        prompt = self.prompts.render(
-            "examples",
-            rubric_outline=self._outline(question.task),
-            persona=_description(persona),
-            question=question.text,
-            format_instructions=format_instructions(ScoreExamples),
-        )
-        hints = {"persona": _description(persona), "task": question.task}
-        return self._reasoner_task(
-            "persona_gym.examples",
-            prompt,
-            hints,
-            ScoreExamples,
-            read=ScoreExamples.model_dump,
-            details=question.scene(persona.agent_id),
-        )
-
-    def _evaluation_task(
-        self,
-        persona: PersonaAgent,
-        question: GymQuestion,
-        response: str,
-        examples: dict[str, str],
-        evaluator: ResearcherAgent,
-    ) -> DecisionTask:
-        index = self.evaluators.index(evaluator) + 1
-        prompt = self.prompts.render(
-            f"evaluation.{_key(question.task)}",
-            rubric_outline=self._outline(question.task),
-            examples="\n".join(
-                self.prompts.render("score_example", score=i, example=examples[f"score_{i}"])
-                for i in range(1, 6)
-            ),
-            persona=_description(persona),
-            question=question.text,
-            response=response,
-        )
-        return DecisionTask(
-            name="persona_gym.evaluate",
-            request=ChatRequest(
-                messages=(Message(role="user", content=prompt),),
-                temperature=EVALUATOR_TEMPERATURE,
-                task="persona_gym.evaluate",
-                hints={
-                    "persona": _description(persona),
-                    "task": question.task,
-                    "response": response,
-                    "evaluator": index,
-                },
-            ),
-            parse=parse_score,
-            reminder=lambda error: self.prompts.render("score_reminder", error=error),
-            max_repairs=self.params.max_repairs,
-            schema=Evaluation,
-            read=read_score,
-            details={**question.scene(persona.agent_id), "evaluator": evaluator.agent_id},
-            role="evaluator",
-            member=index - 1,
-        )
-
-    def _outline(self, task: str) -> str:
-        """The task's rubric outline (§3.2: its description and scoring guidelines)."""
-        description = self.prompts.render(f"description.{_key(task)}")
-        return self.prompts.render(f"outline.{_key(task)}", description=description)
+                self.tasks.evaluation(
+                    about, q.task, q.text, answer.value, examples.value, member,
+                    {**scene, "evaluator": evaluator.agent_id},
+                )
+            )  # fmt: skip
 
     # --- metrics and reports -----------------------------------------------------------------
 
@@ -466,8 +294,16 @@ class PersonaGymScenario(Scenario):
 
     @classmethod
     def summary_rows(cls, metrics: dict[str, Any]) -> list[dict[str, Any]]:
-        """Table 2's row for this run; a sweep labels it with its model."""
+        """Table 2's row for this run, with its refusal rate; a sweep labels it with its model."""
         return [{k: v for k, v in row.items() if k != "model"} for row in table2_rows(metrics)]
+
+    @classmethod
+    def write_sweep_reports(
+        cls, rows: list[dict[str, Any]], varied: list[str], directory: Path
+    ) -> list[Path]:
+        """Table 2 across the sweep's runs with each task's spread among them (§4.2)."""
+        tasks = [t for t in TASKS if any(t in row for row in rows)]
+        return write_table(table2_spread(rows, tasks), directory, "table2_across_models")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -261,9 +261,28 @@ def test_selection_must_name_settings_of_the_pool(tmp_path: Path) -> None:
             (["Wedding", "Moon Base"], 2),
             (["Wedding", "wedding"], 2),
             (["Wedding"], 2),
+            ([], None),
+            (["Wedding", "Moon Base"], None),
         ):
             with pytest.raises(InvalidActionError):
                 gym.check_selection(names, count)
+        assert gym.check_selection(["classroom"], None) == ("Classroom",)  # the model's choice
+
+
+def test_the_model_chooses_how_many_settings_by_default(tmp_path: Path) -> None:
+    """§3.2: without --n-environments the selector is asked for the relevant settings, as many
+    as it judges; the scripted rule takes those sharing a keyword stem (one to five)."""
+    result = run(
+        tmp_path / "run", {"n_personas": 6, "questions_per_task": 1, "tasks": "Expected Action"}
+    )
+    prompts = [
+        e.payload["messages"][0]["content"]
+        for e in events(result, "llm.call")
+        if e.payload["task"] == "persona_gym.select"
+    ]
+    assert prompts and all("Select as many different environments" in p for p in prompts)
+    counts = [len(e.payload["settings"]) for e in events(result, "gym.placed")]
+    assert len(counts) == 6 and all(1 <= c <= 5 for c in counts) and len(set(counts)) > 1
 
 
 def test_off_pool_selection_is_reasked_then_a_failure(
@@ -310,11 +329,12 @@ def test_dynamic_run_writes_scores_and_tables(dynamic: RunResult) -> None:
     metrics = dynamic.metrics["metrics"]
     reports = dynamic.run_dir / "reports"
     table = pd.read_csv(reports / "table2_persona_score.csv")
-    assert list(table.columns) == ["model", *TASKS, "PersonaScore", "small_group"]
+    assert list(table.columns) == ["model", *TASKS, "PersonaScore", "refusal_rate", "small_group"]
     assert table.loc[0, "PersonaScore"] == pytest.approx(metrics["scores"]["PersonaScore"])
     # 2 personas × 3 questions: 6 per task in all, but 3 per task for one persona (< 5)
     assert metrics["n_scored_by_task"] == dict.fromkeys(TASKS, 6) and not metrics["small_tasks"]
     assert not table.loc[0, "small_group"]
+    assert table.loc[0, "refusal_rate"] == pytest.approx(metrics["refusals"]["rate"], abs=1e-6)
     assert all(p["small_tasks"] == sorted(TASKS) for p in metrics["personas"].values())
     persona_table = (reports / "persona_scores.md").read_text()
     assert "†" in persona_table and "n < 5" in persona_table
@@ -419,7 +439,8 @@ def test_an_evaluator_may_not_be_the_evaluated_model(tmp_path: Path, monkeypatch
     judge = "openai:judge@http://127.0.0.1:9/v1"
     clash = "may not be played by openai:judge@.*which plays 'persona'"
     with pytest.raises(RunError, match=clash):
-        run(tmp_path / "run", SMALL, model=judge, roles={"evaluator": [judge, "scripted"]})
+        roles = {"evaluator": [judge, "scripted"], "examples": ["scripted"]}
+        run(tmp_path / "run", SMALL, model=judge, roles=roles)
     assert not (tmp_path / "run").exists()
 
 
@@ -431,6 +452,33 @@ def test_a_real_model_without_evaluators_refuses_to_start(tmp_path: Path, capsys
     err = capsys.readouterr().err
     assert code == 2 and "role 'evaluator'" in err and "--role evaluator=MODEL1,MODEL2" in err
     assert not out.exists()
+
+
+def test_a_real_model_does_not_write_its_own_score_examples(tmp_path: Path, capsys) -> None:
+    """The example writer is a role a real --model fills only when named with --role."""
+    out = tmp_path / "run"
+    model = "openai:persona@http://127.0.0.1:9/v1"
+    evaluators = "evaluator=openai:a@http://127.0.0.1:9/v1,openai:b@http://127.0.0.1:9/v1"
+    code = main(["run", "persona-gym", "--model", model, "--role", evaluators, "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "role 'examples'" in err and "--role examples=MODEL" in err
+    assert not out.exists()
+
+
+def test_the_example_writer_plays_its_role(tmp_path: Path, monkeypatch) -> None:
+    """Named with --role, the example writer's requests go to its model and no other."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    examples = json.dumps({f"score_{i}": f"An answer worth {i}." for i in range(1, 6)})
+    with FakeOpenAIServer(responder=lambda body: examples) as writer:
+        params = {**SMALL, "tasks": "Expected Action", "examples_temperature": 0.0}
+        spec = f"openai:writer@{writer.base_url}"
+        result = run(tmp_path / "run", params, roles={"examples": [spec]})
+    assert result.manifest["roles"]["examples"] == [spec]
+    assert result.manifest["roles"]["persona"] == ["scripted"]
+    made = decisions(result, "persona_gym.examples")
+    assert writer.request_count == len(made) == 6  # 2 personas x 3 questions
+    assert all(r["temperature"] == 0.0 and "top_p" not in r for r in writer.requests)
 
 
 @pytest.mark.parametrize(
@@ -553,3 +601,82 @@ def test_structured_runs_measure_what_the_text_run_measures(
     for fmt in ("text", "json_object", "json_schema"):
         reasks = reasks_by_task(runs[fmt])
         assert all(reasks[f"persona_gym.{t}"] for t in ("select", "questions", "evaluate")), fmt
+
+
+def test_the_shipped_authors_pack_runs(tmp_path: Path) -> None:
+    """`--prompts packs/persona-gym-authors.yaml` runs without the authors' files at hand; the
+    evaluators get their rubric, which asks for "Therefore, the final score is ..."."""
+    pack = Path(__file__).resolve().parents[1] / "scenarios" / "packs" / "persona-gym-authors.yaml"
+    out = tmp_path / "run"
+    small = ["--n-personas", "1", "--n-environments", "1", "--questions-per-task", "1"]
+    args = ["run", "persona-gym", *small, "--prompts", str(pack), "--out", str(out)]
+    assert main([*args, "--no-progress"]) == 0
+    sent = [
+        e.payload["messages"][0]["content"]
+        for e in events_of(out, "llm.call")
+        if e.payload["task"] == "persona_gym.evaluate" and len(e.payload["messages"]) == 1
+    ]  # a re-ask repeats the first message
+    assert len(sent) == 2 * len(TASKS)
+    assert all('"Therefore, the final score is ..."' in text for text in sent)
+    assert json.loads((out / "metrics.json").read_text())["metrics"]["n_scored_questions"] == 5
+
+
+def events_of(run_dir: Path, kind: str) -> list[Any]:
+    with SQLiteEventStore(run_dir / "events.sqlite") as store:
+        return list(store.read([kind]))
+
+
+def test_figures_3_to_5_are_drawn_from_the_metrics(dynamic: RunResult) -> None:
+    """Per-task scores, refusals per task and per-evaluator scores, as PNG images."""
+    from matplotlib.image import imread
+
+    reports = dynamic.run_dir / "reports"
+    for name in ("figure3_task_scores", "figure4_refusals", "figure5_evaluator_scores"):
+        image = imread(reports / f"{name}.png")
+        assert image.ndim == 3 and image.shape[0] > 200 and image.shape[1] > 400, name
+        assert image[..., :3].std() > 0.05, f"{name} is blank"
+
+
+def test_figures_leave_an_undefined_score_out(tmp_path: Path) -> None:
+    """A task without scores is no bar (and labelled undefined), not a zero bar."""
+    from personasim.analysis.persona_gym_figures import write_gym_figures
+
+    metrics = {
+        "tasks": ["Expected Action", "Toxicity Control"],
+        "model": "m",
+        "scores": {"Expected Action": 4.0, "Toxicity Control": None},
+        "refusals": {"by_task": {"Expected Action": 0.1, "Toxicity Control": None}},
+        "evaluators": {"evaluator-1": "a", "evaluator-2": "b"},
+        "by_evaluator": {
+            "evaluator-1": {"Expected Action": 4.0, "Toxicity Control": None},
+            "evaluator-2": {"Expected Action": 3.0, "Toxicity Control": None},
+        },
+    }
+    files = write_gym_figures(metrics, tmp_path)
+    assert [f.name for f in files] == [
+        "figure3_task_scores.png",
+        "figure4_refusals.png",
+        "figure5_evaluator_scores.png",
+    ]
+    assert all(f.stat().st_size > 1000 for f in files)
+
+
+def test_a_sweep_reports_refusals_and_table2_spread(tmp_path: Path) -> None:
+    """combined.csv carries each run's refusal rate; table2_across_models adds the spread
+    (max − min over the runs) per task, checked against the runs' own scores."""
+    from personasim.simulation import run_sweep
+
+    params = {**SMALL, "tasks": "Expected Action,Toxicity Control"}
+    models = ["scripted", "scripted:drift=0.3"]
+    result = run_sweep("persona-gym", models, {"scripted_fidelity": [0.3, 0.9]}, params,
+                       out=tmp_path / "sweep", progress=False)  # fmt: skip
+    combined = pd.read_csv(tmp_path / "sweep" / "combined.csv")
+    rates = [r.metrics["metrics"]["refusals"]["rate"] for r in result.runs]
+    assert combined["refusal_rate"].tolist() == pytest.approx(rates, abs=1e-6)
+    table = pd.read_csv(tmp_path / "sweep" / "table2_across_models.csv")
+    spread = table.iloc[-1]
+    assert spread["model"] == "spread (max - min)" and len(table) == len(result.runs) + 1
+    for task in ("Expected Action", "Toxicity Control", "PersonaScore"):
+        scores = [r.metrics["metrics"]["scores"][task] for r in result.runs]
+        assert spread[task] == pytest.approx(max(scores) - min(scores), abs=1e-6)
+        assert spread[task] > 0

@@ -207,3 +207,16 @@ def test_the_authors_placeholders_map_one_to_one() -> None:
         assert sorted(found) == ["persona", "question", "response", "score_example"], name
     examples = (RELEASE / "prompts/score_examples/prompt.txt").read_text("utf-8")
     assert sorted(re.findall(r"\{(\w+)\}", examples)) == ["persona", "question", "rubric"]
+
+
+SHIPPED_AUTHORS_PACK = (
+    Path(__file__).resolve().parents[1] / "scenarios" / "packs" / "persona-gym-authors.yaml"
+)
+
+
+def test_the_shipped_authors_pack_is_a_fresh_build(tmp_path: Path) -> None:
+    """`packs/persona-gym-authors.yaml` (shipped with its provenance and the MIT licence) is what
+    `authors_pack` builds from the released files and today's shipped pack."""
+    built = yaml.safe_load(authors_pack(tmp_path / "authors.yaml").read_text("utf-8"))
+    assert yaml.safe_load(SHIPPED_AUTHORS_PACK.read_text("utf-8")) == built
+    assert "Copyright (c) 2025 Vinay Samuel" in SHIPPED_AUTHORS_PACK.read_text("utf-8")

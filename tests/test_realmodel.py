@@ -40,7 +40,10 @@ RUN_FLAGS = (
 # server (it refuses to let the run's model score itself). Its static pipeline (benchmark
 # questions) skips the step SmolLM2 fails first, the dynamic pipeline's environment selection,
 # so the scenes (answer, score examples, each evaluator) run on real output too.
-EVALUATORS = ("--role", "evaluator=openai:smollm2-evaluator-a,openai:smollm2-evaluator-b")
+EVALUATORS = (
+    "--role", "evaluator=openai:smollm2-evaluator-a,openai:smollm2-evaluator-b",
+    "--role", "examples=openai:smollm2-examples",
+)  # fmt: skip
 CASES: dict[str, tuple[str, ...]] = {
     "trust-beliefs": (
         "--n-personas", "2", "--attributes", "Conscientiousness", "--strategies", "Ctx+Tr,Ctx+$",

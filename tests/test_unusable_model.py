@@ -26,11 +26,11 @@ SMALL: dict[str, tuple[str, ...]] = {
     ),
     "persona-gym": (
         "--n-personas", "1", "--n-environments", "1", "--questions-per-task", "1",
-        "--role", "evaluator=openai:fake-a,openai:fake-b",
+        "--role", "evaluator=openai:fake-a,openai:fake-b", "--role", "examples=openai:fake-model",
     ),
     "persona-gym-static": (
         "--pipeline", "static", "--n-personas", "1", "--questions-per-task", "1",
-        "--role", "evaluator=openai:fake-a,openai:fake-b",
+        "--role", "evaluator=openai:fake-a,openai:fake-b", "--role", "examples=openai:fake-model",
     ),
     "career-chat": ("--n-users", "2", "--n-items", "1", "--judge-samples", "1"),
 }  # fmt: skip
