@@ -154,6 +154,8 @@ def _cell_task(
     paced: bool,
 ) -> RunResult:
     """One cell on a Ray worker: slots left by an earlier attempt that died are given back."""
+    if registry is None:
+        return run_cell(scenario, cell, options)
     ray.get(registry.release_holder.remote(cell.name))
 
     def limiter_for(backend: Backend) -> RayEndpointLimiter | None:
@@ -175,8 +177,13 @@ def run_cells_on_ray(
     *,
     address: str | None = None,
     retries: int = CELL_RETRIES,
+    shared_limits: bool = True,
 ) -> tuple[list[RunResult | None], list[CellFailure]]:
-    """Every cell as a Ray task; results in the cells' order (None for a cell that failed)."""
+    """Every cell as a Ray task; results in the cells' order (None for a cell that failed).
+
+    `shared_limits=False` lets each cell keep its own limits (endpoints whose quota is per
+    client, not per endpoint; and the tests' control case).
+    """
     options = _portable(run_options)
     cells = [replace(cell, run_dir=cell.run_dir.resolve()) for cell in cells]
     started_here = not ray.is_initialized()
@@ -190,7 +197,8 @@ def run_cells_on_ray(
             max_retries=retries, retry_exceptions=list(RETRIED_ERRORS)
         )
         paced = options.get("requests_per_minute") is not None
-        pending = {task.remote(scenario, cell, options, registry, paced): cell for cell in cells}
+        shared = registry if shared_limits else None
+        pending = {task.remote(scenario, cell, options, shared, paced): cell for cell in cells}
         results: dict[str, RunResult] = {}
         failed: list[CellFailure] = []
         waiting = list(pending)
@@ -209,14 +217,15 @@ def run_cells_on_ray(
 
 
 def _portable(run_options: Mapping[str, Any]) -> dict[str, Any]:
-    """Options a worker can use: no console or progress bar, paths made absolute."""
+    """Options a worker can use: no console or progress bar; the cache where the driver's is.
+
+    Other paths (a prompt pack) are recorded in the manifest as given, so a cell stays
+    resumable by either executor; on a remote cluster give them as absolute paths.
+    """
     options = {k: v for k, v in run_options.items() if k not in ("console", "progress")}
     options["progress"] = False
-    for key in ("cache_dir", "prompts"):
-        if options.get(key) is not None:
-            options[key] = Path(options[key]).resolve()
-    if options.get("use_cache", True) and options.get("cache_dir") is None:
-        options["cache_dir"] = default_cache_dir().resolve()
+    if options.get("use_cache", True):
+        options["cache_dir"] = Path(options.get("cache_dir") or default_cache_dir()).resolve()
     return options
 
 
