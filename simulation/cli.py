@@ -22,12 +22,14 @@ from rich.markup import escape
 
 from .cache import CacheError, cache_info, clear_cache
 from .client import RetryPolicy
+from .event_data import PARQUET_FILE, run_events, sweep_events, write_parquet
 from .event_log import ResumeMismatchError
 from .llm import RESPONSE_FORMATS, LLMError
 from .replay import agent_events, export_jsonl, render_overview, render_trajectory
 from .roles import RoleError, parse_role_args
 from .runner import (
     EVENTS_FILE,
+    MANIFEST_FILE,
     METRICS_FILE,
     RunError,
     RunSettings,
@@ -171,10 +173,18 @@ def _parser() -> argparse.ArgumentParser:
     metrics.set_defaults(handler=_metrics)
 
     export = commands.add_parser("export", help="write the events in the documented schema")
-    export.add_argument("run_dir", type=Path)
-    export.add_argument("--format", choices=["jsonl"], default="jsonl")
+    export.add_argument("run_dir", type=Path, help="a run directory (parquet: or a sweep's)")
     export.add_argument(
-        "--output", type=Path, help="file to write, - for stdout (default RUN_DIR/events.jsonl)"
+        "--format",
+        choices=["jsonl", "parquet"],
+        default="jsonl",
+        help="jsonl: one JSON object per event; parquet: one row per event, payload fields "
+        "flattened, a sweep's cells in one file (docs/sweeps.md)",
+    )
+    export.add_argument(
+        "--output",
+        type=Path,
+        help="file to write, - for stdout (jsonl only; default RUN_DIR/events.jsonl|parquet)",
     )
     export.set_defaults(handler=_export)
     _add_cache_commands(commands)
@@ -483,6 +493,8 @@ def _metrics(args: argparse.Namespace, extra: Sequence[str]) -> int:
 
 
 def _export(args: argparse.Namespace, extra: Sequence[str]) -> int:
+    if args.format == "parquet":
+        return _export_parquet(args.run_dir, args.output)
     target = args.output or args.run_dir / "events.jsonl"
     with _open_store(args.run_dir) as store:
         if str(target) == "-":  # stdout carries the events alone; the count goes to stderr
@@ -495,6 +507,19 @@ def _export(args: argparse.Namespace, extra: Sequence[str]) -> int:
             reason = exc.strerror or exc
             raise RunError(f"cannot write {target} ({reason}); choose another --output") from None
     out.print(f"{count} events written to {target}")
+    return 0
+
+
+def _export_parquet(run_dir: Path, output: Path | None) -> int:
+    """A run's events, or every cell's of a sweep (a folder of runs), as one Parquet file."""
+    if output is not None and str(output) == "-":
+        raise RunError("--output -: Parquet is binary; name a file (stdout is for jsonl)")
+    is_sweep = run_dir.is_dir() and not (run_dir / MANIFEST_FILE).exists()
+    frame = sweep_events(run_dir) if is_sweep else run_events(run_dir)
+    target = output or run_dir / PARQUET_FILE
+    count = write_parquet(frame, target)
+    what = f" from {frame['cell'].nunique()} runs" if is_sweep else ""
+    out.print(f"{count} events{what} written to {target}")
     return 0
 
 
