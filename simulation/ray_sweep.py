@@ -188,7 +188,7 @@ def run_cells_on_ray(
     cells = [replace(cell, run_dir=cell.run_dir.resolve()) for cell in cells]
     started_here = not ray.is_initialized()
     if started_here:
-        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+        _start_ray(address)
     registry = LimiterRegistry.remote(
         options.get("concurrency", 16), options.get("requests_per_minute")
     )
@@ -214,6 +214,15 @@ def run_cells_on_ray(
         if started_here:
             ray.shutdown()
     return [results.get(cell.name) for cell in cells], failed
+
+
+def _start_ray(address: str | None) -> None:
+    """Join the cluster at `address`, or start a local Ray; a failure is one clear error."""
+    try:
+        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        where = f"the Ray cluster at {address}" if address else "a local Ray"
+        raise RunError(f"--executor ray: cannot start or reach {where} ({exc})") from None
 
 
 def _portable(run_options: Mapping[str, Any]) -> dict[str, Any]:
