@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import time
+import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -497,7 +498,8 @@ def _make_writable_dir(directory: Path, flag: str) -> None:
     first_new = next((p for p in (*reversed(directory.parents), directory) if not p.exists()), None)
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        probe = directory / ".personasim-write-test"
+        # Named per process: a sweep's workers probe the shared cache folder at the same time.
+        probe = directory / f".personasim-write-test-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         probe.touch()
         probe.unlink()
     except OSError as exc:

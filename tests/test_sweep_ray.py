@@ -134,18 +134,21 @@ def test_the_endpoint_concurrency_holds_across_cells_and_workers(tmp_path: Path)
 
 
 def test_the_endpoint_rate_holds_across_cells(tmp_path: Path) -> None:
-    """--rpm 600 for the sweep: requests from all cells at least 0.1 s apart (evenly paced)."""
+    """--rpm 300 for the sweep: requests from all cells evenly paced, 0.2 s apart."""
     model = InFlight(delay=0.0)
     with FakeOpenAIServer(responder=model) as server:
         options = dict(
-            base_url=server.base_url, concurrency=4, requests_per_minute=600, use_cache=False
+            base_url=server.base_url, concurrency=4, requests_per_minute=300, use_cache=False
         )
         cells = coin_cells(tmp_path, "openai:fake-model", range(1, 3))
         _, failed = run_cells_on_ray(str(EXAMPLE), cells, options)
     assert failed == []
-    gaps = [b - a for a, b in zip(model.arrivals, model.arrivals[1:], strict=False)]
-    assert len(model.arrivals) == 4 * 3
-    assert min(gaps) > 0.1 * 0.8  # pacing holds to the actor's clock, within scheduling noise
+    arrivals = model.arrivals
+    assert len(arrivals) == 4 * 3
+    # Any 5 requests in a row span at least 4 intervals, less 0.3 s for scheduling noise on a
+    # busy machine (2 cells each paced alone would send 5 in about 0.4 s).
+    spans = [b - a for a, b in zip(arrivals, arrivals[4:], strict=False)]
+    assert min(spans) >= 4 * 0.2 - 0.3, spans
 
 
 def test_a_failing_cell_is_retried_resumed_and_reported(tmp_path: Path, capsys) -> None:
