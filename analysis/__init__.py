@@ -18,6 +18,7 @@ from .event_tables import (
     rounded,
     shown,
 )
+from .loading import load_events, load_sweep
 from .reports import SMALL_MARK, model_label, save_figure, small_note, write_table
 from .stats import (
     LevelSummary,
@@ -61,6 +62,8 @@ __all__ = [
     "eta_squared",
     "eta_squared_from_group_stats",
     "first_undefined",
+    "load_events",
+    "load_sweep",
     "mae_by_horizon",
     "mean_of",
     "median_of_defined",

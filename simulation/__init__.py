@@ -4,9 +4,11 @@ from .agent import SimAgent
 from .cache import CacheError, CacheInfo, ResponseCache, cache_info, clear_cache, default_cache_dir
 from .client import LLMCallFailedError, LLMClient, ModelPool, RetryPolicy
 from .environment import Environment, InvalidActionError
+from .event_data import events_table, run_events, sweep_events, write_parquet
 from .event_log import EventLog, ResumeMismatchError, ResumeState
 from .events import INCIDENT_SCOPE, MAIN_SCOPE, SCHEMA_VERSION, Event, EventStore, events_frame
 from .langchain_backend import LangChainBackend
+from .limiter import EndpointLimiter
 from .llm import (
     Backend,
     ChatRequest,
@@ -47,7 +49,7 @@ from .scenario import (
 from .scenario_file import load_scenario_file, resolve_scenario
 from .scripted import ScriptedBackend, answer_schema, scripted_behaviour
 from .sqlite_store import EventStoreError, SQLiteEventStore
-from .sweep import SweepResult, run_sweep
+from .sweep import CellFailure, SweepResult, run_sweep
 
 __all__ = [
     "INCIDENT_SCOPE",
@@ -57,8 +59,10 @@ __all__ = [
     "Backend",
     "CacheError",
     "CacheInfo",
+    "CellFailure",
     "ChatRequest",
     "ChatResponse",
+    "EndpointLimiter",
     "Environment",
     "Event",
     "EventLog",
@@ -103,6 +107,7 @@ __all__ = [
     "csv_separator_problem",
     "default_cache_dir",
     "events_frame",
+    "events_table",
     "get_scenario",
     "list_scenarios",
     "load_scenario_file",
@@ -111,8 +116,11 @@ __all__ = [
     "register_scenario",
     "resolve_scenario",
     "response_format_for",
+    "run_events",
     "run_scenario",
     "run_sweep",
     "scripted_behaviour",
     "split_list",
+    "sweep_events",
+    "write_parquet",
 ]

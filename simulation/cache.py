@@ -15,6 +15,8 @@ from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
+from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_random
+
 from .llm import ChatResponse
 
 __all__ = [
@@ -78,19 +80,41 @@ def clear_cache(directory: str | Path | None = None) -> CacheInfo:
     return info
 
 
+BUSY_TIMEOUT_S = 30.0
+"""How long a writer waits for another (a sweep's workers share one cache file)."""
+
+
+def _locked(exc: BaseException) -> bool:
+    """SQLite answers "database is locked" at once, without waiting out the busy timeout, when
+    several processes open a new file together and switch it to WAL: opening is retried."""
+    return isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc)
+
+
 class ResponseCache:
-    """Responses by request key in one SQLite file; each put is committed at once."""
+    """Responses by request key in one SQLite file; each put is committed at once.
+
+    Safe for several processes on one machine at once (WAL, a busy timeout): the workers of a
+    sweep share it. Not on a network file system, where SQLite's locks cannot be trusted.
+    """
 
     def __init__(self, directory: str | Path | None = None) -> None:
         self.directory = Path(directory) if directory else default_cache_dir()
         self.directory.mkdir(parents=True, exist_ok=True)
         self.path = self.directory / CACHE_FILE
-        self._db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, response TEXT NOT NULL)"
-        )
+        self._db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_TIMEOUT_S)
+        for attempt in Retrying(  # see _locked
+            stop=stop_after_delay(BUSY_TIMEOUT_S),
+            wait=wait_random(0.01, 0.1),
+            retry=retry_if_exception(_locked),
+            reraise=True,
+        ):
+            with attempt:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=NORMAL")
+                self._db.execute(
+                    "CREATE TABLE IF NOT EXISTS responses "
+                    "(key TEXT PRIMARY KEY, response TEXT NOT NULL)"
+                )
 
     def get(self, key: str) -> ChatResponse | None:
         row = self._db.execute("SELECT response FROM responses WHERE key=?", (key,)).fetchone()

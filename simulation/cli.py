@@ -22,12 +22,14 @@ from rich.markup import escape
 
 from .cache import CacheError, cache_info, clear_cache
 from .client import RetryPolicy
+from .event_data import PARQUET_FILE, run_events, sweep_events, write_parquet
 from .event_log import ResumeMismatchError
 from .llm import RESPONSE_FORMATS, LLMError
 from .replay import agent_events, export_jsonl, render_overview, render_trajectory
 from .roles import RoleError, parse_role_args
 from .runner import (
     EVENTS_FILE,
+    MANIFEST_FILE,
     METRICS_FILE,
     RunError,
     RunSettings,
@@ -39,7 +41,7 @@ from .runner import (
 from .scenario import Scenario, ScenarioError, list_scenarios, split_list
 from .scenario_file import is_scenario_path, resolve_scenario, scenario_for_run
 from .sqlite_store import EventStoreError, SQLiteEventStore
-from .sweep import run_sweep
+from .sweep import EXECUTORS, run_sweep
 from .validity import ValidityLimits
 from .viewer import ViewServer, collect_run, render_page, write_page
 
@@ -106,25 +108,14 @@ def _parser() -> argparse.ArgumentParser:
         description="Run a scenario. Scenario parameters go as --name value (see `list`).",
     )
     run.add_argument("scenario", help="a scenario's name, or a .py file that defines one")
-    run.add_argument("--seed", type=_int_from(0), default=0)
     run.add_argument(
         "--model",
         default="scripted",
         help="'scripted', 'scripted:drift=0.15' (real models' habits) or 'openai:MODEL_NAME'",
     )
-    run.add_argument("--base-url", help="OpenAI-compatible endpoint; key from OPENAI_API_KEY")
     run.add_argument("--out", type=Path, help="run directory (default runs/SCENARIO-TIME)")
     run.add_argument("--resume", action="store_true", help="continue the interrupted run in --out")
-    run.add_argument(
-        "--concurrency", type=_int_from(1), default=16, help="model requests in flight"
-    )
-    run.add_argument("--rpm", type=_positive, help="at most this many requests per minute")
-    run.add_argument("--timeout", type=_positive, default=60.0, help="seconds per attempt")
-    run.add_argument("--max-attempts", type=_int_from(1), default=5, help="attempts per request")
-    run.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
-    run.add_argument("--cache-dir", type=Path, help="response cache location")
-    run.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    _add_settings_arguments(run)
+    _add_run_arguments(run)
     run.set_defaults(handler=_run)
 
     sweep = commands.add_parser(
@@ -145,11 +136,17 @@ def _parser() -> argparse.ArgumentParser:
         help="a parameter and its values (repeatable)",
     )
     sweep.add_argument("--out", type=Path, required=True, help="folder for the runs and tables")
-    sweep.add_argument("--seed", type=_int_from(0), default=0)
-    sweep.add_argument("--base-url", help="OpenAI-compatible endpoint for openai: models")
-    sweep.add_argument("--concurrency", type=_int_from(1), default=16)
-    sweep.add_argument("--no-progress", action="store_true")
-    _add_settings_arguments(sweep)
+    sweep.add_argument(
+        "--executor",
+        choices=EXECUTORS,
+        default="local",
+        help="local: cells one after another; ray: each cell a Ray task (the ray extra), "
+        "endpoint limits held across all cells",
+    )
+    sweep.add_argument(
+        "--ray-address", help="Ray cluster to join (default: a local one; see docs/sweeps.md)"
+    )
+    _add_run_arguments(sweep)
     sweep.set_defaults(handler=_sweep)
 
     prompts = commands.add_parser(
@@ -177,10 +174,18 @@ def _parser() -> argparse.ArgumentParser:
     metrics.set_defaults(handler=_metrics)
 
     export = commands.add_parser("export", help="write the events in the documented schema")
-    export.add_argument("run_dir", type=Path)
-    export.add_argument("--format", choices=["jsonl"], default="jsonl")
+    export.add_argument("run_dir", type=Path, help="a run directory (parquet: or a sweep's)")
     export.add_argument(
-        "--output", type=Path, help="file to write, - for stdout (default RUN_DIR/events.jsonl)"
+        "--format",
+        choices=["jsonl", "parquet"],
+        default="jsonl",
+        help="jsonl: one JSON object per event; parquet: one row per event, payload fields "
+        "flattened, a sweep's cells in one file (docs/sweeps.md)",
+    )
+    export.add_argument(
+        "--output",
+        type=Path,
+        help="file to write, - for stdout (jsonl only; default RUN_DIR/events.jsonl|parquet)",
     )
     export.set_defaults(handler=_export)
     _add_cache_commands(commands)
@@ -235,6 +240,41 @@ def _view(args: argparse.Namespace, extra: Sequence[str]) -> int:
     size = target.stat().st_size
     out.print(f"{target}: {_size(size)}, {sum(len(r['agents']['rows']) for r in runs)} agents")
     return 0
+
+
+def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """What `run` and `sweep` share: the seed, the endpoint and its limits, the cache, and
+    the settings; a sweep passes every one of them to each of its runs."""
+    parser.add_argument("--seed", type=_int_from(0), default=0)
+    parser.add_argument("--base-url", help="OpenAI-compatible endpoint; key from OPENAI_API_KEY")
+    parser.add_argument(
+        "--concurrency", type=_int_from(1), default=16, help="model requests in flight"
+    )
+    parser.add_argument("--rpm", type=_positive, help="at most this many requests per minute")
+    parser.add_argument("--timeout", type=_positive, default=60.0, help="seconds per attempt")
+    parser.add_argument("--max-attempts", type=_int_from(1), default=5, help="attempts per request")
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    parser.add_argument("--cache-dir", type=Path, help="response cache location")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    _add_settings_arguments(parser)
+
+
+def _run_options(args: argparse.Namespace) -> dict[str, Any]:
+    """`run_scenario`'s keyword arguments from the options `_add_run_arguments` added."""
+    return dict(
+        seed=args.seed,
+        base_url=args.base_url,
+        use_cache=not args.no_cache,
+        cache_dir=args.cache_dir,
+        concurrency=args.concurrency,
+        requests_per_minute=args.rpm,
+        retry=RetryPolicy(max_attempts=args.max_attempts, timeout=args.timeout),
+        progress=not args.no_progress,
+        console=err,
+        settings=_settings(args),
+        roles=_roles(args),
+        prompts=args.prompts,
+    )
 
 
 def _add_settings_arguments(parser: argparse.ArgumentParser) -> None:
@@ -336,23 +376,7 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> int:
     scenario = resolve_scenario(args.scenario)
     params = scenario.parse_params(scenario_values(extra))
     result = run_scenario(
-        scenario,
-        params,
-        seed=args.seed,
-        model=args.model,
-        base_url=args.base_url,
-        out=args.out,
-        resume=args.resume,
-        use_cache=not args.no_cache,
-        cache_dir=args.cache_dir,
-        concurrency=args.concurrency,
-        requests_per_minute=args.rpm,
-        retry=RetryPolicy(max_attempts=args.max_attempts, timeout=args.timeout),
-        progress=not args.no_progress,
-        console=err,
-        settings=_settings(args),
-        roles=_roles(args),
-        prompts=args.prompts,
+        scenario, params, model=args.model, out=args.out, resume=args.resume, **_run_options(args)
     )
     llm = result.manifest["llm"]
     for line in result.report:
@@ -380,16 +404,20 @@ def _sweep(args: argparse.Namespace, extra: Sequence[str]) -> int:
         grid,
         scenario_values(extra),
         out=args.out,
-        seed=args.seed,
-        base_url=args.base_url,
-        concurrency=args.concurrency,
-        progress=not args.no_progress,
-        console=err,
-        settings=_settings(args),
-        roles=_roles(args),
-        prompts=args.prompts,
+        executor=args.executor,
+        ray_address=args.ray_address,
+        **_run_options(args),
     )
     out.print(f"{len(result.runs)} runs under {result.directory}")
+    if result.failed:
+        for failure in result.failed:
+            err.print(f"cell {failure.cell} failed: {failure.error}", markup=False)
+        names = ", ".join(failure.cell for failure in result.failed)
+        return _fail(
+            f"{len(result.failed)} of {len(result.failed) + len(result.runs)} cells failed "
+            f"({names}); no combined table written; the same command resumes them",
+            1,
+        )
     for report in result.reports:
         out.print(f"  {report}")
     invalid = [str(run.run_dir) for run in result.runs if not run.valid]
@@ -503,6 +531,8 @@ def _metrics(args: argparse.Namespace, extra: Sequence[str]) -> int:
 
 
 def _export(args: argparse.Namespace, extra: Sequence[str]) -> int:
+    if args.format == "parquet":
+        return _export_parquet(args.run_dir, args.output)
     target = args.output or args.run_dir / "events.jsonl"
     with _open_store(args.run_dir) as store:
         if str(target) == "-":  # stdout carries the events alone; the count goes to stderr
@@ -515,6 +545,19 @@ def _export(args: argparse.Namespace, extra: Sequence[str]) -> int:
             reason = exc.strerror or exc
             raise RunError(f"cannot write {target} ({reason}); choose another --output") from None
     out.print(f"{count} events written to {target}")
+    return 0
+
+
+def _export_parquet(run_dir: Path, output: Path | None) -> int:
+    """A run's events, or every cell's of a sweep (a folder of runs), as one Parquet file."""
+    if output is not None and str(output) == "-":
+        raise RunError("--output -: Parquet is binary; name a file (stdout is for jsonl)")
+    is_sweep = run_dir.is_dir() and not (run_dir / MANIFEST_FILE).exists()
+    frame = sweep_events(run_dir) if is_sweep else run_events(run_dir)
+    target = output or run_dir / PARQUET_FILE
+    count = write_parquet(frame, target)
+    what = f" from {frame['cell'].nunique()} runs" if is_sweep else ""
+    out.print(f"{count} events{what} written to {target}")
     return 0
 
 

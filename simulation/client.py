@@ -27,6 +27,7 @@ from tenacity import (
 
 from .cache import ResponseCache
 from .endpoint_errors import timeout_error
+from .limiter import EndpointLimiter
 from .llm import Backend, ChatRequest, ChatResponse, LLMError, TransientLLMError
 
 __all__ = ["LLMCallFailedError", "LLMClient", "ModelPool", "RetryPolicy"]
@@ -68,6 +69,7 @@ class LLMClient:
         emit: Emit | None = None,
         incident: Emit | None = None,
         replay: Callable[[str], dict[str, Any] | None] | None = None,
+        limiter: EndpointLimiter | None = None,
     ) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
@@ -79,6 +81,8 @@ class LLMClient:
         self._slots = asyncio.Semaphore(concurrency)
         # Evenly paced (a bucket of one), so a minute's quota is not spent in a first burst.
         self._limiter = AsyncLimiter(1, 60 / requests_per_minute) if requests_per_minute else None
+        if limiter is not None:  # limits shared with other runs (a sweep's workers)
+            self._slots, self._limiter = limiter.slots, limiter.pacer
         self._emit = emit or (lambda *args, **kwargs: None)
         self._incident = incident or self._emit
         self._replay = replay or (lambda key: None)

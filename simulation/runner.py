@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import time
+import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from .cache import ResponseCache, default_cache_dir
 from .client import LLMClient, ModelPool, RetryPolicy
 from .event_log import EventLog, ResumeState
 from .events import SCHEMA_VERSION, EventStore, events_frame
+from .limiter import EndpointLimiter
 from .llm import RESPONSE_FORMATS, Backend, PermanentLLMError, ResponseFormat
 from .model import Simulation
 from .openai_backend import OpenAIBackend
@@ -216,6 +218,7 @@ async def arun_scenario(
     settings: RunSettings | None = None,
     roles: Mapping[str, Sequence[str]] | None = None,
     prompts: str | Path | None = None,
+    limiter_for: Callable[[Backend], EndpointLimiter | None] | None = None,
 ) -> RunResult:
     """Run (or resume) a scenario and return where it went and what it measured.
 
@@ -224,6 +227,8 @@ async def arun_scenario(
     no cap, at most 20% failed decisions, groups of 5). `roles`: model specs for the scenario's
     roles by name (`{"judge": ["openai:gpt-4o"]}`); `model` (or `backend`) plays the others.
     `prompts`: an edited prompt pack (`personasim prompts SCENARIO` writes the shipped one).
+    `limiter_for`: limits shared with other runs for a backend's endpoint (a sweep on Ray),
+    or None to keep this run's own `concurrency` and `requests_per_minute`.
     Every input is checked before the run directory is created, so bad input leaves nothing.
     """
     settings = settings or RunSettings()
@@ -278,6 +283,7 @@ async def arun_scenario(
                     emit=log.emit,
                     incident=log.incident,
                     replay=log.logged_response if resume_state else None,
+                    limiter=limiter_for(backend) if limiter_for else None,
                 )
 
             models = ModelPool(
@@ -492,7 +498,8 @@ def _make_writable_dir(directory: Path, flag: str) -> None:
     first_new = next((p for p in (*reversed(directory.parents), directory) if not p.exists()), None)
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        probe = directory / ".personasim-write-test"
+        # Named per process: a sweep's workers probe the shared cache folder at the same time.
+        probe = directory / f".personasim-write-test-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         probe.touch()
         probe.unlink()
     except OSError as exc:

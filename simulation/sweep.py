@@ -1,26 +1,63 @@
 """Sweeps: one scenario over several models and parameter values, into one combined table.
 
-Each combination is an ordinary run in its own directory under the sweep's folder, so every
-run can be replayed, re-scored or resumed on its own. Runs share the response cache, so a
-repeated sweep makes no model calls, and an interrupted sweep continues where it stopped: a
-complete run is reused, an interrupted one resumed.
+Each combination (a *cell*: model × parameter values × seed) is an ordinary run in its own
+directory under the sweep's folder, so every run can be replayed, re-scored or resumed on its
+own. Runs share the response cache, so a repeated sweep makes no model calls, and an
+interrupted sweep continues where it stopped: a complete run is reused, an interrupted one
+resumed. Cells run one after another (`executor="local"`) or as Ray tasks
+(`executor="ray"`, `simulation/ray_sweep.py`); both give the same runs and tables.
 """
 
 from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from .runner import MANIFEST_FILE, RunResult, run_scenario
+from .limiter import EndpointLimiter
+from .llm import Backend
+from .runner import MANIFEST_FILE, RunError, RunResult, run_scenario
 from .scenario import Scenario
-from .scenario_file import resolve_scenario
+from .scenario_file import (
+    is_scenario_path,
+    load_scenario_file,
+    resolve_scenario,
+    scenario_file_record,
+)
 from .tables import write_table
 
-__all__ = ["SweepResult", "run_sweep"]
+__all__ = ["EXECUTORS", "CellFailure", "SweepCell", "SweepResult", "run_cell", "run_sweep"]
+
+Executor = Literal["local", "ray"]
+EXECUTORS: tuple[str, ...] = ("local", "ray")
+
+ScenarioRef = str | tuple[str, str] | type[Scenario]
+"""How a cell names its scenario so that another process can load it: a registered name, a
+scenario file as (path, class name), or a class importable by reference."""
+
+
+@dataclass(frozen=True)
+class SweepCell:
+    """One run of a sweep: a model, one combination of the varied values and the seed."""
+
+    name: str
+    model: str
+    point: dict[str, Any]
+    params: dict[str, Any]
+    """Every scenario parameter as given (the cell validates them again where it runs)."""
+    run_dir: Path
+
+
+@dataclass(frozen=True)
+class CellFailure:
+    """A cell that failed on every attempt; its run directory can be resumed."""
+
+    cell: str
+    run_dir: Path
+    error: str
 
 
 @dataclass
@@ -29,6 +66,8 @@ class SweepResult:
     runs: list[RunResult]
     rows: list[dict[str, Any]]
     reports: list[Path]
+    failed: list[CellFailure] = field(default_factory=list)
+    """Cells that failed (Ray executor); the combined tables are written only when none did."""
 
 
 def run_sweep(
@@ -38,34 +77,91 @@ def run_sweep(
     params: Mapping[str, Any] | None = None,
     *,
     out: str | Path,
+    executor: Executor = "local",
+    ray_address: str | None = None,
     **run_options: Any,
 ) -> SweepResult:
     """Run every (model, grid point) combination; write `combined.csv` / `combined.md`.
 
     `run_options` are passed to each `run_scenario` call (seed, base_url, concurrency, ...).
+    `executor="ray"` runs each cell as a Ray task (on the cluster at `ray_address`, else the
+    one this process is connected to, else a local one) with each endpoint's `concurrency`
+    and `requests_per_minute` held across all cells; see docs/sweeps.md.
     """
+    if executor not in EXECUTORS:
+        raise RunError(f"executor {executor!r}: use one of {', '.join(EXECUTORS)}")
+    if ray_address is not None and executor != "ray":
+        raise RunError("--ray-address is for --executor ray")
     scenario_cls = resolve_scenario(str(scenario)) if isinstance(scenario, str | Path) else scenario
     directory = Path(out)
     grid = dict(grid or {})
     points = [dict(zip(grid, values, strict=True)) for values in itertools.product(*grid.values())]
     # Validate every combination before the first run starts; label rows with typed values.
     checked = [scenario_cls.parse_params({**(params or {}), **point}) for point in points]
+    cells = [
+        SweepCell(
+            _run_name(model, point),
+            model,
+            point,
+            {**(params or {}), **point},
+            directory / _run_name(model, point),
+        )
+        for model in models
+        for point in points
+    ]
+    failed: list[CellFailure] = []
+    if executor == "ray":
+        from .ray_sweep import run_cells_on_ray  # Ray is an optional extra
+
+        results, failed = run_cells_on_ray(
+            _scenario_ref(scenario, scenario_cls), cells, run_options, address=ray_address
+        )
+    else:
+        results = [run_cell(scenario_cls, cell, run_options) for cell in cells]
     runs, rows = [], []
-    for model in models:
-        for point, point_params in zip(points, checked, strict=True):
-            run_dir = directory / _run_name(model, point)
-            resume = (run_dir / MANIFEST_FILE).exists()
-            result = run_scenario(
-                scenario_cls, point_params, model=model, out=run_dir, resume=resume, **run_options
-            )
-            runs.append(result)
-            labels = {"model": model, **{name: getattr(point_params, name) for name in point}}
-            summary = scenario_cls.summary_rows(result.metrics["metrics"])
-            rows += [{**labels, **row} for row in summary]
+    typed = checked * len(models)
+    for cell, point_params, result in zip(cells, typed, results, strict=True):
+        if result is None:
+            continue
+        runs.append(result)
+        labels = {"model": cell.model, **{name: getattr(point_params, name) for name in grid}}
+        summary = scenario_cls.summary_rows(result.metrics["metrics"])
+        rows += [{**labels, **row} for row in summary]
     directory.mkdir(parents=True, exist_ok=True)
+    if failed:  # a table missing cells would pass for the sweep's result
+        return SweepResult(directory, runs, rows, [], failed)
     reports = write_table(rows, directory, "combined")
     reports += scenario_cls.write_sweep_reports(rows, list(grid), directory)
     return SweepResult(directory, runs, rows, reports)
+
+
+def run_cell(
+    scenario: ScenarioRef,
+    cell: SweepCell,
+    run_options: Mapping[str, Any],
+    limiter_for: Callable[[Backend], EndpointLimiter | None] | None = None,
+) -> RunResult:
+    """Run one cell into its directory, resuming what an earlier attempt left there."""
+    if isinstance(scenario, tuple):
+        scenario = load_scenario_file(*scenario)
+    resume = (cell.run_dir / MANIFEST_FILE).exists()
+    return run_scenario(
+        scenario,
+        cell.params,
+        model=cell.model,
+        out=cell.run_dir,
+        resume=resume,
+        limiter_for=limiter_for,
+        **run_options,
+    )
+
+
+def _scenario_ref(scenario: str | Path | type[Scenario], cls: type[Scenario]) -> ScenarioRef:
+    """A reference another process can load: a file scenario by path, else as given."""
+    if isinstance(scenario, str | Path) and not is_scenario_path(str(scenario)):
+        return str(scenario)
+    record = scenario_file_record(cls)
+    return (record["path"], record["class"]) if record else cls
 
 
 def _run_name(model: str, point: Mapping[str, Any]) -> str:

@@ -146,7 +146,7 @@ def test_created_directories_are_removed_when_the_run_directory_is_not_writable(
     real_touch = Path.touch
 
     def refuse(self: Path, *args, **kwargs) -> None:
-        if self.name == ".personasim-write-test":
+        if self.name.startswith(".personasim-write-test"):
             raise PermissionError(13, "Permission denied", str(self))
         real_touch(self, *args, **kwargs)
 

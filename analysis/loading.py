@@ -1,0 +1,29 @@
+"""Runs and sweeps as pandas frames, for analysis in a notebook or script.
+
+Thin, documented entry points over `personasim.simulation.event_data`, which the
+`personasim export --format parquet` command writes from, so a frame loaded here and a Parquet
+file exported there hold the same rows and columns (`payload` is a dict here, JSON text there).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from personasim.simulation.event_data import run_events, sweep_events
+
+__all__ = ["load_events", "load_sweep"]
+
+
+def load_events(run_dir: str | Path) -> pd.DataFrame:
+    """One row per event of the run in `run_dir`: `seq`, `round`, `agent_id`, `kind`, `scope`,
+    `ts`, `payload` (a dict) and the payload's fields as `payload.<key>` columns (two levels
+    deep, e.g. `payload.response.usage.prompt_tokens`); see docs/sweeps.md."""
+    return run_events(run_dir)
+
+
+def load_sweep(sweep_dir: str | Path) -> pd.DataFrame:
+    """Every run of the sweep in `sweep_dir` in one frame (as `load_events`), with a first
+    column `cell`: the run directory's name, e.g. `scripted__endowment=10`."""
+    return sweep_events(sweep_dir)

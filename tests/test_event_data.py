@@ -1,0 +1,122 @@
+"""Events as data: `personasim export --format parquet` (one row per event, payload fields
+flattened), `load_events` / `load_sweep`, and the runnable example in docs/sweeps.md."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from personasim.analysis import load_events, load_sweep
+from personasim.simulation import run_scenario
+from personasim.simulation.cli import main
+from personasim.simulation.sqlite_store import SQLiteEventStore
+from personasim.simulation.sweep import run_sweep
+
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "sweeps.md"
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("run") / "r"
+    run_scenario("trust-population", {"n_personas": 5}, out=out, progress=False, use_cache=False)
+    return out
+
+
+def logged(run_dir: Path) -> list:
+    with SQLiteEventStore(run_dir / "events.sqlite") as store:
+        return list(store.read())
+
+
+def test_parquet_export_has_one_row_per_event_and_round_trips(run_dir: Path, capsys) -> None:
+    assert main(["export", str(run_dir), "--format", "parquet"]) == 0
+    events = logged(run_dir)
+    assert f"{len(events)} events written to" in capsys.readouterr().out
+    table = pd.read_parquet(run_dir / "events.parquet")
+    assert len(table) == len(events)
+    assert list(table["seq"]) == [e.seq for e in events]
+    assert [json.loads(p) for p in table["payload"]] == [e.payload for e in events]
+    by_seq = table.set_index("seq")
+    calls = [e for e in events if e.kind == "llm.call"]
+    transfers = [e for e in events if e.kind == "trust.transfer"]
+    assert calls and transfers
+    for event in calls:
+        row = by_seq.loc[event.seq]
+        assert row["payload.task"] == event.payload["task"]
+        assert row["payload.response.text"] == event.payload["response"]["text"]
+        usage = event.payload["response"]["usage"]
+        assert row["payload.response.usage.prompt_tokens"] == usage["prompt_tokens"]
+        assert json.loads(row["payload.messages"]) == event.payload["messages"]
+    for event in transfers:
+        assert by_seq.loc[event.seq, "payload.sent"] == event.payload["sent"]
+        assert by_seq.loc[event.seq, "agent_id"] == event.agent_id
+    assert str(table["payload.sent"].dtype) == "Int64"  # integers stay integers
+    assert table["payload.cached"].dropna().map(type).eq(bool).all()
+
+
+def test_load_events_is_the_exported_table_with_payload_as_dicts(
+    run_dir: Path, tmp_path: Path
+) -> None:
+    frame = load_events(run_dir)
+    events = logged(run_dir)
+    assert len(frame) == len(events)
+    assert list(frame["payload"]) == [e.payload for e in events]
+    assert list(frame["kind"]) == [e.kind for e in events]
+    target = tmp_path / "copy.parquet"
+    assert main(["export", str(run_dir), "--format", "parquet", "--output", str(target)]) == 0
+    exported = pd.read_parquet(target)
+    assert list(exported.columns) == list(frame.columns)
+    flat = [c for c in frame.columns if c.startswith("payload.")]
+    pd.testing.assert_frame_equal(exported[flat], frame[flat], check_dtype=False)
+
+
+def test_a_sweeps_events_in_one_file_with_a_cell_column(tmp_path: Path, capsys) -> None:
+    sweep = run_sweep(
+        "trust-population", ["scripted"], {"n_personas": ["3", "4"]},
+        out=tmp_path / "sweep", progress=False,
+    )  # fmt: skip
+    counts = {run.run_dir.name: len(logged(run.run_dir)) for run in sweep.runs}
+    assert main(["export", str(tmp_path / "sweep"), "--format", "parquet"]) == 0
+    assert f"{sum(counts.values())} events from 2 runs" in capsys.readouterr().out
+    table = pd.read_parquet(tmp_path / "sweep" / "events.parquet")
+    assert table["cell"].value_counts().to_dict() == counts
+    frame = load_sweep(tmp_path / "sweep")
+    assert frame["cell"].value_counts().to_dict() == counts
+    assert list(frame.columns) == list(table.columns)
+    first = sweep.runs[0].run_dir
+    own = frame[frame["cell"] == first.name].reset_index(drop=True)
+    assert list(own["payload"]) == [e.payload for e in logged(first)]
+
+
+@pytest.mark.parametrize(
+    ("target", "flags", "message"),
+    [
+        ("run", ["--output", "-"], "Parquet is binary; name a file"),
+        ("empty", [], "not a sweep directory (no run directories in it)"),
+        ("missing", [], "nothing: not a run directory (no manifest.json)"),
+    ],
+)
+def test_bad_parquet_exports_exit_2(
+    run_dir: Path, tmp_path: Path, capsys, target: str, flags: list[str], message: str
+) -> None:
+    path = {"run": run_dir, "empty": tmp_path, "missing": tmp_path / "nothing"}[target]
+    assert main(["export", str(path), "--format", "parquet", *flags]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_the_docs_example_runs(tmp_path: Path) -> None:
+    """docs/sweeps.md's `load_events` example, as written, in a fresh folder."""
+    text = DOCS.read_text(encoding="utf-8")
+    (example,) = re.findall(r"<!-- example: load_events -->\n```python\n(.*?)```", text, re.S)
+    cwd = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        namespace: dict = {}
+        exec(compile(example, str(DOCS), "exec"), namespace)
+    finally:
+        os.chdir(cwd)
+    assert len(namespace["events"]) == len(logged(tmp_path / "runs" / "example"))

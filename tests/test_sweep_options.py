@@ -1,0 +1,87 @@
+"""`personasim sweep` takes every option `run` takes, and each reaches every cell's run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from personasim.simulation.cli import main
+
+CLASSROOM = [
+    "classroom", "--n-questions", "2", "--strategies", "zero-shot", "--races", "none",
+    "--orders", "before", "--vary", "repetitions=1,2",
+]  # fmt: skip
+
+
+def sweep_with_every_option(tmp_path: Path, executor: str) -> tuple[int, Path, Path, Path]:
+    """A two-cell classroom sweep with every run option set away from its default."""
+    pack, cache, out = tmp_path / "pack.yaml", tmp_path / "own-cache", tmp_path / "sweep"
+    assert main(["prompts", "classroom", "--output", str(pack)]) == 0
+    code = main(
+        [
+            "sweep", *CLASSROOM, "--executor", executor, "--out", str(out), "--no-progress",
+            "--seed", "4", "--role", "judge=scripted:seed=5", "--prompts", str(pack),
+            "--response-format", "json_schema", "--max-tokens", "50",
+            "--max-failure-rate", "0.5", "--min-group-n", "2", "--concurrency", "3",
+            "--rpm", "60000", "--timeout", "7", "--max-attempts", "2",
+            "--no-cache", "--cache-dir", str(cache),
+        ]
+    )  # fmt: skip
+    return code, out, pack, cache
+
+
+def check_every_cell(out: Path, pack: Path, cache: Path) -> None:
+    cells = sorted(p for p in out.iterdir() if p.is_dir())
+    assert [c.name for c in cells] == ["scripted__repetitions=1", "scripted__repetitions=2"]
+    for cell in cells:
+        manifest = json.loads((cell / "manifest.json").read_text())
+        assert manifest["status"] == "complete"
+        assert manifest["seed"] == 4
+        assert manifest["roles"] == {"student": ["scripted"], "judge": ["scripted:seed=5"]}
+        assert manifest["prompts"]["path"] == str(pack)
+        assert manifest["response_format"] == "json_schema"
+        assert manifest["max_tokens"] == 50
+        assert manifest["validity"]["max_failure_rate"] == 0.5
+        assert manifest["validity"]["min_group_n"] == 2
+        assert manifest["client"] == {
+            "concurrency": 3,
+            "requests_per_minute": 60000.0,
+            "timeout_s": 7.0,
+            "max_attempts": 2,
+        }
+        assert manifest["llm"]["cache_hits"] == 0
+    assert not cache.exists()  # --no-cache: neither read nor written
+
+
+def test_every_run_option_reaches_every_cell(tmp_path: Path) -> None:
+    code, out, pack, cache = sweep_with_every_option(tmp_path, "local")
+    assert code == 0
+    check_every_cell(out, pack, cache)
+
+
+def test_the_cache_dir_reaches_every_cell(tmp_path: Path) -> None:
+    cache = tmp_path / "own-cache"
+    args = ["sweep", *CLASSROOM, "--no-progress", "--cache-dir", str(cache)]
+    assert main([*args, "--out", str(tmp_path / "first")]) == 0
+    assert (cache / "responses.sqlite").is_file()
+    again = tmp_path / "again"
+    assert main([*args, "--out", str(again)]) == 0
+    for cell in (p for p in again.iterdir() if p.is_dir()):
+        llm = json.loads((cell / "manifest.json").read_text())["llm"]
+        assert llm["cache_hits"] > 0 and llm["calls"] == 0
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--ray-address", "auto"], "--ray-address is for --executor ray"),
+        (["--executor", "spark"], "invalid choice: 'spark'"),
+    ],
+)
+def test_bad_executor_flags_exit_2(tmp_path: Path, capsys, flags: list[str], message: str) -> None:
+    out = tmp_path / "sweep"
+    assert main(["sweep", *CLASSROOM, "--out", str(out), *flags]) == 2
+    assert message in capsys.readouterr().err
+    assert not out.exists()
