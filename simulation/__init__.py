@@ -6,6 +6,14 @@ from .client import LLMCallFailedError, LLMClient, ModelPool, RetryPolicy
 from .environment import Environment, InvalidActionError
 from .event_log import EventLog, ResumeMismatchError, ResumeState
 from .events import INCIDENT_SCOPE, MAIN_SCOPE, SCHEMA_VERSION, Event, EventStore, events_frame
+from .importers import (
+    ImportedEvent,
+    ImportedRun,
+    ImportFormat,
+    import_formats,
+    import_run,
+    register_import_format,
+)
 from .langchain_backend import LangChainBackend
 from .llm import (
     Backend,
@@ -64,6 +72,9 @@ __all__ = [
     "EventLog",
     "EventStore",
     "EventStoreError",
+    "ImportFormat",
+    "ImportedEvent",
+    "ImportedRun",
     "InvalidActionError",
     "LLMCallFailedError",
     "LLMClient",
@@ -104,10 +115,13 @@ __all__ = [
     "default_cache_dir",
     "events_frame",
     "get_scenario",
+    "import_formats",
+    "import_run",
     "list_scenarios",
     "load_scenario_file",
     "make_backend",
     "read_input",
+    "register_import_format",
     "register_scenario",
     "resolve_scenario",
     "response_format_for",

@@ -23,6 +23,7 @@ from rich.markup import escape
 from .cache import CacheError, cache_info, clear_cache
 from .client import RetryPolicy
 from .event_log import ResumeMismatchError
+from .import_cli import add_import_command
 from .llm import RESPONSE_FORMATS, LLMError
 from .replay import agent_events, export_jsonl, render_overview, render_trajectory
 from .roles import RoleError, parse_role_args
@@ -67,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     try:
         args, extra = parser.parse_known_args(argv)
-        if extra and args.command not in ("run", "sweep"):
+        if extra and args.command not in ("run", "sweep", "import"):
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
     except _UsageError as exc:
         return _fail(str(exc), 2)
@@ -183,6 +184,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     export.set_defaults(handler=_export)
     _add_cache_commands(commands)
+    add_import_command(commands, out)
     return parser
 
 
