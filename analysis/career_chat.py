@@ -669,12 +669,14 @@ def table3_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def confidence_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
-    """Figure 4: mean probability of the selected option per format."""
+    """Figure 4: mean probability of the selected option (the paper's text) and of the most
+    likely option (`confidence_top`) per format."""
     return [
         {
             "model": metrics["model"],
             "format": "BA_user" if fmt == "profile" else "BA_dialogue",
             "confidence": metrics["probes"][fmt]["confidence"],
+            "confidence_top": metrics["probes"][fmt]["confidence_top"],
             "one_hot_fallback": metrics["probes"][fmt]["one_hot_fallback"],
         }
         for fmt in FORMATS
@@ -790,6 +792,11 @@ def report_lines(metrics: dict[str, Any]) -> list[str]:
     return lines
 
 
+SIGNIFICANT = ".3g"
+"""Markdown tables of distances and ratios show three significant figures: baselines are ~1e-3,
+which two decimals would print as 0.00."""
+
+
 def write_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
     """Tables 1, 2, 3 (and 5 with human ratings) as CSV and Markdown, Figure 4's numbers and
     Figure 5 per grouping."""
@@ -801,12 +808,20 @@ def write_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
         "table2_adaptation",
         flag="small",
         notes=[small_note(smallest, "users in a group of the pair")],
+        floatfmt=SIGNIFICANT,
     )
     users = small_note(smallest, "users or dialogues in the row")
     files += write_table(
-        table3_rows(metrics), directory, "table3_consistency", flag="small", notes=[users]
+        table3_rows(metrics),
+        directory,
+        "table3_consistency",
+        flag="small",
+        notes=[users],
+        floatfmt=SIGNIFICANT,
     )
-    files += write_table(confidence_rows(metrics), directory, "figure4_confidence")
+    files += write_table(
+        confidence_rows(metrics), directory, "figure4_confidence", floatfmt=SIGNIFICANT
+    )
     if metrics["human_alignment"]:
         files += write_table(
             metrics["human_alignment"],

@@ -72,7 +72,9 @@ def test_imported_run_is_marked_and_checkable(imported: Path) -> None:
         assert sources[flag]["file"] == path.name  # a name, never the machine's directory
     assert main(["metrics", str(imported), "--check"]) == 0
     assert main(["replay", str(imported), "--agent", "user3"]) == 0
-    assert (imported / "reports" / "table2_adaptation.csv").is_file()
+    table2 = (imported / "reports" / "table2_adaptation.md").read_text()
+    baseline = json.loads((DATA / "reference.json").read_text())["adaptation"]["dialogue"]
+    assert f"{baseline['age']['baseline']:.3g}" in table2  # three significant figures, not 0.01
     assert [f.name for f in import_formats("career-chat")] == ["model-behavior-adaption"]
 
 
