@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import minimize
 
+from .career_countries import development_level
 from .event_tables import min_group_n, payloads, rounded
 from .reports import model_label, save_figure, small_note, write_table
 from .stats import mean_of, ratio_of, small_groups
@@ -29,9 +30,9 @@ from .undefined import CONSTANT, NO_VALUES, Statistic, Undefined, shown_stat, st
 
 __all__ = [
     "AGE_BINS",
-    "COUNTRY_INCOME_GROUP",
     "DIMENSIONS",
     "DIMENSION_LABELS",
+    "EDUCATION_ALIASES",
     "FORMATS",
     "GROUPINGS",
     "JOB_CATEGORY_KEYWORDS",
@@ -42,6 +43,7 @@ __all__ = [
     "compute_metrics",
     "confidence_rows",
     "country_group",
+    "education_label",
     "emd_ordinal",
     "figure5",
     "group_distances",
@@ -316,6 +318,14 @@ AGE_BINS = ("<30", "30-40", "40-50", "50-60", ">60")
 """10-year brackets; 30 falls in 30-40 and 60 in >60 (the paper leaves the edges open)."""
 
 
+EDUCATION_ALIASES = {"Bachelor's Degree": "Bachelor's", "Master's Degree": "Master's"}
+"""The paper's seed-file labels (its Kaggle recruitment CSV) for our education levels."""
+
+
+def education_label(education: str) -> str:
+    return EDUCATION_ALIASES.get(education, education)
+
+
 def age_bin(age: int) -> str:
     if age < 30:
         return "<30"
@@ -325,67 +335,9 @@ def age_bin(age: int) -> str:
     return f"{low}-{low + 10}"
 
 
-COUNTRY_INCOME_GROUP: dict[str, str] = {
-    **dict.fromkeys(
-        (
-            "Australia",
-            "Canada",
-            "Chile",
-            "France",
-            "Germany",
-            "Italy",
-            "Japan",
-            "Netherlands",
-            "Norway",
-            "Poland",
-            "Saudi Arabia",
-            "Singapore",
-            "South Korea",
-            "Spain",
-            "Sweden",
-            "Switzerland",
-            "United Arab Emirates",
-            "United Kingdom",
-            "United States",
-        ),
-        "high",
-    ),
-    **dict.fromkeys(
-        (
-            "Argentina",
-            "Brazil",
-            "China",
-            "Colombia",
-            "Indonesia",
-            "Malaysia",
-            "Mexico",
-            "South Africa",
-            "Thailand",
-            "Turkey",
-        ),
-        "upper-middle",
-    ),
-    **dict.fromkeys(
-        (
-            "Bangladesh",
-            "Egypt",
-            "India",
-            "Kenya",
-            "Nigeria",
-            "Pakistan",
-            "Philippines",
-            "Vietnam",
-        ),
-        "lower-middle",
-    ),
-    **dict.fromkeys(("Ethiopia", "Malawi", "Mozambique", "Uganda"), "low"),
-}
-"""World Bank income groups (fiscal year 2024 classification) standing in for the paper's
-"development level" (its mapping came from a model and is not published); others: unknown."""
-
-
 def country_group(country: str) -> str:
-    return COUNTRY_INCOME_GROUP.get(" ".join(country.split()), "unknown")
+    """The authors' development level of the country (`career_countries`; "Unknown" else)."""
+    return development_level(country)
 
 
 JOB_CATEGORY_KEYWORDS: dict[str, tuple[str, ...]] = {
@@ -409,11 +361,12 @@ def job_category(title: str, keywords: Mapping[str, Sequence[str]] = JOB_CATEGOR
 
 GROUPINGS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "age": lambda p: age_bin(int(p["age"])),
-    "education": lambda p: str(p["education"]),
+    "education": lambda p: education_label(str(p["education"])),
     "country": lambda p: country_group(str(p["country"])),
     "job": lambda p: job_category(str(p["job_title"])),
 }
-"""How a profile is grouped for each of the paper's four attributes."""
+"""How a profile is grouped for each of the paper's four attributes (the paper's education
+labels and ours are the same groups)."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -492,7 +445,11 @@ def _probe_table(events: pd.DataFrame) -> pd.DataFrame:
         index=False
     ):
         selected = int(p["value"])
-        distribution = option_distribution(last_call[scope]["response"].get("logprobs"))
+        if "distribution" in p:  # imported (`personasim import`): the released probabilities
+            distribution, source = p["distribution"], "imported"
+        else:
+            distribution = option_distribution(last_call[scope]["response"].get("logprobs"))
+            source = "logprobs" if distribution else "one_hot"
         rows.append(
             {
                 "user": p["user"],
@@ -500,7 +457,7 @@ def _probe_table(events: pd.DataFrame) -> pd.DataFrame:
                 "item": p["item"],
                 "selected": selected,
                 "distribution": distribution or one_hot(selected),
-                "source": "logprobs" if distribution else "one_hot",
+                "source": source,
             }
         )
     columns = ["user", "format", "item", "selected", "distribution", "source"]
@@ -508,13 +465,17 @@ def _probe_table(events: pd.DataFrame) -> pd.DataFrame:
 
 
 def _probe_stats(probes: pd.DataFrame, fmt: str) -> dict[str, Any]:
-    """Figure 4: mean probability of the selected option; one-hot fallbacks counted."""
+    """Figure 4: mean probability of the selected option (`confidence`, the paper's text) and
+    of the most likely option (`confidence_top`, what the released numbers appear to use);
+    one-hot fallbacks counted."""
     rows = probes[probes["format"] == fmt]
     confidence = [d[s - 1] for d, s in zip(rows["distribution"], rows["selected"], strict=True)]
+    top = [max(d) for d in rows["distribution"]]
     return {
         "n": len(rows),
         "one_hot_fallback": int((rows["source"] == "one_hot").sum()),
         **stat_fields("confidence", mean_of(confidence, "no answers")),
+        **stat_fields("confidence_top", mean_of(top, "no answers")),
     }
 
 
@@ -708,12 +669,14 @@ def table3_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def confidence_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
-    """Figure 4: mean probability of the selected option per format."""
+    """Figure 4: mean probability of the selected option (the paper's text) and of the most
+    likely option (`confidence_top`) per format."""
     return [
         {
             "model": metrics["model"],
             "format": "BA_user" if fmt == "profile" else "BA_dialogue",
             "confidence": metrics["probes"][fmt]["confidence"],
+            "confidence_top": metrics["probes"][fmt]["confidence_top"],
             "one_hot_fallback": metrics["probes"][fmt]["one_hot_fallback"],
         }
         for fmt in FORMATS
@@ -733,7 +696,7 @@ def _ratio_matrix(result: dict[str, Any]) -> tuple[list[str], np.ndarray]:
 
 def _group_order(group: str) -> tuple[int, str]:
     order = ("<30", "30-40", "40-50", "50-60", ">60", "High School", "Bachelor's", "Master's")
-    order += ("PhD", "high", "upper-middle", "lower-middle", "low")
+    order += ("PhD", "Developed", "Developing", "Third World", "Unknown")
     return (order.index(group) if group in order else len(order), group)
 
 
@@ -829,6 +792,11 @@ def report_lines(metrics: dict[str, Any]) -> list[str]:
     return lines
 
 
+SIGNIFICANT = ".3g"
+"""Markdown tables of distances and ratios show three significant figures: baselines are ~1e-3,
+which two decimals would print as 0.00."""
+
+
 def write_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
     """Tables 1, 2, 3 (and 5 with human ratings) as CSV and Markdown, Figure 4's numbers and
     Figure 5 per grouping."""
@@ -840,12 +808,20 @@ def write_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
         "table2_adaptation",
         flag="small",
         notes=[small_note(smallest, "users in a group of the pair")],
+        floatfmt=SIGNIFICANT,
     )
     users = small_note(smallest, "users or dialogues in the row")
     files += write_table(
-        table3_rows(metrics), directory, "table3_consistency", flag="small", notes=[users]
+        table3_rows(metrics),
+        directory,
+        "table3_consistency",
+        flag="small",
+        notes=[users],
+        floatfmt=SIGNIFICANT,
     )
-    files += write_table(confidence_rows(metrics), directory, "figure4_confidence")
+    files += write_table(
+        confidence_rows(metrics), directory, "figure4_confidence", floatfmt=SIGNIFICANT
+    )
     if metrics["human_alignment"]:
         files += write_table(
             metrics["human_alignment"],

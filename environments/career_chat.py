@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from personasim.analysis.career_chat import DIMENSIONS
+from personasim.analysis.career_chat import DIMENSIONS, education_label
 from personasim.simulation import (
     Environment,
     InvalidActionError,
@@ -102,12 +102,13 @@ def _profile(path: Path, line: int, row: dict[str, Any]) -> Profile:
         raise CareerChatFileError(path, line, "age and experience must be whole numbers") from None
     if not 16 <= age <= 100 or not 0 <= experience <= age:
         raise CareerChatFileError(path, line, "age must be 16–100 and experience 0–age")
-    if row["education"] not in EDUCATION_LEVELS:
+    education = education_label(" ".join(str(row["education"]).split()))
+    if education not in EDUCATION_LEVELS:
         raise CareerChatFileError(
             path, line, f"education {row['education']!r} is not one of {list(EDUCATION_LEVELS)}"
         )
     text = {f: " ".join(str(row[f]).split()) for f in ("id", "gender", "job_title", "country")}
-    return Profile(age=age, experience=experience, education=row["education"], **text)
+    return Profile(age=age, experience=experience, education=education, **text)
 
 
 def load_profiles(path: Path) -> tuple[Profile, ...]:

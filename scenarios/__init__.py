@@ -1,6 +1,7 @@
 """Built-in scenarios, one file each; importing this package registers them."""
 
 from .career_chat import CareerChatParams, CareerChatScenario
+from .career_chat_import import MODEL_BEHAVIOR_ADAPTION
 from .classroom import ClassroomParams, ClassroomScenario
 from .persona_gym import PersonaGymParams, PersonaGymScenario
 from .trust_beliefs import TrustBeliefs, TrustBeliefsParams
@@ -9,6 +10,7 @@ from .trust_forecast import TrustForecast, TrustForecastParams
 from .trust_population import TrustPopulation, TrustPopulationParams
 
 __all__ = [
+    "MODEL_BEHAVIOR_ADAPTION",
     "CareerChatParams",
     "CareerChatScenario",
     "ClassroomParams",

@@ -7,6 +7,14 @@ from .environment import Environment, InvalidActionError
 from .event_data import events_table, run_events, sweep_events, write_parquet
 from .event_log import EventLog, ResumeMismatchError, ResumeState
 from .events import INCIDENT_SCOPE, MAIN_SCOPE, SCHEMA_VERSION, Event, EventStore, events_frame
+from .importers import (
+    ImportedEvent,
+    ImportedRun,
+    ImportFormat,
+    import_formats,
+    import_run,
+    register_import_format,
+)
 from .langchain_backend import LangChainBackend
 from .limiter import EndpointLimiter
 from .llm import (
@@ -68,6 +76,9 @@ __all__ = [
     "EventLog",
     "EventStore",
     "EventStoreError",
+    "ImportFormat",
+    "ImportedEvent",
+    "ImportedRun",
     "InvalidActionError",
     "LLMCallFailedError",
     "LLMClient",
@@ -109,10 +120,13 @@ __all__ = [
     "events_frame",
     "events_table",
     "get_scenario",
+    "import_formats",
+    "import_run",
     "list_scenarios",
     "load_scenario_file",
     "make_backend",
     "read_input",
+    "register_import_format",
     "register_scenario",
     "resolve_scenario",
     "response_format_for",

@@ -24,6 +24,7 @@ from .cache import CacheError, cache_info, clear_cache
 from .client import RetryPolicy
 from .event_data import PARQUET_FILE, run_events, sweep_events, write_parquet
 from .event_log import ResumeMismatchError
+from .import_cli import add_import_command
 from .llm import RESPONSE_FORMATS, LLMError
 from .replay import agent_events, export_jsonl, render_overview, render_trajectory
 from .roles import RoleError, parse_role_args
@@ -70,7 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     try:
         args, extra = parser.parse_known_args(argv)
-        if extra and args.command not in ("run", "sweep"):
+        if extra and args.command not in ("run", "sweep", "import"):
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
     except _UsageError as exc:
         return _fail(str(exc), 2)
@@ -190,6 +191,7 @@ def _parser() -> argparse.ArgumentParser:
     export.set_defaults(handler=_export)
     _add_cache_commands(commands)
     _add_view_command(commands)
+    add_import_command(commands, out)
     return parser
 
 

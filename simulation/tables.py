@@ -20,9 +20,10 @@ def write_table(
     *,
     flag: str | None = None,
     notes: Sequence[str] = (),
+    floatfmt: str = ".2f",
 ) -> list[Path]:
-    """`name.csv` and `name.md` with the same rows (Markdown floats to 2 decimals, an empty
-    cell as —).
+    """`name.csv` and `name.md` with the same rows (Markdown floats as `floatfmt`, 2 decimals
+    unless told, e.g. ".3g" for distances of order 1e-3; an empty cell as —).
 
     `flag` names a boolean column (e.g. a group too small to trust) that the CSV keeps as
     True/False and the Markdown shows as † or blank; `notes` are footnotes under the Markdown
@@ -34,6 +35,6 @@ def write_table(
     shown = frame.astype(object).where(frame.notna(), None)
     if flag is not None and flag in shown.columns:
         shown[flag] = [MARK if value else "" for value in frame[flag]]
-    text = shown.to_markdown(index=False, floatfmt=".2f", missingval="—")
+    text = shown.to_markdown(index=False, floatfmt=floatfmt, missingval="—")
     md_path.write_text("\n\n".join([text, *notes]) + "\n")
     return [csv_path, md_path]

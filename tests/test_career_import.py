@@ -1,0 +1,127 @@
+"""`personasim import career-chat --format model-behavior-adaption` against the authors' code.
+
+`tests/data/career_mba/reference.json` was computed by the authors' own metric code
+(FerdinandZhong/model_behavior_adaption) on the slice kept here (see that folder's README).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from personasim.simulation import import_formats, import_run
+from personasim.simulation.cli import main
+
+DATA = Path(__file__).parent / "data" / "career_mba"
+FILES = {
+    "profile-answers": DATA / "profile_answers.jsonl",
+    "dialogue-answers": DATA / "dialogue_answers.jsonl",
+    "profiles": DATA / "profiles.csv",
+}
+pytestmark = pytest.mark.timeout(600)  # ~800 JS centroids; slow only on a loaded machine
+
+ALIASES = {"Bachelor's Degree": "Bachelor's", "Master's Degree": "Master's"}
+
+
+def _label(name: str) -> str:
+    return ALIASES.get(name.replace("_", " "), name.replace("_", " "))
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("imp") / "run"
+    import_run("career-chat", "model-behavior-adaption", FILES, {"model-name": "DeepSeek-V3"}, out)
+    return out
+
+
+def test_metrics_equal_the_authors_code(imported: Path) -> None:
+    reference = json.loads((DATA / "reference.json").read_text())
+    metrics = json.loads((imported / "metrics.json").read_text())["metrics"]
+    assert metrics["n_users"] == reference["n_users"] == 25
+    compared = 0
+    for fmt, groupings in reference["adaptation"].items():
+        for grouping, ref in groupings.items():
+            ours = metrics["adaptation"][fmt][grouping]
+            assert ours["groups"] == {_label(g): n for g, n in ref["groups"].items()}
+            assert ours["baseline"] == pytest.approx(ref["baseline"], abs=1e-4)
+            pairs = {frozenset((p["group_a"], p["group_b"])): p for p in ours["pairs"]}
+            for name, distance in ref["pairs"].items():
+                a, b = name.split("--")
+                assert pairs[frozenset((_label(a), _label(b)))]["distance"] == pytest.approx(
+                    distance, abs=1e-4
+                )
+                compared += 1
+    assert compared == 2 * (10 + 6 + 6)  # pairs of 5 age bins, 4 degrees, 4 development levels
+    consistency = metrics["consistency"]["distance"]
+    assert consistency == pytest.approx(reference["consistency_emd_authors_bins"], abs=1e-4)
+    assert metrics["probes"]["profile"]["n"] == 25 * 18
+    assert metrics["probes"]["profile"]["one_hot_fallback"] == 0
+    top = metrics["probes"]["profile"]["confidence_top"]
+    assert top >= metrics["probes"]["profile"]["confidence"]
+
+
+def test_imported_run_is_marked_and_checkable(imported: Path) -> None:
+    manifest = json.loads((imported / "manifest.json").read_text())
+    assert manifest["status"] == "complete" and manifest["llm"]["calls"] == 0
+    sources = manifest["import"]["sources"]
+    for flag, path in FILES.items():
+        assert sources[flag]["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+        assert sources[flag]["file"] == path.name  # a name, never the machine's directory
+    assert main(["metrics", str(imported), "--check"]) == 0
+    assert main(["replay", str(imported), "--agent", "user3"]) == 0
+    table2 = (imported / "reports" / "table2_adaptation.md").read_text()
+    baseline = json.loads((DATA / "reference.json").read_text())["adaptation"]["dialogue"]
+    assert f"{baseline['age']['baseline']:.3g}" in table2  # three significant figures, not 0.01
+    assert [f.name for f in import_formats("career-chat")] == ["model-behavior-adaption"]
+
+
+def _cli(tmp_path: Path, **files: Path) -> list[str]:
+    paths = {**FILES, **files}
+    args = ["import", "career-chat", "--format", "model-behavior-adaption"]
+    args += [item for flag, path in paths.items() for item in (f"--{flag}", str(path))]
+    return [*args, "--out", str(tmp_path / "run")]
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ("{not json", "invalid JSON"),
+        ('{"user_idx": 1}', "needs user_idx"),
+        ('{"user_idx": 0, "value_selections": []}', "appears twice"),
+        (
+            '{"user_idx": 1, "value_selections": [{"question_index": 0, '
+            '"selected_option_id": 2, "normalized_probs": [0.5, 0.4, 0, 0, 0]}]}',
+            "sum to",
+        ),
+        (
+            '{"user_idx": 1, "value_selections": [{"question_index": 0, '
+            '"selected_option_id": 7, "normalized_probs": [1, 0, 0, 0, 0]}]}',
+            "not 1–5",
+        ),
+    ],
+)
+def test_malformed_answers_name_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], line: str, problem: str
+) -> None:
+    bad = tmp_path / "answers.jsonl"
+    good = FILES["profile-answers"].read_text().splitlines()[0]
+    bad.write_text(f"{good}\n{line}\n")
+    assert main(_cli(tmp_path, **{"profile-answers": bad})) == 2
+    err = capsys.readouterr().err
+    assert "answers.jsonl:2: " in " ".join(err.split()) and problem in err
+    assert not (tmp_path / "run").exists()  # nothing half-written
+
+
+def test_bad_profiles_and_unknown_format(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "seed.csv"
+    bad.write_text("Date of Birth,Country\n01-01-1990,India\n")
+    assert main(_cli(tmp_path, profiles=bad)) == 2
+    assert "missing columns" in capsys.readouterr().err
+    args = ["import", "career-chat", "--format", "nope", "--out", str(tmp_path / "r")]
+    assert main(args) == 2
+    assert "model-behavior-adaption" in capsys.readouterr().err
