@@ -3,6 +3,7 @@
 from .career_chat import CareerChatParams, CareerChatScenario
 from .classroom import ClassroomParams, ClassroomScenario
 from .persona_gym import PersonaGymParams, PersonaGymScenario
+from .persona_journey import PersonaJourney, PersonaJourneyParams
 from .trust_beliefs import TrustBeliefs, TrustBeliefsParams
 from .trust_conditioning import TrustConditioning, TrustConditioningParams
 from .trust_forecast import TrustForecast, TrustForecastParams
@@ -15,6 +16,8 @@ __all__ = [
     "ClassroomScenario",
     "PersonaGymParams",
     "PersonaGymScenario",
+    "PersonaJourney",
+    "PersonaJourneyParams",
     "TrustBeliefs",
     "TrustBeliefsParams",
     "TrustConditioning",
