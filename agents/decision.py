@@ -139,7 +139,7 @@ class Decision:
     value: Any
     attempts: int
     error: str | None = None
-    reply: str | None = None
+    reply: str | None = field(default=None, compare=False)
     """The last reply's text (the accepted one when `ok`), e.g. for a later prompt's memory."""
 
 

@@ -17,6 +17,7 @@ The cross-environment metrics are in `analysis/journey.py`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -43,6 +44,7 @@ from personasim.agents.persona_gym_answers import (
     read_answer,
     read_score,
 )
+from personasim.agents.scripted_journey import NextPlace, read_place
 from personasim.agents.trustee import ARCHETYPE_PATTERN
 from personasim.analysis import journey as journey_metrics
 from personasim.environments import TrustGame
@@ -91,7 +93,7 @@ MemoryMode = Literal["none", "summary", "full"]
 class PersonaJourneyParams(PopulationParams):
     n_personas: int = Field(12, ge=1, description="personas sampled from the bank")
     order: tuple[str, ...] = Field(PLACES, description="the route of --route fixed")
-    route: Literal["fixed", "shuffled"] = Field(
+    route: Literal["fixed", "shuffled", "persona"] = Field(
         "fixed",
         description="fixed: --order for all; shuffled: random start, then a random "
         "unvisited neighbour (per persona, seeded)",
@@ -158,6 +160,7 @@ class Traveller:
     visited: list[str] = field(default_factory=list)
     rng: np.random.Generator = field(default_factory=lambda: np.random.default_rng(0))
     """The route rule's draws: seeded from the run in setup, so the order of play is moot."""
+    ended: bool = False
 
 
 @register_scenario
@@ -193,9 +196,9 @@ class PersonaJourney(Scenario):
 
     def rounds(self) -> int:
         return (
-            len(parse_edges(self.params.edges))
-            if self.params.route == "shuffled"
-            else len(self.params.order)
+            len(self.params.order)
+            if self.params.route == "fixed"
+            else len(parse_edges(self.params.edges))
         )
 
     # --- setup -------------------------------------------------------------------------------
@@ -230,35 +233,72 @@ class PersonaJourney(Scenario):
     # --- rounds ------------------------------------------------------------------------------
 
     async def play_round(self, sim: Simulation, round_index: int) -> None:
-        plan = {t.agent.agent_id: (t, self._next_place(t)) for t in self.travellers.values()}
+        plan = {t.agent.agent_id: (t, self._options(t)) for t in self.travellers.values()}
         await sim.concurrently(
             {
-                agent_id: (lambda t=t, place=place: self._step(t, place))
-                for agent_id, (t, place) in plan.items()
-                if place is not None  # a shuffled walk can end early
+                agent_id: (lambda t=t, options=options: self._step(t, options))
+                for agent_id, (t, options) in plan.items()
+                if options  # a walk ends when no unvisited place is one edge away
             }
         )
 
-    def _next_place(self, traveller: Traveller) -> str | None:
+    def _options(self, traveller: Traveller) -> list[str]:
+        """Where the traveller may go next (fixed: its one next place of --order)."""
         p, step = self.params, len(traveller.visited)
+        if traveller.ended:
+            return []
         if p.route == "fixed":
-            return p.order[step] if step < len(p.order) else None
+            return [p.order[step]] if step < len(p.order) else []
         if step == 0:
-            options = [str(n) for n in self.map.graph]
-        else:
-            here = traveller.visited[-1]
-            options = [str(n) for n in self.map.neighbours(here) if n not in traveller.visited]
-        if not options:
-            return None
-        return options[int(traveller.rng.integers(len(options)))]
+            return [p.order[0]] if p.route == "persona" else [str(n) for n in self.map.graph]
+        here = traveller.visited[-1]
+        return [str(n) for n in self.map.neighbours(here) if n not in traveller.visited]
 
-    async def _step(self, traveller: Traveller, place: str) -> None:
+    async def _step(self, traveller: Traveller, options: list[str]) -> None:
+        place = await self._choose(traveller, options)
+        if place is None:
+            traveller.ended = True  # the persona's choice failed: recorded, its walk ends
+            return
         if traveller.visited:
             self.map.move(traveller.agent, place)
         else:
             self.map.place(traveller.agent, place)
         traveller.visited.append(place)
         await {"trust": self._trust, "survey": self._survey, "gym": self._gym}[place](traveller)
+
+    async def _choose(self, t: Traveller, options: list[str]) -> str | None:
+        """The next place: the only option, the rule's seeded draw, or the persona's decision."""
+        if len(options) == 1:
+            return options[0]
+        if self.params.route == "shuffled":
+            return options[int(t.rng.integers(len(options)))]
+        offered = "\n".join(f"- {o}: {self.prompts.text(f'place.{o}')}" for o in options)
+        prompt = self.prompts.render(
+            "choose_place",
+            persona=t.agent.persona.profile_text(),
+            options=offered,
+            format_instructions=format_instructions(NextPlace),
+        )
+        hints = {"options": options, "traits": dict(t.agent.persona.traits)}
+        read = partial(read_place, options=options)
+        task = DecisionTask(
+            name="journey.choose",
+            request=self._request(
+                t,
+                (Message(role="user", content=prompt),),
+                self.params.temperature,
+                "journey.choose",
+                hints,
+            ),
+            parse=json_parser(NextPlace, read),
+            reminder=lambda e: self.packs["gym"].render("json_reminder", error=e),
+            max_repairs=self.params.max_repairs,
+            details={"options": options, "step": len(t.visited) + 1},
+            schema=NextPlace,
+            read=read,
+        )
+        decision = await t.agent.decide(task)
+        return decision.value if decision.ok else None
 
     # --- the three places --------------------------------------------------------------------
 
