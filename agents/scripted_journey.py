@@ -1,9 +1,9 @@
 """The persona's choice of its next place (persona-journey, `--route persona`): the answer's
 schema and the scripted rule (the offline behaviour model, not a language model).
 
-Scripted rule `journey.choose`: a persona with high Openness picks the first option it is
-offered, anyone else a seeded uniform draw among the options; it answers JSON in every format,
-as the prompt asks. Documented in docs/scripted.md and docs/persona-journey.md.
+Scripted rule `journey.choose`: a persona with high Openness To Experience picks the first
+option it is offered, anyone else a seeded uniform draw among the options; it answers JSON in
+every format, as the prompt asks. Documented in docs/scripted.md and docs/persona-journey.md.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def read_place(answer: NextPlace, options: Sequence[str]) -> str:
 @scripted_behaviour("journey.choose")
 def _choose(request: ChatRequest, rng: np.random.Generator) -> str:
     options = list(request.hints["options"])
-    if request.hints.get("traits", {}).get("Openness") == "High":
+    if request.hints.get("traits", {}).get("Openness To Experience") == "High":
         choice = options[0]
     else:
         choice = options[int(rng.integers(len(options)))]

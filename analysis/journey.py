@@ -22,7 +22,7 @@ import pandas as pd
 from scipy import stats
 
 from .career_chat import option_distribution
-from .event_tables import agent_payloads, rounded
+from .event_tables import agent_payloads, min_group_n, rounded
 from .undefined import CONSTANT, Statistic, Undefined, shown_stat, stat_fields
 
 __all__ = [
@@ -244,7 +244,7 @@ def journey_metrics(events: pd.DataFrame) -> dict[str, Any]:
         return metrics
     metrics["personas"] = [_persona_record(r) for r in frame.to_dict("records")]
     metrics["agreement"] = {name: bootstrap_spearman(*_pairs(frame, x, y)) for name, x, y in PAIRS}
-    metrics["per_trait"] = _per_trait(frame)
+    metrics["per_trait"] = _per_trait(frame, min_group_n(events))
     metrics["order_effects"] = _order_effects(frame)
     metrics["memory_effects"] = _memory_effects(frame)
     for name in ("trust_sent", "survey_mean", "gym_score", "survey_stability"):
@@ -261,7 +261,7 @@ def _persona_record(row: Mapping[str, Any]) -> dict[str, Any]:
     return record
 
 
-def _per_trait(frame: pd.DataFrame) -> dict[str, Any]:
+def _per_trait(frame: pd.DataFrame, smallest: int) -> dict[str, Any]:
     """Per trait: do its levels rank alike by trust transfer and by survey answer?"""
     result: dict[str, Any] = {}
     names = sorted({t for traits in frame["traits"] for t in traits})
@@ -275,6 +275,7 @@ def _per_trait(frame: pd.DataFrame) -> dict[str, Any]:
             rho = Undefined(f"fewer than 3 levels with both values ({len(means)})")
         result[trait] = {
             "levels": {str(k): int(sizes[k]) for k in means.index},
+            "small_levels": [str(k) for k in means.index if sizes[k] < smallest],
             **stat_fields("rho_trust_survey", rho),
         }
     return result

@@ -214,9 +214,18 @@ def test_persona_route_follows_the_personas_own_choices(tmp_path: Path) -> None:
         & events["payload"].map(lambda p: p.get("task") == "journey.choose")
     ]
     assert len(choices) == 6  # one real choice per persona: after trust, survey or gym
+    traits = {
+        r.agent_id: r.payload["persona"]["traits"]
+        for r in events[events["kind"] == "agent.created"].itertuples()
+        if "persona" in r.payload
+    }
+    open_minded = [a for a, t in traits.items() if t.get("Openness To Experience") == "High"]
+    assert 0 < len(open_minded) < 6  # the scripted rule's two branches both run
     for row in choices.itertuples():
         assert row.payload["step"] == 2 and sorted(row.payload["options"]) == ["gym", "survey"]
         assert routes[row.agent_id][1] == row.payload["value"]
+        if row.agent_id in open_minded:
+            assert row.payload["value"] == row.payload["options"][0]
         assert routes[row.agent_id][0] == "trust" and len(set(routes[row.agent_id])) == 3
     asked = [c for c in _calls(events, choices.iloc[0].agent_id) if c["task"] == "journey.choose"]
     assert "- survey: a survey about what matters to you" in asked[0]["messages"][0]["content"]
