@@ -141,6 +141,8 @@ class Decision:
     value: Any
     attempts: int
     error: str | None = None
+    reply: str | None = field(default=None, compare=False)
+    """The last reply's text (the accepted one when `ok`), e.g. for a later prompt's memory."""
 
 
 @dataclass(frozen=True)
@@ -230,4 +232,5 @@ async def decide(sim: Simulation, agent_id: str, task: DecisionTask) -> Decision
         {"request": task.request, "attempts": 0}, context=_Context(sim, agent_id, task)
     )
     ok = final.get("error") is None
-    return Decision(ok, final.get("value") if ok else None, final["attempts"], final.get("error"))
+    value = final.get("value") if ok else None
+    return Decision(ok, value, final["attempts"], final.get("error"), final.get("reply"))

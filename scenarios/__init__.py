@@ -4,6 +4,7 @@ from .career_chat import CareerChatParams, CareerChatScenario
 from .career_chat_import import MODEL_BEHAVIOR_ADAPTION
 from .classroom import ClassroomParams, ClassroomScenario
 from .persona_gym import PersonaGymParams, PersonaGymScenario
+from .persona_journey import PersonaJourney, PersonaJourneyParams
 from .trust_beliefs import TrustBeliefs, TrustBeliefsParams
 from .trust_conditioning import TrustConditioning, TrustConditioningParams
 from .trust_forecast import TrustForecast, TrustForecastParams
@@ -17,6 +18,8 @@ __all__ = [
     "ClassroomScenario",
     "PersonaGymParams",
     "PersonaGymScenario",
+    "PersonaJourney",
+    "PersonaJourneyParams",
     "TrustBeliefs",
     "TrustBeliefsParams",
     "TrustConditioning",
