@@ -32,6 +32,7 @@ from .stats import eta_squared, mean_of, rank_levels, sample_sd, summarize_level
 from .undefined import Undefined, first_undefined, read_stat, shown_stat, stat_fields
 
 __all__ = [
+    "analysed_levels",
     "behaviour_metrics",
     "behaviour_scores",
     "belief_eta",
@@ -80,6 +81,7 @@ def behaviour_metrics(
         for e in agent_payloads(events, "agent.created")
         if "persona" in e["payload"]
     }
+    kept = analysed_levels(events)
     if round_index is not None:
         events = events[events["round"] == round_index]
     sent = {e["agent_id"]: e["payload"]["sent"] for e in agent_payloads(events, "trust.transfer")}
@@ -95,9 +97,19 @@ def behaviour_metrics(
         **stat_fields("sd_sent", sample_sd(amounts)),
         "min_group_n": smallest,
         "attributes": {
-            name: _attribute_metrics(name, ids, amounts, traits, smallest) for name in attributes
+            name: _attribute_metrics(
+                name, ids, amounts, traits, smallest, None if kept is None else kept.get(name)
+            )
+            for name in attributes
         },
     }
+
+
+def analysed_levels(events: pd.DataFrame) -> dict[str, list[str]] | None:
+    """Each trait's analysed levels from the run's `trust.levels` event (the split), or None
+    for a log written before it existed (every level present is analysed)."""
+    found = payloads(events, "trust.levels")
+    return found[0]["levels"] if found else None
 
 
 def _count(events: pd.DataFrame, kind: str, task: str) -> int:
@@ -110,10 +122,16 @@ def _attribute_metrics(
     amounts: list[float],
     traits: dict[str, dict[str, str]],
     smallest: int,
+    kept: list[str] | None = None,
 ) -> dict[str, Any]:
-    """π*_t, η²_t and n per level for one trait, over personas that have it and decided; a
-    level with fewer than `smallest` deciders is flagged `small`."""
-    pairs = [(a, traits[i][name]) for i, a in zip(ids, amounts, strict=True) if name in traits[i]]
+    """π*_t, η²_t and n per level for one trait, over personas that have it at a `kept` level
+    (the split; None: any) and decided; a level with fewer than `smallest` deciders is flagged
+    `small`."""
+    pairs = [
+        (a, traits[i][name])
+        for i, a in zip(ids, amounts, strict=True)
+        if name in traits[i] and (kept is None or traits[i][name] in kept)
+    ]
     values = [a for a, _ in pairs]
     levels = [lvl for _, lvl in pairs]
     return {
@@ -328,6 +346,7 @@ def conditioning_metrics(events: pd.DataFrame) -> dict[str, Any]:
     return {
         "model": model_label(header["model"]),
         "strategy": params["strategy"],
+        "targets": {"weak": params.get("weak_rho"), "strong": params.get("strong_rho")},
         "elicited": elicited,
         "min_group_n": min_group_n(events),
         "conditions": conditions,
@@ -349,8 +368,10 @@ def _condition_metrics(
         prior = imposed.get((condition, attribute), {}).get("ranking", belief["ranking"])
         scores = prior if (condition, attribute) in imposed else belief_scores(belief)
         eta, shown_eta = belief_eta(belief), read_stat(shown, "eta_squared")
+        achieved = imposed.get((condition, attribute), {}).get("rho_with_elicited")
         per_trait[attribute] = {
             "prior_ranking": prior,
+            "imposed_rho": achieved,
             "behaviour_ranking": shown["ranking"],
             "rho": ranking_spearman(scores, behaviour_scores(shown)),
             "abs_delta_eta_squared": first_undefined(belief=eta, behaviour=shown_eta)
@@ -367,6 +388,7 @@ def _condition_metrics(
         "parse_failures": behaviour["parse_failures"],
         **stat_fields("median_rho", median_of_defined(v["rho"] for v in per_trait.values())),
         **stat_fields("mae_eta_squared", mean_of(deltas, "no defined values")),
+        **_achieved_fields(condition, per_trait),
         "small_levels": {a: v["small_levels"] for a, v in per_trait.items() if v["small_levels"]},
         "attributes": {
             a: {
@@ -379,10 +401,30 @@ def _condition_metrics(
     }
 
 
+def _achieved_fields(condition: str, per_trait: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The ρ an imposed prior actually has with the elicited belief, per condition: its median
+    over traits and the traits it left unperturbed (ρ = 1: a 2-level trait cannot reach 0.8),
+    so a "weak" condition that partly equals "self" says so."""
+    achieved = {a: v["imposed_rho"] for a, v in per_trait.items() if v["imposed_rho"] is not None}
+    if not achieved:
+        reason = "no prior imposed" if condition in {"unconditioned", "self"} else "no beliefs"
+        return {**stat_fields("median_imposed_rho", Undefined(reason)), "unperturbed": []}
+    return {
+        **stat_fields("median_imposed_rho", float(pd.Series(list(achieved.values())).median())),
+        "unperturbed": sorted(a for a, rho in achieved.items() if rho >= 1.0 - 1e-12),
+    }
+
+
 def conditioning_report(metrics: dict[str, Any]) -> list[str]:
     return [
         f"  {condition}: median ρ(prior, behaviour) = {shown_stat(m, 'median_rho', 3)}, "
         f"mean |Δη²| = {shown_stat(m, 'mae_eta_squared', 3)}"
+        + (
+            f"; prior's achieved ρ with the elicited belief: median "
+            f"{shown_stat(m, 'median_imposed_rho', 2)}, {len(m['unperturbed'])} traits unperturbed"
+            if m["median_imposed_rho"] is not None
+            else ""
+        )
         for condition, m in metrics["conditions"].items()
     ]
 
@@ -393,6 +435,8 @@ def conditioning_summary_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
             "condition": condition,
             "median_rho": m["median_rho"],
             "mae_eta_squared": m["mae_eta_squared"],
+            "median_imposed_rho": m["median_imposed_rho"],
+            "unperturbed": len(m["unperturbed"]),
             "small_group": bool(m["small_levels"]),
         }
         for condition, m in metrics["conditions"].items()
@@ -402,7 +446,16 @@ def conditioning_summary_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
 def write_conditioning_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
     rows = [{"model": metrics["model"], **row} for row in conditioning_summary_rows(metrics)]
     note = small_note(metrics["min_group_n"], "deciders in a level of a trait, in this condition")
-    return write_table(rows, directory, "table4_conditioning", flag="small_group", notes=[note])
+    achieved = [
+        {"condition": c, "attribute": a, "achieved_rho": v["imposed_rho"], "target_rho": target}
+        for c, m in metrics["conditions"].items()
+        for a, v in m["attributes"].items()
+        if (target := metrics.get("targets", {}).get(c)) is not None
+    ]
+    return [
+        *write_table(rows, directory, "table4_conditioning", flag="small_group", notes=[note]),
+        *(write_table(achieved, directory, "table4_achieved_prior_rho") if achieved else []),
+    ]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ import pytest
 from conftest import DATA
 from scipy import stats
 
-from personasim.agents import DecisionParseError
+from personasim.agents import TEST_SPLIT_LEVELS, DecisionParseError
 from personasim.agents.scripted_behaviours import trustor_share
 from personasim.environments import TrustGame
 from personasim.scenarios.trust_population import TrustPopulation, parse_transfer
@@ -226,10 +226,24 @@ def test_real_genagents_bank(tmp_path: Path) -> None:
     bank = DATA / "genagents" / "gss_agents.jsonl"
     if not bank.exists():
         pytest.skip(f"{bank} not present")
-    params = {"n_personas": 60, "persona_file": str(bank)}
+    params = {"n_personas": 200, "persona_file": str(bank)}
     metrics = run(tmp_path / "r", params=params).metrics["metrics"]
-    assert metrics["n_personas"] == 60
-    assert metrics["attributes"]["Religion"]["levels"]
+    assert metrics["n_personas"] == 200
+    attributes = metrics["attributes"]
+    assert "Religion" not in attributes  # Table 3's nine, by default
+    views = attributes["Political Views"]["levels"]
+    assert set(views) == set(TEST_SPLIT_LEVELS["Political Views"])  # 4 te of the 7 GSS values
+    assert set(attributes["Work Status"]["levels"]) <= set(TEST_SPLIT_LEVELS["Work Status"])
+    # the GSS bank has no te level of Family Structure At 16: nothing analysed, η² null
+    family = attributes["Family Structure At 16"]
+    assert family["levels"] == {} and family["eta_squared"] is None
+    assert family["eta_squared_undefined"]
+    every = run(
+        tmp_path / "all",
+        params={**params, "split": "all", "attributes": "Political Views,Religion"},
+    )
+    assert len(every.metrics["metrics"]["attributes"]["Political Views"]["levels"]) == 7
+    assert len(every.metrics["metrics"]["attributes"]["Religion"]["levels"]) > 5
 
 
 def rules(endowment: int = 10) -> SimpleNamespace:
