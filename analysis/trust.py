@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
@@ -480,6 +481,7 @@ def forecast_metrics(events: pd.DataFrame) -> dict[str, Any]:
         "model": header["model"],
         "model_label": model_label(header["model"]),
         "rounds": params["rounds"],
+        "design": params.get("design", "per-round"),
         "reasks": len(payloads(events, "decision.reask")),
         "min_group_n": smallest,
         "archetypes": {
@@ -491,13 +493,16 @@ def forecast_metrics(events: pd.DataFrame) -> dict[str, Any]:
     }
 
 
-def _forecasts(events: pd.DataFrame) -> dict[tuple[str, int], tuple[str, int]]:
-    """(trustor, horizon) → (archetype, forecast) for every parsed forecast."""
+def _forecasts(events: pd.DataFrame) -> dict[tuple[str, int, int], tuple[str, int]]:
+    """(trustor, forecast round, horizon) → (archetype, forecast) for every parsed forecast.
+    The per-round design forecasts each round just before it (the horizon is the round, as
+    Figure 1's x axis); the horizons design records its `steps_ahead` from the state."""
     return {
-        (row["agent_id"], row["payload"]["horizon"]): (
-            row["payload"]["archetype"],
-            row["payload"]["value"],
-        )
+        (
+            row["agent_id"],
+            row["payload"]["horizon"],
+            row["payload"].get("steps_ahead", row["payload"]["horizon"]),
+        ): (row["payload"]["archetype"], row["payload"]["value"])
         for row in agent_payloads(events, "decision.made")
         if row["payload"].get("kind") == "forecast"
     }
@@ -512,7 +517,7 @@ def _sends(events: pd.DataFrame) -> dict[tuple[str, int], int]:
 def _archetype_metrics(
     archetype: str,
     rounds: int,
-    forecasts: dict[tuple[str, int], tuple[str, int]],
+    forecasts: dict[tuple[str, int, int], tuple[str, int]],
     sends: dict[tuple[str, int], int],
     failed: list[dict[str, Any]],
     events: pd.DataFrame,
@@ -521,9 +526,9 @@ def _archetype_metrics(
     """§5.2 for one archetype: MAE per horizon over the forecast–action pairs, and overall; a
     round with fewer than `smallest` pairs is flagged `small`."""
     pairs = [
-        (horizon, forecast, sends[(agent, horizon)])
-        for (agent, horizon), (faced, forecast) in forecasts.items()
-        if faced == archetype and (agent, horizon) in sends
+        (horizon, forecast, sends[(agent, target)])
+        for (agent, target, horizon), (faced, forecast) in forecasts.items()
+        if faced == archetype and (agent, target) in sends
     ]
     by_horizon = mae_by_horizon(pairs)
     none = Undefined("no forecast–action pairs")
@@ -536,7 +541,13 @@ def _archetype_metrics(
         "forecast_failures": _failures(failed, "forecast", archetype),
         "action_failures": _failures(failed, "action", archetype),
         "by_horizon": [
-            {"horizon": h, **_horizon_fields(by_horizon.get(h, empty), smallest)}
+            {
+                "horizon": h,
+                **_horizon_fields(by_horizon.get(h, empty), smallest),
+                **stat_fields(
+                    "sd_abs_error", sample_sd([abs(f - a) for k, f, a in pairs if k == h])
+                ),
+            }
             for h in range(1, rounds + 1)
         ],
     }
@@ -596,26 +607,36 @@ def forecast_summary_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def mae_figure(rows: list[dict[str, Any]], rounds: int, note: str | None = None) -> Figure:
-    """Figure 1 of §5.3: MAE against round, one line per model–archetype (`mae_rows` rows)."""
+    """Figure 1 of §5.3 as the paper draws it: per model–archetype, MAE at each horizon as a
+    point (bar: SD of the absolute errors; label: n pairs) and a least-squares line through
+    the points, so MAE's trend with the horizon is read off the slope."""
     figure = Figure(figsize=(6.4, 4.2))
     axes = figure.subplots()
-    lines: dict[tuple[str, str], list[tuple[int, float]]] = {}
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for row in rows:
         if row["mae"] is not None:
-            lines.setdefault((row["model"], row["archetype"]), []).append(
-                (row["horizon"], row["mae"])
+            groups.setdefault((row["model"], row["archetype"]), []).append(row)
+    for (model, archetype), points in groups.items():
+        points = sorted(points, key=lambda r: r["horizon"])
+        h = np.array([r["horizon"] for r in points], dtype=float)
+        mae = np.array([r["mae"] for r in points], dtype=float)
+        sd = np.array([r.get("sd_abs_error") or 0.0 for r in points], dtype=float)
+        bars = axes.errorbar(h, mae, yerr=sd, fmt="o", capsize=3, label=f"{model} – {archetype}")
+        if len(h) >= 2:
+            slope, intercept = np.polyfit(h, mae, 1)
+            axes.plot(h, slope * h + intercept, color=bars[0].get_color(), alpha=0.7)
+        for x, y, r in zip(h, mae, points, strict=True):
+            axes.annotate(
+                f"n={r['n']}", (x, y), fontsize=6, xytext=(3, 3), textcoords="offset points"
             )
-    for (model, archetype), points in lines.items():
-        horizons, maes = zip(*sorted(points), strict=True)
-        axes.plot(horizons, maes, marker="o", label=f"{model} – {archetype}")
     axes.set_xticks(range(1, rounds + 1))
-    axes.set_xlabel("round (forecast horizon)")
-    axes.set_ylabel("MAE ($)")
+    axes.set_xlabel("forecast horizon (rounds)")
+    axes.set_ylabel("MAE ($); bar: SD of |error|")
     axes.set_ylim(bottom=0)
     axes.set_title("trust-forecast: forecast vs actual send (seed 001, §5.3 Fig. 1)")
     axes.grid(alpha=0.3)
-    if axes.lines:
-        axes.legend()
+    if groups:
+        axes.legend(fontsize=7)
     if note:
         figure.text(0.5, -0.01, note, ha="center", va="top", fontsize=8, style="italic")
     return figure
