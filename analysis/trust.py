@@ -12,6 +12,8 @@ consistency), computed from a run's event table alone.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -45,6 +47,7 @@ __all__ = [
     "conditioning_metrics",
     "conditioning_report",
     "conditioning_summary_rows",
+    "explanation_rows",
     "forecast_metrics",
     "forecast_report",
     "forecast_summary_rows",
@@ -54,12 +57,15 @@ __all__ = [
     "mae_rows",
     "population_metrics",
     "population_report",
+    "population_rows",
     "table3_rows",
     "write_beliefs_reports",
     "write_beliefs_sweep_reports",
     "write_conditioning_reports",
+    "write_explanation_reports",
     "write_forecast_reports",
     "write_forecast_sweep_reports",
+    "write_population_reports",
 ]
 
 
@@ -161,6 +167,58 @@ def population_report(metrics: dict[str, Any]) -> list[str]:
         note = f" (n < {metrics['min_group_n']}: {', '.join(small)})" if small else ""
         lines.append(f"  {name}: eta² = {eta}; ranking {top} ...{note}")
     return lines
+
+
+def population_rows(metrics: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Per trait (η², n, levels) and per level (n, mean, place in π*) of §4.1's behaviour."""
+    traits, levels = [], []
+    for name, result in metrics["attributes"].items():
+        traits.append(
+            {
+                "attribute": name,
+                "n": sum(s["n"] for s in result["levels"].values()),
+                "n_levels": len(result["levels"]),
+                "eta_squared": result["eta_squared"],
+                "eta_squared_undefined": result.get("eta_squared_undefined", ""),
+                "ranking": " > ".join(result["ranking"]),
+                "small_group": any(s["small"] for s in result["levels"].values()),
+            }
+        )
+        place = {level: i for i, level in enumerate(result["ranking"], start=1)}
+        levels.extend(
+            {"attribute": name, "level": level, **stats, "place": place.get(level)}
+            for level, stats in result["levels"].items()
+        )
+    return traits, levels
+
+
+def eta_figure(traits: list[dict[str, Any]]) -> Figure:
+    """η² of each trait's levels on the amount sent, with n per trait; undefined ones shown
+    as absent (labelled), never as zero."""
+    figure = Figure(figsize=(6.4, 0.4 * max(len(traits), 3) + 1.2))
+    axes = figure.subplots()
+    names = [f"{t['attribute']} (n={t['n']}, {t['n_levels']} levels)" for t in traits]
+    values = [t["eta_squared"] if t["eta_squared"] is not None else 0.0 for t in traits]
+    axes.barh(
+        names, values, color=["C0" if t["eta_squared"] is not None else "none" for t in traits]
+    )
+    for i, t in enumerate(traits):
+        if t["eta_squared"] is None:
+            axes.text(0, i, f" undefined: {t['eta_squared_undefined']}", va="center", fontsize=7)
+    axes.invert_yaxis()
+    axes.set_xlabel("η² (one-way ANOVA of dollars sent on the trait's levels)")
+    axes.set_title("trust-population: effect of each trait (seed 001, §4.1)")
+    return figure
+
+
+def write_population_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
+    traits, levels = population_rows(metrics)
+    note = small_note(metrics["min_group_n"], "deciders in a level of the trait")
+    return [
+        *write_table(traits, directory, "population_traits", flag="small_group", notes=[note]),
+        *write_table(levels, directory, "population_levels", flag="small", notes=[note]),
+        save_figure(eta_figure(traits), directory, "population_eta_squared"),
+    ]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -308,21 +366,61 @@ def write_beliefs_reports(metrics: dict[str, Any], directory: Path) -> list[Path
 
 
 def beliefs_summary_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
-    return [{"strategy": strategy, **summary} for strategy, summary in metrics["summary"].items()]
+    """Per strategy a "Median" row (Table 3's medians, Table 9's mean ρ) and a row per trait,
+    so a sweep can lay Table 3 out wide (traits × strategies, per model)."""
+    rows = []
+    for strategy, summary in metrics["summary"].items():
+        rows.append(
+            {
+                "strategy": strategy,
+                "attribute": "Median",
+                "rho": summary["median_rho"],
+                "abs_delta_eta_squared": summary["median_abs_delta_eta_squared"],
+                **summary,
+            }
+        )
+        rows += [
+            {
+                "strategy": strategy,
+                "attribute": attribute,
+                "rho": result["rho"],
+                "rho_undefined": result.get("rho_undefined", ""),
+                "abs_delta_eta_squared": result["abs_delta_eta_squared"],
+            }
+            for attribute, result in metrics["beliefs"][strategy].items()
+        ]
+    return rows
 
 
 def write_beliefs_sweep_reports(
     rows: list[dict[str, Any]], varied: list[str], directory: Path
 ) -> list[Path]:
-    """Table 9's shape when the sweep varies the endowment: mean ρ per endowment."""
-    if "endowment" not in varied:
+    """Table 3's wide shape (traits × strategies, |Δη²| and ρ per model, one block per other
+    varied setting) and, when the sweep varies the endowment, Table 9 (mean ρ per endowment)."""
+    if not rows:
         return []
-    wide = pd.DataFrame(rows).pivot_table(
+    frame = pd.DataFrame(rows)
+    others = [name for name in varied if name != "model"]
+    wide = frame.pivot_table(
+        index=[*others, "strategy", "attribute"],
+        columns="model",
+        values=["abs_delta_eta_squared", "rho"],
+        aggfunc="first",
+        dropna=False,
+        sort=False,
+    )
+    wide = wide.swaplevel(axis=1).sort_index(axis=1, level=0, sort_remaining=False)
+    wide.columns = [f"{model} {'|Δη²|' if v != 'rho' else 'ρ'}" for model, v in wide.columns]
+    written = write_table(wide.reset_index().to_dict("records"), directory, "table3_wide")
+    if "endowment" not in varied:
+        return written
+    medians = frame[frame["attribute"] == "Median"]
+    by_endowment = medians.pivot_table(
         index=["model", "strategy"], columns="endowment", values="mean_rho", aggfunc="first"
     )
-    wide.columns = [f"${c}" for c in wide.columns]
-    table = wide.reset_index().to_dict("records")
-    return write_table(table, directory, "table9_mean_spearman_by_endowment")
+    by_endowment.columns = [f"${c}" for c in by_endowment.columns]
+    table = by_endowment.reset_index().to_dict("records")
+    return [*written, *write_table(table, directory, "table9_mean_spearman_by_endowment")]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -490,6 +588,7 @@ def forecast_metrics(events: pd.DataFrame) -> dict[str, Any]:
             )
             for archetype in params["archetypes"]
         },
+        "explanations": explanation_rows(events),
     }
 
 
@@ -642,6 +741,73 @@ def mae_figure(rows: list[dict[str, Any]], rounds: int, note: str | None = None)
     return figure
 
 
+_CLOSING = re.compile(r"\s*finally,?\s+i\s+will\s+send\b.*$", re.IGNORECASE | re.DOTALL)
+PAPER_TABLE_OF = {"M1": 6, "M3": 7, "M5": 8}
+"""Appendix C.4's tables of per-round forecasts and explanations, one per archetype."""
+
+
+def explanation_rows(events: pd.DataFrame) -> dict[str, list[dict[str, Any]]]:
+    """Tables 6–8's shape: for the run's first persona, per archetype and round, the forecast
+    of that round (one step ahead), its explanation (the accepted reply less its closing
+    sentence) and what the persona then sent."""
+    first = next(
+        (
+            r["agent_id"]
+            for r in agent_payloads(events, "agent.created")
+            if "persona" in r["payload"]
+        ),
+        None,
+    )
+    if first is None:
+        return {}
+    persona = first.split("@")[0]
+    sends = _sends(events)
+    last_reply: dict[str, str] = {}
+    tables: dict[str, list[dict[str, Any]]] = {}
+    for row in events.itertuples():
+        agent = row.agent_id
+        if not isinstance(agent, str) or agent.split("@")[0] != persona:
+            continue
+        if row.kind == "llm.call" and row.payload.get("task") == "trust.forecast":
+            last_reply[agent] = row.payload["response"]["text"]
+        elif row.kind == "decision.made" and row.payload.get("kind") == "forecast":
+            p = row.payload
+            if p.get("steps_ahead", 1) != 1:
+                continue
+            tables.setdefault(p["archetype"], []).append(
+                {
+                    "round": p["horizon"],
+                    "forecast": p["value"],
+                    "sent": sends.get((agent, p["horizon"])),
+                    "explanation": _explanation(last_reply.get(agent, "")),
+                }
+            )
+    return tables
+
+
+def _explanation(reply: str) -> str:
+    """The reasoning of a forecast reply: JSON's `reasoning`, else the text before "Finally"."""
+    try:
+        parsed = json.loads(reply)
+    except ValueError:
+        parsed = None
+    if isinstance(parsed, dict) and isinstance(parsed.get("reasoning"), str):
+        return parsed["reasoning"].strip()
+    return " ".join(_CLOSING.sub("", reply).split())
+
+
+def write_explanation_reports(
+    explanations: dict[str, list[dict[str, Any]]], directory: Path
+) -> list[Path]:
+    """Tables 6–8 (M1, M3, M5; other archetypes unnumbered) from `explanation_rows`."""
+    written: list[Path] = []
+    for archetype, rows in explanations.items():
+        table = PAPER_TABLE_OF.get(archetype)
+        name = f"table{table}_explanations_{archetype}" if table else f"explanations_{archetype}"
+        written += write_table(sorted(rows, key=lambda r: r["round"]), directory, name)
+    return written
+
+
 def write_forecast_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
     rows = mae_rows(metrics)
     figure = mae_figure(rows, metrics["rounds"], metrics["model"].get("note"))
@@ -649,6 +815,7 @@ def write_forecast_reports(metrics: dict[str, Any], directory: Path) -> list[Pat
     return [
         *write_table(rows, directory, "mae_by_horizon", flag="small", notes=[note]),
         save_figure(figure, directory, "mae_by_horizon"),
+        *write_explanation_reports(metrics.get("explanations", {}), directory),
     ]
 
 

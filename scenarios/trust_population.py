@@ -277,6 +277,11 @@ class TrustPopulation(Scenario):
     def report(cls, metrics: dict[str, Any]) -> list[str]:
         return trust_metrics.population_report(metrics)
 
+    @classmethod
+    def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
+        """Rankings and η² per trait, n per level, and η² drawn (§4.1)."""
+        return trust_metrics.write_population_reports(metrics, directory)
+
 
 @dataclass(frozen=True)
 class Prior:

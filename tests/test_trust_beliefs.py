@@ -359,7 +359,27 @@ def test_sweep_writes_combined_and_table9(tmp_path: Path) -> None:
     )
     assert len(result.runs) == 2
     combined = pd.read_csv(tmp_path / "sweep" / "combined.csv")
-    assert len(combined) == 6 and set(combined.endowment) == {10, 44}
+    medians = combined[combined.attribute == "Median"]
+    assert len(medians) == 6 and set(combined.endowment) == {10, 44}
+    for run in result.runs:  # a row per strategy and trait besides the medians
+        n_beliefs = sum(len(v) for v in run.metrics["metrics"]["beliefs"].values())
+        endowment = run.manifest["params"]["endowment"]
+        assert (combined[combined.endowment == endowment].attribute != "Median").sum() == n_beliefs
+    wide = pd.read_csv(tmp_path / "sweep" / "table3_wide.csv")
+    assert {"scripted ρ", "scripted |Δη²|"} <= set(wide.columns)
+    for run in result.runs:
+        endowment = run.manifest["params"]["endowment"]
+        for strategy, per_trait in run.metrics["metrics"]["beliefs"].items():
+            for attribute, cell in per_trait.items():
+                row = wide[
+                    (wide.endowment == endowment)
+                    & (wide.strategy == strategy)
+                    & (wide.attribute == attribute)
+                ].iloc[0]
+                if cell["rho"] is None:
+                    assert pd.isna(row["scripted ρ"])
+                else:
+                    assert row["scripted ρ"] == pytest.approx(cell["rho"])
     table9 = pd.read_csv(tmp_path / "sweep" / "table9_mean_spearman_by_endowment.csv")
     assert list(table9.columns) == ["model", "strategy", "$10", "$44"]
     for run in result.runs:

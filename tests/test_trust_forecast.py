@@ -11,6 +11,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from personasim.agents import DecisionParseError
@@ -526,3 +527,30 @@ def test_horizons_design_forecasts_every_round_left_and_scores_by_steps_ahead(
             if e.payload["archetype"] == archetype and e.payload.get("steps_ahead") == 1
         )
     assert (result.run_dir / "reports" / "mae_by_horizon.png").stat().st_size > 0
+
+
+def test_tables_6_to_8_show_the_first_personas_forecasts_and_reasons(
+    population: RunResult,
+) -> None:
+    made = [e for e in read_events(population, "decision.made") if e.payload["kind"] == "forecast"]
+    first = next(e.agent_id for e in read_events(population, "agent.created") if "@" in e.agent_id)
+    persona = first.split("@")[0]
+    calls = [
+        e
+        for e in read_events(population, "llm.call")
+        if e.agent_id.split("@")[0] == persona and e.payload["task"] == "trust.forecast"
+    ]
+    for archetype, number in (("M1", 6), ("M3", 7), ("M5", 8)):
+        table = pd.read_csv(
+            population.run_dir / "reports" / f"table{number}_explanations_{archetype}.csv"
+        )
+        mine = {
+            e.payload["horizon"]: e.payload["value"]
+            for e in made
+            if e.agent_id == f"{persona}@{archetype}"
+        }
+        assert dict(zip(table["round"], table["forecast"], strict=True)) == mine
+        replies = [e.payload["response"]["text"] for e in calls if e.agent_id.endswith(archetype)]
+        for explanation in table["explanation"]:
+            assert "Finally, I will send" not in explanation
+            assert any(explanation.split(":")[0] in reply for reply in replies)

@@ -11,6 +11,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
+import pandas as pd
 import pytest
 from conftest import DATA
 from scipy import stats
@@ -132,6 +133,18 @@ def test_metrics_match_an_independent_computation(tmp_path: Path) -> None:
     means = {level: np.mean(v) for level, v in groups.items()}
     ranking = metrics["attributes"]["Openness To Experience"]["ranking"]
     assert [means[level] for level in ranking] == sorted(means.values(), reverse=True)
+    # the written tables carry the same numbers, with n per level
+    reports = result.run_dir / "reports"
+    levels = pd.read_csv(reports / "population_levels.csv")
+    openness = levels[levels.attribute == "Openness To Experience"].set_index("level")
+    assert openness["n"].to_dict() == {k: len(v) for k, v in groups.items()}
+    assert openness["mean"].to_dict() == pytest.approx(means, abs=1e-6)
+    traits_table = pd.read_csv(reports / "population_traits.csv").set_index("attribute")
+    assert traits_table.loc["Openness To Experience", "eta_squared"] == pytest.approx(
+        expected, abs=1e-6
+    )
+    assert set(traits_table.index) == set(metrics["attributes"])
+    assert (reports / "population_eta_squared.png").stat().st_size > 0
 
 
 def test_export_writes_one_object_per_event_in_the_schema(tmp_path: Path) -> None:
