@@ -675,6 +675,7 @@ def _horizon_fields(summary: dict[str, Any], smallest: int) -> dict[str, Any]:
 
 def forecast_report(metrics: dict[str, Any]) -> list[str]:
     rounds = metrics["rounds"]
+    axis = "horizon" if metrics.get("design") == "horizons" else "round"
     lines = [
         f"{metrics['model_label']}: forecast vs actual send over {rounds} rounds "
         f"({metrics['reasks']} re-asks)"
@@ -682,8 +683,8 @@ def forecast_report(metrics: dict[str, Any]) -> list[str]:
     for archetype, result in metrics["archetypes"].items():
         first, last = result["by_horizon"][0], result["by_horizon"][-1]
         lines.append(
-            f"  {archetype}: MAE {shown_stat(result, 'mae')} overall; round 1 "
-            f"{shown_stat(first, 'mae')} → round {rounds} {shown_stat(last, 'mae')}; mean "
+            f"  {archetype}: MAE {shown_stat(result, 'mae')} overall; {axis} 1 "
+            f"{shown_stat(first, 'mae')} → {axis} {rounds} {shown_stat(last, 'mae')}; mean "
             f"sent {shown_stat(first, 'mean_actual')} → {shown_stat(last, 'mean_actual')} "
             f"({result['n_trustors']} personas, {result['forecast_failures']} forecast and "
             f"{result['action_failures']} action failures)"
