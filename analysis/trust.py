@@ -410,7 +410,7 @@ def write_beliefs_sweep_reports(
         sort=False,
     )
     wide = wide.swaplevel(axis=1).sort_index(axis=1, level=0, sort_remaining=False)
-    wide.columns = [f"{model} {'|Δη²|' if v != 'rho' else 'ρ'}" for model, v in wide.columns]
+    wide.columns = [f"{model} {'ρ' if v == 'rho' else 'abs Δη²'}" for model, v in wide.columns]
     written = write_table(wide.reset_index().to_dict("records"), directory, "table3_wide")
     if "endowment" not in varied:
         return written

@@ -366,7 +366,7 @@ def test_sweep_writes_combined_and_table9(tmp_path: Path) -> None:
         endowment = run.manifest["params"]["endowment"]
         assert (combined[combined.endowment == endowment].attribute != "Median").sum() == n_beliefs
     wide = pd.read_csv(tmp_path / "sweep" / "table3_wide.csv")
-    assert {"scripted ρ", "scripted |Δη²|"} <= set(wide.columns)
+    assert {"scripted ρ", "scripted abs Δη²"} <= set(wide.columns)
     for run in result.runs:
         endowment = run.manifest["params"]["endowment"]
         for strategy, per_trait in run.metrics["metrics"]["beliefs"].items():
