@@ -494,6 +494,10 @@ def _condition_metrics(
                 **v,
                 **stat_fields("rho", v["rho"]),
                 **stat_fields("abs_delta_eta_squared", v["abs_delta_eta_squared"]),
+                **stat_fields(
+                    "imposed_rho",
+                    Undefined("no prior imposed") if v["imposed_rho"] is None else v["imposed_rho"],
+                ),
             }
             for a, v in per_trait.items()
         },
