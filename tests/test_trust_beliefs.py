@@ -544,7 +544,7 @@ def test_achieved_prior_rho_reported_per_trait_and_condition(conditioning_run) -
         cell = metrics["conditions"][condition]
         assert cell["median_imposed_rho"] == pytest.approx(np.median(list(logged.values())))
         for attribute, rho in logged.items():
-            assert cell["attributes"][attribute]["imposed_rho"] == rho
+            assert cell["attributes"][attribute]["imposed_rho"] == pytest.approx(rho)
         assert cell["unperturbed"] == sorted(a for a, r in logged.items() if r == 1.0)
     assert metrics["conditions"]["unconditioned"]["median_imposed_rho"] is None
     assert metrics["conditions"]["unconditioned"]["median_imposed_rho_undefined"]
