@@ -20,6 +20,8 @@ from .persona import Persona
 from .persona_agent import PersonaAgent
 from .persona_bank import (
     BIG_FIVE_LEVELS,
+    TABLE3_TRAITS,
+    TEST_SPLIT_LEVELS,
     TRAIT_FIELDS,
     TRUST_TEST_TRAITS,
     PersonaFileError,
@@ -37,6 +39,8 @@ from .trustee import TrusteeAgent, archetype_cap
 
 __all__ = [
     "BIG_FIVE_LEVELS",
+    "TABLE3_TRAITS",
+    "TEST_SPLIT_LEVELS",
     "TRAIT_FIELDS",
     "TRUST_TEST_TRAITS",
     "Decision",

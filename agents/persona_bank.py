@@ -36,6 +36,8 @@ __all__ = [
     "BIG_FIVE_LEVELS",
     "SYNTHETIC_AGE_BINS",
     "SYNTHETIC_MARGINALS",
+    "TABLE3_TRAITS",
+    "TEST_SPLIT_LEVELS",
     "TOTAL_WEALTH_LEVELS",
     "TRAIT_FIELDS",
     "TRUST_TEST_TRAITS",
@@ -83,6 +85,46 @@ TRUST_TEST_TRAITS: tuple[str, ...] = (
 )
 
 AGE_LEVELS: tuple[str, ...] = ("18-29", "30-44", "45-64", "65+")
+
+#: The nine traits of Table 3 (Table 5's test traits less Religion, which no reported table
+#: analyses): the trust scenarios' default.
+TABLE3_TRAITS: tuple[str, ...] = tuple(t for t in TRUST_TEST_TRAITS if t != "Religion")
+
+#: The te-marked levels of Table 5 per test trait, as `derive_traits` spells them. With
+#: `split="test"` only personas at one of these levels enter a trait's analysis. GSS values map
+#: onto them as `derive_traits` documents; none is renamed to reach the test split (the GSS bank
+#: has no te level of Family Structure At 16: "Lived with parents" is Table 5's tr level, distinct
+#: from te's "Both parents"), so such a trait is left out with a reason rather than guessed.
+TEST_SPLIT_LEVELS: dict[str, tuple[str, ...]] = {
+    "Age": AGE_LEVELS,
+    "Conscientiousness": ("High", "Low", "Moderate"),
+    "Family Structure At 16": (
+        "Both parents",
+        "Foster care",
+        "Grandparents",
+        "Other guardian",
+        "Single parent - father",
+        "Single parent - mother",
+    ),
+    "Highest Degree Received": (
+        "Associate/junior college",
+        "Bachelor's",
+        "Graduate",
+        "High school",
+        "Less than high school",
+    ),
+    "Openness To Experience": ("High", "Low", "Moderate"),
+    "Political Views": (
+        "Extremely conservative",
+        "Extremely liberal",
+        "Slightly conservative",
+        "Slightly liberal",
+    ),
+    "Religion": ("Jewish", "Muslim/Islam", "None", "Orthodox-Christian", "Protestant"),
+    "Same Residence Since 16": ("Different state", "Same city", "Same state, different city"),
+    "Us Citizenship Status": ("A U.S. citizen", "Not a U.S. citizen"),
+    "Work Status": ("In school", "Keeping house", "Other", "Retired"),
+}
 
 #: Table 5's wealth levels (en dashes as printed in the paper).
 TOTAL_WEALTH_LEVELS: tuple[str, ...] = (

@@ -12,10 +12,13 @@ consistency), computed from a run's event table alone.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
@@ -32,6 +35,7 @@ from .stats import eta_squared, mean_of, rank_levels, sample_sd, summarize_level
 from .undefined import Undefined, first_undefined, read_stat, shown_stat, stat_fields
 
 __all__ = [
+    "analysed_levels",
     "behaviour_metrics",
     "behaviour_scores",
     "belief_eta",
@@ -43,6 +47,7 @@ __all__ = [
     "conditioning_metrics",
     "conditioning_report",
     "conditioning_summary_rows",
+    "explanation_rows",
     "forecast_metrics",
     "forecast_report",
     "forecast_summary_rows",
@@ -52,12 +57,15 @@ __all__ = [
     "mae_rows",
     "population_metrics",
     "population_report",
+    "population_rows",
     "table3_rows",
     "write_beliefs_reports",
     "write_beliefs_sweep_reports",
     "write_conditioning_reports",
+    "write_explanation_reports",
     "write_forecast_reports",
     "write_forecast_sweep_reports",
+    "write_population_reports",
 ]
 
 
@@ -80,6 +88,7 @@ def behaviour_metrics(
         for e in agent_payloads(events, "agent.created")
         if "persona" in e["payload"]
     }
+    kept = analysed_levels(events)
     if round_index is not None:
         events = events[events["round"] == round_index]
     sent = {e["agent_id"]: e["payload"]["sent"] for e in agent_payloads(events, "trust.transfer")}
@@ -95,9 +104,19 @@ def behaviour_metrics(
         **stat_fields("sd_sent", sample_sd(amounts)),
         "min_group_n": smallest,
         "attributes": {
-            name: _attribute_metrics(name, ids, amounts, traits, smallest) for name in attributes
+            name: _attribute_metrics(
+                name, ids, amounts, traits, smallest, None if kept is None else kept.get(name)
+            )
+            for name in attributes
         },
     }
+
+
+def analysed_levels(events: pd.DataFrame) -> dict[str, list[str]] | None:
+    """Each trait's analysed levels from the run's `trust.levels` event (the split), or None
+    for a log written before it existed (every level present is analysed)."""
+    found = payloads(events, "trust.levels")
+    return found[0]["levels"] if found else None
 
 
 def _count(events: pd.DataFrame, kind: str, task: str) -> int:
@@ -110,10 +129,16 @@ def _attribute_metrics(
     amounts: list[float],
     traits: dict[str, dict[str, str]],
     smallest: int,
+    kept: list[str] | None = None,
 ) -> dict[str, Any]:
-    """π*_t, η²_t and n per level for one trait, over personas that have it and decided; a
-    level with fewer than `smallest` deciders is flagged `small`."""
-    pairs = [(a, traits[i][name]) for i, a in zip(ids, amounts, strict=True) if name in traits[i]]
+    """π*_t, η²_t and n per level for one trait, over personas that have it at a `kept` level
+    (the split; None: any) and decided; a level with fewer than `smallest` deciders is flagged
+    `small`."""
+    pairs = [
+        (a, traits[i][name])
+        for i, a in zip(ids, amounts, strict=True)
+        if name in traits[i] and (kept is None or traits[i][name] in kept)
+    ]
     values = [a for a, _ in pairs]
     levels = [lvl for _, lvl in pairs]
     return {
@@ -142,6 +167,58 @@ def population_report(metrics: dict[str, Any]) -> list[str]:
         note = f" (n < {metrics['min_group_n']}: {', '.join(small)})" if small else ""
         lines.append(f"  {name}: eta² = {eta}; ranking {top} ...{note}")
     return lines
+
+
+def population_rows(metrics: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Per trait (η², n, levels) and per level (n, mean, place in π*) of §4.1's behaviour."""
+    traits, levels = [], []
+    for name, result in metrics["attributes"].items():
+        traits.append(
+            {
+                "attribute": name,
+                "n": sum(s["n"] for s in result["levels"].values()),
+                "n_levels": len(result["levels"]),
+                "eta_squared": result["eta_squared"],
+                "eta_squared_undefined": result.get("eta_squared_undefined", ""),
+                "ranking": " > ".join(result["ranking"]),
+                "small_group": any(s["small"] for s in result["levels"].values()),
+            }
+        )
+        place = {level: i for i, level in enumerate(result["ranking"], start=1)}
+        levels.extend(
+            {"attribute": name, "level": level, **stats, "place": place.get(level)}
+            for level, stats in result["levels"].items()
+        )
+    return traits, levels
+
+
+def eta_figure(traits: list[dict[str, Any]]) -> Figure:
+    """η² of each trait's levels on the amount sent, with n per trait; undefined ones shown
+    as absent (labelled), never as zero."""
+    figure = Figure(figsize=(6.4, 0.4 * max(len(traits), 3) + 1.2))
+    axes = figure.subplots()
+    names = [f"{t['attribute']} (n={t['n']}, {t['n_levels']} levels)" for t in traits]
+    values = [t["eta_squared"] if t["eta_squared"] is not None else 0.0 for t in traits]
+    axes.barh(
+        names, values, color=["C0" if t["eta_squared"] is not None else "none" for t in traits]
+    )
+    for i, t in enumerate(traits):
+        if t["eta_squared"] is None:
+            axes.text(0, i, f" undefined: {t['eta_squared_undefined']}", va="center", fontsize=7)
+    axes.invert_yaxis()
+    axes.set_xlabel("η² (one-way ANOVA of dollars sent on the trait's levels)")
+    axes.set_title("trust-population: effect of each trait (seed 001, §4.1)")
+    return figure
+
+
+def write_population_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
+    traits, levels = population_rows(metrics)
+    note = small_note(metrics["min_group_n"], "deciders in a level of the trait")
+    return [
+        *write_table(traits, directory, "population_traits", flag="small_group", notes=[note]),
+        *write_table(levels, directory, "population_levels", flag="small", notes=[note]),
+        save_figure(eta_figure(traits), directory, "population_eta_squared"),
+    ]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -289,21 +366,61 @@ def write_beliefs_reports(metrics: dict[str, Any], directory: Path) -> list[Path
 
 
 def beliefs_summary_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
-    return [{"strategy": strategy, **summary} for strategy, summary in metrics["summary"].items()]
+    """Per strategy a "Median" row (Table 3's medians, Table 9's mean ρ) and a row per trait,
+    so a sweep can lay Table 3 out wide (traits × strategies, per model)."""
+    rows = []
+    for strategy, summary in metrics["summary"].items():
+        rows.append(
+            {
+                "strategy": strategy,
+                "attribute": "Median",
+                "rho": summary["median_rho"],
+                "abs_delta_eta_squared": summary["median_abs_delta_eta_squared"],
+                **summary,
+            }
+        )
+        rows += [
+            {
+                "strategy": strategy,
+                "attribute": attribute,
+                "rho": result["rho"],
+                "rho_undefined": result.get("rho_undefined", ""),
+                "abs_delta_eta_squared": result["abs_delta_eta_squared"],
+            }
+            for attribute, result in metrics["beliefs"][strategy].items()
+        ]
+    return rows
 
 
 def write_beliefs_sweep_reports(
     rows: list[dict[str, Any]], varied: list[str], directory: Path
 ) -> list[Path]:
-    """Table 9's shape when the sweep varies the endowment: mean ρ per endowment."""
-    if "endowment" not in varied:
+    """Table 3's wide shape (traits × strategies, |Δη²| and ρ per model, one block per other
+    varied setting) and, when the sweep varies the endowment, Table 9 (mean ρ per endowment)."""
+    if not rows:
         return []
-    wide = pd.DataFrame(rows).pivot_table(
+    frame = pd.DataFrame(rows)
+    others = [name for name in varied if name != "model"]
+    wide = frame.pivot_table(
+        index=[*others, "strategy", "attribute"],
+        columns="model",
+        values=["abs_delta_eta_squared", "rho"],
+        aggfunc="first",
+        dropna=False,
+        sort=False,
+    )
+    wide = wide.swaplevel(axis=1).sort_index(axis=1, level=0, sort_remaining=False)
+    wide.columns = [f"{model} {'ρ' if v == 'rho' else 'abs Δη²'}" for model, v in wide.columns]
+    written = write_table(wide.reset_index().to_dict("records"), directory, "table3_wide")
+    if "endowment" not in varied:
+        return written
+    medians = frame[frame["attribute"] == "Median"]
+    by_endowment = medians.pivot_table(
         index=["model", "strategy"], columns="endowment", values="mean_rho", aggfunc="first"
     )
-    wide.columns = [f"${c}" for c in wide.columns]
-    table = wide.reset_index().to_dict("records")
-    return write_table(table, directory, "table9_mean_spearman_by_endowment")
+    by_endowment.columns = [f"${c}" for c in by_endowment.columns]
+    table = by_endowment.reset_index().to_dict("records")
+    return [*written, *write_table(table, directory, "table9_mean_spearman_by_endowment")]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -328,6 +445,7 @@ def conditioning_metrics(events: pd.DataFrame) -> dict[str, Any]:
     return {
         "model": model_label(header["model"]),
         "strategy": params["strategy"],
+        "targets": {"weak": params.get("weak_rho"), "strong": params.get("strong_rho")},
         "elicited": elicited,
         "min_group_n": min_group_n(events),
         "conditions": conditions,
@@ -349,8 +467,10 @@ def _condition_metrics(
         prior = imposed.get((condition, attribute), {}).get("ranking", belief["ranking"])
         scores = prior if (condition, attribute) in imposed else belief_scores(belief)
         eta, shown_eta = belief_eta(belief), read_stat(shown, "eta_squared")
+        achieved = imposed.get((condition, attribute), {}).get("rho_with_elicited")
         per_trait[attribute] = {
             "prior_ranking": prior,
+            "imposed_rho": achieved,
             "behaviour_ranking": shown["ranking"],
             "rho": ranking_spearman(scores, behaviour_scores(shown)),
             "abs_delta_eta_squared": first_undefined(belief=eta, behaviour=shown_eta)
@@ -367,15 +487,34 @@ def _condition_metrics(
         "parse_failures": behaviour["parse_failures"],
         **stat_fields("median_rho", median_of_defined(v["rho"] for v in per_trait.values())),
         **stat_fields("mae_eta_squared", mean_of(deltas, "no defined values")),
+        **_achieved_fields(condition, per_trait),
         "small_levels": {a: v["small_levels"] for a, v in per_trait.items() if v["small_levels"]},
         "attributes": {
             a: {
                 **v,
                 **stat_fields("rho", v["rho"]),
                 **stat_fields("abs_delta_eta_squared", v["abs_delta_eta_squared"]),
+                **stat_fields(
+                    "imposed_rho",
+                    Undefined("no prior imposed") if v["imposed_rho"] is None else v["imposed_rho"],
+                ),
             }
             for a, v in per_trait.items()
         },
+    }
+
+
+def _achieved_fields(condition: str, per_trait: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The ρ an imposed prior actually has with the elicited belief, per condition: its median
+    over traits and the traits it left unperturbed (ρ = 1: a 2-level trait cannot reach 0.8),
+    so a "weak" condition that partly equals "self" says so."""
+    achieved = {a: v["imposed_rho"] for a, v in per_trait.items() if v["imposed_rho"] is not None}
+    if not achieved:
+        reason = "no prior imposed" if condition in {"unconditioned", "self"} else "no beliefs"
+        return {**stat_fields("median_imposed_rho", Undefined(reason)), "unperturbed": []}
+    return {
+        **stat_fields("median_imposed_rho", float(pd.Series(list(achieved.values())).median())),
+        "unperturbed": sorted(a for a, rho in achieved.items() if rho >= 1.0 - 1e-12),
     }
 
 
@@ -383,6 +522,12 @@ def conditioning_report(metrics: dict[str, Any]) -> list[str]:
     return [
         f"  {condition}: median ρ(prior, behaviour) = {shown_stat(m, 'median_rho', 3)}, "
         f"mean |Δη²| = {shown_stat(m, 'mae_eta_squared', 3)}"
+        + (
+            f"; prior's achieved ρ with the elicited belief: median "
+            f"{shown_stat(m, 'median_imposed_rho', 2)}, {len(m['unperturbed'])} traits unperturbed"
+            if m["median_imposed_rho"] is not None
+            else ""
+        )
         for condition, m in metrics["conditions"].items()
     ]
 
@@ -393,6 +538,8 @@ def conditioning_summary_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
             "condition": condition,
             "median_rho": m["median_rho"],
             "mae_eta_squared": m["mae_eta_squared"],
+            "median_imposed_rho": m["median_imposed_rho"],
+            "unperturbed": len(m["unperturbed"]),
             "small_group": bool(m["small_levels"]),
         }
         for condition, m in metrics["conditions"].items()
@@ -402,7 +549,16 @@ def conditioning_summary_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
 def write_conditioning_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
     rows = [{"model": metrics["model"], **row} for row in conditioning_summary_rows(metrics)]
     note = small_note(metrics["min_group_n"], "deciders in a level of a trait, in this condition")
-    return write_table(rows, directory, "table4_conditioning", flag="small_group", notes=[note])
+    achieved = [
+        {"condition": c, "attribute": a, "achieved_rho": v["imposed_rho"], "target_rho": target}
+        for c, m in metrics["conditions"].items()
+        for a, v in m["attributes"].items()
+        if (target := metrics.get("targets", {}).get(c)) is not None
+    ]
+    return [
+        *write_table(rows, directory, "table4_conditioning", flag="small_group", notes=[note]),
+        *(write_table(achieved, directory, "table4_achieved_prior_rho") if achieved else []),
+    ]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -427,6 +583,7 @@ def forecast_metrics(events: pd.DataFrame) -> dict[str, Any]:
         "model": header["model"],
         "model_label": model_label(header["model"]),
         "rounds": params["rounds"],
+        "design": params.get("design", "per-round"),
         "reasks": len(payloads(events, "decision.reask")),
         "min_group_n": smallest,
         "archetypes": {
@@ -435,16 +592,20 @@ def forecast_metrics(events: pd.DataFrame) -> dict[str, Any]:
             )
             for archetype in params["archetypes"]
         },
+        "explanations": explanation_rows(events),
     }
 
 
-def _forecasts(events: pd.DataFrame) -> dict[tuple[str, int], tuple[str, int]]:
-    """(trustor, horizon) → (archetype, forecast) for every parsed forecast."""
+def _forecasts(events: pd.DataFrame) -> dict[tuple[str, int, int], tuple[str, int]]:
+    """(trustor, forecast round, horizon) → (archetype, forecast) for every parsed forecast.
+    The per-round design forecasts each round just before it (the horizon is the round, as
+    Figure 1's x axis); the horizons design records its `steps_ahead` from the state."""
     return {
-        (row["agent_id"], row["payload"]["horizon"]): (
-            row["payload"]["archetype"],
-            row["payload"]["value"],
-        )
+        (
+            row["agent_id"],
+            row["payload"]["horizon"],
+            row["payload"].get("steps_ahead", row["payload"]["horizon"]),
+        ): (row["payload"]["archetype"], row["payload"]["value"])
         for row in agent_payloads(events, "decision.made")
         if row["payload"].get("kind") == "forecast"
     }
@@ -459,7 +620,7 @@ def _sends(events: pd.DataFrame) -> dict[tuple[str, int], int]:
 def _archetype_metrics(
     archetype: str,
     rounds: int,
-    forecasts: dict[tuple[str, int], tuple[str, int]],
+    forecasts: dict[tuple[str, int, int], tuple[str, int]],
     sends: dict[tuple[str, int], int],
     failed: list[dict[str, Any]],
     events: pd.DataFrame,
@@ -468,9 +629,9 @@ def _archetype_metrics(
     """§5.2 for one archetype: MAE per horizon over the forecast–action pairs, and overall; a
     round with fewer than `smallest` pairs is flagged `small`."""
     pairs = [
-        (horizon, forecast, sends[(agent, horizon)])
-        for (agent, horizon), (faced, forecast) in forecasts.items()
-        if faced == archetype and (agent, horizon) in sends
+        (horizon, forecast, sends[(agent, target)])
+        for (agent, target, horizon), (faced, forecast) in forecasts.items()
+        if faced == archetype and (agent, target) in sends
     ]
     by_horizon = mae_by_horizon(pairs)
     none = Undefined("no forecast–action pairs")
@@ -483,7 +644,13 @@ def _archetype_metrics(
         "forecast_failures": _failures(failed, "forecast", archetype),
         "action_failures": _failures(failed, "action", archetype),
         "by_horizon": [
-            {"horizon": h, **_horizon_fields(by_horizon.get(h, empty), smallest)}
+            {
+                "horizon": h,
+                **_horizon_fields(by_horizon.get(h, empty), smallest),
+                **stat_fields(
+                    "sd_abs_error", sample_sd([abs(f - a) for k, f, a in pairs if k == h])
+                ),
+            }
             for h in range(1, rounds + 1)
         ],
     }
@@ -512,6 +679,7 @@ def _horizon_fields(summary: dict[str, Any], smallest: int) -> dict[str, Any]:
 
 def forecast_report(metrics: dict[str, Any]) -> list[str]:
     rounds = metrics["rounds"]
+    axis = "horizon" if metrics.get("design") == "horizons" else "round"
     lines = [
         f"{metrics['model_label']}: forecast vs actual send over {rounds} rounds "
         f"({metrics['reasks']} re-asks)"
@@ -519,8 +687,8 @@ def forecast_report(metrics: dict[str, Any]) -> list[str]:
     for archetype, result in metrics["archetypes"].items():
         first, last = result["by_horizon"][0], result["by_horizon"][-1]
         lines.append(
-            f"  {archetype}: MAE {shown_stat(result, 'mae')} overall; round 1 "
-            f"{shown_stat(first, 'mae')} → round {rounds} {shown_stat(last, 'mae')}; mean "
+            f"  {archetype}: MAE {shown_stat(result, 'mae')} overall; {axis} 1 "
+            f"{shown_stat(first, 'mae')} → {axis} {rounds} {shown_stat(last, 'mae')}; mean "
             f"sent {shown_stat(first, 'mean_actual')} → {shown_stat(last, 'mean_actual')} "
             f"({result['n_trustors']} personas, {result['forecast_failures']} forecast and "
             f"{result['action_failures']} action failures)"
@@ -543,29 +711,106 @@ def forecast_summary_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def mae_figure(rows: list[dict[str, Any]], rounds: int, note: str | None = None) -> Figure:
-    """Figure 1 of §5.3: MAE against round, one line per model–archetype (`mae_rows` rows)."""
+    """Figure 1 of §5.3 as the paper draws it: per model–archetype, MAE at each horizon as a
+    point (bar: SD of the absolute errors; label: n pairs) and a least-squares line through
+    the points, so MAE's trend with the horizon is read off the slope."""
     figure = Figure(figsize=(6.4, 4.2))
     axes = figure.subplots()
-    lines: dict[tuple[str, str], list[tuple[int, float]]] = {}
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for row in rows:
         if row["mae"] is not None:
-            lines.setdefault((row["model"], row["archetype"]), []).append(
-                (row["horizon"], row["mae"])
+            groups.setdefault((row["model"], row["archetype"]), []).append(row)
+    for (model, archetype), points in groups.items():
+        points = sorted(points, key=lambda r: r["horizon"])
+        h = np.array([r["horizon"] for r in points], dtype=float)
+        mae = np.array([r["mae"] for r in points], dtype=float)
+        sd = np.array([r.get("sd_abs_error") or 0.0 for r in points], dtype=float)
+        bars = axes.errorbar(h, mae, yerr=sd, fmt="o", capsize=3, label=f"{model} – {archetype}")
+        if len(h) >= 2:
+            slope, intercept = np.polyfit(h, mae, 1)
+            axes.plot(h, slope * h + intercept, color=bars[0].get_color(), alpha=0.7)
+        for x, y, r in zip(h, mae, points, strict=True):
+            axes.annotate(
+                f"n={r['n']}", (x, y), fontsize=6, xytext=(3, 3), textcoords="offset points"
             )
-    for (model, archetype), points in lines.items():
-        horizons, maes = zip(*sorted(points), strict=True)
-        axes.plot(horizons, maes, marker="o", label=f"{model} – {archetype}")
     axes.set_xticks(range(1, rounds + 1))
-    axes.set_xlabel("round (forecast horizon)")
-    axes.set_ylabel("MAE ($)")
+    axes.set_xlabel("forecast horizon (rounds)")
+    axes.set_ylabel("MAE ($); bar: SD of |error|")
     axes.set_ylim(bottom=0)
     axes.set_title("trust-forecast: forecast vs actual send (seed 001, §5.3 Fig. 1)")
     axes.grid(alpha=0.3)
-    if axes.lines:
-        axes.legend()
+    if groups:
+        axes.legend(fontsize=7)
     if note:
         figure.text(0.5, -0.01, note, ha="center", va="top", fontsize=8, style="italic")
     return figure
+
+
+_CLOSING = re.compile(r"\s*finally,?\s+i\s+will\s+send\b.*$", re.IGNORECASE | re.DOTALL)
+PAPER_TABLE_OF = {"M1": 6, "M3": 7, "M5": 8}
+"""Appendix C.4's tables of per-round forecasts and explanations, one per archetype."""
+
+
+def explanation_rows(events: pd.DataFrame) -> dict[str, list[dict[str, Any]]]:
+    """Tables 6–8's shape: for the run's first persona, per archetype and round, the forecast
+    of that round (one step ahead), its explanation (the accepted reply less its closing
+    sentence) and what the persona then sent."""
+    first = next(
+        (
+            r["agent_id"]
+            for r in agent_payloads(events, "agent.created")
+            if "persona" in r["payload"]
+        ),
+        None,
+    )
+    if first is None:
+        return {}
+    persona = first.split("@")[0]
+    sends = _sends(events)
+    last_reply: dict[str, str] = {}
+    tables: dict[str, list[dict[str, Any]]] = {}
+    for row in events.itertuples():
+        agent = row.agent_id
+        if not isinstance(agent, str) or agent.split("@")[0] != persona:
+            continue
+        if row.kind == "llm.call" and row.payload.get("task") == "trust.forecast":
+            last_reply[agent] = row.payload["response"]["text"]
+        elif row.kind == "decision.made" and row.payload.get("kind") == "forecast":
+            p = row.payload
+            if p.get("steps_ahead", 1) != 1:
+                continue
+            tables.setdefault(p["archetype"], []).append(
+                {
+                    "round": p["horizon"],
+                    "forecast": p["value"],
+                    "sent": sends.get((agent, p["horizon"])),
+                    "explanation": _explanation(last_reply.get(agent, "")),
+                }
+            )
+    return tables
+
+
+def _explanation(reply: str) -> str:
+    """The reasoning of a forecast reply: JSON's `reasoning`, else the text before "Finally"."""
+    try:
+        parsed = json.loads(reply)
+    except ValueError:
+        parsed = None
+    if isinstance(parsed, dict) and isinstance(parsed.get("reasoning"), str):
+        return parsed["reasoning"].strip()
+    return " ".join(_CLOSING.sub("", reply).split())
+
+
+def write_explanation_reports(
+    explanations: dict[str, list[dict[str, Any]]], directory: Path
+) -> list[Path]:
+    """Tables 6–8 (M1, M3, M5; other archetypes unnumbered) from `explanation_rows`."""
+    written: list[Path] = []
+    for archetype, rows in explanations.items():
+        table = PAPER_TABLE_OF.get(archetype)
+        name = f"table{table}_explanations_{archetype}" if table else f"explanations_{archetype}"
+        written += write_table(sorted(rows, key=lambda r: r["round"]), directory, name)
+    return written
 
 
 def write_forecast_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
@@ -575,6 +820,7 @@ def write_forecast_reports(metrics: dict[str, Any], directory: Path) -> list[Pat
     return [
         *write_table(rows, directory, "mae_by_horizon", flag="small", notes=[note]),
         save_figure(figure, directory, "mae_by_horizon"),
+        *write_explanation_reports(metrics.get("explanations", {}), directory),
     ]
 
 

@@ -14,8 +14,10 @@ relate to trust, and, concurrently, every persona plays the Trust Game as in `tr
 - Consistency: ρ_t = Spearman(π_t^(S), π*_t) and |Δη²_t| = |η̂²_t − η²_t|, with their medians over
   traits (Table 3) and the mean ρ (Table 9).
 
-The levels offered for each trait are those present in the sampled population, so beliefs and
-behaviour rank the same levels; a trait with fewer than two levels there is not asked about.
+The levels offered for each trait are those present in the sampled population and in the run's
+split (`--split test`, Table 5's te levels, by default; `--split all`), so beliefs and behaviour
+rank the same levels, listed in the seeded random order of the run's `trust.levels` event; a
+trait with fewer than two such levels is not asked about.
 """
 
 from __future__ import annotations
@@ -143,15 +145,9 @@ class TrustBeliefs(TrustPopulation):
         self.levels = self._levels_present()
 
     def _levels_present(self) -> dict[str, list[str]]:
-        """Each analysed trait's levels among the personas (at least two, else left out)."""
-        levels: dict[str, list[str]] = {}
-        for attribute in self.params.attributes:
-            present = {
-                t.persona.traits[attribute] for t in self.trustors if attribute in t.persona.traits
-            }
-            if len(present) >= 2:
-                levels[attribute] = sorted(present)
-        return levels
+        """Each analysed trait's levels among the personas, in the split and in the recorded
+        shown order (at least two, else left out: no ranking to ask about)."""
+        return {a: levels for a, levels in self.level_order.items() if len(levels) >= 2}
 
     async def play_round(self, sim: Simulation, round_index: int) -> None:
         work = {t.agent_id: (lambda t=t: self._play(t)) for t in self.trustors}

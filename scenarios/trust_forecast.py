@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import pandas as pd
 from pydantic import Field, field_validator
@@ -107,6 +107,11 @@ class TrustForecastParams(PopulationParams):
     endowment: int = Field(10, ge=1, description="dollars the trustor has in every round (E)")
     temperature: float = Field(0.05, ge=0.0, le=2.0, description="sampling temperature")
     max_repairs: int = Field(2, ge=0, le=5, description="re-asks after an unusable answer")
+    design: Literal["per-round", "horizons"] = Field(
+        "per-round",
+        description="per-round: forecast each round just before it (one step ahead); horizons: "
+        "before each round r, forecast every round r..R from the state so far (§5.2, h = t-r+1)",
+    )
 
     @field_validator("archetypes")
     @classmethod
@@ -166,8 +171,11 @@ class TrustForecast(Scenario):
         )
 
     async def _play(self, pairing: Pairing, round_index: int) -> None:
-        """Forecast the round, then play it; a failed forecast does not stop the round."""
-        await pairing.trustor.decide(self._forecast_task(pairing, round_index))
+        """Forecast the round (or, by design `horizons`, every round left from this state), then
+        play it; a failed forecast does not stop the round."""
+        last = self.params.rounds if self.params.design == "horizons" else round_index
+        for target in range(round_index, last + 1):
+            await pairing.trustor.decide(self._forecast_task(pairing, target, round_index))
         action = await pairing.trustor.decide(self._action_task(pairing, round_index))
         if not action.ok:
             return  # recorded as decision.failed; no transfer is made up
@@ -177,9 +185,14 @@ class TrustForecast(Scenario):
         )
         _remember(pairing.trustor, outcome)
 
-    def _forecast_task(self, pairing: Pairing, round_index: int) -> DecisionTask:
+    def _forecast_task(
+        self, pairing: Pairing, round_index: int, origin: int | None = None
+    ) -> DecisionTask:
+        """The C.3.1 forecast of round `round_index` from the state before round `origin`
+        (default: the same round, one step ahead); its horizon is round_index − origin + 1."""
         p = self.params
         trustor = pairing.trustor
+        steps = round_index - (origin or round_index) + 1
         prompt = self.prompts.render(
             "forecast",
             persona=trustor.persona.profile_text(),
@@ -194,7 +207,7 @@ class TrustForecast(Scenario):
             "traits": dict(trustor.persona.traits),
             "endowment": p.endowment,
             "cap": pairing.trustee.cap,
-            "horizon": round_index,
+            "horizon": round_index if p.design == "per-round" else steps,
         }
         return DecisionTask(
             name="trust.forecast",
@@ -204,7 +217,16 @@ class TrustForecast(Scenario):
                 "forecast_reminder", error=error, initial_amount=p.endowment
             ),
             max_repairs=p.max_repairs,
-            details={"kind": "forecast", "archetype": pairing.archetype, "horizon": round_index},
+            details={
+                "kind": "forecast",
+                "archetype": pairing.archetype,
+                "horizon": round_index,
+                **(
+                    {"design": "horizons", "origin": origin, "steps_ahead": steps}
+                    if p.design == "horizons"
+                    else {}
+                ),
+            },
             schema=ForecastAnswer,
             read=lambda answer: checked_transfer(answer.amount, pairing.game),
         )

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import difflib
 import re
+import zlib
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -26,8 +28,9 @@ from pydantic import Field, field_validator
 
 from personasim.agents import (
     BIG_FIVE_LEVELS,
+    TABLE3_TRAITS,
+    TEST_SPLIT_LEVELS,
     TRAIT_FIELDS,
-    TRUST_TEST_TRAITS,
     DecisionParseError,
     DecisionTask,
     Persona,
@@ -135,7 +138,11 @@ class TrustPopulationParams(PopulationParams):
     temperature: float = Field(0.05, ge=0.0, le=2.0, description="sampling temperature")
     max_repairs: int = Field(2, ge=0, le=5, description="re-asks after an unusable answer")
     attributes: tuple[str, ...] = Field(
-        TRUST_TEST_TRAITS, description="persona traits analysed (default: test split, Table 5)"
+        TABLE3_TRAITS,
+        description="persona traits analysed (default: Table 3's nine, Table 5's test traits)",
+    )
+    split: Literal["test", "all"] = Field(
+        "test", description="levels analysed: Table 5's test (te) levels, or every level present"
     )
 
     @field_validator("attributes")
@@ -189,6 +196,37 @@ class TrustPopulation(Scenario):
         self.trustors = [PersonaAgent(sim, persona) for persona in personas]
         for trustor in self.trustors:
             trustor.move_to(self.game)
+        self.level_order = self._record_levels(sim)
+
+    def _record_levels(self, sim: Simulation) -> dict[str, list[str]]:
+        """Each trait's analysed levels (present among the personas, in the split), in a
+        seeded random order that every prompt listing them uses: an order the model might
+        echo then cannot agree with alphabetical ties by accident. Logged as `trust.levels`."""
+        rng = np.random.default_rng((sim.seed, zlib.crc32(b"trust.levels")))
+        order: dict[str, list[str]] = {}
+        outside: dict[str, dict[str, int]] = {}
+        for attribute in self.params.attributes:
+            present = Counter(
+                t.persona.traits[attribute] for t in self.trustors if attribute in t.persona.traits
+            )
+            kept = sorted(lvl for lvl in present if self._in_split(attribute, lvl))
+            outside[attribute] = {lvl: n for lvl, n in sorted(present.items()) if lvl not in kept}
+            order[attribute] = [kept[i] for i in rng.permutation(len(kept))]
+        sim.emit(
+            "trust.levels",
+            {
+                "split": self.params.split,
+                "levels": {a: sorted(v) for a, v in order.items()},
+                "shown_order": order,
+                "outside_split": outside,
+            },
+        )
+        return order
+
+    def _in_split(self, attribute: str, level: str) -> bool:
+        if self.params.split == "all" or attribute not in TEST_SPLIT_LEVELS:
+            return True
+        return level in TEST_SPLIT_LEVELS[attribute]
 
     async def play_round(self, sim: Simulation, round_index: int) -> None:
         await sim.concurrently({t.agent_id: (lambda t=t: self._play(t)) for t in self.trustors})
@@ -238,6 +276,11 @@ class TrustPopulation(Scenario):
     @classmethod
     def report(cls, metrics: dict[str, Any]) -> list[str]:
         return trust_metrics.population_report(metrics)
+
+    @classmethod
+    def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
+        """Rankings and η² per trait, n per level, and η² drawn (§4.1)."""
+        return trust_metrics.write_population_reports(metrics, directory)
 
 
 @dataclass(frozen=True)

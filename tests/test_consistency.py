@@ -242,9 +242,50 @@ def test_qualitative_words_sit_inside_cohen_bands() -> None:
     assert 0.01 <= QUALITATIVE_ETA_SQUARED["small"] < 0.06
 
 
-@pytest.mark.parametrize("stated", ["huge", "medium-large", "", "12%%", "abc%", "-0.1", "1.5"])
+@pytest.mark.parametrize("stated", ["huge", "", "12%%", "abc%", "-0.1", "1.5"])
 def test_effect_size_value_rejects_unknown_or_out_of_range(stated: str) -> None:
     with pytest.raises(ValueError):
+        effect_size_value(stated)
+
+
+@pytest.mark.parametrize(
+    ("stated", "expected"),
+    [
+        ("0.10 (medium)", 0.10),  # a number glossed by its word: the number
+        ("medium (0.10)", 0.10),
+        ("0.03 (small)", 0.03),
+        ("moderate to large", (0.10 + 0.20) / 2),  # adjacent words: the mean of their values
+        ("medium-large", (0.10 + 0.20) / 2),
+        ("small to medium", (0.035 + 0.10) / 2),
+        ("0.05-0.15", 0.10),  # a range of numbers: its midpoint
+        ("0.05 to 0.15", 0.10),
+        ("a medium effect", 0.10),
+        ("Large.", 0.20),
+        ("η² ≈ 0.12", 0.12),
+        ("about 12%", 0.12),
+        ("1e-2", 0.01),
+    ],
+)
+def test_effect_size_value_reads_what_a_careful_reader_would(stated: str, expected: float) -> None:
+    assert effect_size_value(stated) == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("stated", "problem"),
+    [
+        ("small or large", "unrecognised"),  # either/or: no single value
+        ("small to large", "unrecognised"),  # a range spanning bands says little
+        ("medium, large", "unrecognised"),
+        ("0.5 (small)", "is not 'small'"),  # number and word disagree
+        ("0.02 (large)", "is not 'large'"),
+        ("0.1-0.3 (medium)", "is not 'medium'"),
+        ("I think it is medium", "unrecognised"),
+        ("0.1 0.2", "unrecognised"),
+        ("to medium", "unrecognised"),
+    ],
+)
+def test_effect_size_value_rejects_ambiguous_text(stated: str, problem: str) -> None:
+    with pytest.raises(ValueError, match=problem):
         effect_size_value(stated)
 
 

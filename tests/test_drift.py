@@ -402,7 +402,7 @@ def test_trust_population_under_drift(tmp_path: Path) -> None:
 
 
 def test_trust_beliefs_under_drift(tmp_path: Path) -> None:
-    result = drift_run(tmp_path, "trust-beliefs", {"n_personas": 40})
+    result = drift_run(tmp_path, "trust-beliefs", {"n_personas": 60})
     events = check_drift_run(result, [Outcome(frozenset({"trust.trustor"}), "trust.transfer")])
     failed = [p for p in events.loc[events["kind"] == "decision.failed", "payload"]]
     beliefs = [p for p in failed if p["task"].startswith("trust.belief.")]

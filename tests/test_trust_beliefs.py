@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from personasim.agents import DecisionParseError, parse_structured
+from personasim.agents import TEST_SPLIT_LEVELS, DecisionParseError, parse_structured
 from personasim.scenarios.trust_beliefs import RankingBelief, read_ranking_belief
 from personasim.scenarios.trust_conditioning import TrustConditioning, conditioning_text
 from personasim.simulation import (
@@ -32,8 +33,11 @@ def events_of(run_dir: Path) -> pd.DataFrame:
         return events_frame(store.read())
 
 
-def behaviour_by_level(events: pd.DataFrame, attribute: str, round_index: int = 1) -> dict:
-    """Mean amount sent per level, computed here from the raw events."""
+def behaviour_by_level(
+    events: pd.DataFrame, attribute: str, round_index: int = 1, split: str = "test"
+) -> dict:
+    """Amounts sent per level, computed here from the raw events and Table 5's te levels."""
+    wanted = TEST_SPLIT_LEVELS.get(attribute) if split == "test" else None
     traits = {
         r.agent_id: r.payload["persona"]["traits"]
         for r in events.itertuples()
@@ -43,7 +47,7 @@ def behaviour_by_level(events: pd.DataFrame, attribute: str, round_index: int = 
     for r in events.itertuples():
         if r.kind == "trust.transfer" and r.round == round_index:
             level = traits[r.agent_id].get(attribute)
-            if level is not None:
+            if level is not None and (wanted is None or level in wanted):
                 groups.setdefault(level, []).append(r.payload["sent"])
     return groups
 
@@ -125,22 +129,28 @@ def test_consistency_pinned_to_independent_computation(beliefs_run) -> None:
         assert metrics["summary"][strategy]["n_rho_defined"] == len(rhos)
 
 
-def test_tied_behaviour_means_share_a_rank(beliefs_run) -> None:
-    """The scripted run has traits whose levels tie on mean amount sent; ρ uses average ranks
-    there, not the alphabetical order the displayed ranking keeps."""
-    events = events_of(beliefs_run.run_dir)
-    metrics = beliefs_run.metrics["metrics"]
-    differs = 0
-    for strategy, per_trait in metrics["beliefs"].items():
-        for attribute, result in per_trait.items():
-            means = {k: np.mean(v) for k, v in behaviour_by_level(events, attribute).items()}
-            if len(set(means.values())) == len(means) or result["rho"] is None:
-                continue
-            alphabetical = spearman_of_rankings(
-                result["belief_ranking"], result["behaviour_ranking"]
-            )
-            differs += abs(result["rho"] - alphabetical) > 1e-9 and strategy != "Ctx+$"
-    assert differs > 0
+def test_tied_scores_share_average_ranks_as_in_scipy() -> None:
+    """ρ on tied level means is scipy's average-rank Spearman, not an alphabetical tie-break;
+    a constant side is undefined with a reason, never ±1."""
+    from personasim.analysis import Undefined, ranking_spearman
+
+    rng = np.random.default_rng(11)
+    for _ in range(200):
+        k = int(rng.integers(3, 8))
+        levels = [f"L{i}" for i in range(k)]
+        behaviour = dict(zip(levels, rng.integers(0, 3, k).astype(float), strict=True))
+        belief = dict(zip(levels, rng.integers(0, 3, k).astype(float), strict=True))
+        got = ranking_spearman(belief, behaviour)
+        x, y = list(belief.values()), list(behaviour.values())
+        if len(set(x)) == 1 or len(set(y)) == 1:
+            assert isinstance(got, Undefined) and "constant" in got.reason
+        else:
+            assert got == pytest.approx(stats.spearmanr(x, y).statistic, abs=1e-12)
+    tied = {"A": 5.0, "B": 5.0, "C": 1.0}
+    assert ranking_spearman(["A", "B", "C"], tied) == pytest.approx(
+        stats.spearmanr([3, 2, 1], [2.5, 2.5, 1]).statistic
+    )
+    assert ranking_spearman(["A", "B", "C"], tied) != 1.0
 
 
 def test_dollar_beliefs_eta_from_stated_means_and_sds(beliefs_run) -> None:
@@ -210,9 +220,16 @@ def test_belief_parsers_read_what_a_careful_reader_would() -> None:
         f"```json\n{ranking}\n```",
         f"{ranking}\n\nI hope this helps!",
         '{"ranking_descending": "High > Low", "omnibus_effect_size": "small"}',
+        ranking.replace('"small"', '"0.03 (small)"'),
+        ranking.replace('"small"', '"small to moderate"'),
     ):
         belief = read_ranking_belief(parse_structured(reply, RankingBelief), levels)
         assert belief["ranking"] == ["High", "Low"], reply
+        assert 0.03 <= belief["eta_squared"] <= 0.07, reply
+    for ambiguous in ('"small or large"', '"0.5 (small)"'):
+        with pytest.raises(DecisionParseError):
+            reply = ranking.replace('"small"', ambiguous)
+            read_ranking_belief(parse_structured(reply, RankingBelief), levels)
     for bad in ("", "I'm sorry, but I can't help.", "High > Low", "Sure: {not json}"):
         with pytest.raises(DecisionParseError):
             parse_structured(bad, RankingBelief)
@@ -342,7 +359,27 @@ def test_sweep_writes_combined_and_table9(tmp_path: Path) -> None:
     )
     assert len(result.runs) == 2
     combined = pd.read_csv(tmp_path / "sweep" / "combined.csv")
-    assert len(combined) == 6 and set(combined.endowment) == {10, 44}
+    medians = combined[combined.attribute == "Median"]
+    assert len(medians) == 6 and set(combined.endowment) == {10, 44}
+    for run in result.runs:  # a row per strategy and trait besides the medians
+        n_beliefs = sum(len(v) for v in run.metrics["metrics"]["beliefs"].values())
+        endowment = run.manifest["params"]["endowment"]
+        assert (combined[combined.endowment == endowment].attribute != "Median").sum() == n_beliefs
+    wide = pd.read_csv(tmp_path / "sweep" / "table3_wide.csv")
+    assert {"scripted ρ", "scripted abs Δη²"} <= set(wide.columns)
+    for run in result.runs:
+        endowment = run.manifest["params"]["endowment"]
+        for strategy, per_trait in run.metrics["metrics"]["beliefs"].items():
+            for attribute, cell in per_trait.items():
+                row = wide[
+                    (wide.endowment == endowment)
+                    & (wide.strategy == strategy)
+                    & (wide.attribute == attribute)
+                ].iloc[0]
+                if cell["rho"] is None:
+                    assert pd.isna(row["scripted ρ"])
+                else:
+                    assert row["scripted ρ"] == pytest.approx(cell["rho"])
     table9 = pd.read_csv(tmp_path / "sweep" / "table9_mean_spearman_by_endowment.csv")
     assert list(table9.columns) == ["model", "strategy", "$10", "$44"]
     for run in result.runs:
@@ -416,3 +453,103 @@ def test_sweep_cli_and_its_errors(tmp_path: Path, capsys) -> None:
         )["status"]
         == "complete"
     )
+
+
+class ConstantModel(Backend):
+    """Every persona sends $5; every ranking repeats the order the levels were shown in, and
+    Ctx+$ states the same mean for every level — the issue's tie-inflation case."""
+
+    def identity(self) -> dict[str, Any]:
+        return {"backend": "constant"}
+
+    async def complete(self, request: ChatRequest, timeout: float) -> ChatResponse:
+        if request.task == "trust.belief.ranking":
+            levels = request.hints["levels"]
+            answer = {"ranking_descending": levels, "omnibus_effect_size": "small"}
+        elif request.task == "trust.belief.dollars":
+            stats_ = {lvl: {"mean": 5, "sd": 2} for lvl in request.hints["levels"]}
+            answer = {"mean_sd_level_stats": stats_}
+        else:
+            return ChatResponse(text="Finally, I will give 5 dollars")
+        return ChatResponse(text=json.dumps(answer))
+
+
+def _numbers_in(value: Any, key: str = "") -> list[str]:
+    """Paths of every numeric ρ anywhere in a metrics tree."""
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in _numbers_in(v, f"{key}/{k}")]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in _numbers_in(v, f"{key}/{i}")]
+    leaf = key.rsplit("/", 1)[-1]
+    is_rho = leaf in {"rho", "median_rho", "mean_rho"}
+    return [key] if is_rho and isinstance(value, int | float) else []
+
+
+def test_constant_model_gives_no_numeric_rho_anywhere(tmp_path: Path) -> None:
+    params = {"n_personas": 24, "max_repairs": 0}
+    beliefs = run_scenario(
+        "trust-beliefs", params, backend=ConstantModel(), out=tmp_path / "b", progress=False
+    )
+    metrics = beliefs.metrics["metrics"]
+    assert sum(len(v) for v in metrics["beliefs"].values()) >= 3 * 5
+    assert _numbers_in(metrics) == []
+    for per_trait in metrics["beliefs"].values():
+        for result in per_trait.values():
+            assert "constant input" in result["rho_undefined"]
+    table = pd.read_csv(beliefs.run_dir / "reports" / "table3_consistency.csv")
+    assert table["rho"].isna().all() and table["rho_undefined"].notna().all()
+    conditioning = run_scenario(
+        "trust-conditioning", params, backend=ConstantModel(), out=tmp_path / "c", progress=False
+    )
+    assert _numbers_in(conditioning.metrics["metrics"]) == []
+    table4 = pd.read_csv(conditioning.run_dir / "reports" / "table4_conditioning.csv")
+    assert table4["median_rho"].isna().all()
+
+
+def test_levels_are_shown_in_a_recorded_seeded_order(beliefs_run) -> None:
+    events = events_of(beliefs_run.run_dir)
+    (recorded,) = events[events.kind == "trust.levels"].payload
+    assert recorded["split"] == "test"
+    order = recorded["shown_order"]
+    assert any(v != sorted(v) for v in order.values() if len(v) > 2)  # not alphabetical
+    for attribute, levels in order.items():
+        assert sorted(levels) == recorded["levels"][attribute]
+        assert set(levels) <= set(TEST_SPLIT_LEVELS[attribute])
+    shown = [
+        re.findall(r"^\d+\. (.+)$", call["messages"][0]["content"], re.MULTILINE)
+        for call in events[events.kind == "llm.call"].payload
+        if call["task"] == "trust.belief.ranking"
+    ]
+    # the game rules (Ctx+Tr) follow as a second numbered list
+    assert shown and all(any(lv[: len(v)] == v for v in order.values()) for lv in shown)
+    again = events_of(
+        run_scenario(
+            "trust-beliefs",
+            {"n_personas": 40},
+            out=beliefs_run.run_dir.parent / "again",
+            progress=False,
+        ).run_dir
+    )
+    assert next(iter(again[again.kind == "trust.levels"].payload))["shown_order"] == order
+
+
+def test_achieved_prior_rho_reported_per_trait_and_condition(conditioning_run) -> None:
+    events = events_of(conditioning_run.run_dir)
+    metrics = conditioning_run.metrics["metrics"]
+    imposed = list(events[events.kind == "belief.imposed"].payload)
+    for condition in ("weak", "strong"):
+        logged = {
+            p["attribute"]: p["rho_with_elicited"] for p in imposed if p["condition"] == condition
+        }
+        cell = metrics["conditions"][condition]
+        assert cell["median_imposed_rho"] == pytest.approx(np.median(list(logged.values())))
+        for attribute, rho in logged.items():
+            assert cell["attributes"][attribute]["imposed_rho"] == pytest.approx(rho)
+        assert cell["unperturbed"] == sorted(a for a, r in logged.items() if r == 1.0)
+    assert metrics["conditions"]["unconditioned"]["median_imposed_rho"] is None
+    assert metrics["conditions"]["unconditioned"]["median_imposed_rho_undefined"]
+    table = pd.read_csv(conditioning_run.run_dir / "reports" / "table4_achieved_prior_rho.csv")
+    assert set(table.condition) == {"weak", "strong"}
+    assert len(table) == sum(1 for p in imposed if p["condition"] in {"weak", "strong"})
+    table4 = pd.read_csv(conditioning_run.run_dir / "reports" / "table4_conditioning.csv")
+    assert {"median_imposed_rho", "unperturbed"} <= set(table4.columns)

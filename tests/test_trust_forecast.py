@@ -11,6 +11,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from personasim.agents import DecisionParseError
@@ -118,7 +119,7 @@ def decisions(result: RunResult) -> list[Event]:
 def test_run_writes_table_and_figure(population: RunResult) -> None:
     reports = population.run_dir / "reports"
     rows = (reports / "mae_by_horizon.csv").read_text().splitlines()
-    assert rows[0] == "model,archetype,horizon,n,mae,mean_forecast,mean_actual,small"
+    assert rows[0] == "model,archetype,horizon,n,mae,mean_forecast,mean_actual,small,sd_abs_error"
     assert len(rows) == 1 + len(ARCHETYPES) * ROUNDS
     assert rows[1].startswith("scripted,M1,1,20,")
     assert "| scripted" in (reports / "mae_by_horizon.md").read_text()
@@ -344,6 +345,8 @@ def test_unparseable_forecast_is_a_failure_and_left_out(tmp_path: Path) -> None:
             "mean_actual": None,
             "mean_actual_undefined": reason,
             "small": True,
+            "sd_abs_error": None,
+            "sd_abs_error_undefined": "fewer than 2 values",
         }
         assert per_archetype["by_horizon"][0]["n"] == 2
 
@@ -478,3 +481,76 @@ def test_sweep_over_models_draws_one_line_per_model_and_archetype(tmp_path: Path
     assert [r["mae"] for r in rows if r["archetype"] == "M1"] == [h["mae"] for h in per_run]
     figure = tmp_path / "sweep" / "mae_by_horizon.png"
     assert figure in result.reports and figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# --- the paper's horizons design (§5.2): forecasts of rounds r..R from the state before r ---
+
+
+def test_horizons_design_forecasts_every_round_left_and_scores_by_steps_ahead(
+    tmp_path: Path,
+) -> None:
+    rounds, personas = 4, 3
+    result = run(
+        tmp_path / "h",
+        {"n_personas": personas, "rounds": rounds, "archetypes": "M1,M5", "design": "horizons"},
+    )
+    made = [e for e in read_events(result, "decision.made") if e.payload["kind"] == "forecast"]
+    failed = [e for e in read_events(result, "decision.failed") if e.payload["kind"] == "forecast"]
+    # before round r, one forecast of each round r..R: R(R+1)/2 per persona and archetype
+    assert len(made) + len(failed) == 2 * personas * rounds * (rounds + 1) // 2
+    for e in made:
+        p = e.payload
+        assert p["steps_ahead"] == p["horizon"] - p["origin"] + 1 and e.round == p["origin"]
+    sends = {
+        (e.agent_id, e.round): e.payload["sent"] for e in read_events(result, "trust.transfer")
+    }
+    metrics = result.metrics["metrics"]
+    assert metrics["design"] == "horizons"
+    for archetype, per_archetype in metrics["archetypes"].items():
+        errors: dict[int, list[float]] = {}
+        for e in made:
+            key = (e.agent_id, e.payload["horizon"])
+            if e.payload["archetype"] == archetype and key in sends:
+                errors.setdefault(e.payload["steps_ahead"], []).append(
+                    abs(e.payload["value"] - sends[key])
+                )
+        for row in per_archetype["by_horizon"]:
+            h = row["horizon"]
+            assert row["n"] == len(errors.get(h, []))
+            if errors.get(h):
+                assert row["mae"] == pytest.approx(np.mean(errors[h]))
+            if len(errors.get(h, [])) > 1:
+                assert row["sd_abs_error"] == pytest.approx(np.std(errors[h], ddof=1))
+        assert per_archetype["by_horizon"][0]["n"] == personas * rounds - sum(
+            1
+            for e in failed
+            if e.payload["archetype"] == archetype and e.payload.get("steps_ahead") == 1
+        )
+    assert (result.run_dir / "reports" / "mae_by_horizon.png").stat().st_size > 0
+
+
+def test_tables_6_to_8_show_the_first_personas_forecasts_and_reasons(
+    population: RunResult,
+) -> None:
+    made = [e for e in read_events(population, "decision.made") if e.payload["kind"] == "forecast"]
+    first = next(e.agent_id for e in read_events(population, "agent.created") if "@" in e.agent_id)
+    persona = first.split("@")[0]
+    calls = [
+        e
+        for e in read_events(population, "llm.call")
+        if e.agent_id.split("@")[0] == persona and e.payload["task"] == "trust.forecast"
+    ]
+    for archetype, number in (("M1", 6), ("M3", 7), ("M5", 8)):
+        table = pd.read_csv(
+            population.run_dir / "reports" / f"table{number}_explanations_{archetype}.csv"
+        )
+        mine = {
+            e.payload["horizon"]: e.payload["value"]
+            for e in made
+            if e.agent_id == f"{persona}@{archetype}"
+        }
+        assert dict(zip(table["round"], table["forecast"], strict=True)) == mine
+        replies = [e.payload["response"]["text"] for e in calls if e.agent_id.endswith(archetype)]
+        for explanation in table["explanation"]:
+            assert "Finally, I will send" not in explanation
+            assert any(explanation.split(":")[0] in reply for reply in replies)

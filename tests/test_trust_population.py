@@ -11,11 +11,12 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
+import pandas as pd
 import pytest
 from conftest import DATA
 from scipy import stats
 
-from personasim.agents import DecisionParseError
+from personasim.agents import TEST_SPLIT_LEVELS, DecisionParseError
 from personasim.agents.scripted_behaviours import trustor_share
 from personasim.environments import TrustGame
 from personasim.scenarios.trust_population import TrustPopulation, parse_transfer
@@ -132,6 +133,18 @@ def test_metrics_match_an_independent_computation(tmp_path: Path) -> None:
     means = {level: np.mean(v) for level, v in groups.items()}
     ranking = metrics["attributes"]["Openness To Experience"]["ranking"]
     assert [means[level] for level in ranking] == sorted(means.values(), reverse=True)
+    # the written tables carry the same numbers, with n per level
+    reports = result.run_dir / "reports"
+    levels = pd.read_csv(reports / "population_levels.csv")
+    openness = levels[levels.attribute == "Openness To Experience"].set_index("level")
+    assert openness["n"].to_dict() == {k: len(v) for k, v in groups.items()}
+    assert openness["mean"].to_dict() == pytest.approx(means, abs=1e-6)
+    traits_table = pd.read_csv(reports / "population_traits.csv").set_index("attribute")
+    assert traits_table.loc["Openness To Experience", "eta_squared"] == pytest.approx(
+        expected, abs=1e-6
+    )
+    assert set(traits_table.index) == set(metrics["attributes"])
+    assert (reports / "population_eta_squared.png").stat().st_size > 0
 
 
 def test_export_writes_one_object_per_event_in_the_schema(tmp_path: Path) -> None:
@@ -226,10 +239,24 @@ def test_real_genagents_bank(tmp_path: Path) -> None:
     bank = DATA / "genagents" / "gss_agents.jsonl"
     if not bank.exists():
         pytest.skip(f"{bank} not present")
-    params = {"n_personas": 60, "persona_file": str(bank)}
+    params = {"n_personas": 200, "persona_file": str(bank)}
     metrics = run(tmp_path / "r", params=params).metrics["metrics"]
-    assert metrics["n_personas"] == 60
-    assert metrics["attributes"]["Religion"]["levels"]
+    assert metrics["n_personas"] == 200
+    attributes = metrics["attributes"]
+    assert "Religion" not in attributes  # Table 3's nine, by default
+    views = attributes["Political Views"]["levels"]
+    assert set(views) == set(TEST_SPLIT_LEVELS["Political Views"])  # 4 te of the 7 GSS values
+    assert set(attributes["Work Status"]["levels"]) <= set(TEST_SPLIT_LEVELS["Work Status"])
+    # the GSS bank has no te level of Family Structure At 16: nothing analysed, η² null
+    family = attributes["Family Structure At 16"]
+    assert family["levels"] == {} and family["eta_squared"] is None
+    assert family["eta_squared_undefined"]
+    every = run(
+        tmp_path / "all",
+        params={**params, "split": "all", "attributes": "Political Views,Religion"},
+    )
+    assert len(every.metrics["metrics"]["attributes"]["Political Views"]["levels"]) == 7
+    assert len(every.metrics["metrics"]["attributes"]["Religion"]["levels"]) > 5
 
 
 def rules(endowment: int = 10) -> SimpleNamespace:
