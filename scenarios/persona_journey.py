@@ -131,7 +131,7 @@ class PersonaJourney(Scenario):
     Params = PersonaJourneyParams
     roles: ClassVar[dict[str, Role]] = {
         "persona": Role("the persona agents on their journey"),
-        "reasoner": PersonaGymScenario.roles["reasoner"],
+        "examples": PersonaGymScenario.roles["examples"],
         "evaluator": PersonaGymScenario.roles["evaluator"],
     }
     params: PersonaJourneyParams
@@ -324,8 +324,9 @@ class PersonaJourney(Scenario):
         if not answer.ok:
             return 0
         keep_exchange(t, task, answer.reply)
-        examples_task = self.gym_tasks.examples(persona, q.task, q.text, scene)
-        examples = await self.example_writer.decide(replace(examples_task, role="reasoner"))
+        examples = await self.example_writer.decide(
+            self.gym_tasks.examples(persona, q.task, q.text, scene)
+        )
         if not examples.ok:
             return 1
         for member, evaluator in enumerate(self.evaluators):
