@@ -16,8 +16,7 @@ The cross-environment metrics are in `analysis/journey.py`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from functools import partial
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -26,35 +25,25 @@ import pandas as pd
 from pydantic import Field, field_validator, model_validator
 
 from personasim.agents import (
+    Decision,
     DecisionTask,
     PersonaAgent,
     ResearcherAgent,
     TrusteeAgent,
     TrustorAnswer,
-    career_answers,
-    format_instructions,
-    json_parser,
-    parse_nonempty,
 )
-from personasim.agents.persona_gym_answers import (
-    Evaluation,
-    PersonaAnswer,
-    ScoreExamples,
-    parse_score,
-    read_answer,
-    read_score,
-)
-from personasim.agents.persona_gym_tasks import EVALUATOR_TEMPERATURE, SELECTION_SAMPLING
-from personasim.agents.scripted_journey import NextPlace, read_place
+from personasim.agents.journey_memory import MemoryMode, Traveller, keep_exchange, with_memory
+from personasim.agents.journey_tasks import JourneyTasks
+from personasim.agents.persona_gym_tasks import GymTasks
 from personasim.agents.trustee import ARCHETYPE_PATTERN
 from personasim.analysis import journey as journey_metrics
 from personasim.environments import TrustGame
-from personasim.environments.career_chat import SurveyItem, load_survey, shipped_career_file
+from personasim.environments.career_chat import load_survey, shipped_career_file
 from personasim.environments.journey import JourneyMap, check_walk, parse_edges
+from personasim.environments.journey_places import ValueSurvey
 from personasim.environments.persona_gym import GymQuestion, PersonaGym
 from personasim.simulation import (
     ChatRequest,
-    Environment,
     Message,
     Role,
     Scenario,
@@ -87,8 +76,6 @@ SCENES = (
     ("Action Justification", "a charity fundraiser"),
 )
 """PersonaGym task and setting of each scene; the questions are the pack's `scene.N` entries."""
-
-MemoryMode = Literal["none", "summary", "full"]
 
 
 class PersonaJourneyParams(PopulationParams):
@@ -137,33 +124,6 @@ class PersonaJourneyParams(PopulationParams):
         return self
 
 
-class ValueSurvey(Environment):
-    """The place where the VSM items are asked (its rules: the items and their options)."""
-
-    kind = "value_survey"
-
-    def __init__(self, sim: Simulation, items: tuple[SurveyItem, ...]) -> None:
-        self.items = items
-        super().__init__(sim, "survey")
-
-    def settings(self) -> dict[str, Any]:
-        return {"items": [{"index": i.index, "profile": i.profile_text} for i in self.items]}
-
-
-@dataclass
-class Traveller:
-    """What a persona carries between places: its memory mode and what it did where."""
-
-    agent: PersonaAgent
-    memory: MemoryMode
-    summaries: list[str] = field(default_factory=list)
-    exchanges: list[Message] = field(default_factory=list)
-    visited: list[str] = field(default_factory=list)
-    rng: np.random.Generator = field(default_factory=lambda: np.random.default_rng(0))
-    """The route rule's draws: seeded from the run in setup, so the order of play is moot."""
-    ended: bool = False
-
-
 @register_scenario
 class PersonaJourney(Scenario):
     name = "persona-journey"
@@ -171,7 +131,7 @@ class PersonaJourney(Scenario):
     Params = PersonaJourneyParams
     roles: ClassVar[dict[str, Role]] = {
         "persona": Role("the persona agents on their journey"),
-        "reasoner": PersonaGymScenario.roles["reasoner"],
+        "examples": PersonaGymScenario.roles["examples"],
         "evaluator": PersonaGymScenario.roles["evaluator"],
     }
     params: PersonaJourneyParams
@@ -225,6 +185,16 @@ class PersonaJourney(Scenario):
             sim.emit(
                 "journey.assigned", {"memory": mode, "route": p.route}, agent_id=agent.agent_id
             )
+        self.tasks = JourneyTasks(
+            self.prompts,
+            self.packs["survey"],
+            self.packs["gym"],
+            p.max_repairs,
+            p.temperature,
+            p.survey_temperature,
+        )
+        gym_pack = self.packs["gym"]
+        self.gym_tasks = GymTasks(gym_pack, p.max_repairs, p.temperature, p.scripted_fidelity)
         self.example_writer = ResearcherAgent(sim, "example-writer", role="score examples")
         self.evaluators = [
             ResearcherAgent(sim, f"evaluator-{i}", role=f"evaluator {spec}")
@@ -273,33 +243,13 @@ class PersonaJourney(Scenario):
             return options[0]
         if self.params.route == "shuffled":
             return options[int(t.rng.integers(len(options)))]
-        offered = "\n".join(f"- {o}: {self.prompts.text(f'place.{o}')}" for o in options)
-        prompt = self.prompts.render(
-            "choose_place",
-            persona=t.agent.persona.profile_text(),
-            options=offered,
-            format_instructions=format_instructions(NextPlace),
-        )
-        hints = {"options": options, "traits": dict(t.agent.persona.traits)}
-        read = partial(read_place, options=options)
-        task = DecisionTask(
-            name="journey.choose",
-            request=self._request(
-                t,
-                (Message(role="user", content=prompt),),
-                self.params.temperature,
-                "journey.choose",
-                hints,
-            ),
-            parse=json_parser(NextPlace, read),
-            reminder=lambda e: self.packs["gym"].render("json_reminder", error=e),
-            max_repairs=self.params.max_repairs,
-            details={"options": options, "step": len(t.visited) + 1},
-            schema=NextPlace,
-            read=read,
-        )
-        decision = await t.agent.decide(task)
+        decision, _ = await self._decide(t, self.tasks.choose(t.agent, options, len(t.visited) + 1))
         return decision.value if decision.ok else None
+
+    async def _decide(self, t: Traveller, task: DecisionTask) -> tuple[Decision, DecisionTask]:
+        """The persona decides `task` with its memory of earlier places put in."""
+        task = replace(task, request=with_memory(t, task.request, self.prompts))
+        return await t.agent.decide(task), task
 
     # --- the three places --------------------------------------------------------------------
 
@@ -311,15 +261,13 @@ class PersonaJourney(Scenario):
             persona_details=t.agent.persona.profile_text(),
             theoretical_props="",
         )
-        hints = {"traits": dict(t.agent.persona.traits), "endowment": p.endowment}
         task = DecisionTask(
             name="trust.trustor",
-            request=self._request(
-                t,
-                (Message(role="user", content=prompt),),
-                p.trust_temperature,
-                "trust.trustor",
-                hints,
+            request=ChatRequest(
+                messages=(Message(role="user", content=prompt),),
+                temperature=p.trust_temperature,
+                task="trust.trustor",
+                hints={"traits": dict(t.agent.persona.traits), "endowment": p.endowment},
             ),
             parse=lambda reply: parse_transfer(reply, self.game),
             reminder=lambda e: pack.render("format_reminder", error=e, initial_amount=p.endowment),
@@ -328,78 +276,31 @@ class PersonaJourney(Scenario):
             schema=TrustorAnswer,
             read=lambda answer: checked_transfer(answer.amount, self.game),
         )
-        decision = await t.agent.decide(task)
+        decision, task = await self._decide(t, task)
         if not decision.ok:
             return
         received = self.game.transfer(t.agent, self.trustee, decision.value)
         outcome = self.game.repay(t.agent, self.trustee, self.trustee.respond(received))
-        self._remember(
-            t,
-            task,
-            decision.reply,
-            "memory.trust",
-            endowment=p.endowment,
-            sent=outcome.sent,
-            returned=outcome.returned,
+        keep_exchange(t, task, decision.reply)
+        t.summaries.append(
+            self.prompts.render(
+                "memory.trust", endowment=p.endowment, sent=outcome.sent, returned=outcome.returned
+            )
         )
 
     async def _survey(self, t: Traveller) -> None:
-        p, pack = self.params, self.packs["survey"]
         chosen: list[int] = []
-        last: DecisionTask | None = None
         for item in self._items:
-            for repeat in range(p.survey_repeats):
-                prompt = pack.render(
-                    "ba_user_prompt",
-                    profile=t.agent.persona.profile_text(),
-                    question=item.profile_text,
-                    options="\n".join(item.options),
-                )
-                messages = (
-                    Message(role="system", content=pack.text("ba_user_system")),
-                    Message(role="user", content=prompt),
-                )
-                hints = {
-                    "profile": _survey_profile(t.agent),
-                    "format": "profile",
-                    "item": item.index,
-                }
-                request = self._request(
-                    t,
-                    messages,
-                    p.survey_temperature,
-                    "career.probe",
-                    hints,
-                    sample_index=repeat,
-                    logprobs=True,
-                )
-                schema, read = career_answers.OptionAnswer, career_answers.read_option
-                last = DecisionTask(
-                    name="career.probe",
-                    request=request,
-                    parse=json_parser(schema, read),
-                    reminder=lambda e: pack.render("json_reminder", error=e),
-                    max_repairs=p.max_repairs,
-                    details={
-                        "place": "survey",
-                        "step": len(t.visited),
-                        "item": item.index,
-                        "repeat": repeat,
-                    },
-                    schema=schema,
-                    read=read,
-                )
-                decision = await t.agent.decide(last)
+            for repeat in range(self.params.survey_repeats):
+                task = self.tasks.survey_item(t.agent, item, repeat, len(t.visited))
+                decision, task = await self._decide(t, task)
                 if decision.ok:
                     chosen.append(int(decision.value))
                     if repeat == 0:
-                        self._keep_exchange(t, last, decision.reply)
+                        keep_exchange(t, task, decision.reply)
         if chosen:
-            t.summaries.append(
-                self.prompts.render(
-                    "memory.survey", n=len(self._items), mean=f"{np.mean(chosen):.1f}"
-                )
-            )
+            mean = f"{np.mean(chosen):.1f}"
+            t.summaries.append(self.prompts.render("memory.survey", n=len(self._items), mean=mean))
 
     async def _gym(self, t: Traveller) -> None:
         scenes = SCENES[: self.params.scenes]
@@ -413,145 +314,28 @@ class PersonaJourney(Scenario):
             settings = ", ".join(s for _, s in scenes)
             t.summaries.append(self.prompts.render("memory.gym", n=answered, settings=settings))
 
-    async def _scene(self, t: Traveller, question: GymQuestion) -> int:
+    async def _scene(self, t: Traveller, q: GymQuestion) -> int:
         """The persona answers; examples are written; every evaluator scores (seed 002, §3.2)."""
-        p, pack, persona = self.params, self.packs["gym"], t.agent.persona.profile_text()
-        system = pack.render("persona_system", persona=persona)
-        messages = (
-            Message(role="system", content=system),
-            Message(role="user", content=question.text),
+        persona = t.agent.persona.profile_text()
+        scene = {**q.scene(t.agent.agent_id), "place": "gym", "step": len(t.visited)}
+        answer, task = await self._decide(
+            t, self.gym_tasks.answer(persona, q.task, q.text, q.index, scene)
         )
-        hints = {"persona": persona, "task": question.task, "fidelity": p.scripted_fidelity}
-        details = {**question.scene(t.agent.agent_id), "place": "gym", "step": len(t.visited)}
-        task = DecisionTask(
-            name="persona_gym.answer",
-            request=self._request(
-                t, messages, p.temperature, "persona_gym.answer", hints, sample_index=question.index
-            ),
-            parse=parse_nonempty,
-            reminder=lambda e: pack.render("answer_reminder"),
-            max_repairs=p.max_repairs,
-            details=details,
-            schema=PersonaAnswer,
-            read=read_answer,
-        )
-        answer = await t.agent.decide(task)
         if not answer.ok:
             return 0
-        self._keep_exchange(t, task, answer.reply)
-        outline = _outline(pack, question.task)
+        keep_exchange(t, task, answer.reply)
         examples = await self.example_writer.decide(
-            self._examples_task(persona, question, outline, details)
+            self.gym_tasks.examples(persona, q.task, q.text, scene)
         )
         if not examples.ok:
             return 1
-        for i, evaluator in enumerate(self.evaluators, 1):
-            prompt = pack.render(
-                f"evaluation.{_key(question.task)}",
-                rubric_outline=outline,
-                examples="\n".join(
-                    pack.render("score_example", score=k, example=examples.value[f"score_{k}"])
-                    for k in range(1, 6)
-                ),
-                persona=persona,
-                question=question.text,
-                response=answer.value,
+        for member, evaluator in enumerate(self.evaluators):
+            details = {**scene, "evaluator": evaluator.agent_id}
+            evaluation = self.gym_tasks.evaluation(
+                persona, q.task, q.text, answer.value, examples.value, member, details
             )
-            await evaluator.decide(
-                DecisionTask(
-                    name="persona_gym.evaluate",
-                    request=ChatRequest(
-                        messages=(Message(role="user", content=prompt),),
-                        temperature=EVALUATOR_TEMPERATURE,
-                        task="persona_gym.evaluate",
-                        hints={
-                            "persona": persona,
-                            "task": question.task,
-                            "response": answer.value,
-                            "evaluator": i,
-                        },
-                    ),
-                    parse=parse_score,
-                    reminder=lambda e: pack.render("score_reminder", error=e),
-                    max_repairs=p.max_repairs,
-                    schema=Evaluation,
-                    read=read_score,
-                    details={**details, "evaluator": evaluator.agent_id},
-                    role="evaluator",
-                    member=i - 1,
-                )
-            )
+            await evaluator.decide(evaluation)
         return 1
-
-    def _examples_task(
-        self, persona: str, question: GymQuestion, outline: str, details: dict[str, Any]
-    ) -> DecisionTask:
-        pack = self.packs["gym"]
-        prompt = pack.render(
-            "examples",
-            rubric_outline=outline,
-            persona=persona,
-            question=question.text,
-            format_instructions=format_instructions(ScoreExamples),
-        )
-        return DecisionTask(
-            name="persona_gym.examples",
-            request=ChatRequest(
-                messages=(Message(role="user", content=prompt),),
-                **SELECTION_SAMPLING,
-                task="persona_gym.examples",
-                hints={"persona": persona, "task": question.task},
-            ),
-            parse=json_parser(ScoreExamples, ScoreExamples.model_dump),
-            reminder=lambda e: pack.render("json_reminder", error=e),
-            max_repairs=self.params.max_repairs,
-            details=details,
-            role="reasoner",
-            schema=ScoreExamples,
-            read=ScoreExamples.model_dump,
-        )
-
-    # --- memory ------------------------------------------------------------------------------
-
-    def _request(
-        self,
-        t: Traveller,
-        messages: tuple[Message, ...],
-        temperature: float,
-        name: str,
-        hints: dict[str, Any],
-        **extra: Any,
-    ) -> ChatRequest:
-        """The place's messages with the persona's memory of earlier places put in: `summary`
-        prefixes the last user turn; `full` inserts the earlier exchanges before it."""
-        *head, last = messages
-        if t.memory == "summary" and t.summaries:
-            recalled = self.prompts.render("memory_summary", lines="\n".join(t.summaries))
-            last = Message(role="user", content=f"{recalled}\n\n{last.content}")
-        elif t.memory == "full" and t.exchanges:
-            head = [*head, *t.exchanges]
-        if name == "career.probe" and extra.get("logprobs"):
-            extra["top_logprobs"] = 5
-        return ChatRequest(
-            messages=(*head, last), temperature=temperature, task=name, hints=hints, **extra
-        )
-
-    def _keep_exchange(self, t: Traveller, task: DecisionTask, reply: str | None) -> None:
-        """The place's own last user turn and the persona's accepted reply, for `full`."""
-        if reply is None:
-            return
-        if t.memory != "full":
-            return
-        asked = task.request.messages[-1].content  # in `full` mode, the place's own text
-        t.exchanges.extend(
-            [Message(role="user", content=asked), Message(role="assistant", content=reply)]
-        )
-
-    def _remember(
-        self, t: Traveller, task: DecisionTask, reply: str | None, entry: str, **values: Any
-    ) -> None:
-        self._keep_exchange(t, task, reply)
-        t.summaries.append(self.prompts.render(entry, **values))
 
     # --- metrics -----------------------------------------------------------------------------
 
@@ -566,30 +350,3 @@ class PersonaJourney(Scenario):
     @classmethod
     def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
         return journey_metrics.write_reports(metrics, directory)
-
-
-def _survey_profile(agent: PersonaAgent) -> dict[str, Any]:
-    """Age and education as the scripted survey rule reads them (career-chat's profile keys)."""
-    attributes = agent.persona.attributes
-    found: dict[str, Any] = {}
-    if isinstance(attributes.get("age"), int | float):
-        found["age"] = int(attributes["age"])
-    degree = str(attributes.get("highest_degree_received", "")).lower()
-    for key, level in (
-        ("graduate", "Master's"),
-        ("bachelor", "Bachelor's"),
-        ("high school", "High School"),
-    ):
-        if key in degree:
-            found["education"] = level
-            break
-    return found
-
-
-def _key(task: str) -> str:
-    return task.lower().replace(" ", "_")
-
-
-def _outline(pack: Any, task: str) -> str:
-    description = pack.render(f"description.{_key(task)}")
-    return pack.render(f"outline.{_key(task)}", description=description)

@@ -288,3 +288,31 @@ def test_persona_journey_under_drift(tmp_path: Path) -> None:
     made = events[events["kind"] == "decision.made"]["payload"].map(lambda p: p["task"])
     assert metrics["decisions"] == {k: int(v) for k, v in made.value_counts().sort_index().items()}
     assert sum(metrics["failures"].values()) == int((events["kind"] == "decision.failed").sum())
+
+
+def test_view_page_holds_each_personas_moves_in_its_trajectory(tmp_path: Path) -> None:
+    """`personasim view` on a journey: every persona's own event block holds its `agent.moved`
+    steps (from → to, the route's order), between the places' `env.left`/`env.entered`."""
+    _run(tmp_path, n_personas=2, scenes=1, n_items=1, survey_repeats=1, order=("gym", "trust"))
+    page = tmp_path / "page.html"
+    assert main(["view", str(tmp_path / "run"), "--output", str(page)]) == 0
+    html = page.read_text()
+
+    def block(element_id: str) -> Any:
+        start = html.index(f'<script type="application/json" id="{element_id}">')
+        text = html[html.index(">", start) + 1 : html.index("</script>", start)]
+        return json.loads(text)
+
+    run = block("runs")[0]
+    events = _events(tmp_path / "run")
+    personas = events[events.kind == "journey.assigned"].agent_id.tolist()
+    assert len(personas) == 2
+    for agent_id in personas:
+        trajectory = block(run["blocks"][agent_id])
+        moves = [(e[4]["from"], e[4]["to"]) for e in trajectory if e[2] == "agent.moved"]
+        assert moves == [(None, "gym"), ("gym", "trust")]
+        assert all(e[3] == agent_id for e in trajectory if e[2] == "agent.moved")
+        kinds = [e[2] for e in trajectory if e[2] in ("agent.moved", "env.left", "env.entered")]
+        assert kinds == ["agent.moved", "env.entered", "agent.moved", "env.left", "env.entered"]
+        entered = [e[4]["env"] for e in trajectory if e[2] == "env.entered"]
+        assert entered == ["gym", "trust"]

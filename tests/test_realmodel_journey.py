@@ -18,6 +18,11 @@ from test_realmodel import (
 
 pytestmark = [pytest.mark.realmodel, pytest.mark.timeout(600)]
 
+JOURNEY_MAX_TOKENS = 96
+"""The longest replies the journey asks for (a transfer with its reason, a survey option, a
+scene's answer, an evaluator's score) mostly fit; longer ones end at the limit and count as
+what they are. It overrides the tier's --max-tokens (the last flag wins)."""
+
 
 @pytest.fixture(autouse=True)
 def _no_api_key(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -30,14 +35,17 @@ def test_persona_journey_on_smollm2(
     capsys: pytest.CaptureFixture[str],
     realmodel_runs: dict[str, dict[str, Any]],
 ) -> None:
-    """One persona with `full` memory walks all three places on real output (kept to one: the
-    tier's time): the run is complete (exit 0, or 3 when not valid), counts equal the log,
-    metrics recompute, the moves follow the route, and the later prompts hold its own reply."""
+    """One persona with `full` memory walks all three places on real output: the run is
+    complete (exit 0, or 3 when not valid), counts equal the log, metrics recompute, the moves
+    follow the route, and the later prompts hold its own reply. Kept to the tier's time (about
+    a minute on 2 idle cores): one persona, one survey item asked once, one scene, no re-asks
+    (a failed step is recorded and counted) and replies of at most JOURNEY_MAX_TOKENS."""
     out = tmp_path / "run"
     started = time.perf_counter()
     params = (
         "--n-personas", "1", "--memory", "full", "--scenes", "1", "--n-items", "1",
-        "--survey-repeats", "1", "--max-repairs", "1", *EVALUATORS,
+        "--survey-repeats", "1", "--max-repairs", "0", "--max-tokens", str(JOURNEY_MAX_TOKENS),
+        *EVALUATORS,
     )  # fmt: skip
     code = run_cli("persona-journey", smollm2, out, "json_object", *params)
     elapsed = time.perf_counter() - started

@@ -27,6 +27,7 @@ SMALL = {
     "career-chat": {"n_users": 2, "n_items": 1, "judge_samples": 1, "max_turns": 2},
     "classroom": {"n_questions": 2, "repetitions": 1},
     "persona-gym": {"n_personas": 1, "n_environments": 1, "questions_per_task": 1},
+    "persona-journey": {"n_personas": 1, "scenes": 1, "n_items": 1, "survey_repeats": 1},
     "trust-beliefs": {"n_personas": 4},
     "trust-conditioning": {"n_personas": 4},
     "trust-forecast": {"n_personas": 1},
@@ -84,6 +85,17 @@ def test_every_scenario_renders_and_an_agent_opens_by_fragment(scenario: str, tm
     text = html_lib.unescape(dom)
     assert 'data-view="agent"' in dom and agent_id in text
     assert all(reply in text for reply in texts), "the agent's replies are on its page"
+
+
+def test_a_journeys_moves_show_as_moves_on_the_personas_page(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    run_scenario("persona-journey", SMALL["persona-journey"], out=run_dir, progress=False)
+    with SQLiteEventStore(run_dir / "events.sqlite") as store:
+        (persona,) = [e.agent_id for e in store.read(["journey.assigned"])]
+    dom, _ = dump_dom(view([run_dir], tmp_path / "page.html"), "#agent/" + persona)
+    text = html_lib.unescape(dom)
+    for step in ("moved — → trust", "moved trust → survey", "moved survey → gym"):
+        assert step in text, step
 
 
 def test_injected_markup_in_a_reply_stays_inert(tmp_path: Path, monkeypatch) -> None:
