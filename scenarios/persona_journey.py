@@ -467,6 +467,7 @@ class PersonaJourney(Scenario):
                         hints={
                             "persona": persona,
                             "task": question.task,
+                            "question": question.text,
                             "response": answer.value,
                             "evaluator": i,
                         },

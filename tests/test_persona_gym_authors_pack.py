@@ -9,11 +9,15 @@ outline ("Evaluation Task: … Evaluation Criteria: …") becomes the `outline.*
 at ${rubric_outline}, and its task description the `description.*` entry, so the evaluator is
 sent the authors' file exactly as their own `rubric.format(...)` fills it.
 
+The grading batch (`--grading-batch N`, the authors' code: 5) sends `rubric_grading/sys_prompt.txt`
+as the system message and the wrapper `rubric_grading/prompt.txt` around the N completed rubrics:
+its {rubrics} → ${rubrics} and its numbered "(1) Evaluation: … (5) Evaluation:" block →
+${format}, computed for N.
+
 Not mapped, because our requests have no slot for them (documented in docs/persona-gym.md):
 the examples prompt's "Output Format" block (our example writer answers JSON, so it is
-replaced by ${format_instructions}), `prompts/rubric_grading/sys_prompt.txt` (our evaluator
-request is one user message), and the batch wrappers `rubric_grading/prompt.txt` and
-`score_examples/parallel_examples.txt` (we score one answer per request).
+replaced by ${format_instructions}) and `score_examples/parallel_examples.txt` (we ask for
+the score examples of one question per request).
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ PLACEHOLDERS = {
     "question": "question",
     "response": "response",
     "rubric": "rubric_outline",
+    "rubrics": "rubrics",
 }
 
 pytestmark = pytest.mark.skipif(
@@ -120,6 +125,26 @@ def authors_pack(path: Path) -> Path:
         "note": "{rubric} → ${rubric_outline}; the Output Format block (Score N: Response -) "
         "replaced by ${format_instructions}, since our example writer answers JSON",
         "text": as_template(examples[: examples.index("-----")]) + "${format_instructions}",
+    }
+    system = (RELEASE / "prompts/rubric_grading/sys_prompt.txt").read_text("utf-8")
+    entries["evaluation_batch_system"] = {
+        "source": f"{REPOSITORY}, prompts/rubric_grading/sys_prompt.txt",
+        "kind": "verbatim",
+        "note": "the evaluator's system message under --grading-batch N > 1, as in their code",
+        "text": as_template(system),
+    }
+    wrapper = (RELEASE / "prompts/rubric_grading/prompt.txt").read_text("utf-8")
+    block = re.search(r"(?:\(\d+\) Evaluation: ?\n)+", wrapper)
+    assert block is not None, "the numbered format block of rubric_grading/prompt.txt"
+    entries["evaluation_batch"] = {
+        "source": f"{REPOSITORY}, prompts/rubric_grading/prompt.txt",
+        "kind": "adapted",
+        "note": "{rubrics} → ${rubrics}: the N completed rubrics, each headed (i) and "
+        "separated by blank lines (their code pastes a Python list's repr); the numbered "
+        "block (1) … (5) Evaluation: → ${format}, computed for --grading-batch N (at N = 5 "
+        "the same five lines, without their trailing spaces)",
+        "text": as_template(wrapper[: block.start()]) + "${format}\n"
+        + as_template(wrapper[block.end() :]),
     }
     path.write_text(yaml.safe_dump(pack, sort_keys=False, allow_unicode=True), encoding="utf-8")
     return path
