@@ -245,3 +245,47 @@ def test_the_shipped_authors_pack_is_a_fresh_build(tmp_path: Path) -> None:
     built = yaml.safe_load(authors_pack(tmp_path / "authors.yaml").read_text("utf-8"))
     assert yaml.safe_load(SHIPPED_AUTHORS_PACK.read_text("utf-8")) == built
     assert "Copyright (c) 2025 Vinay Samuel" in SHIPPED_AUTHORS_PACK.read_text("utf-8")
+
+
+def test_a_batch_of_five_is_sent_as_the_authors_code_sends_it(tmp_path: Path) -> None:
+    """`--grading-batch 5` with the authors' pack: per task, each evaluator gets one request:
+    their sys_prompt.txt as the system message, and their prompt.txt wrapped around the five
+    completed rubric files (each as their `rubric.format(...)` fills it), numbered (1)–(5)."""
+    path = authors_pack(tmp_path / "authors.yaml")
+    out = tmp_path / "run"
+    small = ["--n-personas", "1", "--n-environments", "2", "--questions-per-task", "5"]
+    args = ["run", "persona-gym", *small, "--grading-batch", "5", "--prompts", str(path)]
+    assert main([*args, "--out", str(out), "--no-progress"]) == 0
+
+    with SQLiteEventStore(out / "events.sqlite") as store:
+        events = list(store.read(["gym.questions", "decision.made", "llm.call"]))
+    rubrics: dict[str, dict[int, str]] = {task: {} for task in TASKS}
+    for scene in scene_inputs(out):  # one per question, in the order their examples were made
+        task = scene.pop("task")
+        question = next(
+            q["index"]
+            for e in events
+            if e.kind == "gym.questions" and e.payload["task"] == task
+            for q in e.payload["questions"]
+            if q["text"] == scene["question"]
+        )
+        rubrics[task][question] = (RELEASE / RUBRIC_FILES[task]).read_text("utf-8").format(**scene)
+    wrapper = (RELEASE / "prompts/rubric_grading/prompt.txt").read_text("utf-8")
+    wrapper = re.sub(r"(\(\d\) Evaluation:) \n", r"\1\n", wrapper)  # their trailing spaces
+    expected = Counter(
+        wrapper.format(rubrics="\n\n".join(f"({i}) {by_index[i]}" for i in range(1, 6)))
+        for by_index in rubrics.values()
+    )
+    system = (RELEASE / "prompts/rubric_grading/sys_prompt.txt").read_text("utf-8")
+    calls = [
+        e.payload["messages"]
+        for e in events
+        if e.kind == "llm.call" and e.payload["task"] == "persona_gym.evaluate_batch"
+    ]
+    first = [m for m in calls if len(m) == 2]  # a re-ask appends to the conversation
+    assert all(m[0] == {"role": "system", "content": system} for m in first)
+    assert Counter(m[1]["content"] for m in first) == Counter(
+        {text: 2 * n for text, n in expected.items()}  # two evaluators
+    )
+    metrics = json.loads((out / "metrics.json").read_text())["metrics"]
+    assert metrics["n_scored_questions"] == 25 and metrics["failures"]["evaluate"] == 0
