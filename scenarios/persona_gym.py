@@ -278,8 +278,8 @@ class PersonaGymScenario(Scenario):
         answered = await self._answered(persona, question)
         if answered is None:
             return
-        about, (answer, examples) = _description(persona), answered
-        q = question
+        answer, examples = answered
+        about, q = _description(persona), question
         for member, evaluator in enumerate(self.evaluators):
             await evaluator.decide(
                 self.tasks.evaluation(
