@@ -29,6 +29,7 @@ from .persona_gym_answers import (
     read_answer,
     read_score,
 )
+from .persona_gym_batch import batch_format, batch_schema, parse_batch, read_batch
 from .structured import format_instructions, json_parser
 
 __all__ = ["EVALUATOR_TEMPERATURE", "SELECTION_SAMPLING", "GymTasks", "task_key"]
@@ -175,17 +176,7 @@ class GymTasks:
         details: dict[str, Any],
     ) -> DecisionTask:
         """The evaluator `member` (0-based) scores one answer against the task's rubric."""
-        prompt = self.prompts.render(
-            f"evaluation.{task_key(task)}",
-            rubric_outline=self.outline(task),
-            examples="\n".join(
-                self.prompts.render("score_example", score=i, example=examples[f"score_{i}"])
-                for i in range(1, 6)
-            ),
-            persona=persona,
-            question=question,
-            response=response,
-        )
+        prompt = self.rubric(persona, task, question, response, examples)
         return DecisionTask(
             name="persona_gym.evaluate",
             request=ChatRequest(
@@ -195,6 +186,7 @@ class GymTasks:
                 hints={
                     "persona": persona,
                     "task": task,
+                    "question": question,
                     "response": response,
                     "evaluator": member + 1,
                 },
@@ -207,6 +199,65 @@ class GymTasks:
             details=details,
             role="evaluator",
             member=member,
+        )
+
+    def evaluation_batch(
+        self,
+        persona: str,
+        task: str,
+        graded: Sequence[tuple[str, str, dict[str, str]]],
+        member: int,
+        details: dict[str, Any],
+    ) -> DecisionTask:
+        """The evaluator `member` scores several answers (question, response, examples) of one
+        persona and task in one request, as the authors' code does (`--grading-batch`)."""
+        n = len(graded)
+        rubrics = "\n\n".join(
+            f"({i}) {self.rubric(persona, task, q, r, e)}" for i, (q, r, e) in enumerate(graded, 1)
+        )
+        prompt = self.prompts.render(
+            "evaluation_batch", count=n, format=batch_format(n), rubrics=rubrics
+        )
+        return DecisionTask(
+            name="persona_gym.evaluate_batch",
+            request=ChatRequest(
+                messages=(
+                    Message(role="system", content=self.prompts.render("evaluation_batch_system")),
+                    Message(role="user", content=prompt),
+                ),
+                temperature=EVALUATOR_TEMPERATURE,
+                task="persona_gym.evaluate_batch",
+                hints={
+                    "persona": persona,
+                    "task": task,
+                    "answers": [{"question": q, "response": r} for q, r, _ in graded],
+                    "evaluator": member + 1,
+                },
+            ),
+            parse=lambda reply: parse_batch(reply, n),
+            reminder=lambda error: self.prompts.render("batch_reminder", error=error, count=n),
+            max_repairs=self.max_repairs,
+            schema=batch_schema(n),
+            read=read_batch,
+            details=details,
+            role="evaluator",
+            member=member,
+        )
+
+    def rubric(
+        self, persona: str, task: str, question: str, response: str, examples: dict[str, str]
+    ) -> str:
+        """The task's completed rubric for one answer (what an evaluator is sent about it)."""
+        return self.prompts.render(
+            f"evaluation.{task_key(task)}",
+            rubric_outline=self.outline(task),
+            examples="\n".join(
+                self.prompts.render("score_example", score=i, example=examples[f"score_{i}"])
+                for i in range(1, 6)
+            ),
+            persona=persona,
+            question=question,
+            response=response,
         )
 
     def outline(self, task: str) -> str:

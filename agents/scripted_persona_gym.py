@@ -7,14 +7,17 @@ score an answer by the share of keywords it mentions, with noise that differs pe
 scores follow the fidelity knob, evaluators agree imperfectly, and a refusal ("As an AI ...")
 scores 1. A re-asked rule keeps the decision of its unusable answer and fixes only what was
 wrong, so a re-ask draws nothing new. Asked for JSON (`answer_schema`), the persona answers
-`{"response"}` and an evaluator `{"justification", "score"}`; the other rules answer JSON anyway.
+`{"response"}`, an evaluator `{"justification", "score"}` and a batch evaluator
+`{"evaluations": [...]}`; the other rules answer JSON anyway.
 Documented in docs/scripted.md.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+from typing import Any
 
 import numpy as np
 
@@ -28,6 +31,7 @@ __all__ = [
     "SLIP_RATE",
     "TASK_DIFFICULTY",
     "answer_quality",
+    "graded_score",
     "keywords",
 ]
 
@@ -191,25 +195,56 @@ def write_score_examples(request: ChatRequest, rng: np.random.Generator) -> str:
 _INTENDED = re.compile(r"I would give it a (\d)\.")
 
 
+def graded_score(hints: dict[str, Any], question: str, response: str) -> tuple[int, str]:
+    """(score, justification) of one answer: round(1 + 4 × keyword share + noise), clipped to
+    1–5. The noise, Normal(0, sd of this evaluator), is a fixed function of what is graded
+    (persona, task, question, answer, evaluator), as a temperature-0 judge's would be, so an
+    answer scores the same whether it is graded alone or in a batch (`--grading-batch`)."""
+    persona, evaluator = hints["persona"], int(hints["evaluator"])
+    quality = answer_quality(persona, response)
+    graded = json.dumps([persona, hints["task"], question, response, evaluator])
+    noise = np.random.default_rng(int.from_bytes(hashlib.sha256(graded.encode()).digest()[:8]))
+    sd = EVALUATOR_NOISE_SD[(evaluator - 1) % len(EVALUATOR_NOISE_SD)]
+    score = int(np.clip(round(1 + 4 * quality + noise.normal(0.0, sd)), 1, 5))
+    return score, f"The response reflects about {quality:.0%} of what defines the persona."
+
+
 @scripted_behaviour("persona_gym.evaluate")
 def evaluate_answer(request: ChatRequest, rng: np.random.Generator) -> str:
-    """Score = round(1 + 4 × keyword share + Normal(0, sd of this evaluator)), clipped to 1–5.
+    """The `graded_score` of the answer in the hints.
 
     A slip states the score in passing ("I would give it a 4.") without the closing sentence,
     or in JSON puts it on a 0–100 scale; re-asked, the evaluator gives that same score."""
-    quality = answer_quality(request.hints["persona"], request.hints["response"])
-    justification = f"The response reflects about {quality:.0%} of what defines the persona."
+    hints = request.hints
+    score, justification = graded_score(hints, hints["question"], hints["response"])
     structured = answer_schema(request) is not None
     intended = [] if _first_attempt(request) else _INTENDED.findall(_previous_answer(request))
     if intended:
         score = int(intended[-1])
-    else:
-        sd = EVALUATOR_NOISE_SD[(int(request.hints["evaluator"]) - 1) % len(EVALUATOR_NOISE_SD)]
-        score = int(np.clip(round(1 + 4 * quality + rng.normal(0.0, sd)), 1, 5))
-        if _slips(request, rng):
-            said = f"{justification} I would give it a {score}."
-            slipped = {"justification": said, "score": 20 * score}
-            return json.dumps(slipped) if structured else said
+    elif _slips(request, rng):
+        said = f"{justification} I would give it a {score}."
+        slipped = {"justification": said, "score": 20 * score}
+        return json.dumps(slipped) if structured else said
     if structured:
         return json.dumps({"justification": justification, "score": score})
     return f"{justification}\nTherefore, the final score is {score}"
+
+
+@scripted_behaviour("persona_gym.evaluate_batch")
+def evaluate_batch(request: ChatRequest, rng: np.random.Generator) -> str:
+    """The `graded_score` of each answer of the batch, as "(i) Evaluation: … Therefore, the
+    final score is N" sections (or `{"evaluations": [...]}` in JSON), in order. A slip leaves
+    out the last evaluation; re-asked, the evaluator gives them all."""
+    graded = [
+        graded_score(request.hints, a["question"], a["response"])
+        for a in request.hints["answers"]
+    ]
+    if _slips(request, rng):
+        graded = graded[:-1]
+    if answer_schema(request) is not None:
+        evaluations = [{"justification": j, "score": s} for s, j in graded]
+        return json.dumps({"evaluations": evaluations})
+    return "\n\n".join(
+        f"({i}) Evaluation: {j}\nTherefore, the final score is {s}"
+        for i, (s, j) in enumerate(graded, 1)
+    )

@@ -336,7 +336,7 @@ def gym_metrics(events: pd.DataFrame) -> dict[str, Any]:
             {**_rounded_record(r), "small": r["n"] < smallest}
             for r in evaluator_agreement(scores)
         ],
-        "failures": _counts(events, "decision.failed"),
+        "failures": _counts(events, "decision.failed", per_answer=True),
         "reasks": _counts(events, "decision.reask"),
         **_human_fields(human[0]["rows"] if human else None, events, questions, tasks, smallest),
     }
@@ -423,24 +423,37 @@ STAGE_TASKS = {
     "examples": "persona_gym.examples",
     "evaluate": "persona_gym.evaluate",
 }
+EVALUATE_TASKS = ("persona_gym.evaluate", "persona_gym.evaluate_batch")
+"""One answer per request, or several (`--grading-batch`)."""
 
 
 def _score_table(events: pd.DataFrame) -> pd.DataFrame:
-    """One row per evaluator and answer it was asked about; NaN score for a failure."""
+    """One row per evaluator and answer it was asked about; NaN score for a failure. A batch
+    evaluation (`--grading-batch`) gives one row per answer of its batch."""
     rows = [
         {
             "persona": p["persona"],
             "task": p["gym_task"],
-            "question": p["question"],
+            "question": question,
             "evaluator": p["evaluator"],
-            "score": float(p["value"]["score"]) if "value" in p else float("nan"),
+            "score": float(value["score"]) if value is not None else float("nan"),
         }
         for kind in ("decision.made", "decision.failed")
         for p in payloads(events, kind)
-        if p["task"] == "persona_gym.evaluate"
+        if p["task"] in EVALUATE_TASKS
+        for question, value in _graded(p)
     ]
     columns = ["persona", "task", "question", "evaluator", "score"]
     return pd.DataFrame(rows, columns=columns).astype({"score": float})
+
+
+def _graded(payload: dict[str, Any]) -> list[tuple[int, dict[str, Any] | None]]:
+    """(question, evaluation or None for a failure) of an evaluate decision: one, or a
+    batch's, whose failure fails each of its answers."""
+    if payload["task"] == "persona_gym.evaluate":
+        return [(payload["question"], payload.get("value"))]
+    values = payload.get("value") or [None] * len(payload["questions"])
+    return list(zip(payload["questions"], values, strict=True))
 
 
 def _descriptions(events: pd.DataFrame) -> dict[str, str]:
@@ -503,9 +516,18 @@ def _refusals(events: pd.DataFrame, tasks: Sequence[str]) -> dict[str, Any]:
     }
 
 
-def _counts(events: pd.DataFrame, kind: str) -> dict[str, int]:
-    tasks = [p["task"] for p in payloads(events, kind)]
-    return {stage: tasks.count(task) for stage, task in STAGE_TASKS.items()}
+def _counts(events: pd.DataFrame, kind: str, per_answer: bool = False) -> dict[str, int]:
+    """Events of `kind` per stage. A batch evaluation counts once, or (`per_answer`, as for
+    failures: the evaluator scores lost) once per answer of its batch."""
+    found = payloads(events, kind)
+    tasks = [p["task"] for p in found]
+    counts = {stage: tasks.count(task) for stage, task in STAGE_TASKS.items()}
+    counts["evaluate"] += sum(
+        len(p["questions"]) if per_answer else 1
+        for p in found
+        if p["task"] == "persona_gym.evaluate_batch"
+    )
+    return counts
 
 
 def _score_fields(scores: dict[str, Statistic]) -> dict[str, Any]:

@@ -14,7 +14,9 @@ The dynamic pipeline plays three rounds:
    re-asked within `max_repairs`, then a recorded failure).
 3. **Scenes** — one unit per question: the persona answers, a reasoner writes an example
    answer for each score, then each evaluator scores with a justification. A scene is one
-   committed unit, so persona × setting × task × question replays as one trajectory.
+   committed unit, so persona × setting × task × question replays as one trajectory. With
+   `grading_batch` N > 1 (the authors' code: 5) a unit is N consecutive questions of a task,
+   and each evaluator grades their answers in one request.
 
 The static pipeline (`--question-file`, the benchmark's JSONL format) poses the file's questions in
 setup and plays only round 3. A failed step ends its scene: nothing is defaulted, and an
@@ -96,6 +98,12 @@ class PersonaGymParams(ScenarioParams):
         le=2.0,
         description="score examples' temperature (default: sampled at 0.9 as in §4.1; "
         "the authors' code: 0)",
+    )
+    grading_batch: int = Field(
+        1,
+        ge=1,
+        le=10,
+        description="answers per evaluator request (1: one each; the authors' code: 5)",
     )
     max_repairs: int = Field(2, ge=0, le=5, description="re-asks after an unusable answer")
     scripted_fidelity: float = Field(
@@ -224,12 +232,19 @@ class PersonaGymScenario(Scenario):
                 if p.agent_id in self.gym.placements
                 for task in self.params.tasks
             }
-        else:
+        elif self.params.grading_batch == 1:
             work = {
                 f"{p.agent_id}/{_slug(q.task)}/q{q.index}": (lambda p=p, q=q: self._scene(p, q))
                 for p in self.personas
                 for task in self.params.tasks
                 for q in self.gym.questions.get((p.agent_id, task), ())
+            }
+        else:
+            work = {
+                f"{p.agent_id}/{_slug(task)}/b{k}": (lambda p=p, b=batch: self._batch(p, b))
+                for p in self.personas
+                for task in self.params.tasks
+                for k, batch in enumerate(self._batches(p, task), 1)
             }
         await sim.concurrently(work)
 
@@ -260,23 +275,60 @@ class PersonaGymScenario(Scenario):
 
     async def _scene(self, persona: PersonaAgent, question: GymQuestion) -> None:
         """Answer, score examples, then every evaluator; a failed step ends the scene."""
-        about, scene = _description(persona), question.scene(persona.agent_id)
-        q = question
-        answer = await persona.decide(self.tasks.answer(about, q.task, q.text, q.index, scene))
-        if not answer.ok:
+        answered = await self._answered(persona, question)
+        if answered is None:
             return
-        examples = await self.example_writer.decide(
-            self.tasks.examples(about, q.task, q.text, scene)
-        )
-        if not examples.ok:
-            return
+        answer, examples = answered
+        about, q = _description(persona), question
         for member, evaluator in enumerate(self.evaluators):
             await evaluator.decide(
                 self.tasks.evaluation(
-                    about, q.task, q.text, answer.value, examples.value, member,
-                    {**scene, "evaluator": evaluator.agent_id},
+                    about, q.task, q.text, answer, examples, member,
+                    {**q.scene(persona.agent_id), "evaluator": evaluator.agent_id},
                 )
             )  # fmt: skip
+
+    async def _answered(
+        self, persona: PersonaAgent, q: GymQuestion
+    ) -> tuple[str, dict[str, str]] | None:
+        """The persona's answer and the score examples, or None where either failed."""
+        about, scene = _description(persona), q.scene(persona.agent_id)
+        answer = await persona.decide(self.tasks.answer(about, q.task, q.text, q.index, scene))
+        if not answer.ok:
+            return None
+        examples = await self.example_writer.decide(
+            self.tasks.examples(about, q.task, q.text, scene)
+        )
+        return (answer.value, examples.value) if examples.ok else None
+
+    def _batches(self, persona: PersonaAgent, task: str) -> list[tuple[GymQuestion, ...]]:
+        """The task's questions in consecutive groups of `grading_batch`, as the authors'
+        `score_answers` groups them."""
+        questions = self.gym.questions.get((persona.agent_id, task), ())
+        size = self.params.grading_batch
+        return [questions[i : i + size] for i in range(0, len(questions), size)]
+
+    async def _batch(self, persona: PersonaAgent, batch: tuple[GymQuestion, ...]) -> None:
+        """Answer and score examples per question, then each evaluator grades the answered
+        questions of the batch in one request; a failed step leaves its question out."""
+        answered = [(q, await self._answered(persona, q)) for q in batch]
+        graded = [(q, a) for q, a in answered if a is not None]
+        if not graded:
+            return
+        task, about = batch[0].task, _description(persona)
+        details = {
+            "persona": persona.agent_id,
+            "gym_task": task,
+            "questions": [q.index for q, _ in graded],
+            "settings": [q.setting for q, _ in graded],
+        }
+        items = [(q.text, answer, examples) for q, (answer, examples) in graded]
+        for member, evaluator in enumerate(self.evaluators):
+            await evaluator.decide(
+                self.tasks.evaluation_batch(
+                    about, task, items, member, {**details, "evaluator": evaluator.agent_id}
+                )
+            )
 
     # --- metrics and reports -----------------------------------------------------------------
 

@@ -9,11 +9,15 @@ outline ("Evaluation Task: … Evaluation Criteria: …") becomes the `outline.*
 at ${rubric_outline}, and its task description the `description.*` entry, so the evaluator is
 sent the authors' file exactly as their own `rubric.format(...)` fills it.
 
+The grading batch (`--grading-batch N`, the authors' code: 5) sends `rubric_grading/sys_prompt.txt`
+as the system message and the wrapper `rubric_grading/prompt.txt` around the N completed rubrics:
+its {rubrics} → ${rubrics} and its numbered "(1) Evaluation: … (5) Evaluation:" block →
+${format}, computed for N.
+
 Not mapped, because our requests have no slot for them (documented in docs/persona-gym.md):
 the examples prompt's "Output Format" block (our example writer answers JSON, so it is
-replaced by ${format_instructions}), `prompts/rubric_grading/sys_prompt.txt` (our evaluator
-request is one user message), and the batch wrappers `rubric_grading/prompt.txt` and
-`score_examples/parallel_examples.txt` (we score one answer per request).
+replaced by ${format_instructions}) and `score_examples/parallel_examples.txt` (we ask for
+the score examples of one question per request).
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ PLACEHOLDERS = {
     "question": "question",
     "response": "response",
     "rubric": "rubric_outline",
+    "rubrics": "rubrics",
 }
 
 pytestmark = pytest.mark.skipif(
@@ -120,6 +125,26 @@ def authors_pack(path: Path) -> Path:
         "note": "{rubric} → ${rubric_outline}; the Output Format block (Score N: Response -) "
         "replaced by ${format_instructions}, since our example writer answers JSON",
         "text": as_template(examples[: examples.index("-----")]) + "${format_instructions}",
+    }
+    system = (RELEASE / "prompts/rubric_grading/sys_prompt.txt").read_text("utf-8")
+    entries["evaluation_batch_system"] = {
+        "source": f"{REPOSITORY}, prompts/rubric_grading/sys_prompt.txt",
+        "kind": "verbatim",
+        "note": "the evaluator's system message under --grading-batch N > 1, as in their code",
+        "text": as_template(system),
+    }
+    wrapper = (RELEASE / "prompts/rubric_grading/prompt.txt").read_text("utf-8")
+    block = re.search(r"(?:\(\d+\) Evaluation: ?\n)+", wrapper)
+    assert block is not None, "the numbered format block of rubric_grading/prompt.txt"
+    entries["evaluation_batch"] = {
+        "source": f"{REPOSITORY}, prompts/rubric_grading/prompt.txt",
+        "kind": "adapted",
+        "note": "{rubrics} → ${rubrics}: the N completed rubrics, each headed (i) and "
+        "separated by blank lines (their code pastes a Python list's repr); the numbered "
+        "block (1) … (5) Evaluation: → ${format}, computed for --grading-batch N (at N = 5 "
+        "the same five lines, without their trailing spaces)",
+        "text": as_template(wrapper[: block.start()]) + "${format}\n"
+        + as_template(wrapper[block.end() :]),
     }
     path.write_text(yaml.safe_dump(pack, sort_keys=False, allow_unicode=True), encoding="utf-8")
     return path
@@ -220,3 +245,47 @@ def test_the_shipped_authors_pack_is_a_fresh_build(tmp_path: Path) -> None:
     built = yaml.safe_load(authors_pack(tmp_path / "authors.yaml").read_text("utf-8"))
     assert yaml.safe_load(SHIPPED_AUTHORS_PACK.read_text("utf-8")) == built
     assert "Copyright (c) 2025 Vinay Samuel" in SHIPPED_AUTHORS_PACK.read_text("utf-8")
+
+
+def test_a_batch_of_five_is_sent_as_the_authors_code_sends_it(tmp_path: Path) -> None:
+    """`--grading-batch 5` with the authors' pack: per task, each evaluator gets one request:
+    their sys_prompt.txt as the system message, and their prompt.txt wrapped around the five
+    completed rubric files (each as their `rubric.format(...)` fills it), numbered (1)–(5)."""
+    path = authors_pack(tmp_path / "authors.yaml")
+    out = tmp_path / "run"
+    small = ["--n-personas", "1", "--n-environments", "2", "--questions-per-task", "5"]
+    args = ["run", "persona-gym", *small, "--grading-batch", "5", "--prompts", str(path)]
+    assert main([*args, "--out", str(out), "--no-progress"]) == 0
+
+    with SQLiteEventStore(out / "events.sqlite") as store:
+        events = list(store.read(["gym.questions", "decision.made", "llm.call"]))
+    rubrics: dict[str, dict[int, str]] = {task: {} for task in TASKS}
+    for scene in scene_inputs(out):  # one per question, in the order their examples were made
+        task = scene.pop("task")
+        question = next(
+            q["index"]
+            for e in events
+            if e.kind == "gym.questions" and e.payload["task"] == task
+            for q in e.payload["questions"]
+            if q["text"] == scene["question"]
+        )
+        rubrics[task][question] = (RELEASE / RUBRIC_FILES[task]).read_text("utf-8").format(**scene)
+    wrapper = (RELEASE / "prompts/rubric_grading/prompt.txt").read_text("utf-8")
+    wrapper = re.sub(r"(\(\d\) Evaluation:) \n", r"\1\n", wrapper)  # their trailing spaces
+    expected = Counter(
+        wrapper.format(rubrics="\n\n".join(f"({i}) {by_index[i]}" for i in range(1, 6)))
+        for by_index in rubrics.values()
+    )
+    system = (RELEASE / "prompts/rubric_grading/sys_prompt.txt").read_text("utf-8")
+    calls = [
+        e.payload["messages"]
+        for e in events
+        if e.kind == "llm.call" and e.payload["task"] == "persona_gym.evaluate_batch"
+    ]
+    first = [m for m in calls if len(m) == 2]  # a re-ask appends to the conversation
+    assert all(m[0] == {"role": "system", "content": system} for m in first)
+    assert Counter(m[1]["content"] for m in first) == Counter(
+        {text: 2 * n for text, n in expected.items()}  # two evaluators
+    )
+    metrics = json.loads((out / "metrics.json").read_text())["metrics"]
+    assert metrics["n_scored_questions"] == 25 and metrics["failures"]["evaluate"] == 0
