@@ -44,6 +44,7 @@ from personasim.agents.persona_gym_answers import (
     read_answer,
     read_score,
 )
+from personasim.agents.persona_gym_tasks import EVALUATOR_TEMPERATURE, SELECTION_SAMPLING
 from personasim.agents.scripted_journey import NextPlace, read_place
 from personasim.agents.trustee import ARCHETYPE_PATTERN
 from personasim.analysis import journey as journey_metrics
@@ -64,7 +65,7 @@ from personasim.simulation import (
 )
 
 from .career_chat import CareerChatScenario
-from .persona_gym import EVALUATOR_TEMPERATURE, SELECTION_SAMPLING, PersonaGymScenario
+from .persona_gym import PersonaGymScenario
 from .trust_population import (
     PopulationParams,
     TrustPopulation,
