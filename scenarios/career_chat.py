@@ -84,6 +84,12 @@ class CareerChatParams(ScenarioParams):
     )
     max_repairs: int = Field(2, ge=0, le=5, description="re-asks after an unusable answer")
     emd_repeats: int = Field(100, ge=1, description="random pairings averaged in the baseline")
+    bootstrap: int = Field(
+        1000, ge=0, description="bootstrap resamples of users for group-distance intervals"
+    )
+    permutations: int = Field(
+        1000, ge=0, description="group-label permutations for the ratio's p-value"
+    )
     scripted_inconsistency: float = Field(
         0.15, ge=0.0, le=1.0, description="scripted backend only: wrong-age questions rate"
     )
