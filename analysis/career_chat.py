@@ -108,7 +108,8 @@ def option_distribution(
     token is found by aligning the tokens with the text they spell; its top-k alternatives
     that name an option contribute exp(logprob) (an option outside the top k gets 0), and the
     result is renormalised over the options (Appendix G). None when there are no logprobs,
-    the value's token cannot be found, or no alternative names an option: the caller falls
+    the value's token cannot be found, it comes without top alternatives, or no alternative
+    names an option: the caller falls
     back to a one-hot distribution and flags it.
     """
     if not logprobs:
@@ -123,7 +124,9 @@ def option_distribution(
             break
         offset += len(token)
     entry = logprobs[position]
-    alternatives = dict(entry.get("top") or {}) or {entry["token"]: entry["logprob"]}
+    alternatives = dict(entry.get("top") or {})
+    if not alternatives:  # the chosen token alone is no distribution: a fallback, counted
+        return None
     mass = [0.0] * n_options
     for token, logprob in alternatives.items():
         option = _option_of(token, n_options)

@@ -78,7 +78,9 @@ class CareerChatParams(ScenarioParams):
     max_turns: int = Field(5, ge=1, le=20, description="exchanges per dialogue (Appendix C)")
     temperature: float = Field(0.7, ge=0.0, le=2.0, description="dialogue generation")
     probe_temperature: float = Field(0.0, ge=0.0, le=2.0, description="survey answers")
-    judge_samples: int = Field(3, ge=0, le=20, description="judge ratings per dimension (0: none)")
+    judge_samples: int = Field(
+        10, ge=0, le=20, description="judge ratings per dimension (0: none; 10 as in the paper)"
+    )
     human_ratings: Path | None = Field(
         None, description="CSV user,dimension,rating of human raters (Appendix E)"
     )
