@@ -23,6 +23,7 @@ import pandas as pd
 from scipy.optimize import minimize
 
 from .career_countries import development_level
+from .career_uncertainty import Uncertainty, group_data, group_uncertainty
 from .event_tables import min_group_n, payloads, rounded
 from .reports import model_label, save_figure, small_note, write_table
 from .stats import mean_of, ratio_of, small_groups
@@ -39,6 +40,7 @@ __all__ = [
     "N_OPTIONS",
     "Centroid",
     "GroupDistances",
+    "Resamples",
     "age_bin",
     "compute_metrics",
     "confidence_rows",
@@ -106,7 +108,8 @@ def option_distribution(
     token is found by aligning the tokens with the text they spell; its top-k alternatives
     that name an option contribute exp(logprob) (an option outside the top k gets 0), and the
     result is renormalised over the options (Appendix G). None when there are no logprobs,
-    the value's token cannot be found, or no alternative names an option: the caller falls
+    the value's token cannot be found, it comes without top alternatives, or no alternative
+    names an option: the caller falls
     back to a one-hot distribution and flags it.
     """
     if not logprobs:
@@ -121,7 +124,9 @@ def option_distribution(
             break
         offset += len(token)
     entry = logprobs[position]
-    alternatives = dict(entry.get("top") or {}) or {entry["token"]: entry["logprob"]}
+    alternatives = dict(entry.get("top") or {})
+    if not alternatives:  # the chosen token alone is no distribution: a fallback, counted
+        return None
     mass = [0.0] * n_options
     for token, logprob in alternatives.items():
         option = _option_of(token, n_options)
@@ -479,32 +484,64 @@ def _probe_stats(probes: pd.DataFrame, fmt: str) -> dict[str, Any]:
     }
 
 
+@dataclass(frozen=True)
+class Resamples:
+    """Item 4's resampling: bootstrap resamples, label permutations, and their seed."""
+
+    bootstrap: int = 1000
+    permutations: int = 1000
+    seed: int = 0
+
+
+_NO_CI = Undefined("no answers to resample")
+
+
 def _adaptation(
-    probes: pd.DataFrame, profiles: dict[str, dict[str, Any]], fmt: str, smallest: int
+    probes: pd.DataFrame,
+    profiles: dict[str, dict[str, Any]],
+    fmt: str,
+    smallest: int,
+    resamples: Resamples,
 ) -> dict[str, Any]:
     """Table 2 for BA_user or BA_dialogue: every grouping's distances, baseline and ratios;
     groups of fewer than `smallest` users are listed in `small_groups`, and a pair with one
     of them is `small`."""
     rows = probes[probes["format"] == fmt]
     result = {}
-    for grouping, label in GROUPINGS.items():
-        responses: dict[str, dict[str, list[list[float]]]] = {}
+    for index, (grouping, label) in enumerate(GROUPINGS.items()):
+        by_user: dict[str, dict[str, dict[str, list[float]]]] = {}
         for user, item, dist in rows[["user", "item", "distribution"]].itertuples(index=False):
             group = label(profiles[user])
-            responses.setdefault(group, {}).setdefault(str(item), []).append(dist)
+            by_user.setdefault(group, {}).setdefault(str(item), {})[user] = dist
+        responses = {g: {q: list(d.values()) for q, d in per.items()} for g, per in by_user.items()}
         distances = group_distances(responses)
         small = small_groups(distances.groups, smallest)
+        spread = (
+            group_uncertainty(
+                group_data(by_user),
+                {pair: distances.ratio(pair) for pair in distances.pairs},
+                resamples.bootstrap,
+                resamples.permutations,
+                [resamples.seed, FORMATS.index(fmt), index],
+            )
+            if by_user
+            else Uncertainty()
+        )
         result[grouping] = {
             "groups": dict(sorted(distances.groups.items())),
             "small_groups": small,
             **stat_fields("baseline", distances.baseline),
+            **stat_fields("baseline_ci", spread.baseline_ci),
             "centroids_not_converged": distances.centroids_failed,
             "pairs": [
                 {
                     "group_a": a,
                     "group_b": b,
                     "distance": rounded(value),
+                    **stat_fields("distance_ci", spread.distance_ci.get((a, b), _NO_CI)),
                     **stat_fields("ratio", distances.ratio((a, b))),
+                    **stat_fields("ratio_ci", spread.ratio_ci.get((a, b), _NO_CI)),
+                    **stat_fields("ratio_p", spread.ratio_p.get((a, b), _NO_CI)),
                     "small": a in small or b in small,
                 }
                 for (a, b), value in distances.pairs.items()
@@ -644,13 +681,23 @@ def table2_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
         {
             "scenario": "BA_user" if fmt == "profile" else "BA_dialogue",
             "grouping": grouping,
-            **pair,
+            **{k: v for k, v in pair.items() if not k.endswith("_ci")},
+            **_bounds(pair, "distance_ci"),
+            **_bounds(pair, "ratio_ci"),
             "baseline": result["baseline"],
+            **_bounds(result, "baseline_ci"),
         }
         for fmt in FORMATS
         for grouping, result in metrics["adaptation"][fmt].items()
         for pair in result["pairs"]
     ]
+
+
+def _bounds(record: Mapping[str, Any], name: str) -> dict[str, Any]:
+    """An interval as two columns `<name>_low`, `<name>_high` (empty when undefined; the
+    reason stays in `<name>_undefined`)."""
+    interval = record.get(name) or [None, None]
+    return {f"{name}_low": interval[0], f"{name}_high": interval[1]}
 
 
 def table3_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
@@ -745,7 +792,10 @@ def compute_metrics(events: pd.DataFrame) -> dict[str, Any]:
         "min_group_n": smallest,
         "dialogues": _dialogue_stats(events),
         "probes": {fmt: _probe_stats(probes, fmt) for fmt in FORMATS},
-        "adaptation": {fmt: _adaptation(probes, profiles, fmt, smallest) for fmt in FORMATS},
+        "adaptation": {
+            fmt: _adaptation(probes, profiles, fmt, smallest, _resamples(header))
+            for fmt in FORMATS
+        },
         "consistency": _consistency(probes, header["seed"], params["emd_repeats"], smallest),
         "judge": _judge_means(judge),
         **stat_fields(
@@ -757,6 +807,22 @@ def compute_metrics(events: pd.DataFrame) -> dict[str, Any]:
         "failures": _task_counts(events, "decision.failed"),
         "reasks": _task_counts(events, "decision.reask"),
     }
+
+
+def _shown_ci(record: Mapping[str, Any], name: str) -> str:
+    interval = record.get(name)
+    return f"[{interval[0]:.3g}, {interval[1]:.3g}]" if interval else "[undefined]"
+
+
+def _resamples(header: Mapping[str, Any]) -> Resamples:
+    """From the run's parameters; logs from before item 4 (and imports) get the defaults."""
+    params = header["params"]
+    default = Resamples()
+    return Resamples(
+        int(params.get("bootstrap", default.bootstrap)),
+        int(params.get("permutations", default.permutations)),
+        int(header.get("seed") or 0),
+    )
 
 
 def report_lines(metrics: dict[str, Any]) -> list[str]:
@@ -784,7 +850,8 @@ def report_lines(metrics: dict[str, Any]) -> list[str]:
                 lines.append(
                     f"    {grouping}: baseline {shown_stat(result, 'baseline', 3)}, widest "
                     f"{widest['group_a']} vs {widest['group_b']} ratio "
-                    f"{shown_stat(widest, 'ratio', 3)}{note}"
+                    f"{shown_stat(widest, 'ratio', 3)} {_shown_ci(widest, 'ratio_ci')}, "
+                    f"permutation p {shown_stat(widest, 'ratio_p', 3)}{note}"
                 )
     means = metrics["judge"]["means"]
     judge = ", ".join(f"{d} {shown_stat(means, d, 3)}" for d in DIMENSIONS)

@@ -187,8 +187,16 @@ def test_option_distribution_edge_cases() -> None:
     no_digit = tokens('{"option_id": ', "x", "}", at=1, top={"x": -0.1, "y": -1.0})
     assert option_distribution(no_digit) is None
     assert option_distribution(None) is None and option_distribution([]) is None
-    fake_words = [{"token": '{"option_id":', "logprob": -0.01}, {"token": " 2,", "logprob": -0.1}]
-    assert option_distribution(fake_words) == [0, 1, 0, 0, 0]
+    # the chosen token without its top alternatives is no distribution: one-hot fallback
+    no_top = [{"token": '{"option_id":', "logprob": -0.01}, {"token": " 2,", "logprob": -0.1}]
+    assert option_distribution(no_top) is None
+    assert option_distribution(tokens('{"option_id": ', "2", "}", at=1, top={"2": 0.0})) == [
+        0,
+        1,
+        0,
+        0,
+        0,
+    ]
 
 
 # --- the controller ------------------------------------------------------------------------------

@@ -1,0 +1,235 @@
+"""Uncertainty of career-chat's group distances (issue 13, item 4): bootstrap intervals and a
+permutation null for "ratio to baseline".
+
+BA_dialogue baselines are ~1e-3, so a ratio swings with the sample; a point estimate alone says
+little. Every resample needs a JS centroid per group and question, which the L-BFGS optimiser of
+`career_chat.js_centroid` makes far too slow for thousands of resamples. Here the centroids of
+all resamples are computed at once by Nielsen's (2020) concave–convex fixed point
+c_k ∝ Π_i ((c_k + p_ik)/2)^(w_i / Σw), vectorised over resamples and groups, with each resample
+a weight vector over users (bootstrap: multinomial counts; permutation: shuffled labels, unit
+weights). Its fixed point is the same centroid (tested against `group_distances`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+
+import numpy as np
+
+from .undefined import Statistic, Undefined
+
+__all__ = [
+    "BOOTSTRAP_LEVEL",
+    "GroupData",
+    "Uncertainty",
+    "batched_distances",
+    "group_data",
+    "group_uncertainty",
+    "js_rows",
+]
+
+BOOTSTRAP_LEVEL = 0.95
+"""Two-sided percentile interval."""
+
+_NO_ANSWERS = Undefined("no answers to resample")
+_TOL = 1e-10
+_MAX_ITER = 2000
+
+
+@dataclass(frozen=True)
+class GroupData:
+    """One grouping and format: `dists[q, u]` user u's distribution for question q (zeros and
+    `answered[q, u]` False where u did not answer), `labels[u]` the group index of user u."""
+
+    groups: list[str]
+    labels: np.ndarray
+    dists: np.ndarray
+    answered: np.ndarray
+
+
+def group_data(
+    responses: Mapping[str, Mapping[str, Mapping[str, Sequence[float]]]],
+) -> GroupData:
+    """From `responses[group][question][user]` = that user's distribution."""
+    groups = sorted(responses)
+    users = sorted({u for per in responses.values() for d in per.values() for u in d})
+    questions = sorted({q for per in responses.values() for q in per})
+    n_options = len(next(iter(next(iter(next(iter(responses.values())).values())).values())))
+    index = {u: i for i, u in enumerate(users)}
+    labels = np.full(len(users), -1)
+    dists = np.zeros((len(questions), len(users), n_options))
+    answered = np.zeros((len(questions), len(users)), dtype=bool)
+    for g, group in enumerate(groups):
+        for q, question in enumerate(questions):
+            for user, dist in responses[group].get(question, {}).items():
+                labels[index[user]] = g
+                dists[q, index[user]] = dist
+                answered[q, index[user]] = True
+    return GroupData(groups, labels, dists, answered)
+
+
+def js_rows(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Base-2 JSD along the last axis (0·log 0 = 0), broadcasting."""
+    m = (p + q) / 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = np.where(p > 0, p * np.log2(p / m), 0.0).sum(axis=-1)
+        b = np.where(q > 0, q * np.log2(q / m), 0.0).sum(axis=-1)
+    return np.maximum(0.0, (a + b) / 2)
+
+
+def _centroids(points: np.ndarray, weights: np.ndarray, labels: np.ndarray, n: int) -> np.ndarray:
+    """Weighted JS centroids, batched: `points` (U, K), user u's `weights[r, u]` and group
+    `labels[r, u]` in resample r → centroids (R, n, K).
+
+    A group with no weight gets NaN (no centroid). Options no weighted point supports stay 0
+    (any mass there only adds divergence). Each user's log term is taken at its own group's
+    centroid only, then summed into groups."""
+    member = (labels[:, None, :] == np.arange(n)[None, :, None]) * weights[:, None, :]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        w = member / member.sum(axis=-1, keepdims=True)  # (R, n, U)
+        c = w @ points  # the mean, the fixed point's start
+    support = c > 0
+    rows = np.arange(len(labels))[:, None]
+    for _ in range(_MAX_ITER):
+        own = np.nan_to_num(c)[rows, labels]  # (R, U, K)
+        with np.errstate(divide="ignore"):
+            logm = np.log((own + points) / 2)
+        logm = np.where(np.isfinite(logm), logm, 0.0)
+        new = np.where(support, np.exp(np.einsum("rgu,ruk->rgk", w, logm)), 0.0)
+        with np.errstate(invalid="ignore"):
+            new /= new.sum(axis=-1, keepdims=True)
+        done = not np.isfinite(new).any() or np.nanmax(np.abs(new - c)) < _TOL
+        c = new
+        if done:
+            break
+    return c
+
+
+def batched_distances(
+    data: GroupData, weights: np.ndarray, labels: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Pair distances (R, n_pairs) and baselines (R,) for R resamples at once.
+
+    `weights[r, u]` is user u's weight in resample r, `labels[r, u]` its group; as in
+    `career_chat.group_distances`: a pair's distance is the mean over the questions both
+    groups answer of JSD between their centroids, the baseline the mean over answered
+    (group, question) of JSD(group centroid ‖ centroid of all answers). NaN where undefined.
+    """
+    n_groups = len(data.groups)
+    n_r = len(weights)
+    pairs = list(combinations(range(n_groups), 2))
+    pair_sum = np.zeros((n_r, len(pairs)))
+    pair_n = np.zeros((n_r, len(pairs)))
+    base_sum = np.zeros(n_r)
+    base_n = np.zeros(n_r)
+    member = labels[:, None, :] == np.arange(n_groups)[None, :, None]  # (R, G, U)
+    for q in range(len(data.dists)):
+        w = weights * data.answered[q]
+        cents = _centroids(data.dists[q], w, labels, n_groups)  # (R, G, K)
+        pooled = _centroids(data.dists[q], w, np.zeros_like(labels), 1)[:, 0]  # (R, K)
+        has = (member * w[:, None, :]).sum(axis=-1) > 0  # (R, G)
+        to_all = js_rows(np.nan_to_num(cents), np.nan_to_num(pooled)[:, None, :])
+        base_sum += np.where(has, to_all, 0.0).sum(axis=1)
+        base_n += has.sum(axis=1)
+        for k, (a, b) in enumerate(pairs):
+            both = has[:, a] & has[:, b]
+            d = js_rows(np.nan_to_num(cents[:, a]), np.nan_to_num(cents[:, b]))
+            pair_sum[:, k] += np.where(both, d, 0.0)
+            pair_n[:, k] += both
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return pair_sum / pair_n, base_sum / base_n
+
+
+@dataclass
+class Uncertainty:
+    """Per pair (by group names): percentile intervals of distance and ratio, the permutation
+    p-value of the ratio; the baseline's interval. Undefined entries carry the reason."""
+
+    distance_ci: dict[tuple[str, str], Statistic | list[float]] = field(default_factory=dict)
+    ratio_ci: dict[tuple[str, str], Statistic | list[float]] = field(default_factory=dict)
+    ratio_p: dict[tuple[str, str], Statistic] = field(default_factory=dict)
+    baseline_ci: Statistic | list[float] = _NO_ANSWERS
+
+
+def _interval(values: np.ndarray, what: str) -> Statistic | list[float]:
+    bad = int(np.sum(~np.isfinite(values)))
+    if len(values) == 0:
+        return Undefined("bootstrap off (0 resamples)")
+    if bad:
+        return Undefined(f"{what} undefined in {bad} of {len(values)} resamples")
+    alpha = (1 - BOOTSTRAP_LEVEL) / 2
+    low, high = np.quantile(values, [alpha, 1 - alpha])
+    return [float(low), float(high)]
+
+
+def _bootstrap_weights(labels: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    """Multinomial counts: users resampled with replacement within their group (stratified,
+    so every group keeps its size and each resample has every pair)."""
+    weights = np.zeros((n, len(labels)))
+    for g in np.unique(labels):
+        members = np.flatnonzero(labels == g)
+        draws = rng.integers(0, len(members), size=(n, len(members)))
+        for r in range(n):
+            np.add.at(weights[r], members[draws[r]], 1.0)
+    return weights
+
+
+def group_uncertainty(
+    data: GroupData,
+    observed_ratio: Mapping[tuple[str, str], Statistic],
+    n_bootstrap: int,
+    n_permutations: int,
+    seed: int | Sequence[int],
+    budget: int = 2_000_000,
+) -> Uncertainty:
+    """Bootstrap intervals (`n_bootstrap` resamples of users within groups) for every pair's
+    distance and ratio and for the baseline, and a permutation p-value for each pair's ratio:
+    group labels shuffled over users `n_permutations` times, p = (1 + #{ratio* ≥ observed})
+    / (1 + n_permutations). Seeded; 0 resamples → undefined with the reason."""
+    rng = np.random.default_rng(seed)
+    chunk = max(1, budget // (data.dists.shape[1] * data.dists.shape[2] * len(data.groups)))
+    names = [(data.groups[a], data.groups[b]) for a, b in combinations(range(len(data.groups)), 2)]
+    result = Uncertainty()
+    boot_w = _bootstrap_weights(data.labels, n_bootstrap, rng)
+    boot_d, boot_b = _in_chunks(data, boot_w, np.tile(data.labels, (n_bootstrap, 1)), chunk)
+    perm_labels = np.array([rng.permutation(data.labels) for _ in range(n_permutations)])
+    perm_labels = perm_labels.reshape(n_permutations, len(data.labels))
+    perm_d, perm_b = _in_chunks(data, np.ones(perm_labels.shape), perm_labels, chunk)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        boot_r = np.where(boot_b[:, None] > 0, boot_d / boot_b[:, None], np.nan)
+        perm_r = np.where(perm_b[:, None] > 0, perm_d / perm_b[:, None], np.nan)
+    result.baseline_ci = _interval(boot_b, "the baseline")
+    for k, pair in enumerate(names):
+        result.distance_ci[pair] = _interval(boot_d[:, k], "the distance")
+        result.ratio_ci[pair] = _interval(boot_r[:, k], "the ratio")
+        result.ratio_p[pair] = _p_value(perm_r[:, k], observed_ratio.get(pair))
+    return result
+
+
+def _in_chunks(
+    data: GroupData, weights: np.ndarray, labels: np.ndarray, chunk: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """`batched_distances` `chunk` resamples at a time (bounded memory: R·G·U floats)."""
+    n_pairs = len(data.groups) * (len(data.groups) - 1) // 2
+    if len(weights) == 0:
+        return np.zeros((0, n_pairs)), np.zeros(0)
+    parts = [
+        batched_distances(data, weights[i : i + chunk], labels[i : i + chunk])
+        for i in range(0, len(weights), chunk)
+    ]
+    return np.concatenate([d for d, _ in parts]), np.concatenate([b for _, b in parts])
+
+
+def _p_value(null: np.ndarray, observed: Statistic | None) -> Statistic:
+    if len(null) == 0:
+        return Undefined("permutations off (0 permutations)")
+    if observed is None or isinstance(observed, Undefined):
+        return Undefined("the observed ratio is undefined")
+    null = null[np.isfinite(null)]
+    if len(null) == 0:
+        return Undefined("the ratio is undefined in every permutation")
+    # a relative tolerance: a permutation reproducing the observed labels ties with it exactly
+    at_least = np.sum(null >= observed * (1 - 1e-9))
+    return float((1 + at_least) / (1 + len(null)))

@@ -1,0 +1,120 @@
+"""Bootstrap intervals and the permutation null of career-chat's group distances (item 4),
+checked against a brute-force reference built on `group_distances` (the L-BFGS centroids)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from personasim.analysis.career_chat import group_distances
+from personasim.analysis.career_uncertainty import (
+    _bootstrap_weights,
+    batched_distances,
+    group_data,
+    group_uncertainty,
+)
+from personasim.analysis.undefined import Undefined
+
+Responses = dict[str, dict[str, dict[str, list[float]]]]
+
+
+def _responses(seed: int, n_users: int = 12, n_items: int = 3, shift: float = 0.0) -> Responses:
+    """Users in groups a, b, c; group b's answers lean to option 1 by `shift`; some options
+    unsupported (zeros) and one user skipping an item, as in real answers."""
+    rng = np.random.default_rng(seed)
+    out: Responses = {}
+    for u in range(n_users):
+        group = "abc"[u % 3]
+        for q in range(n_items):
+            if u == 4 and q == 0:
+                continue
+            p = rng.dirichlet([0.5] * 5)
+            p[rng.random(5) < 0.25] = 0.0
+            p[0] += shift if group == "b" else 0.0
+            p = p / p.sum() if p.sum() > 0 else np.eye(5)[2]
+            out.setdefault(group, {}).setdefault(str(q), {})[f"u{u}"] = p.tolist()
+    return out
+
+
+def _plain(responses: Responses) -> dict[str, dict[str, list[list[float]]]]:
+    return {g: {q: list(d.values()) for q, d in per.items()} for g, per in responses.items()}
+
+
+def _brute(responses: Responses, weights: np.ndarray, labels: np.ndarray, users: list[str]):
+    """Distances and baseline of one resample by literally repeating users `weight` times
+    under their resampled labels and calling `group_distances`."""
+    groups = sorted(responses)
+    rows: dict[str, dict[str, list[list[float]]]] = {}
+    for per in responses.values():
+        for q, by_user in per.items():
+            for user, dist in by_user.items():
+                i = users.index(user)
+                group = groups[labels[i]]
+                rows.setdefault(group, {}).setdefault(q, []).extend([dist] * int(weights[i]))
+    result = group_distances({g: {q: d for q, d in per.items() if d} for g, per in rows.items()})
+    return result
+
+
+def test_unit_weights_reproduce_group_distances() -> None:
+    responses = _responses(1, n_users=30, n_items=4)
+    data = group_data(responses)
+    distances, baseline = batched_distances(data, np.ones((1, 30)), data.labels[None])
+    reference = group_distances(_plain(responses))
+    assert baseline[0] == pytest.approx(reference.baseline, abs=1e-6)
+    for k, pair in enumerate(sorted(reference.pairs)):
+        assert distances[0, k] == pytest.approx(reference.pairs[pair], abs=1e-6)
+
+
+def test_intervals_and_p_values_equal_a_brute_force_reference() -> None:
+    responses = _responses(2)
+    data = group_data(responses)
+    users = sorted({u for per in responses.values() for d in per.values() for u in d})
+    reference = group_distances(_plain(responses))
+    observed = {pair: reference.ratio(pair) for pair in reference.pairs}
+    n_boot, n_perm, seed = 25, 30, 7
+    result = group_uncertainty(data, observed, n_boot, n_perm, seed)
+
+    rng = np.random.default_rng(seed)  # the same draws, in the same order
+    weights = _bootstrap_weights(data.labels, n_boot, rng)
+    boot = [_brute(responses, w, data.labels, users) for w in weights]
+    perms = [rng.permutation(data.labels) for _ in range(n_perm)]
+    null = [_brute(responses, np.ones(len(users)), labels, users) for labels in perms]
+
+    baselines = [b.baseline for b in boot]
+    # the fixed point lands slightly below L-BFGS's objective: agreement to 2e-5, as with the
+    # authors' code
+    assert result.baseline_ci == pytest.approx(np.quantile(baselines, [0.025, 0.975]), abs=2e-5)
+    for pair in reference.pairs:
+        d = [b.pairs[pair] for b in boot]
+        r = [b.pairs[pair] / b.baseline for b in boot]
+        assert result.distance_ci[pair] == pytest.approx(np.quantile(d, [0.025, 0.975]), abs=2e-5)
+        assert result.ratio_ci[pair] == pytest.approx(np.quantile(r, [0.025, 0.975]), rel=1e-3)
+        ratios = np.array([n.pairs[pair] / n.baseline for n in null])
+        p = (1 + np.sum(ratios >= observed[pair] - 1e-7)) / (1 + n_perm)
+        assert result.ratio_p[pair] == pytest.approx(p)
+
+
+def test_reproducible_by_seed_and_intervals_tell_groups_apart() -> None:
+    data = group_data(_responses(3, n_users=24, shift=3.0))
+    reference = group_distances(_plain(_responses(3, n_users=24, shift=3.0)))
+    observed = {pair: reference.ratio(pair) for pair in reference.pairs}
+    first = group_uncertainty(data, observed, 40, 60, 11)
+    again = group_uncertainty(data, observed, 40, 60, 11)
+    other = group_uncertainty(data, observed, 40, 60, 12)
+    assert first == again and first.distance_ci != other.distance_ci
+    # group b answers option 1 far more often: its distances' intervals lie above a vs c's
+    low_ab, low_bc = first.distance_ci[("a", "b")][0], first.distance_ci[("b", "c")][0]
+    high_ac = first.distance_ci[("a", "c")][1]
+    assert min(low_ab, low_bc) > high_ac
+    assert all(1 / 61 <= p <= 1 for p in first.ratio_p.values())
+
+
+def test_no_resamples_is_undefined_with_a_reason() -> None:
+    data = group_data(_responses(4))
+    result = group_uncertainty(data, {("a", "b"): Undefined("zero baseline")}, 0, 5, 0)
+    assert result.baseline_ci == Undefined("bootstrap off (0 resamples)")
+    assert result.distance_ci[("a", "b")] == Undefined("bootstrap off (0 resamples)")
+    assert result.ratio_p[("a", "b")] == Undefined("the observed ratio is undefined")
+    assert group_uncertainty(data, {}, 3, 0, 0).ratio_p[("a", "c")] == Undefined(
+        "permutations off (0 permutations)"
+    )
