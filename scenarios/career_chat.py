@@ -78,20 +78,14 @@ class CareerChatParams(ScenarioParams):
     max_turns: int = Field(5, ge=1, le=20, description="exchanges per dialogue (Appendix C)")
     temperature: float = Field(0.7, ge=0.0, le=2.0, description="dialogue generation")
     probe_temperature: float = Field(0.0, ge=0.0, le=2.0, description="survey answers")
-    judge_samples: int = Field(
-        10, ge=0, le=20, description="judge ratings per dimension (0: none; 10 as in the paper)"
-    )
+    judge_samples: int = Field(10, ge=0, le=20, description="judge ratings per dimension (0: none)")
     human_ratings: Path | None = Field(
         None, description="CSV user,dimension,rating of human raters (Appendix E)"
     )
     max_repairs: int = Field(2, ge=0, le=5, description="re-asks after an unusable answer")
     emd_repeats: int = Field(100, ge=1, description="random pairings averaged in the baseline")
-    bootstrap: int = Field(
-        1000, ge=0, description="bootstrap resamples of users for group-distance intervals"
-    )
-    permutations: int = Field(
-        1000, ge=0, description="group-label permutations for the ratio's p-value"
-    )
+    bootstrap: int = Field(1000, ge=0, description="user resamples (group-distance intervals)")
+    permutations: int = Field(1000, ge=0, description="label permutations (the ratio's p-value)")
     scripted_inconsistency: float = Field(
         0.15, ge=0.0, le=1.0, description="scripted backend only: wrong-age questions rate"
     )
