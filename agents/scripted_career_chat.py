@@ -174,6 +174,19 @@ def _probe(request: ChatRequest, rng: np.random.Generator) -> ChatResponse:
     return ChatResponse(text=text, logprobs=logprobs)
 
 
+@scripted_behaviour("career.reasoning")
+def _reasoning(request: ChatRequest, rng: np.random.Generator) -> str:
+    """A reasoning model's free first pass (§5.2): its thinking, then the JSON answer the
+    prompt asks for."""
+    hints = request.hints
+    known = (
+        hints["profile"] if hints["format"] == "profile" else extract_attributes(hints["dialogue"])
+    )
+    option = int(np.argmax(option_probabilities(known, int(hints["item"]), 0.0))) + 1
+    answer = json.dumps({"option_id": option, "reason": "It fits this person's situation."})
+    return f"<think>Weighing the options for this person, {option} fits best.</think>\n{answer}"
+
+
 # --- the dialogue-quality judge (Appendix D) --------------------------------------------------
 
 

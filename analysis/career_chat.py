@@ -649,7 +649,14 @@ def _users_of(series: pd.Series, dimension: str) -> list[str]:
 
 def _task_counts(events: pd.DataFrame, kind: str) -> dict[str, int]:
     tasks = [p["task"] for p in payloads(events, kind)]
-    names = ("career.user", "career.ooc", "career.assistant", "career.probe", "career.judge")
+    names = (
+        "career.user",
+        "career.ooc",
+        "career.assistant",
+        "career.reasoning",
+        "career.probe",
+        "career.judge",
+    )
     return {name.split(".")[1]: tasks.count(name) for name in names}
 
 

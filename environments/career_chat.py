@@ -44,10 +44,13 @@ __all__ = [
     "CareerChat",
     "CareerChatFileError",
     "Profile",
+    "RecordedDialogue",
+    "RecordedTurn",
     "SurveyItem",
     "load_human_ratings",
     "load_profiles",
     "load_survey",
+    "profile_from_row",
     "shipped_career_file",
     "synthetic_profiles",
 ]
@@ -92,7 +95,8 @@ class Profile:
         return asdict(self)
 
 
-def _profile(path: Path, line: int, row: dict[str, Any]) -> Profile:
+def profile_from_row(path: Path, line: int | None, row: dict[str, Any]) -> Profile:
+    """A profile from a row of a profiles file (or a dialogue file), checked field by field."""
     missing = [f for f in PROFILE_FIELDS if row.get(f) in (None, "")]
     if missing:
         raise CareerChatFileError(path, line, f"missing {', '.join(missing)}")
@@ -114,7 +118,7 @@ def _profile(path: Path, line: int, row: dict[str, Any]) -> Profile:
 def load_profiles(path: Path) -> tuple[Profile, ...]:
     """Profiles from CSV (with header) or JSONL (`.jsonl`); ids must be unique."""
     rows = _jsonl_rows(path) if path.suffix == ".jsonl" else _csv_rows(path, PROFILE_FIELDS)
-    profiles = tuple(_profile(path, line, row) for line, row in rows)
+    profiles = tuple(profile_from_row(path, line, row) for line, row in rows)
     if not profiles:
         raise CareerChatFileError(path, None, "no profiles")
     seen: set[str] = set()
@@ -227,6 +231,10 @@ class SurveyItem:
     dialogue_text: str
     options: tuple[str, ...]
 
+    def record(self) -> dict[str, Any]:
+        """As logged in `career.survey`."""
+        return {"index": self.index, "profile": self.profile_text, "dialogue": self.dialogue_text}
+
 
 def _survey_rows(path: Path) -> list[tuple[int, dict[str, str]]]:
     rows = _csv_rows(path, SURVEY_COLUMNS)
@@ -301,6 +309,26 @@ def _human_row(path: Path, line: int, row: dict[str, str]) -> list[Any]:
 # ---------------------------------------------------------------------------------------------
 
 END_REASONS = ("goals_covered", "max_turns", "failed")
+
+
+@dataclass(frozen=True)
+class RecordedTurn:
+    """One exchange of a dialogue made elsewhere: the question as asked (after the detector),
+    the answer, the user's own proposal and the detector's verdict."""
+
+    question: str
+    answer: str
+    proposed: str
+    out_of_context: bool
+
+
+@dataclass(frozen=True)
+class RecordedDialogue:
+    """A whole dialogue made elsewhere: its user's profile, exchanges and end reason."""
+
+    profile: Profile
+    turns: tuple[RecordedTurn, ...]
+    ended: str
 
 
 @dataclass
@@ -386,6 +414,14 @@ class CareerChat(Environment):
             {"reason": reason, "exchanges": dialogue.exchanges},
             agent_id=user.agent_id,
         )
+
+    def replay(self, user: SimAgent, dialogue: RecordedDialogue) -> None:
+        """A dialogue made in another run (`career_dialogues`), logged as if it happened here."""
+        self.open(user)
+        for turn in dialogue.turns:
+            self.ask(user, turn.proposed, turn.out_of_context, turn.question)
+            self.answer(user, turn.answer)
+        self.close(user, dialogue.ended)
 
     def transcript(self, user: SimAgent) -> list[tuple[str, str]]:
         return list(self.dialogues[user.agent_id].turns)

@@ -2,37 +2,32 @@
 
 Three rounds:
 
-1. **Dialogues** (§3, Algorithm 1) — one unit per user: the simulated user asks (Figure 6), the
+1. **Dialogues** (§3, Algorithm 1), one unit per user: the simulated user asks (Figure 6), the
    out-of-context detector checks and, if needed, rewrites the question (Figure 7), the
-   assistant answers with the whole history; `CareerChat` ends the dialogue when the user says
-   its four goals are covered or after `max_turns` exchanges. A failed step ends it as failed.
-2. **Probing** (§5, Appendix F) — one unit per user × format × survey item: BA_user (profile in
-   the prompt) and BA_dialogue (the user's dialogue as history, "assume you are me"); answers
-   are JSON `{"option_id", "reason"}` asked with top-5 logprobs. The option distribution
-   (Appendix G) is computed from the logged response in the metrics; without logprobs it falls
-   back to one-hot and is counted.
-3. **Judge** (§4.1, Appendix D) — one unit per dialogue: the judge rates the user's questions on
-   four dimensions, `judge_samples` times each (distinct sample indices).
+   assistant answers with the whole history, until the user's goals are covered or after
+   `max_turns` exchanges. With `dialogues_from` an earlier run's (or a file's) dialogues are
+   replayed instead: as in the paper, one model's dialogues are probed by every model.
+2. **Probing** (§5, Appendix F), one unit per user × format × survey item: BA_user (profile in
+   the prompt) and BA_dialogue (the dialogue as history); JSON `{"option_id", "reason"}` asked
+   with top-5 logprobs, turned into option distributions (Appendix G) by the metrics.
+3. **Judge** (§4.1, Appendix D), one unit per dialogue: four dimensions, `judge_samples` each.
 
-Every text sent is an entry of the prompt pack `scenarios/packs/career-chat.yaml` (its source
-and kind per entry); the survey items are data (the VSM CSV files). The metrics (§5.1, Tables
-1–3, 5, Figures 4–5: JS centroids and group distances per grouping and format, the EMD
-consistency against random pairings, confidence, judge means and their human alignment) are
-computed from the event log in `analysis/career_chat.py`.
+Every text sent is an entry of the prompt pack `scenarios/packs/career-chat.yaml`; the survey
+items are data (VSM CSV files). The metrics (§5.1, Tables 1–3, 5, Figures 4–5) are computed from
+the event log in `analysis/career_chat.py`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pandas as pd
-from pydantic import BaseModel, Field, model_validator
+from pydantic import Field, model_validator
 
-from personasim.agents import DecisionTask, json_parser, parse_nonempty
-from personasim.agents import career_answers as answers
 from personasim.agents.career_chat import Assistant, OutOfContextDetector, UserSimulator
+from personasim.agents.career_chat_tasks import CareerTasks
 from personasim.analysis import career_chat
 from personasim.analysis.career_chat import DIMENSIONS, FORMATS
 from personasim.environments.career_chat import (
@@ -45,9 +40,8 @@ from personasim.environments.career_chat import (
     shipped_career_file,
     synthetic_profiles,
 )
+from personasim.environments.career_dialogues import load_dialogues
 from personasim.simulation import (
-    ChatRequest,
-    Message,
     Role,
     Scenario,
     ScenarioError,
@@ -59,15 +53,15 @@ from personasim.simulation import (
 
 __all__ = ["CareerChatParams", "CareerChatScenario"]
 
-_HISTORY_LINE = {"user": "history_user", "assistant": "history_chatbot"}
-"""The pack entry of a transcript line in the follow-up prompt's history, by speaker."""
-
 
 class CareerChatParams(ScenarioParams):
     profile_file: Path | None = Field(
         None, description="profiles CSV or JSONL (default: a seeded synthetic population)"
     )
     n_users: int = Field(24, ge=2, description="synthetic users, or the first N of the file")
+    dialogues_from: Path | None = Field(
+        None, description="probe the dialogues of this career-chat run directory or JSONL file"
+    )
     survey_file: Path | None = Field(
         None, description="survey items, profile phrasing (VSM CSV; default: shipped)"
     )
@@ -82,6 +76,9 @@ class CareerChatParams(ScenarioParams):
     human_ratings: Path | None = Field(
         None, description="CSV user,dimension,rating of human raters (Appendix E)"
     )
+    reasoning_pass: bool = Field(
+        False, description="ask each survey item twice, thinking first (QwQ-32B in §5.2)"
+    )
     max_repairs: int = Field(2, ge=0, le=5, description="re-asks after an unusable answer")
     emd_repeats: int = Field(100, ge=1, description="random pairings averaged in the baseline")
     bootstrap: int = Field(1000, ge=0, description="user resamples (group-distance intervals)")
@@ -94,6 +91,8 @@ class CareerChatParams(ScenarioParams):
     def _survey_pair(self) -> CareerChatParams:
         if (self.survey_file is None) != (self.dialogue_survey_file is None):
             raise ValueError("give --survey-file and --dialogue-survey-file together")
+        if self.dialogues_from is not None and self.profile_file is not None:
+            raise ValueError("--dialogues-from brings its users' profiles: drop --profile-file")
         return self
 
 
@@ -126,6 +125,12 @@ class CareerChatScenario(Scenario):
         if p.profile_file is not None:
             profiles = read_input("--profile-file", lambda: load_profiles(p.profile_file))
             self._loaded_profiles = profiles[: p.n_users]
+        self._source = None
+        if p.dialogues_from is not None:
+            self._source = read_input("--dialogues-from", lambda: load_dialogues(p.dialogues_from))
+            limit = p.n_users if "n_users" in p.model_fields_set else None  # default: them all
+            self._recorded = {d.profile.id: d for d in self._source.dialogues[:limit]}
+            self._loaded_profiles = tuple(d.profile for d in self._recorded.values())
         self._human = load_human_ratings(p.human_ratings) if p.human_ratings else None
 
     def rounds(self) -> int:
@@ -136,7 +141,8 @@ class CareerChatScenario(Scenario):
     def setup(self, sim: Simulation) -> None:
         p = self.params
         profiles = self._loaded_profiles or synthetic_profiles(sim.rng, p.n_users)
-        self.chat = CareerChat(sim, max_turns=p.max_turns)
+        longest = self._source.longest if self._source else 0
+        self.chat = CareerChat(sim, max_turns=max(p.max_turns, longest))
         self.users = [UserSimulator(sim, profile.record()) for profile in profiles]
         self.profiles = {profile.id: profile for profile in profiles}
         for user in self.users:
@@ -144,14 +150,27 @@ class CareerChatScenario(Scenario):
         self.detector = OutOfContextDetector(sim)
         self.assistant = Assistant(sim)
         self.judge = Assistant(sim, "judge")
-        sim.emit("career.survey", {"items": [_item_record(i) for i in self._items]})
+        self.tasks = CareerTasks(
+            self.prompts,
+            p.max_repairs,
+            p.temperature,
+            p.probe_temperature,
+            p.scripted_inconsistency,
+        )
+        sim.emit("career.survey", {"items": [item.record() for item in self._items]})
         if self._human is not None:
             sim.emit("career.human_ratings", {"rows": self._human})
+        if self._source is not None:
+            sim.emit("career.dialogues_source", {**self._source.record, "users": len(self.users)})
 
     # --- rounds ------------------------------------------------------------------------------
 
     async def play_round(self, sim: Simulation, round_index: int) -> None:
         work: dict[str, Callable[[], Awaitable[None]]]
+        if round_index == 1 and self._source is not None:  # no user, detector or assistant call
+            for user in self.users:
+                self.chat.replay(user, self._recorded[user.agent_id])
+            return
         if round_index == 1:
             work = {u.agent_id: (lambda u=u: self._dialogue(u)) for u in self.users}
         elif round_index == 2:
@@ -176,13 +195,17 @@ class CareerChatScenario(Scenario):
         turn = 0
         while self.chat.can_continue(user):
             turn += 1
-            proposal = await user.decide(self._user_task(user, turn))
+            proposal = await user.decide(
+                self.tasks.user(self._profile(user), self.chat.transcript(user), turn)
+            )
             if not proposal.ok:
                 return self.chat.close(user, "failed")
             if proposal.value.get("end_conversation"):
                 return self.chat.close(user, "goals_covered")
             question = proposal.value["proposed_question"]
-            verdict = await self.detector.decide(self._ooc_task(user, question, turn))
+            verdict = await self.detector.decide(
+                self.tasks.detector(self._profile(user), question, turn)
+            )
             if not verdict.ok:
                 return self.chat.close(user, "failed")
             self.chat.ask(
@@ -191,185 +214,35 @@ class CareerChatScenario(Scenario):
                 verdict.value["has_out_of_context"],
                 verdict.value["updated_question"],
             )
-            answer = await self.assistant.decide(self._assistant_task(user, turn))
+            answer = await self.assistant.decide(
+                self.tasks.assistant(user.agent_id, self.chat.transcript(user), turn)
+            )
             if not answer.ok:
                 return self.chat.close(user, "failed")
             self.chat.answer(user, answer.value)
         self.chat.close(user, "max_turns")
 
     async def _probe(self, user: UserSimulator, fmt: str, item: SurveyItem) -> None:
-        await self.assistant.decide(self._probe_task(user, fmt, item))
+        """One survey answer; a reasoning model (`reasoning_pass`) first thinks unconstrained."""
+        profile, transcript = self._profile(user), self.chat.transcript(user)
+        reasoning = None
+        if self.params.reasoning_pass:
+            thought = await self.assistant.decide(
+                self.tasks.reasoning(profile, transcript, fmt, item)
+            )
+            if not thought.ok:  # logged and counted as a failed reasoning pass
+                return
+            reasoning = thought.value
+        await self.assistant.decide(self.tasks.probe(profile, transcript, fmt, item, reasoning))
 
     async def _judge(self, user: UserSimulator) -> None:
+        profile, transcript = self._profile(user), self.chat.transcript(user)
         for dimension in DIMENSIONS:
             for sample in range(self.params.judge_samples):
-                await self.judge.decide(self._judge_task(user, dimension, sample))
+                await self.judge.decide(self.tasks.judge(profile, transcript, dimension, sample))
 
-    # --- decision tasks ----------------------------------------------------------------------
-
-    def _messages(self, system: str, prompt: str) -> tuple[Message, ...]:
-        """The pack entry `system` as the system prompt, then `prompt` as the user's turn."""
-        return (
-            Message(role="system", content=self.prompts.text(system)),
-            Message(role="user", content=prompt),
-        )
-
-    def _profile_text(self, user: UserSimulator) -> str:
-        """The profile as the prompts show it (pack entry `profile`)."""
-        return self.prompts.render("profile", **self.profiles[user.agent_id].record())
-
-    def _user_task(self, user: UserSimulator, turn: int) -> DecisionTask:
-        profile = self._profile_text(user)
-        history = self.chat.transcript(user)
-        if turn == 1:
-            prompt = self.prompts.render("user_initial", profile=profile)
-            messages = self._messages("user_system", prompt)
-            schema: type[BaseModel] = answers.FirstQuestion
-            read: Callable[[Any], Any] = answers.read_first_question
-        else:
-            lines = (self.prompts.render(_HISTORY_LINE[role], said=said) for role, said in history)
-            prompt = self.prompts.render("user_followup", profile=profile, history="\n".join(lines))
-            messages = self._messages("user_followup_system", prompt)
-            schema, read = answers.FollowUp, answers.read_follow_up
-        hints = {
-            "profile": self.profiles[user.agent_id].record(),
-            "turn": turn,
-            "asked": sum(role == "user" for role, _ in history),
-            "inconsistency_rate": self.params.scripted_inconsistency,
-        }
-        details = {"user": user.agent_id}
-        return self._json_task("career.user", messages, hints, schema, read, details, "user")
-
-    def _ooc_task(self, user: UserSimulator, question: str, turn: int) -> DecisionTask:
-        prompt = self.prompts.render(
-            "ooc_prompt", profile=self._profile_text(user), question=question
-        )
-        messages = self._messages("ooc_system", prompt)
-        hints = {"profile": self.profiles[user.agent_id].record(), "question": question}
-        details = {"user": user.agent_id, "turn": turn}
-        verdict = answers.Verdict, answers.read_verdict
-        return self._json_task("career.ooc", messages, hints, *verdict, details, "detector")
-
-    def _json_reminder(self, error: str) -> str:
-        return self.prompts.render("json_reminder", error=error)
-
-    def _json_task(
-        self,
-        name: str,
-        messages: tuple[Message, ...],
-        hints: dict[str, Any],
-        schema: type[BaseModel],
-        read: Callable[[Any], Any],
-        details: dict[str, Any],
-        role: str,
-        temperature: float | None = None,
-        sample_index: int = 0,
-    ) -> DecisionTask:
-        """A task whose prompt asks for JSON; a structured format sends its schema too."""
-        return DecisionTask(
-            name=name,
-            request=ChatRequest(
-                messages=messages,
-                temperature=self.params.temperature if temperature is None else temperature,
-                sample_index=sample_index,
-                task=name,
-                hints=hints,
-            ),
-            parse=json_parser(schema, read),
-            reminder=self._json_reminder,
-            max_repairs=self.params.max_repairs,
-            details=details,
-            role=role,
-            schema=schema,
-            read=read,
-        )
-
-    def _assistant_task(self, user: UserSimulator, turn: int) -> DecisionTask:
-        return DecisionTask(
-            name="career.assistant",
-            role="assistant",
-            request=ChatRequest(
-                messages=_history(self.chat.transcript(user)),
-                temperature=self.params.temperature,
-                task="career.assistant",
-                hints={"turn": turn},
-            ),
-            parse=parse_nonempty,
-            reminder=lambda error: self.prompts.text("answer_reminder"),
-            max_repairs=self.params.max_repairs,
-            details={"user": user.agent_id, "turn": turn},
-            schema=answers.AssistantReply,
-            read=answers.read_reply,
-        )
-
-    def _probe_task(self, user: UserSimulator, fmt: str, item: SurveyItem) -> DecisionTask:
-        options = "\n".join(item.options)
-        profile = self.profiles[user.agent_id]
-        if fmt == "profile":
-            prompt = self.prompts.render(
-                "ba_user_prompt",
-                profile=self._profile_text(user),
-                question=item.profile_text,
-                options=options,
-            )
-            messages = self._messages("ba_user_system", prompt)
-            hints: dict[str, Any] = {"profile": profile.record()}
-        else:
-            transcript = self.chat.transcript(user)
-            ask = self.prompts.render(
-                "ba_dialogue_prompt", question=item.dialogue_text, options=options
-            )
-            messages = (
-                Message(role="system", content=self.prompts.text("ba_dialogue_system")),
-                *_history(transcript),
-                Message(role="user", content=ask),
-            )
-            hints = {"dialogue": "\n".join(said for role, said in transcript if role == "user")}
-        return DecisionTask(
-            name="career.probe",
-            role="respondent",
-            request=ChatRequest(
-                messages=messages,
-                temperature=self.params.probe_temperature,
-                logprobs=True,
-                top_logprobs=5,
-                task="career.probe",
-                hints={**hints, "format": fmt, "item": item.index},
-            ),
-            parse=json_parser(answers.OptionAnswer, answers.read_option),
-            reminder=self._json_reminder,
-            max_repairs=self.params.max_repairs,
-            details={"user": user.agent_id, "format": fmt, "item": item.index},
-            schema=answers.OptionAnswer,
-            read=answers.read_option,
-        )
-
-    def _judge_task(self, user: UserSimulator, dimension: str, sample: int) -> DecisionTask:
-        questions = [said for role, said in self.chat.transcript(user) if role == "user"]
-        listed = "\n".join(
-            self.prompts.render("judge_question", number=i, question=q)
-            for i, q in enumerate(questions, 1)
-        )
-        prompt = self.prompts.render(
-            "judge_prompt", profile=self._profile_text(user), questions=listed
-        )
-        messages = self._messages(f"judge_{dimension}", prompt)
-        hints = {
-            "profile": self.profiles[user.agent_id].record(),
-            "questions": questions,
-            "dimension": dimension,
-        }
-        return self._json_task(
-            "career.judge",
-            messages,
-            hints,
-            answers.Rating,
-            answers.read_rating,
-            {"user": user.agent_id, "dimension": dimension, "sample": sample},
-            "judge",
-            temperature=0.7,  # §4.1: repeated samples must differ ("10 random seeds")
-            sample_index=sample,
-        )
+    def _profile(self, user: UserSimulator) -> dict[str, Any]:
+        return self.profiles[user.agent_id].record()
 
     # --- metrics and reports (analysis/career_chat.py) --------------------------------------
 
@@ -389,11 +262,3 @@ class CareerChatScenario(Scenario):
     def summary_rows(cls, metrics: dict[str, Any]) -> list[dict[str, Any]]:
         """Table 3's row with Figure 4's confidences; a sweep labels it with its model."""
         return career_chat.summary_rows(metrics)
-
-
-def _item_record(item: SurveyItem) -> dict[str, Any]:
-    return {"index": item.index, "profile": item.profile_text, "dialogue": item.dialogue_text}
-
-
-def _history(transcript: Sequence[tuple[str, str]]) -> tuple[Message, ...]:
-    return tuple(Message(role=role, content=said) for role, said in transcript)  # type: ignore[arg-type]

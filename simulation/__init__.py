@@ -11,6 +11,7 @@ from .importers import (
     ImportedEvent,
     ImportedRun,
     ImportFormat,
+    file_identity,
     import_formats,
     import_run,
     register_import_format,
@@ -34,6 +35,7 @@ from .model import Simulation
 from .openai_backend import OpenAIBackend
 from .roles import Role, RoleError, bind_roles
 from .runner import (
+    EVENTS_FILE,
     MODEL_SPEC_PATTERN,
     RunError,
     RunResult,
@@ -41,6 +43,7 @@ from .runner import (
     arun_scenario,
     compute_run_metrics,
     make_backend,
+    read_manifest,
     run_scenario,
 )
 from .scenario import (
@@ -60,6 +63,7 @@ from .sqlite_store import EventStoreError, SQLiteEventStore
 from .sweep import CellFailure, SweepResult, run_sweep
 
 __all__ = [
+    "EVENTS_FILE",
     "INCIDENT_SCOPE",
     "MAIN_SCOPE",
     "MODEL_SPEC_PATTERN",
@@ -119,6 +123,7 @@ __all__ = [
     "default_cache_dir",
     "events_frame",
     "events_table",
+    "file_identity",
     "get_scenario",
     "import_formats",
     "import_run",
@@ -126,6 +131,7 @@ __all__ = [
     "load_scenario_file",
     "make_backend",
     "read_input",
+    "read_manifest",
     "register_import_format",
     "register_scenario",
     "resolve_scenario",

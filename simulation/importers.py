@@ -40,6 +40,7 @@ __all__ = [
     "ImportFormat",
     "ImportedEvent",
     "ImportedRun",
+    "file_identity",
     "get_import_format",
     "import_formats",
     "import_run",
@@ -102,13 +103,18 @@ def get_import_format(scenario: str, name: str) -> ImportFormat:
     return fmt
 
 
+def file_identity(path: Path) -> dict[str, Any]:
+    """A source file's identity: name, size and SHA-256 (not its directory, which differs
+    between machines). Raises OSError when it cannot be read."""
+    data = path.read_bytes()
+    return {"file": path.name, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+
+
 def _source(flag: str, path: Path) -> dict[str, Any]:
-    """A source file's identity: name, size and SHA-256 (not its directory)."""
     try:
-        data = path.read_bytes()
+        return file_identity(path)
     except OSError as exc:
         raise ScenarioError(f"--{flag} {path}: {exc.strerror or exc}") from None
-    return {"file": path.name, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
 
 
 def import_run(

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable, Mapping
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import mesa
@@ -19,6 +21,10 @@ if TYPE_CHECKING:
 __all__ = ["Simulation"]
 
 T = TypeVar("T")
+
+_IN_UNIT: ContextVar[bool] = ContextVar("personasim_in_unit", default=False)
+"""Set inside a unit of `concurrently`: a nested call does not wait for admission again (its
+outer unit already holds a place, and waiting could deadlock)."""
 
 
 class Simulation(mesa.Model):
@@ -39,6 +45,7 @@ class Simulation(mesa.Model):
         response_format: ResponseFormat = "text",
         max_tokens: int | None = None,
         roles: Mapping[str, tuple[str, ...]] | None = None,
+        max_active_units: int | None = None,
     ) -> None:
         super().__init__(seed=seed)
         if (llm is None) == (models is None):
@@ -59,6 +66,10 @@ class Simulation(mesa.Model):
         self._on_progress = on_progress or (lambda done, total: None)
         self._done = 0
         self._total = 0
+        self._admission = asyncio.Semaphore(max_active_units) if max_active_units else None
+        """At most this many units of `concurrently` under way; the others wait before doing
+        anything, so 10,000 agents do not all build their prompts before the first answer is
+        read (None: all at once)."""
 
     def emit(
         self, kind: str, payload: dict[str, Any] | None = None, *, agent_id: str | None = None
@@ -128,7 +139,10 @@ class Simulation(mesa.Model):
         return {name: task.result() for name, task in tasks.items()}
 
     async def _unit(self, scope: str, unit: Callable[[], Awaitable[T]]) -> T:
-        result = await self.log.branch(scope, unit)
+        admitted = self._admission if not _IN_UNIT.get() else None
+        async with admitted or contextlib.nullcontext():
+            _IN_UNIT.set(True)
+            result = await self.log.branch(scope, unit)
         self._done += 1
         self._on_progress(self._done, self._total)
         return result

@@ -302,6 +302,7 @@ async def arun_scenario(
                         response_format=settings.response_format,
                         max_tokens=settings.max_tokens,
                         roles=bound,
+                        max_active_units=active_units(limits.concurrency, main_spec, bound),
                     )
                     await _play(instance, sim, manifest)
             except BaseException as exc:
@@ -316,6 +317,16 @@ async def arun_scenario(
         if cache is not None:
             cache.close()
     return RunResult(run_dir, manifest, metrics, _summary(manifest, scenario_cls, metrics))
+
+
+def active_units(
+    concurrency: int, main_spec: str | None, roles: Mapping[str, tuple[str, ...]]
+) -> int:
+    """How many units of a round may be under way at once: twice the requests the run's models
+    can have in flight, so each slot has a unit waiting with its prompt built while no more
+    than that spend CPU before the first answers come back (benchmarks/bench_round.py)."""
+    models = {main_spec, *(spec for specs in roles.values() for spec in specs)}
+    return 2 * concurrency * len(models)
 
 
 def _prompt_pack(scenario_cls: type[Scenario], path: str | Path | None) -> PromptPack | None:
