@@ -2,10 +2,11 @@
 
 The statistics: option distributions from top-k logprobs, base-2 Jensen–Shannon divergence and
 centroids, group distances and their baseline, the ordinal EMD of the consistency check, the
-groupings (age bins, country income group, job category), and judge–human agreement (Pearson
-r, ICC(3,k)), all pure: arrays in, numbers out. Then the scenario's metrics from its event
-table alone (`compute_metrics`), its console report, and its report files (Tables 1, 2, 3, 5,
-Figures 4 and 5); the scenario's hooks call these.
+groupings (age bins, country development level, job category and position level in
+`career_jobs`), and judge–human agreement (Pearson r, ICC(3,k)), all pure: arrays in, numbers
+out. Then the scenario's metrics from its event table alone (`compute_metrics`), its console
+report, and its report files (Tables 1, 2, 3, 5, Figures 4 and 5); the scenario's hooks call
+these.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import pandas as pd
 from scipy.optimize import minimize
 
 from .career_countries import development_level
+from .career_jobs import job_category, position_level
 from .career_uncertainty import Uncertainty, group_data, group_uncertainty
 from .event_tables import min_group_n, payloads, rounded
 from .reports import model_label, save_figure, small_note, write_table
@@ -36,7 +38,6 @@ __all__ = [
     "EDUCATION_ALIASES",
     "FORMATS",
     "GROUPINGS",
-    "JOB_CATEGORY_KEYWORDS",
     "N_OPTIONS",
     "Centroid",
     "GroupDistances",
@@ -50,7 +51,6 @@ __all__ = [
     "figure5",
     "group_distances",
     "icc3k",
-    "job_category",
     "js_centroid",
     "jsd",
     "one_hot",
@@ -345,33 +345,16 @@ def country_group(country: str) -> str:
     return development_level(country)
 
 
-JOB_CATEGORY_KEYWORDS: dict[str, tuple[str, ...]] = {
-    "management": ("manager", "director", "head", "chief", "executive", "ceo", "lead"),
-    "engineering & IT": ("engineer", "developer", "software", "data", "it ", "technician"),
-    "health": ("nurse", "doctor", "physician", "pharmacist", "therapist"),
-    "education & research": ("teacher", "professor", "lecturer", "researcher", "scientist"),
-    "business & finance": ("accountant", "analyst", "finance", "sales", "marketing", "consultant"),
-}
-"""First matching category wins (in this order); titles matching none are "other". The paper
-used zero-shot NLI (bart-large-mnli); pass another `classify` to `job_category` to replace it."""
-
-
-def job_category(title: str, keywords: Mapping[str, Sequence[str]] = JOB_CATEGORY_KEYWORDS) -> str:
-    text = f" {title.lower()} "
-    for category, words in keywords.items():
-        if any(word in text for word in words):
-            return category
-    return "other"
-
-
 GROUPINGS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "age": lambda p: age_bin(int(p["age"])),
     "education": lambda p: education_label(str(p["education"])),
     "country": lambda p: country_group(str(p["country"])),
-    "job": lambda p: job_category(str(p["job_title"])),
+    "job": lambda p: p.get("job_category") or job_category(str(p["job_title"])),
+    "position": lambda p: p.get("position_level") or position_level(str(p["job_title"])),
 }
-"""How a profile is grouped for each of the paper's four attributes (the paper's education
-labels and ours are the same groups)."""
+"""How a profile is grouped for each of the paper's attributes (the paper's education labels
+and ours are the same groups); job category and position level come from the run's
+`--job-groups` file where it names the title, else from `career_jobs`' keyword rule."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -422,8 +405,14 @@ def icc3k(ratings: Sequence[Sequence[float]]) -> Statistic:
 
 
 def _profiles(events: pd.DataFrame) -> dict[str, dict[str, Any]]:
+    """Each user's attributes, with the job labels a `--job-groups` file gave its title."""
+    given = payloads(events, "career.job_groups")
+    labels = given[0]["titles"] if given else {}
     return {
-        p["persona"]["id"]: p["persona"]["attributes"]
+        p["persona"]["id"]: {
+            **p["persona"]["attributes"],
+            **labels.get(p["persona"]["attributes"]["job_title"], {}),
+        }
         for p in payloads(events, "agent.created")
         if p.get("type") == "UserSimulator"
     }

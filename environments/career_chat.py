@@ -48,6 +48,7 @@ __all__ = [
     "RecordedTurn",
     "SurveyItem",
     "load_human_ratings",
+    "load_job_groups",
     "load_profiles",
     "load_survey",
     "profile_from_row",
@@ -269,6 +270,30 @@ def load_survey(profile_path: Path, dialogue_path: Path) -> tuple[SurveyItem, ..
             raise CareerChatFileError(dialogue_path, line, "options differ from the profile file")
         items.append(SurveyItem(index, _phrased(a), _phrased(b), options))
     return tuple(items)
+
+
+# ---------------------------------------------------------------------------------------------
+# Job labels given per title (e.g. the authors' zero-shot classifier's output)
+# ---------------------------------------------------------------------------------------------
+
+JOB_GROUP_COLUMNS = ("job_title", "job_category", "position_level")
+
+
+def load_job_groups(path: Path) -> dict[str, dict[str, str]]:
+    """Job title → its `job_category` and `position_level` from a CSV with those columns; an
+    empty cell leaves that label to the keyword rule (analysis/career_jobs.py)."""
+    titles: dict[str, dict[str, str]] = {}
+    for line, row in _csv_rows(path, JOB_GROUP_COLUMNS):
+        title = " ".join(str(row["job_title"] or "").split())
+        if not title:
+            raise CareerChatFileError(path, line, "job_title is empty")
+        if title in titles:
+            raise CareerChatFileError(path, line, f"job title {title!r} appears twice")
+        labels = {c: " ".join(str(row[c] or "").split()) for c in JOB_GROUP_COLUMNS[1:]}
+        titles[title] = {c: label for c, label in labels.items() if label}
+    if not titles:
+        raise CareerChatFileError(path, None, "no job titles")
+    return titles
 
 
 # ---------------------------------------------------------------------------------------------

@@ -35,6 +35,7 @@ from personasim.environments.career_chat import (
     Profile,
     SurveyItem,
     load_human_ratings,
+    load_job_groups,
     load_profiles,
     load_survey,
     shipped_career_file,
@@ -47,6 +48,7 @@ from personasim.simulation import (
     ScenarioError,
     ScenarioParams,
     Simulation,
+    file_identity,
     read_input,
     register_scenario,
 )
@@ -73,6 +75,9 @@ class CareerChatParams(ScenarioParams):
     temperature: float = Field(0.7, ge=0.0, le=2.0, description="dialogue generation")
     probe_temperature: float = Field(0.0, ge=0.0, le=2.0, description="survey answers")
     judge_samples: int = Field(10, ge=0, le=20, description="judge ratings per dimension (0: none)")
+    job_groups: Path | None = Field(
+        None, description="CSV job_title,job_category,position_level (default: keyword rule)"
+    )
     human_ratings: Path | None = Field(
         None, description="CSV user,dimension,rating of human raters (Appendix E)"
     )
@@ -132,6 +137,10 @@ class CareerChatScenario(Scenario):
             self._recorded = {d.profile.id: d for d in self._source.dialogues[:limit]}
             self._loaded_profiles = tuple(d.profile for d in self._recorded.values())
         self._human = load_human_ratings(p.human_ratings) if p.human_ratings else None
+        self._job_groups = None
+        if p.job_groups is not None:
+            titles = read_input("--job-groups", lambda: load_job_groups(p.job_groups))
+            self._job_groups = {"titles": titles, **file_identity(p.job_groups)}
 
     def rounds(self) -> int:
         return 3 if self.params.judge_samples else 2
@@ -160,6 +169,8 @@ class CareerChatScenario(Scenario):
         sim.emit("career.survey", {"items": [item.record() for item in self._items]})
         if self._human is not None:
             sim.emit("career.human_ratings", {"rows": self._human})
+        if self._job_groups is not None:
+            sim.emit("career.job_groups", self._job_groups)
         if self._source is not None:
             sim.emit("career.dialogues_source", {**self._source.record, "users": len(self.users)})
 

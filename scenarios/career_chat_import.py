@@ -22,11 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from personasim.analysis.career_chat import N_OPTIONS, education_label
+from personasim.environments.career_chat import load_job_groups
 from personasim.simulation import (
     ImportedEvent,
     ImportedRun,
     ImportFormat,
     ScenarioError,
+    file_identity,
+    read_input,
     register_import_format,
 )
 
@@ -130,8 +133,13 @@ def _build(files: Mapping[str, Path], options: Mapping[str, str]) -> ImportedRun
     try:
         year, n_users = int(options["reference-year"]), options["n-users"]
         limit = int(n_users) if n_users else None
+        resamples = {name: int(options[name]) for name in ("bootstrap", "permutations")}
     except ValueError:
-        raise ScenarioError("--reference-year and --n-users must be whole numbers") from None
+        raise ScenarioError(
+            "--reference-year, --n-users, --bootstrap and --permutations must be whole numbers"
+        ) from None
+    if min(resamples.values()) < 0:
+        raise ScenarioError("--bootstrap and --permutations must be 0 or more")
     profiles = read_seed_profiles(files["profiles"], year)
     answers = {
         "profile": read_released_answers(files["profile-answers"]),
@@ -145,6 +153,8 @@ def _build(files: Mapping[str, Path], options: Mapping[str, str]) -> ImportedRun
         raise ScenarioError("fewer than 2 users answered in both --profile-answers files")
     questions = sorted({q for u in users for fmt in answers for q, *_ in answers[fmt][u]})
     events = [_user_event(profiles[u]) for u in users]
+    if options["job-groups"]:
+        events.append(_job_groups_event(Path(options["job-groups"])))
     events.append(ImportedEvent("career.survey", {"items": [_item(q) for q in questions]}))
     for fmt, by_user in answers.items():
         for u in users:
@@ -161,7 +171,7 @@ def _build(files: Mapping[str, Path], options: Mapping[str, str]) -> ImportedRun
                 }
                 events.append(ImportedEvent("decision.made", payload, f"user{u}", 2))
     model = {"backend": "import", "model": options["model-name"], "note": "released answers"}
-    params = {"n_users": len(users), "judge_samples": 0}
+    params = {"n_users": len(users), "judge_samples": 0, **resamples}
     return ImportedRun(params=params, model=model, events=events)
 
 
@@ -169,6 +179,11 @@ def _user_event(profile: dict[str, Any]) -> ImportedEvent:
     persona = {"id": profile["id"], "attributes": profile, "traits": {}}
     payload = {"type": "UserSimulator", "persona": persona}
     return ImportedEvent("agent.created", payload, profile["id"])
+
+
+def _job_groups_event(path: Path) -> ImportedEvent:
+    titles = read_input("--job-groups", lambda: load_job_groups(path))
+    return ImportedEvent("career.job_groups", {"titles": titles, **file_identity(path)})
 
 
 def _item(question: int) -> dict[str, Any]:
@@ -190,6 +205,9 @@ MODEL_BEHAVIOR_ADAPTION = register_import_format(
             "reference-year": ("2025", "age = this year − birth year (their calculate_age)"),
             "n-users": ("", "the first N users answering in both files (default: all)"),
             "model-name": ("imported", "the probed model's name for tables"),
+            "job-groups": ("", "CSV job_title,job_category,position_level (default: keywords)"),
+            "bootstrap": ("1000", "user resamples for the group-distance intervals (0: none)"),
+            "permutations": ("1000", "label permutations for the ratio's p-value (0: none)"),
         },
         build=_build,
     )

@@ -35,13 +35,13 @@ from personasim.analysis.career_chat import (
     emd_ordinal,
     group_distances,
     icc3k,
-    job_category,
     js_centroid,
     jsd,
     option_distribution,
     pearson,
     random_pairing_emd,
 )
+from personasim.analysis.career_jobs import job_category, position_level
 from personasim.simulation import (
     RunResult,
     SQLiteEventStore,
@@ -164,8 +164,12 @@ def test_groupings() -> None:
     assert country_group("India") == "Developing" and country_group("Atlantis") == "Unknown"
     assert country_group("United States") == "Developed" and country_group("DEU") == "Developed"
     assert country_group("Micronesia") == "Unknown"  # their lookup fails on the bare name
-    assert job_category("Senior Software Engineer") == "engineering & IT"
-    assert job_category("Baker") == "other"
+    assert job_category("Senior Software Engineer") == "Tech"
+    assert job_category("Baker") == "Other"
+    assert position_level("Senior Software Engineer") == "Professional"  # no rank named
+    assert position_level("Chief Technology Officer") == "C-Suite"
+    assert position_level("Restaurant manager") == "Management"
+    assert position_level("Trainee solicitor") == "Entry Level"
 
 
 # --- Appendix G: logprob normalisation ---------------------------------------------------------

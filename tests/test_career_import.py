@@ -6,13 +6,15 @@
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import json
 from pathlib import Path
 
 import pytest
 
-from personasim.simulation import import_formats, import_run
+from personasim.analysis.career_jobs import job_category, position_level
+from personasim.simulation import import_formats, import_run, run_events
 from personasim.simulation.cli import main
 
 DATA = Path(__file__).parent / "data" / "career_mba"
@@ -125,3 +127,44 @@ def test_bad_profiles_and_unknown_format(
     args = ["import", "career-chat", "--format", "nope", "--out", str(tmp_path / "r")]
     assert main(args) == 2
     assert "model-behavior-adaption" in capsys.readouterr().err
+
+
+def test_job_groups_from_a_file_and_the_resampling_options(tmp_path: Path) -> None:
+    """Titles the file names take its labels (the authors' classifier output, say); the others
+    the keyword rule; `--bootstrap 0 --permutations 0` leave intervals and p-values undefined."""
+    with (DATA / "profiles.csv").open(newline="", encoding="utf-8") as handle:
+        seed = list(csv.DictReader(handle))
+    named = {row["Job Title"] for row in seed[:5]}
+    groups = tmp_path / "groups.csv"
+    with groups.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["job_title", "job_category", "position_level"])
+        writer.writerows([title, "Science", "C-Suite"] for title in sorted(named))
+    options = {"job-groups": str(groups), "bootstrap": "0", "permutations": "0"}
+    out = tmp_path / "run"
+    import_run("career-chat", "model-behavior-adaption", FILES, options, out)
+    metrics = json.loads((out / "metrics.json").read_text())["metrics"]
+    events = run_events(out)
+    users = [p["persona"] for p in events["payload"] if p.get("type") == "UserSimulator"]
+    titles = [user["attributes"]["job_title"] for user in users]
+    by_file = sum(title in named for title in titles)
+    by_rule = [title for title in titles if title not in named]
+    assert by_file >= 5 and by_rule
+    job, position = (metrics["adaptation"]["profile"][g] for g in ("job", "position"))
+    rule_science = sum(job_category(t) == "Science" for t in by_rule)
+    rule_csuite = sum(position_level(t) == "C-Suite" for t in by_rule)
+    assert job["groups"].get("Science", 0) == by_file + rule_science
+    assert position["groups"].get("C-Suite", 0) == by_file + rule_csuite
+    assert job["baseline_ci"] is None and job["baseline_ci_undefined"]
+    (given,) = [p for p in events["payload"] if "titles" in p]
+    assert given["sha256"] == hashlib.sha256(groups.read_bytes()).hexdigest()
+    assert main(["metrics", str(out), "--check"]) == 0
+
+
+def test_bad_job_groups_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    groups = tmp_path / "groups.csv"
+    groups.write_text("job_title,job_category,position_level\nNurse,Health,\nNurse,Health,\n")
+    assert main([*_cli(tmp_path), "--job-groups", str(groups)]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "--job-groups" in err and "groups.csv:3" in err and "appears twice" in err
+    assert not (tmp_path / "run").exists()
