@@ -136,6 +136,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="NAME=V1,V2",
         help="a parameter and its values (repeatable)",
     )
+    sweep.add_argument(
+        "--seeds",
+        type=_seed_list,
+        metavar="S1,S2",
+        help="run every cell once per seed (a dimension of the sweep; replaces --seed)",
+    )
     sweep.add_argument("--out", type=Path, required=True, help="folder for the runs and tables")
     sweep.add_argument(
         "--executor",
@@ -329,6 +335,14 @@ def _settings(args: argparse.Namespace) -> RunSettings:
     return RunSettings(args.response_format, args.max_tokens, validity)
 
 
+def _seed_list(text: str) -> list[int]:
+    """An argparse type: comma-separated seeds (whole numbers of at least 0), each once."""
+    seeds = [_int_from(0)(item) for item in split_list(text)]
+    if not seeds or len(set(seeds)) != len(seeds):
+        raise argparse.ArgumentTypeError(f"give one or more seeds, each once, got {text!r}")
+    return seeds
+
+
 def _int_from(low: int) -> Callable[[str], int]:
     """An argparse type: an integer of at least `low` (argparse names the flag)."""
 
@@ -408,6 +422,7 @@ def _sweep(args: argparse.Namespace, extra: Sequence[str]) -> int:
         out=args.out,
         executor=args.executor,
         ray_address=args.ray_address,
+        seeds=args.seeds,
         **_run_options(args),
     )
     out.print(f"{len(result.runs)} runs under {result.directory}")

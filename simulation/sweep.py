@@ -49,6 +49,8 @@ class SweepCell:
     params: dict[str, Any]
     """Every scenario parameter as given (the cell validates them again where it runs)."""
     run_dir: Path
+    seed: int | None = None
+    """The cell's seed when the sweep varies seeds (else the run options' `seed`)."""
 
 
 @dataclass(frozen=True)
@@ -79,9 +81,15 @@ def run_sweep(
     out: str | Path,
     executor: Executor = "local",
     ray_address: str | None = None,
+    seeds: Sequence[int] | None = None,
     **run_options: Any,
 ) -> SweepResult:
-    """Run every (model, grid point) combination; write `combined.csv` / `combined.md`.
+    """Run every (model, grid point, seed) combination; write `combined.csv` / `combined.md`.
+
+    `seeds` makes the seed a dimension: each cell runs with its own (and its name and rows say
+    which); without it every cell runs with `run_options["seed"]`. With several seeds the
+    scenario's own sweep tables are written once per seed, under `seed=<N>/`, so a paper's
+    table never mixes (or silently drops) repetitions; `combined.csv` has every row.
 
     `run_options` are passed to each `run_scenario` call (seed, base_url, concurrency, ...).
     `executor="ray"` runs each cell as a Ray task (on the cluster at `ray_address`, else the
@@ -98,16 +106,21 @@ def run_sweep(
     points = [dict(zip(grid, values, strict=True)) for values in itertools.product(*grid.values())]
     # Validate every combination before the first run starts; label rows with typed values.
     checked = [scenario_cls.parse_params({**(params or {}), **point}) for point in points]
+    if seeds is not None and (not seeds or len(set(seeds)) != len(seeds)):
+        raise RunError(f"seeds {list(seeds)}: give one or more, each once")
+    seed_list: list[int | None] = list(seeds) if seeds is not None else [None]
     cells = [
         SweepCell(
-            _run_name(model, point),
+            _run_name(model, point, seed),
             model,
             point,
             {**(params or {}), **point},
-            directory / _run_name(model, point),
+            directory / _run_name(model, point, seed),
+            seed,
         )
         for model in models
         for point in points
+        for seed in seed_list
     ]
     failed: list[CellFailure] = []
     if executor == "ray":
@@ -119,19 +132,28 @@ def run_sweep(
     else:
         results = [run_cell(scenario_cls, cell, run_options) for cell in cells]
     runs, rows = [], []
-    typed = checked * len(models)
+    typed = [checked[i] for _ in models for i in range(len(points)) for _ in seed_list]
     for cell, point_params, result in zip(cells, typed, results, strict=True):
         if result is None:
             continue
         runs.append(result)
         labels = {"model": cell.model, **{name: getattr(point_params, name) for name in grid}}
+        if cell.seed is not None:
+            labels["seed"] = cell.seed
         summary = scenario_cls.summary_rows(result.metrics["metrics"])
         rows += [{**labels, **row} for row in summary]
     directory.mkdir(parents=True, exist_ok=True)
     if failed:  # a table missing cells would pass for the sweep's result
         return SweepResult(directory, runs, rows, [], failed)
     reports = write_table(rows, directory, "combined")
-    reports += scenario_cls.write_sweep_reports(rows, list(grid), directory)
+    if len(seed_list) == 1:
+        reports += scenario_cls.write_sweep_reports(rows, list(grid), directory)
+    else:
+        for seed in seed_list:
+            per_seed = [row for row in rows if row["seed"] == seed]
+            folder = directory / f"seed={seed}"
+            folder.mkdir(exist_ok=True)
+            reports += scenario_cls.write_sweep_reports(per_seed, list(grid), folder)
     return SweepResult(directory, runs, rows, reports)
 
 
@@ -145,6 +167,7 @@ def run_cell(
     if isinstance(scenario, tuple):
         scenario = load_scenario_file(*scenario)
     resume = (cell.run_dir / MANIFEST_FILE).exists()
+    options = dict(run_options) if cell.seed is None else {**run_options, "seed": cell.seed}
     return run_scenario(
         scenario,
         cell.params,
@@ -152,7 +175,7 @@ def run_cell(
         out=cell.run_dir,
         resume=resume,
         limiter_for=limiter_for,
-        **run_options,
+        **options,
     )
 
 
@@ -164,6 +187,8 @@ def _scenario_ref(scenario: str | Path | type[Scenario], cls: type[Scenario]) ->
     return (record["path"], record["class"]) if record else cls
 
 
-def _run_name(model: str, point: Mapping[str, Any]) -> str:
+def _run_name(model: str, point: Mapping[str, Any], seed: int | None = None) -> str:
     parts = [model, *(f"{k}={v}" for k, v in point.items())]
+    if seed is not None:
+        parts.append(f"seed={seed}")
     return re.sub(r"[^A-Za-z0-9_.=+-]+", "-", "__".join(parts))

@@ -85,3 +85,40 @@ def test_bad_executor_flags_exit_2(tmp_path: Path, capsys, flags: list[str], mes
     assert main(["sweep", *CLASSROOM, "--out", str(out), *flags]) == 2
     assert message in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_seeds_are_a_dimension_of_the_sweep(tmp_path: Path) -> None:
+    """Each seed is its own cell, equal to a run with that seed; the paper's table is written
+    once per seed (Table 9 would otherwise keep one repetition per model and endowment)."""
+    out = tmp_path / "sweep"
+    args = ["sweep", "trust-beliefs", "--n-personas", "6", "--attributes", "Conscientiousness"]
+    args += ["--vary", "endowment=10,44", "--seeds", "0,7", "--no-progress", "--no-cache"]
+    code = main([*args, "--out", str(out)])
+    assert code == 0
+    cells = sorted(p.name for p in out.iterdir() if (p / "manifest.json").is_file())
+    assert cells == [
+        f"scripted__endowment={e}__seed={s}" for e in (10, 44) for s in (0, 7)
+    ]
+    for cell in cells:
+        manifest = json.loads((out / cell / "manifest.json").read_text())
+        assert manifest["seed"] == int(cell.rsplit("=", 1)[1])
+    single = tmp_path / "single"
+    run = ["run", "trust-beliefs", "--n-personas", "6", "--attributes", "Conscientiousness"]
+    assert main([*run, "--endowment", "44", "--seed", "7", "--out", str(single), "--no-cache"]) == 0
+    assert (single / "metrics.json").read_text() == (
+        out / "scripted__endowment=44__seed=7" / "metrics.json"
+    ).read_text()
+    combined = (out / "combined.csv").read_text().splitlines()
+    assert combined[0].split(",")[:3] == ["model", "endowment", "seed"]
+    assert {line.split(",")[2] for line in combined[1:]} == {"0", "7"}
+    for seed in (0, 7):
+        assert any((out / f"seed={seed}").glob("table9*.csv"))
+    assert not list(out.glob("table9*.csv"))
+
+
+@pytest.mark.parametrize("seeds", ["0,0", "1,x", ""])
+def test_bad_seeds_exit_2(tmp_path: Path, capsys, seeds: str) -> None:
+    out = tmp_path / "sweep"
+    assert main(["sweep", *CLASSROOM, "--out", str(out), "--seeds", seeds]) == 2
+    assert "--seeds" in capsys.readouterr().err
+    assert not out.exists()

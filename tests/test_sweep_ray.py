@@ -71,10 +71,11 @@ def restore_registries() -> Iterator[None]:
 def test_ray_sweep_equals_the_local_sweep_cell_by_cell(tmp_path: Path) -> None:
     models = ["scripted", "scripted:drift=0.3,seed=2"]
     grid = {"rounds": ["1", "2"]}
-    common = dict(params={"n_personas": "4"}, seed=3, progress=False)
+    common = dict(params={"n_personas": "4"}, seeds=[3, 4], progress=False)
     local = run_sweep(EXAMPLE, models, grid, out=tmp_path / "local", **common)
     on_ray = run_sweep(EXAMPLE, models, grid, out=tmp_path / "ray", executor="ray", **common)
-    assert on_ray.failed == [] and len(on_ray.runs) == 4
+    assert on_ray.failed == [] and len(on_ray.runs) == 8
+    assert [run.manifest["seed"] for run in on_ray.runs] == [3, 4] * 4
     for mine, theirs in zip(local.runs, on_ray.runs, strict=True):
         assert mine.run_dir.name == theirs.run_dir.name
         assert theirs.manifest["status"] == "complete"
