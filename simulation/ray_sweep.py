@@ -14,6 +14,7 @@ scripted behaviour model call no endpoint and take no slot.
 from __future__ import annotations
 
 import asyncio
+import socket
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -216,8 +217,31 @@ def run_cells_on_ray(
     return [results.get(cell.name) for cell in cells], failed
 
 
+PROBE_TIMEOUT_S = 5.0
+"""How long a cluster address may take to accept a connection before the sweep gives up (Ray
+itself retries an unreachable head for minutes)."""
+
+
+def _probe(address: str) -> None:
+    """A clear error at once when `host:port` (or `ray://host:port`) accepts no connection;
+    other addresses ("auto", "local") are left to Ray."""
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not port.isdigit() or not host:
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), PROBE_TIMEOUT_S).close()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise RunError(
+            f"--ray-address {address}: nothing answers there ({reason} within "
+            f"{PROBE_TIMEOUT_S:g} s); is the Ray head running (`ray start --head`)?"
+        ) from None
+
+
 def _start_ray(address: str | None) -> None:
     """Join the cluster at `address`, or start a local Ray; a failure is one clear error."""
+    if address:
+        _probe(address)
     try:
         ray.init(address=address, include_dashboard=False, log_to_driver=False)
     except (ConnectionError, RuntimeError, ValueError) as exc:

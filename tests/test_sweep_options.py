@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import socket
+import time
 from pathlib import Path
 
 import pytest
 
 from personasim.simulation.cli import main
 
+COIN_GUESS = Path(__file__).resolve().parents[1] / "examples" / "coin_guess.py"
 CLASSROOM = [
     "classroom", "--n-questions", "2", "--strategies", "zero-shot", "--races", "none",
     "--orders", "before", "--vary", "repetitions=1,2",
@@ -121,4 +124,19 @@ def test_bad_seeds_exit_2(tmp_path: Path, capsys, seeds: str) -> None:
     out = tmp_path / "sweep"
     assert main(["sweep", *CLASSROOM, "--out", str(out), "--seeds", seeds]) == 2
     assert "--seeds" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_an_address_where_nothing_answers_fails_at_once(tmp_path: Path, capsys) -> None:
+    """Ray itself retries an unreachable head for minutes; the sweep says so in seconds (here,
+    with no Ray started in this process)."""
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    out = tmp_path / "sweep"
+    started = time.monotonic()
+    args = ["sweep", str(COIN_GUESS), "--executor", "ray", "--ray-address", f"127.0.0.1:{port}"]
+    assert main([*args, "--out", str(out), "--no-progress"]) == 2
+    assert time.monotonic() - started < 30
+    assert "nothing answers there" in capsys.readouterr().err
     assert not out.exists()

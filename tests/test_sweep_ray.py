@@ -182,3 +182,4 @@ def test_a_failing_cell_is_retried_resumed_and_reported(tmp_path: Path, capsys) 
         kinds = [event.kind for event in store.read()]
     assert kinds.count("run.started") == 1 and kinds.count("round.started") == 3  # resumed
     assert len((out / "combined.csv").read_text().splitlines()) == 4
+
