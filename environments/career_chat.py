@@ -41,6 +41,8 @@ if TYPE_CHECKING:
 __all__ = [
     "EDUCATION_LEVELS",
     "PROFILE_FIELDS",
+    "REFERENCE_YEAR",
+    "SEED_COLUMNS",
     "CareerChat",
     "CareerChatFileError",
     "Profile",
@@ -116,9 +118,31 @@ def profile_from_row(path: Path, line: int | None, row: dict[str, Any]) -> Profi
     return Profile(age=age, experience=experience, education=education, **text)
 
 
-def load_profiles(path: Path) -> tuple[Profile, ...]:
-    """Profiles from CSV (with header) or JSONL (`.jsonl`); ids must be unique."""
-    rows = _jsonl_rows(path) if path.suffix == ".jsonl" else _csv_rows(path, PROFILE_FIELDS)
+SEED_COLUMNS = (
+    "Date of Birth",
+    "Education Level",
+    "Country",
+    "Job Title",
+    "Gender",
+    "Years of Experience",
+)
+"""The paper's seed CSV (the Kaggle recruitment file of FerdinandZhong/model_behavior_adaption;
+also `recruitment_data.csv` in Hitha-ts/Employee-Data-analysis): the columns used."""
+
+REFERENCE_YEAR = 2025
+"""Age = this year − the birth year, as the authors' `calculate_age` computes it (it parses the
+month as minutes, so only the year counts); 2025 is the year of their released runs."""
+
+
+def load_profiles(path: Path, reference_year: int = REFERENCE_YEAR) -> tuple[Profile, ...]:
+    """Profiles from CSV (with header) or JSONL (`.jsonl`); ids must be unique. A CSV with the
+    paper's seed columns is read as the authors read it (`_seed_rows`)."""
+    if path.suffix == ".jsonl":
+        rows = _jsonl_rows(path)
+    else:
+        header = _csv_header(path)
+        seed = all(column in header for column in SEED_COLUMNS)
+        rows = _seed_rows(path, reference_year) if seed else _csv_rows(path, PROFILE_FIELDS)
     profiles = tuple(profile_from_row(path, line, row) for line, row in rows)
     if not profiles:
         raise CareerChatFileError(path, None, "no profiles")
@@ -149,6 +173,32 @@ def _jsonl_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
         if not isinstance(row, dict):
             raise CareerChatFileError(path, number, "each line must be a JSON object")
         rows.append((number, row))
+    return rows
+
+
+def _csv_header(path: Path) -> list[str]:
+    return next(csv.reader(_read(path).splitlines()), [])
+
+
+def _seed_rows(path: Path, reference_year: int) -> list[tuple[int, dict[str, Any]]]:
+    """The seed CSV's rows in our fields: id `user<i>` for row i (0-based, the authors'
+    `user_idx`), age = `reference_year` − the year of `Date of Birth` (dd-mm-yyyy), the
+    paper's education labels as ours."""
+    rows = []
+    for index, (line, row) in enumerate(_csv_rows(path, SEED_COLUMNS)):
+        day_month_year = str(row["Date of Birth"] or "").split("-")
+        if len(day_month_year) != 3 or not day_month_year[2].strip().isdigit():
+            raise CareerChatFileError(path, line, "Date of Birth must be dd-mm-yyyy")
+        fields = {
+            "id": f"user{index}",
+            "age": reference_year - int(day_month_year[2]),
+            "gender": row["Gender"],
+            "education": row["Education Level"],
+            "experience": row["Years of Experience"],
+            "job_title": row["Job Title"],
+            "country": row["Country"],
+        }
+        rows.append((line, fields))
     return rows
 
 

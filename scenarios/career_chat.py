@@ -20,6 +20,7 @@ the event log in `analysis/career_chat.py`.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -31,6 +32,7 @@ from personasim.agents.career_chat_tasks import CareerTasks
 from personasim.analysis import career_chat
 from personasim.analysis.career_chat import DIMENSIONS, FORMATS
 from personasim.environments.career_chat import (
+    REFERENCE_YEAR,
     CareerChat,
     Profile,
     SurveyItem,
@@ -61,6 +63,9 @@ class CareerChatParams(ScenarioParams):
         None, description="profiles CSV or JSONL (default: a seeded synthetic population)"
     )
     n_users: int = Field(24, ge=2, description="synthetic users, or the first N of the file")
+    reference_year: int = Field(
+        REFERENCE_YEAR, description="a seed CSV's age = this year − birth year (the authors')"
+    )
     dialogues_from: Path | None = Field(
         None, description="probe the dialogues of this career-chat run directory or JSONL file"
     )
@@ -128,7 +133,8 @@ class CareerChatScenario(Scenario):
             self._items = self._items[: p.n_items]
         self._loaded_profiles: tuple[Profile, ...] | None = None
         if p.profile_file is not None:
-            profiles = read_input("--profile-file", lambda: load_profiles(p.profile_file))
+            load = partial(load_profiles, p.profile_file, p.reference_year)
+            profiles = read_input("--profile-file", load)
             self._loaded_profiles = profiles[: p.n_users]
         self._source = None
         if p.dialogues_from is not None:

@@ -14,15 +14,14 @@ their released runs.
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from personasim.analysis.career_chat import N_OPTIONS, education_label
-from personasim.environments.career_chat import load_job_groups
+from personasim.analysis.career_chat import N_OPTIONS
+from personasim.environments.career_chat import load_job_groups, load_profiles
 from personasim.simulation import (
     ImportedEvent,
     ImportedRun,
@@ -33,17 +32,7 @@ from personasim.simulation import (
     register_import_format,
 )
 
-__all__ = ["MODEL_BEHAVIOR_ADAPTION", "read_released_answers", "read_seed_profiles"]
-
-SEED_COLUMNS = (
-    "Date of Birth",
-    "Education Level",
-    "Country",
-    "Job Title",
-    "Gender",
-    "Years of Experience",
-)
-
+__all__ = ["MODEL_BEHAVIOR_ADAPTION", "read_released_answers"]
 
 def _error(path: Path, line: int | None, problem: str) -> ScenarioError:
     return ScenarioError(f"{path}:{line}: {problem}" if line else f"{path}: {problem}")
@@ -54,38 +43,6 @@ def _text(path: Path) -> str:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise _error(path, None, getattr(exc, "strerror", None) or str(exc)) from None
-
-
-def read_seed_profiles(path: Path, reference_year: int) -> list[dict[str, Any]]:
-    """The seed CSV's rows as profile records (`id` = `user<row>`), only the columns used."""
-    reader = csv.DictReader(_text(path).splitlines(keepends=True))
-    absent = [c for c in SEED_COLUMNS if c not in (reader.fieldnames or ())]
-    if absent:
-        raise _error(path, 1, f"missing columns {', '.join(absent)}")
-    profiles = []
-    line = 2
-    for index, row in enumerate(reader):
-        day_month_year = str(row["Date of Birth"]).split("-")
-        try:
-            birth_year = int(day_month_year[2])
-            experience = int(row["Years of Experience"])
-        except (IndexError, ValueError):
-            raise _error(
-                path, line, "Date of Birth must be dd-mm-yyyy and Years of Experience whole"
-            ) from None
-        profiles.append(
-            {
-                "id": f"user{index}",
-                "age": reference_year - birth_year,
-                "gender": row["Gender"],
-                "education": education_label(row["Education Level"]),
-                "experience": experience,
-                "job_title": row["Job Title"],
-                "country": row["Country"],
-            }
-        )
-        line = reader.line_num + 1
-    return profiles
 
 
 def _selection(path: Path, line: int, item: Any) -> tuple[int, int, list[float], str]:
@@ -140,7 +97,12 @@ def _build(files: Mapping[str, Path], options: Mapping[str, str]) -> ImportedRun
         ) from None
     if min(resamples.values()) < 0:
         raise ScenarioError("--bootstrap and --permutations must be 0 or more")
-    profiles = read_seed_profiles(files["profiles"], year)
+    profiles = [
+        profile.record()
+        for profile in read_input(
+            "--profiles", lambda: load_profiles(files["profiles"], reference_year=year)
+        )
+    ]
     answers = {
         "profile": read_released_answers(files["profile-answers"]),
         "dialogue": read_released_answers(files["dialogue-answers"]),

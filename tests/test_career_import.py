@@ -168,3 +168,25 @@ def test_bad_job_groups_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixtu
     err = " ".join(capsys.readouterr().err.split())
     assert "--job-groups" in err and "groups.csv:3" in err and "appears twice" in err
     assert not (tmp_path / "run").exists()
+
+
+def test_the_seed_csv_is_a_profile_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`run career-chat --profile-file` reads the paper's seed CSV as the import does: row i is
+    user i, age = the reference year − the birth year, the paper's education labels."""
+    out = tmp_path / "run"
+    args = ["run", "career-chat", "--profile-file", str(FILES["profiles"]), "--n-users", "3"]
+    args += ["--n-items", "1", "--judge-samples", "0", "--reference-year", "2030"]
+    assert main([*args, "--out", str(out), "--no-progress", "--no-cache"]) == 0
+    users = [p["persona"] for p in run_events(out)["payload"] if p.get("type") == "UserSimulator"]
+    assert [u["id"] for u in users] == ["user0", "user1", "user2"]
+    first = users[0]["attributes"]  # 31-08-1992, High School, Micronesia, CTO
+    assert (first["age"], first["education"], first["country"]) == (38, "High School", "Micronesia")
+    assert users[1]["attributes"]["education"] == "Bachelor's"  # "Bachelor's Degree"
+    bad = tmp_path / "seed.csv"
+    rows = (DATA / "profiles.csv").read_text().splitlines()
+    bad.write_text("\n".join([rows[0], rows[1], rows[2].replace("-1965", "/1965")]) + "\n")
+    assert (
+        main(["run", "career-chat", "--profile-file", str(bad), "--out", str(tmp_path / "b")]) == 2
+    )
+    err = " ".join(capsys.readouterr().err.split())
+    assert "seed.csv:3" in err and "dd-mm-yyyy" in err
