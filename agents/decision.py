@@ -1,15 +1,18 @@
 """The per-decision procedure of a persona: a compiled LangGraph state machine.
 
-    ask ─┬─ END     (valid answer: `decision.made` recorded)
+    ask ─┬─ done    (valid answer: `decision.made` recorded)
      ↑   ├─ repair  (invalid, repairs left: re-ask with a reminder)
-     └───┘  fail    (out of repairs: `decision.failed`, no default)
+     └───┘  fail    (out of repairs: `decision.failed`, no default) ─ done
 
 The graph is built and compiled once; everything that differs between decisions (the agent,
-the prompt, the parser) travels in the run's context, not in the mutable state. Every node is a
-coroutine: LangGraph runs plain functions in a worker thread, which would cost a thread hop per
-node and write events from outside the event loop. Asking, parsing and recording a valid answer
-are one node because each LangGraph step costs ~0.2 ms of CPU, more than the rest of a decision
-(benchmarks/README.md); the request enters as the graph's input rather than through a node.
+the prompt, the parser) travels in the run's context, not in the mutable state. It is a Pregel
+graph, LangGraph's runtime under `StateGraph`: each node receives the decision's state on its
+own channel and writes the next state to the channel of the node that follows (or to `done`).
+A `StateGraph` would add a `__start__` step to every run, and each LangGraph step costs more
+CPU than the rest of a decision (benchmarks/README.md); here the request enters on the ask
+node's channel, so a valid decision is one step. Every node is a coroutine (LangGraph runs
+plain functions in a worker thread, which would cost a thread hop per node and write events
+from outside the event loop), and untraced, as `StateGraph` makes its nodes.
 
 With a structured response format (`Simulation.response_format`), a task that declares its
 answer's `schema` is sent with that schema as the request's `response_format`, and its reply is
@@ -20,11 +23,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
 from langchain_core.exceptions import OutputParserException
 from langchain_core.output_parsers import PydanticOutputParser
-from langgraph.graph import END, START, StateGraph
+from langgraph._internal._runnable import RunnableCallable
+from langgraph.channels import EphemeralValue, LastValue
+from langgraph.pregel import NodeBuilder, Pregel
+from langgraph.pregel._write import ChannelWriteTupleEntry
 from langgraph.runtime import Runtime
 from pydantic import BaseModel
 
@@ -160,7 +166,11 @@ class _State(TypedDict, total=False):
     attempts: int
 
 
-async def _ask(state: _State, runtime: Runtime[_Context]) -> _State:
+Route = list[tuple[str, _State]]
+"""A node's output: the channel of the node that runs next (or `done`) and the state it gets."""
+
+
+async def _ask(state: _State, runtime: Runtime[_Context]) -> Route:
     """Ask the model, read its answer and, when it is usable, record the decision."""
     ctx = runtime.context
     task = ctx.task
@@ -171,30 +181,25 @@ async def _ask(state: _State, runtime: Runtime[_Context]) -> _State:
     try:
         value = task.parse(response.text)
     except DecisionParseError as exc:
-        return {"reply": response.text, "attempts": attempts, "error": str(exc)}
+        failed: _State = {**state, "reply": response.text, "attempts": attempts, "error": str(exc)}
+        return [("repair" if attempts <= task.max_repairs else "fail", failed)]
     _record(ctx, "decision.made", attempts, value=value)
-    return {"reply": response.text, "attempts": attempts, "value": value, "error": None}
+    done: _State = {**state, "reply": response.text, "attempts": attempts, "value": value}
+    return [("done", {**done, "error": None})]
 
 
-async def _route(state: _State, runtime: Runtime[_Context]) -> Literal["__end__", "repair", "fail"]:
-    if state["error"] is None:
-        return END
-    return "repair" if state["attempts"] <= runtime.context.task.max_repairs else "fail"
-
-
-async def _repair(state: _State, runtime: Runtime[_Context]) -> _State:
+async def _repair(state: _State, runtime: Runtime[_Context]) -> Route:
     ctx = runtime.context
     ctx.sim.emit(
         "decision.reask",
         {"task": ctx.task.name, "attempt": state["attempts"], "error": state["error"]},
         agent_id=ctx.agent_id,
     )
-    return {
-        "request": state["request"].with_reply(state["reply"], ctx.task.reminder(state["error"]))
-    }
+    request = state["request"].with_reply(state["reply"], ctx.task.reminder(state["error"]))
+    return [("ask", {**state, "request": request})]
 
 
-async def _fail(state: _State, runtime: Runtime[_Context]) -> _State:
+async def _fail(state: _State, runtime: Runtime[_Context]) -> Route:
     _record(
         runtime.context,
         "decision.failed",
@@ -202,7 +207,7 @@ async def _fail(state: _State, runtime: Runtime[_Context]) -> _State:
         error=state["error"],
         last_reply=state["reply"],
     )
-    return {}
+    return [("done", state)]
 
 
 def _record(ctx: _Context, kind: str, attempts: int, **outcome: Any) -> None:
@@ -210,16 +215,32 @@ def _record(ctx: _Context, kind: str, attempts: int, **outcome: Any) -> None:
     ctx.sim.emit(kind, payload, agent_id=ctx.agent_id)
 
 
-def _build() -> Any:
-    graph = StateGraph(_State, context_schema=_Context)
-    graph.add_node("ask", _ask)
-    graph.add_node("repair", _repair)
-    graph.add_node("fail", _fail)
-    graph.add_edge(START, "ask")
-    graph.add_conditional_edges("ask", _route, [END, "repair", "fail"])
-    graph.add_edge("repair", "ask")
-    graph.add_edge("fail", END)
-    return graph.compile()
+def _node(name: str, function: Any) -> NodeBuilder:
+    """A node that runs on the state written to its own channel and writes the route it
+    returns (LangGraph has no public form of a conditional write without a step of its own)."""
+    return (
+        NodeBuilder()
+        .subscribe_only(name)
+        .do(RunnableCallable(None, function, name=name, trace=False))
+        .write_to(ChannelWriteTupleEntry(mapper=_as_writes))  # type: ignore[arg-type]
+    )
+
+
+def _as_writes(route: Route) -> Route:
+    return route
+
+
+def _build() -> Pregel:
+    nodes = {"ask": _ask, "repair": _repair, "fail": _fail}
+    channels: dict[str, Any] = {name: EphemeralValue(dict) for name in nodes}
+    channels["done"] = LastValue(dict)
+    return Pregel(
+        nodes={name: _node(name, function) for name, function in nodes.items()},
+        channels=channels,
+        input_channels="ask",
+        output_channels="done",
+        context_schema=_Context,
+    )
 
 
 DECISION_GRAPH = _build()
