@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from types import MappingProxyType
 from typing import Any
 
@@ -41,6 +42,7 @@ _LABEL_OVERRIDES: dict[str, str] = {
 }
 
 
+@cache
 def attribute_label(field: str) -> str:
     """Human-readable prompt label for a raw field: ``political_views`` -> ``Political views``."""
     if field in _LABEL_OVERRIDES:

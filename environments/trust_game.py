@@ -8,7 +8,7 @@ and logs every move; who decides, and how, is not its business.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from personasim.simulation import Environment, InvalidActionError, SimAgent, Simulation
@@ -98,6 +98,6 @@ class TrustGame(Environment):
             trustee_payoff=received - returned,
         )
         self.history.setdefault(pair, []).append(outcome)
-        moves = {k: v for k, v in asdict(outcome).items() if k != "round"}
+        moves = {k: v for k, v in vars(outcome).items() if k != "round"}  # flat: no asdict copy
         self.emit("trust.return", {"trustor": trustor.agent_id, **moves}, agent_id=trustee.agent_id)
         return outcome

@@ -58,9 +58,14 @@ class Event:
         }
 
 
+CANONICAL_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+"""What `json.dumps(..., sort_keys=True, ensure_ascii=False, separators=(",", ":"))` uses, built
+once: `json.dumps` with any non-default option builds a new encoder on every call."""
+
+
 def dumps_payload(payload: dict[str, Any]) -> str:
     """Canonical JSON so equal payloads are byte-equal in the store."""
-    return json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return CANONICAL_JSON.encode(payload)
 
 
 class EventStore(ABC):

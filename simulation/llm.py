@@ -36,6 +36,9 @@ form llama.cpp's server accepts (`json_object` with a `schema`)."""
 
 RESPONSE_FORMATS: tuple[str, ...] = get_args(ResponseFormat)
 
+_CANONICAL_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+"""The cache key's JSON form, built once (`json.dumps` with options builds one per call)."""
+
 
 @cache
 def response_format_for(kind: ResponseFormat, schema: type[BaseModel]) -> dict[str, Any] | None:
@@ -80,7 +83,8 @@ class ChatRequest(BaseModel):
         return {name: getattr(self, name) for name in fields if getattr(self, name) is not None}
 
     def plain_messages(self) -> list[dict[str, str]]:
-        return [m.model_dump() for m in self.messages]
+        """The messages as `model_dump` gives them, built directly (it is on every call's path)."""
+        return [{"role": m.role, "content": m.content} for m in self.messages]
 
     def with_reply(self, reply: str, follow_up: str) -> ChatRequest:
         """The same conversation continued by the model's reply and a new user turn."""
@@ -160,8 +164,7 @@ class Backend(ABC):
             "sample_index": request.sample_index,
             **self._key_extras(request),
         }
-        blob = json.dumps(canonical, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-        return hashlib.sha256(blob.encode()).hexdigest()
+        return hashlib.sha256(_CANONICAL_JSON.encode(canonical).encode()).hexdigest()
 
     def _key_extras(self, request: ChatRequest) -> dict[str, Any]:
         """Further request fields that change this backend's answer (none for real models)."""

@@ -84,9 +84,10 @@ class OpenAIBackend(Backend):
             http_client=openai.DefaultAioHttpClient(),
         )
         self._options_by_timeout: dict[float, Any] = {}
+        self._public_url = public_url(self.base_url)  # in every request's cache key
 
     def identity(self) -> dict[str, Any]:
-        return {"backend": "openai", "base_url": public_url(self.base_url), "model": self.model}
+        return {"backend": "openai", "base_url": self._public_url, "model": self.model}
 
     async def complete(self, request: ChatRequest, timeout: float) -> ChatResponse:
         body: dict[str, Any] = {
@@ -118,7 +119,7 @@ class OpenAIBackend(Backend):
 
     def _endpoint(self) -> Endpoint:
         return Endpoint(
-            public_url(self.base_url),
+            self._public_url,
             self.model,
             self._key_env,
             self._key_set,

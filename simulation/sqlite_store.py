@@ -6,7 +6,6 @@ import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
 from pathlib import Path
 
 from .events import SCHEMA_VERSION, Event, EventStore, dumps_payload
@@ -89,7 +88,10 @@ class SQLiteEventStore(EventStore):
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [(first + i, *row) for i, row in enumerate(rows)],
             )
-        return [replace(e, seq=first + i) for i, e in enumerate(events)]
+        return [
+            Event(e.kind, e.payload, e.round, e.agent_id, e.scope, e.ts, first + i)
+            for i, e in enumerate(events)
+        ]
 
     def _next_seq(self) -> int:
         (last,) = self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()
