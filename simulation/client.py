@@ -129,7 +129,17 @@ class LLMClient:
         return "model", None
 
     async def _call_with_retries(self, request: ChatRequest) -> tuple[ChatResponse, int]:
-        attempts = 0
+        """The first attempt runs on its own: most calls succeed at once, and setting up the
+        retry loop costs more than the rest of the client. A transient failure then enters the
+        loop as its first attempt's outcome, so waits and attempt counts are the loop's."""
+        attempts = 1
+        try:
+            return await self._attempt(request), attempts
+        except TransientLLMError as exc:
+            first: TransientLLMError | None = exc
+        except LLMError as exc:
+            exc.attempts = attempts
+            raise
         retrying = AsyncRetrying(
             stop=stop_after_attempt(self.retry.max_attempts),
             wait=self._wait,
@@ -139,6 +149,9 @@ class LLMClient:
         try:
             async for attempt in retrying:
                 with attempt:
+                    if first is not None:  # attempt 1, already made
+                        failed, first = first, None
+                        raise failed
                     attempts += 1
                     response = await self._attempt(request)
         except TransientLLMError as exc:

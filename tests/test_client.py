@@ -171,6 +171,21 @@ def test_transient_errors_give_up_after_max_attempts() -> None:
     assert where == {"agent_id": "p9", "round": 1}
 
 
+def test_one_allowed_attempt_gives_up_after_it() -> None:
+    """The first attempt runs outside the retry loop; with one attempt allowed, its transient
+    failure must still end as the loop's 'gave up', and a later permanent one keep its count."""
+    backend = FakeBackend(TransientLLMError("503"))
+    client = LLMClient(backend, cache=None, retry=RetryPolicy(max_attempts=1))
+    with pytest.raises(LLMCallFailedError, match="after 1 attempt") as info:
+        asyncio.run(client.complete(request()))
+    assert (info.value.attempts, backend.calls) == (1, 1)
+    backend = FakeBackend(TransientLLMError("503"), PermanentLLMError("bad request"))
+    client = LLMClient(backend, cache=None, retry=FAST)
+    with pytest.raises(PermanentLLMError, match="bad request") as permanent:
+        asyncio.run(client.complete(request()))
+    assert (permanent.value.attempts, backend.calls) == (2, 2)
+
+
 def test_permanent_errors_are_not_retried() -> None:
     backend, emit = FakeBackend(PermanentLLMError("bad key")), Recorder()
     client = LLMClient(backend, cache=None, retry=FAST, emit=emit)
