@@ -2,10 +2,11 @@
 
 The SDK's own retries are off (`max_retries=0`): `LLMClient` is the one retry layer, so
 attempts never multiply. The aiohttp transport is used because the default httpx one spends
-several times more CPU per call under many requests in flight. Requests go through the SDK's
-own `post` (its auth, headers, timeouts and error types) but skip its per-call conversion of
-the arguments through TypedDicts and of the reply into pydantic models, which took ~40% of the
-client's CPU per call (benchmarks/README.md); the reply is read from its JSON directly.
+several times more CPU per call under many requests in flight. Chat completions are posted by
+`DirectPost`: over aiohttp, with the SDK's headers, auth and timeouts, failing with the SDK's
+error types; the SDK's per-call request and response objects and its conversion of arguments
+and replies took most of the client's CPU per call (benchmarks/README.md). The reply is read
+from its JSON directly. Behind a proxy from the environment, the SDK's own `post` is used.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from urllib.parse import urlsplit, urlunsplit
 import openai
 from openai._base_client import make_request_options
 
+from .direct_post import DirectPost
 from .endpoint_errors import (
     Endpoint,
     connection_error,
@@ -84,6 +86,9 @@ class OpenAIBackend(Backend):
             http_client=openai.DefaultAioHttpClient(),
         )
         self._options_by_timeout: dict[float, Any] = {}
+        self._direct: DirectPost | None = None  # the SDK's own path behind a proxy
+        if DirectPost.usable(self._client):
+            self._direct = DirectPost(self._client, "/chat/completions")
         self._public_url = public_url(self.base_url)  # in every request's cache key
 
     def identity(self) -> dict[str, Any]:
@@ -98,9 +103,7 @@ class OpenAIBackend(Backend):
         if request.response_format is not None:
             body["response_format"] = request.response_format
         try:
-            completion = await self._client.post(
-                "/chat/completions", body=body, cast_to=object, options=self._options(timeout)
-            )
+            completion = await self._post(body, timeout)
         except openai.APIStatusError as exc:
             raise await self._status_error(exc, request) from exc
         except openai.APIConnectionError as exc:  # includes timeouts
@@ -108,6 +111,13 @@ class OpenAIBackend(Backend):
         if isinstance(completion, str):  # the SDK hands back a body that is not JSON as text
             raise not_json_error(200, completion, self._endpoint())
         return _to_response(completion)
+
+    async def _post(self, body: dict[str, Any], timeout: float) -> Any:
+        if self._direct is not None:
+            return await self._direct.post(body, timeout)
+        return await self._client.post(
+            "/chat/completions", body=body, cast_to=object, options=self._options(timeout)
+        )
 
     def _options(self, timeout: float) -> Any:
         """What `chat.completions.create` sends besides the body: bearer auth, the timeout."""
@@ -150,6 +160,8 @@ class OpenAIBackend(Backend):
             return None
 
     async def aclose(self) -> None:
+        if self._direct is not None:
+            await self._direct.aclose()
         await self._client.close()
 
 
