@@ -8,7 +8,8 @@ turns every failure into the exception the SDK raises for it: an error status th
 own `_make_status_error_from_response`, a failed connection through the SDK's aiohttp transport's
 mapping and then `APITimeoutError` / `APIConnectionError` as the SDK does, so `OpenAIBackend`'s
 error messages and retry decisions do not change. A proxy set in the environment is handled by
-httpx2 in the SDK, so with one `OpenAIBackend` keeps to the SDK's path (`usable`).
+httpx2 in the SDK, so with one `OpenAIBackend` keeps to the SDK's path (`usable`), as it does
+with an SDK release without the internals used here.
 """
 
 from __future__ import annotations
@@ -18,12 +19,16 @@ import ssl
 from typing import Any
 
 import aiohttp
-import httpx2
 import openai
-from httpx2._utils import get_environment_proxies
 from openai._base_client import make_request_options
 from openai._models import FinalRequestOptions
-from openai._vendor.httpx_aiohttp.transport import map_aiohttp_exceptions
+
+try:  # the SDK's internals this relies on (openai 3.x); without them, the SDK's own path
+    import httpx2
+    from httpx2._utils import get_environment_proxies
+    from openai._vendor.httpx_aiohttp.transport import map_aiohttp_exceptions
+except ImportError:  # pragma: no cover - older openai releases
+    httpx2 = None  # type: ignore[assignment]
 
 __all__ = ["DirectPost"]
 
@@ -43,6 +48,8 @@ class DirectPost:
         """False when the environment sets a proxy (the SDK's httpx2 routes through it), or the
         base URL has a query (the SDK merges it with the request's) or credentials (httpx2
         turns them into basic auth): those stay on the SDK's path."""
+        if httpx2 is None or not hasattr(client, "_make_status_error_from_response"):
+            return False
         url = client.base_url
         return not (get_environment_proxies() or url.query or url.userinfo)
 
