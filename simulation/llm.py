@@ -8,12 +8,13 @@ scripted behaviour model reads. Real backends never send the hints anywhere.
 from __future__ import annotations
 
 import hashlib
-import json
 from abc import ABC, abstractmethod
 from functools import cache
 from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from .events import dumps_payload
 
 __all__ = [
     "Backend",
@@ -35,9 +36,6 @@ JSON constrained by the answer's schema, in OpenAI's form (`json_schema`: OpenAI
 form llama.cpp's server accepts (`json_object` with a `schema`)."""
 
 RESPONSE_FORMATS: tuple[str, ...] = get_args(ResponseFormat)
-
-_CANONICAL_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-"""The cache key's JSON form, built once (`json.dumps` with options builds one per call)."""
 
 
 @cache
@@ -164,7 +162,7 @@ class Backend(ABC):
             "sample_index": request.sample_index,
             **self._key_extras(request),
         }
-        return hashlib.sha256(_CANONICAL_JSON.encode(canonical).encode()).hexdigest()
+        return hashlib.sha256(dumps_payload(canonical).encode()).hexdigest()
 
     def _key_extras(self, request: ChatRequest) -> dict[str, Any]:
         """Further request fields that change this backend's answer (none for real models)."""
