@@ -29,6 +29,7 @@ import math
 import os
 import platform
 import resource
+import signal
 import statistics
 import subprocess
 import sys
@@ -317,6 +318,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(out))
         return 0
 
+    # `kill` (SIGTERM) unwinds like Ctrl-C, so the fake server and workers are stopped too
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     parser = argparse.ArgumentParser(description="a round at the latency floor, side by side")
     parser.add_argument("--quick", action="store_true", help="N=200/C=32 and N=1000/C=128, L=0.5 s")
     parser.add_argument(
