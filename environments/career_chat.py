@@ -49,6 +49,7 @@ __all__ = [
     "RecordedDialogue",
     "RecordedTurn",
     "SurveyItem",
+    "jsonl_rows",
     "load_human_ratings",
     "load_job_groups",
     "load_profiles",
@@ -138,7 +139,7 @@ def load_profiles(path: Path, reference_year: int = REFERENCE_YEAR) -> tuple[Pro
     """Profiles from CSV (with header) or JSONL (`.jsonl`); ids must be unique. A CSV with the
     paper's seed columns is read as the authors read it (`_seed_rows`)."""
     if path.suffix == ".jsonl":
-        rows = _jsonl_rows(path)
+        rows = jsonl_rows(path)
     else:
         header = _csv_header(path)
         seed = all(column in header for column in SEED_COLUMNS)
@@ -161,7 +162,8 @@ def _read(path: Path) -> str:
         raise CareerChatFileError(path, None, getattr(exc, "strerror", None) or str(exc)) from None
 
 
-def _jsonl_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
+def jsonl_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """(line number, object) per non-blank line of a JSONL file; anything else is an error."""
     rows = []
     for number, raw in enumerate(_read(path).splitlines(), 1):
         if not raw.strip():

@@ -18,7 +18,6 @@ into the probing run's log, so a table always says whose dialogues it measured.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ from .career_chat import (
     CareerChatFileError,
     RecordedDialogue,
     RecordedTurn,
+    jsonl_rows,
     profile_from_row,
 )
 
@@ -54,7 +54,7 @@ def load_dialogues(path: Path) -> DialogueSource:
     """The dialogues of a career-chat run directory, or of a dialogue JSONL file."""
     if path.is_dir():
         return _from_run(path)
-    dialogues = tuple(_from_line(path, line, row) for line, row in _lines(path))
+    dialogues = tuple(_from_line(path, line, row) for line, row in jsonl_rows(path))
     if not dialogues:
         raise CareerChatFileError(path, None, "no dialogues")
     _unique(path, dialogues)
@@ -117,25 +117,6 @@ def _from_run(run_dir: Path) -> DialogueSource:
 
 
 # --- a dialogue file ---------------------------------------------------------------------------
-
-
-def _lines(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CareerChatFileError(path, None, getattr(exc, "strerror", None) or str(exc)) from None
-    rows = []
-    for number, raw in enumerate(text.splitlines(), 1):
-        if not raw.strip():
-            continue
-        try:
-            row = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise CareerChatFileError(path, number, f"invalid JSON: {exc.msg}") from None
-        if not isinstance(row, dict):
-            raise CareerChatFileError(path, number, "each line must be a JSON object")
-        rows.append((number, row))
-    return rows
 
 
 def _from_line(path: Path, line: int, row: dict[str, Any]) -> RecordedDialogue:
