@@ -33,7 +33,7 @@ from .persona_bank import (
     synthetic_population,
 )
 from .researcher import ResearcherAgent
-from .structured import format_instructions, json_parser
+from .structured import format_instructions, json_parser, json_task
 from .trust_answers import ForecastAnswer, ReactAnswer, TrustorAnswer
 from .trustee import TrusteeAgent, archetype_cap
 
@@ -60,6 +60,7 @@ __all__ = [
     "derive_traits",
     "format_instructions",
     "json_parser",
+    "json_task",
     "load_personas",
     "parse_nonempty",
     "parse_structured",

@@ -20,7 +20,7 @@ from personasim.simulation.prompts import PromptPack
 
 from . import career_answers as answers
 from .decision import DecisionParseError, DecisionTask, parse_nonempty
-from .structured import json_parser
+from .structured import json_task
 
 __all__ = [
     "JUDGE_TEMPERATURE",
@@ -96,22 +96,19 @@ class CareerTasks:
         **request: Any,
     ) -> DecisionTask:
         """A task whose prompt asks for JSON; a structured format sends its schema too."""
-        schema, read = answer
-        return DecisionTask(
-            name=name,
-            request=ChatRequest(
+        return json_task(
+            name,
+            ChatRequest(
                 messages=messages,
                 **{"temperature": self.temperature, **request},
                 task=name,
                 hints=hints,
             ),
-            parse=json_parser(schema, read),
-            reminder=lambda error: self.prompts.render("json_reminder", error=error),
+            *answer,
+            lambda error: self.prompts.render("json_reminder", error=error),
             max_repairs=self.max_repairs,
             details=details,
             role=role,
-            schema=schema,
-            read=read,
         )
 
     # --- round 1: the dialogue --------------------------------------------------------------

@@ -21,7 +21,7 @@ from . import career_answers
 from .decision import DecisionTask
 from .persona_agent import PersonaAgent
 from .scripted_journey import NextPlace, read_place
-from .structured import format_instructions, json_parser
+from .structured import format_instructions, json_task
 
 __all__ = ["JourneyTasks", "SurveyQuestion", "survey_profile"]
 
@@ -57,20 +57,19 @@ class JourneyTasks:
             format_instructions=format_instructions(NextPlace),
         )
         read = partial(read_place, options=options)
-        return DecisionTask(
-            name="journey.choose",
-            request=ChatRequest(
+        return json_task(
+            "journey.choose",
+            ChatRequest(
                 messages=(Message(role="user", content=prompt),),
                 temperature=self.temperature,
                 task="journey.choose",
                 hints={"options": options, "traits": dict(agent.persona.traits)},
             ),
-            parse=json_parser(NextPlace, read),
-            reminder=lambda e: self.gym.render("json_reminder", error=e),
+            NextPlace,
+            read,
+            lambda e: self.gym.render("json_reminder", error=e),
             max_repairs=self.max_repairs,
             details={"options": options, "step": step},
-            schema=NextPlace,
-            read=read,
         )
 
     def survey_item(
@@ -84,10 +83,9 @@ class JourneyTasks:
             options="\n".join(item.options),
         )
         hints = {"profile": survey_profile(agent), "format": "profile", "item": item.index}
-        schema, read = career_answers.OptionAnswer, career_answers.read_option
-        return DecisionTask(
-            name="career.probe",
-            request=ChatRequest(
+        return json_task(
+            "career.probe",
+            ChatRequest(
                 messages=(
                     Message(role="system", content=self.survey.text("ba_user_system")),
                     Message(role="user", content=prompt),
@@ -99,12 +97,11 @@ class JourneyTasks:
                 logprobs=True,
                 top_logprobs=5,
             ),
-            parse=json_parser(schema, read),
-            reminder=lambda e: self.survey.render("json_reminder", error=e),
+            career_answers.OptionAnswer,
+            career_answers.read_option,
+            lambda e: self.survey.render("json_reminder", error=e),
             max_repairs=self.max_repairs,
             details={"place": "survey", "step": step, "item": item.index, "repeat": repeat},
-            schema=schema,
-            read=read,
         )
 
 

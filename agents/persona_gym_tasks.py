@@ -30,7 +30,7 @@ from .persona_gym_answers import (
     read_score,
 )
 from .persona_gym_batch import batch_format, batch_schema, parse_batch, read_batch
-from .structured import format_instructions, json_parser
+from .structured import format_instructions, json_task
 
 __all__ = ["EVALUATOR_TEMPERATURE", "SELECTION_SAMPLING", "GymTasks", "task_key"]
 
@@ -278,19 +278,18 @@ class GymTasks:
     ) -> DecisionTask:
         """A reasoner's JSON answer; its prompt asks for `schema` in text, and a structured
         format sends the same schema."""
-        return DecisionTask(
-            name=name,
-            request=ChatRequest(
+        return json_task(
+            name,
+            ChatRequest(
                 messages=(Message(role="user", content=prompt),),
                 **sampling,
                 task=name,
                 hints=hints,
             ),
-            parse=json_parser(schema, read),
-            reminder=lambda error: self.prompts.render("json_reminder", error=error),
+            schema,
+            read,
+            lambda error: self.prompts.render("json_reminder", error=error),
             max_repairs=self.max_repairs,
             details=details,
             role=role,
-            schema=schema,
-            read=read,
         )

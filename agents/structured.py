@@ -13,9 +13,11 @@ from typing import Any
 from langchain_core.output_parsers import PydanticOutputParser
 from pydantic import BaseModel
 
-from .decision import parse_structured
+from personasim.simulation import ChatRequest
 
-__all__ = ["format_instructions", "json_parser"]
+from .decision import DecisionTask, parse_structured
+
+__all__ = ["format_instructions", "json_parser", "json_task"]
 
 
 def format_instructions(schema: type[BaseModel]) -> str:
@@ -28,3 +30,25 @@ def json_parser(schema: type[BaseModel], read: Callable[[Any], Any]) -> Callable
     `schema`, then by `read`, as a structured response format reads it too."""
     return lambda reply: read(parse_structured(reply, schema))
 
+
+
+def json_task(
+    name: str,
+    request: ChatRequest,
+    schema: type[BaseModel],
+    read: Callable[[Any], Any],
+    reminder: Callable[[str], str],
+    **options: Any,
+) -> DecisionTask:
+    """A task whose prompt asks for a JSON `schema` in text (read by `json_parser`); under a
+    structured response format the request carries the same schema. `options`: the rest of
+    `DecisionTask`'s fields (max_repairs, details, role...)."""
+    return DecisionTask(
+        name=name,
+        request=request,
+        parse=json_parser(schema, read),
+        reminder=reminder,
+        schema=schema,
+        read=read,
+        **options,
+    )
