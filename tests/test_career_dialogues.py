@@ -222,6 +222,12 @@ def test_n_users_takes_the_first_dialogues(dialogues: RunResult, tmp_path: Path)
 # --- the reasoning model's two queries (§5.2, Figure 12) ---------------------------------------
 
 
+def reasoned(dialogues: RunResult) -> dict[str, Any]:
+    """Two users of the shared dialogues, one item, probed with the reasoning pass."""
+    params = {"dialogues_from": dialogues.run_dir, "n_users": 2, "n_items": 1}
+    return {**params, "judge_samples": 0, "reasoning_pass": True}
+
+
 def reasoning_reply(body: dict[str, Any]) -> str:
     if body.get("logprobs"):
         return json.dumps({"option_id": 3, "reason": "as reasoned"})
@@ -232,13 +238,7 @@ def test_the_reasoning_pass_sends_its_thinking_before_the_answer(
     dialogues: RunResult, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    params = {
-        "dialogues_from": dialogues.run_dir,
-        "n_users": 2,
-        "n_items": 1,
-        "judge_samples": 0,
-        "reasoning_pass": True,
-    }
+    params = reasoned(dialogues)
     with FakeOpenAIServer(responder=reasoning_reply) as server:
         result = run_scenario(
             "career-chat",
@@ -270,14 +270,7 @@ def test_an_empty_reasoning_is_reasked_then_counted_and_the_item_not_probed(
     dialogues: RunResult, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    params = {
-        "dialogues_from": dialogues.run_dir,
-        "n_users": 2,
-        "n_items": 1,
-        "judge_samples": 0,
-        "reasoning_pass": True,
-        "max_repairs": 1,
-    }
+    params = {**reasoned(dialogues), "max_repairs": 1}
     with FakeOpenAIServer(responder=lambda body: "</think>") as server:
         code = main(
             [
