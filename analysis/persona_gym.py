@@ -9,7 +9,7 @@ counted as a low score.
 from __future__ import annotations
 
 import itertools
-import re
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,12 +22,12 @@ from scipy.stats import pearsonr, rankdata, spearmanr
 from .event_tables import min_group_n, payloads, rounded
 from .persona_gym_figures import write_gym_figures
 from .rater_agreement import HUMAN_COLUMNS, question_alignment
+from .refusals import is_refusal, refusal_rules
 from .reports import model_label, small_note, write_table
 from .stats import mean_of, small_groups
 from .undefined import CONSTANT, Statistic, Undefined, read_stat, shown_stat, stat_fields
 
 __all__ = [
-    "REFUSAL_PATTERN",
     "SCORE_COLUMNS",
     "STAGE_TASKS",
     "CorrelationInterval",
@@ -50,22 +50,7 @@ __all__ = [
 SCORE_COLUMNS = ("persona", "task", "question", "evaluator", "score")
 """The columns of an evaluator-score table."""
 
-REFUSAL_PATTERN = re.compile(
-    r"\bas an? (?:ai|artificial intelligence|language model|llm|assistant)\b"
-    r"|\bi(?:'m| am) (?:just |only )?an? (?:ai|artificial intelligence|language model|"
-    r"chatbot|virtual assistant|ai assistant)\b"
-    r"|\bi (?:do not|don't) have (?:personal )?(?:experiences|opinions|feelings|a body)\b"
-    r"|\bi (?:cannot|can't|won't|am not able to) (?:role-?play|pretend|adopt (?:a|this) persona)",
-    re.IGNORECASE,
-)
-"""Refusal or "as an AI" answers (§4.2, Figure 4): the persona agent steps out of its role."""
-
 Method = Literal["spearman", "kendall", "pearson"]
-
-
-def is_refusal(text: str) -> bool:
-    """Whether an answer refuses the role or speaks as an AI (`REFUSAL_PATTERN`)."""
-    return REFUSAL_PATTERN.search(text) is not None
 
 
 def ensemble_scores(scores: pd.DataFrame) -> pd.DataFrame:
@@ -497,11 +482,9 @@ def _persona_records(
 
 def _refusals(events: pd.DataFrame, tasks: Sequence[str]) -> dict[str, Any]:
     """Refusal / "as an AI" answers of the persona agent (§4.2, Figure 4), overall and per task."""
-    answers = [
-        (p["gym_task"], is_refusal(p["value"]))
-        for p in payloads(events, "decision.made")
-        if p["task"] == "persona_gym.answer"
-    ]
+    made = [p for p in payloads(events, "decision.made") if p["task"] == "persona_gym.answer"]
+    answers = [(p["gym_task"], is_refusal(p["value"])) for p in made]
+    rules = Counter(rule for p in made for rule in refusal_rules(p["value"]))
     by_task = {t: [r for task, r in answers if task == t] for t in tasks}
     flags = [r for _, r in answers]
     return {
@@ -513,6 +496,7 @@ def _refusals(events: pd.DataFrame, tasks: Sequence[str]) -> dict[str, Any]:
             for t, f in by_task.items()
             for k, v in stat_fields(t, mean_of(f, "no answers")).items()
         },
+        "by_rule": dict(sorted(rules.items())),
     }
 
 
