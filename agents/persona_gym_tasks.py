@@ -238,7 +238,7 @@ class GymTasks:
             reminder=lambda error: self.prompts.render("batch_reminder", error=error, count=n),
             max_repairs=self.max_repairs,
             schema=batch_schema(n),
-            read=read_batch,
+            read=lambda answer: read_batch(answer, n),
             details=details,
             role="evaluator",
             member=member,

@@ -321,8 +321,12 @@ def gym_metrics(events: pd.DataFrame) -> dict[str, Any]:
             {**_rounded_record(r), "small": r["n"] < smallest}
             for r in evaluator_agreement(scores)
         ],
-        "failures": _counts(events, "decision.failed", per_answer=True),
+        "failures": {
+            **_counts(events, "decision.failed", per_answer=True),
+            "evaluate": int(scores["score"].isna().sum()),
+        },
         "reasks": _counts(events, "decision.reask"),
+        "batch_reasks": _batch_reasks(events),
         **_human_fields(human[0]["rows"] if human else None, events, questions, tasks, smallest),
     }
 
@@ -414,22 +418,20 @@ EVALUATE_TASKS = ("persona_gym.evaluate", "persona_gym.evaluate_batch")
 
 def _score_table(events: pd.DataFrame) -> pd.DataFrame:
     """One row per evaluator and answer it was asked about; NaN score for a failure. A batch
-    evaluation (`--grading-batch`) gives one row per answer of its batch."""
-    rows = [
-        {
-            "persona": p["persona"],
-            "task": p["gym_task"],
-            "question": question,
-            "evaluator": p["evaluator"],
-            "score": float(value["score"]) if value is not None else float("nan"),
-        }
-        for kind in ("decision.made", "decision.failed")
-        for p in payloads(events, kind)
+    evaluation (`--grading-batch`) gives one row per answer of its batch; an answer asked
+    again after an unusable evaluation in a batch reply keeps its last evaluation."""
+    decided = events[events["kind"].isin(["decision.made", "decision.failed"])]
+    rows = {
+        (p["persona"], p["gym_task"], question, p["evaluator"]): (
+            float("nan") if value is None or value["score"] is None else float(value["score"])
+        )
+        for p in decided["payload"]
         if p["task"] in EVALUATE_TASKS
         for question, value in _graded(p)
-    ]
+    }
     columns = ["persona", "task", "question", "evaluator", "score"]
-    return pd.DataFrame(rows, columns=columns).astype({"score": float})
+    table = pd.DataFrame([(*k, v) for k, v in rows.items()], columns=columns)
+    return table.astype({"score": float})
 
 
 def _graded(payload: dict[str, Any]) -> list[tuple[int, dict[str, Any] | None]]:
@@ -439,6 +441,16 @@ def _graded(payload: dict[str, Any]) -> list[tuple[int, dict[str, Any] | None]]:
         return [(payload["question"], payload.get("value"))]
     values = payload.get("value") or [None] * len(payload["questions"])
     return list(zip(payload["questions"], values, strict=True))
+
+
+def _batch_reasks(events: pd.DataFrame) -> dict[str, int]:
+    """Answers asked again, alone, after their evaluation in a batch reply was unusable, and
+    how many of them stayed unscored."""
+    again = [
+        p for kind in ("decision.made", "decision.failed") for p in payloads(events, kind)
+        if p["task"] == "persona_gym.evaluate_batch" and p.get("partial_reask")
+    ]  # fmt: skip
+    return {"answers": sum(len(p["questions"]) for p in again), "requests": len(again)}
 
 
 def _descriptions(events: pd.DataFrame) -> dict[str, str]:

@@ -16,7 +16,8 @@ The dynamic pipeline plays three rounds:
    answer for each score, then each evaluator scores with a justification. A scene is one
    committed unit, so persona × setting × task × question replays as one trajectory. With
    `grading_batch` N > 1 (the authors' code: 5) a unit is N consecutive questions of a task,
-   and each evaluator grades their answers in one request.
+   and each evaluator grades their answers in one request; the answers whose evaluation in
+   the reply cannot be read are asked again, alone, keeping the usable scores.
 
 The static pipeline (`--question-file`, the benchmark's JSONL format) poses the file's questions in
 setup and plays only round 3. A failed step ends its scene: nothing is defaulted, and an
@@ -36,6 +37,7 @@ import pandas as pd
 from pydantic import Field, field_validator, model_validator
 
 from personasim.agents import Persona, PersonaAgent, ResearcherAgent
+from personasim.agents.persona_gym_batch import unusable
 from personasim.agents.persona_gym_tasks import GymTasks
 from personasim.analysis.persona_gym import (
     gym_metrics,
@@ -313,22 +315,37 @@ class PersonaGymScenario(Scenario):
         questions of the batch in one request; a failed step leaves its question out."""
         answered = [(q, await self._answered(persona, q)) for q in batch]
         graded = [(q, a) for q, a in answered if a is not None]
-        if not graded:
-            return
-        task, about = batch[0].task, _description(persona)
-        details = {
-            "persona": persona.agent_id,
-            "gym_task": task,
-            "questions": [q.index for q, _ in graded],
-            "settings": [q.setting for q, _ in graded],
-        }
-        items = [(q.text, answer, examples) for q, (answer, examples) in graded]
-        for member, evaluator in enumerate(self.evaluators):
-            await evaluator.decide(
-                self.tasks.evaluation_batch(
-                    about, task, items, member, {**details, "evaluator": evaluator.agent_id}
-                )
+        for member in range(len(self.evaluators)):
+            await self._grade(persona, graded, member)
+
+    async def _grade(
+        self,
+        persona: PersonaAgent,
+        graded: list[tuple[GymQuestion, tuple[str, dict[str, str]]]],
+        member: int,
+    ) -> None:
+        """One evaluator grades the batch; the usable scores of its reply are kept and only the
+        answers whose evaluation could not be read are asked again, as a smaller batch, at
+        most `max_repairs` times (each request is its own decision, `partial_reask` k)."""
+        evaluator, about = self.evaluators[member], _description(persona)
+        for attempt in range(self.params.max_repairs + 1):
+            if not graded:
+                return
+            details = {
+                "persona": persona.agent_id,
+                "gym_task": graded[0][0].task,
+                "questions": [q.index for q, _ in graded],
+                "settings": [q.setting for q, _ in graded],
+                "evaluator": evaluator.agent_id,
+                **({"partial_reask": attempt} if attempt else {}),
+            }
+            items = [(q.text, answer, examples) for q, (answer, examples) in graded]
+            decision = await evaluator.decide(
+                self.tasks.evaluation_batch(about, graded[0][0].task, items, member, details)
             )
+            if not decision.ok:
+                return
+            graded = [graded[i] for i in unusable(decision.value)]
 
     # --- metrics and reports -----------------------------------------------------------------
 

@@ -24,7 +24,13 @@ from personasim.agents.persona_gym_answers import (
     ScoreExamples,
     SettingSelection,
 )
-from personasim.agents.persona_gym_batch import batch_format, batch_schema, parse_batch
+from personasim.agents.persona_gym_batch import (
+    batch_format,
+    batch_schema,
+    parse_batch,
+    read_batch,
+    unusable,
+)
 from personasim.analysis.persona_gym import _score_table
 from personasim.simulation import RunResult, SQLiteEventStore, events_frame, run_scenario
 from personasim.simulation.cli import main
@@ -65,36 +71,61 @@ def test_parse_batch_reads_every_numbered_evaluation() -> None:
     assert batch_format(3) == "(1) Evaluation:\n(2) Evaluation:\n(3) Evaluation:"
 
 
+def test_parse_batch_keeps_the_usable_evaluations_of_a_reply() -> None:
+    """A missing or unscored evaluation is marked unusable, with its reason; the rest is kept."""
+    ok = "Therefore, the final score is 4"
+    assert parse_batch(f"(1) Evaluation: ok. {ok}", 2) == [
+        {"score": 4, "justification": "ok."},
+        {"score": None, "unusable": "evaluation (2) is missing"},
+    ]
+    found = parse_batch(f"(1) Evaluation: a. {ok}\n(2) Evaluation: I like it.", 2)
+    assert found[0]["score"] == 4 and found[1]["score"] is None
+    assert found[1]["unusable"].startswith("evaluation (2): it does not end with")
+    seven = "(1) Evaluation: a. Therefore, the final score is 7"
+    found = parse_batch(f"{seven}\n(2) Evaluation: b. {ok}", 2)
+    assert found[0] == {
+        "score": None,
+        "unusable": "evaluation (1): the score must be a whole number from 1 to 5, got 7",
+    }
+    assert unusable(found) == [0]
+
+
 @pytest.mark.parametrize(
     ("reply", "message"),
     [
-        ("(1) Evaluation: ok. Therefore, the final score is 4", r"found \(1\)$"),
         (
             "(1) Evaluation: a. Therefore, the final score is 4\n"
             "(3) Evaluation: b. Therefore, the final score is 4",
             r"found \(1\), \(3\)",
         ),
+        (
+            "(2) Evaluation: a. Therefore, the final score is 4\n"
+            "(1) Evaluation: b. Therefore, the final score is 4",
+            r"found \(2\), \(1\)",
+        ),
         ("Both fine. Therefore, the final score is 4", "found none"),
         (
-            "(1) Evaluation: a. Therefore, the final score is 4\n(2) Evaluation: I like it.",
-            r"evaluation \(2\): it does not end with",
-        ),
-        (
-            "(1) Evaluation: a. Therefore, the final score is 7\n"
-            "(2) Evaluation: b. Therefore, the final score is 4",
-            r"evaluation \(1\): the score must be a whole number from 1 to 5, got 7",
+            "(1) Evaluation: I like it.\n(2) Evaluation: Fine.",
+            r"evaluation \(1\): it does not end with.*; evaluation \(2\): it does not end",
         ),
     ],
 )
-def test_parse_batch_refuses_an_incomplete_batch(reply: str, message: str) -> None:
+def test_parse_batch_refuses_a_reply_it_cannot_split_or_use_at_all(
+    reply: str, message: str
+) -> None:
     with pytest.raises(DecisionParseError, match=message):
         parse_batch(reply, 2)
 
 
-def test_the_batch_schema_holds_exactly_n_evaluations() -> None:
+def test_the_batch_schema_holds_one_to_n_evaluations() -> None:
     one = {"justification": "ok", "score": 3}
     assert len(batch_schema(2).model_validate({"evaluations": [one, one]}).evaluations) == 2
-    for wrong in ([one], [one, one, one]):
+    short = batch_schema(2).model_validate({"evaluations": [one]})
+    assert read_batch(short, 2) == [
+        {"score": 3, "justification": "ok"},
+        {"score": None, "unusable": "evaluation (2) is missing"},
+    ]
+    for wrong in ([], [one, one, one]):
         with pytest.raises(ValueError, match="evaluations"):
             batch_schema(2).model_validate({"evaluations": wrong})
     with pytest.raises(ValueError, match="less than or equal to 5"):
@@ -137,48 +168,84 @@ def test_a_batch_of_five_is_one_request_per_five_answers_per_evaluator(tmp_path:
     assert main(["metrics", str(batched.run_dir), "--check"]) == 0
 
 
-BAD_BATCH = "(1) Evaluation: Fine.\nTherefore, the final score is 4"
-"""Always one evaluation, whatever the batch's size: never a whole batch of two or more."""
+GARBLED = "I like this one."
+"""An evaluation without its closing sentence: unusable."""
 
 
-def test_a_malformed_batch_is_reasked_then_each_answer_a_failure(
+def sections(body: dict[str, Any]) -> int:
+    """How many evaluations the wrapper's numbered format block asks for."""
+    return len(re.findall(r"^\(\d+\) Evaluation:$", body["messages"][1]["content"], re.M))
+
+
+def evaluations(scores: list[int | None]) -> str:
+    return "\n\n".join(
+        f"({i}) Evaluation: Fine.\nTherefore, the final score is {s}" if s else
+        f"({i}) Evaluation: {GARBLED}"
+        for i, s in enumerate(scores, 1)
+    )  # fmt: skip
+
+
+def test_one_bad_evaluation_in_a_batch_is_asked_again_alone(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Over HTTP: evaluator 1 garbles evaluation (2) of each first batch reply: its scores of
+    answers 1 and 3 are kept and only answer 2 is asked again, alone, and scored. Evaluator 2
+    always garbles the second answer, also when asked about it alone: after the re-asks that
+    answer is a counted failure, and its other two scores are kept."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
 
-    def good(body: dict[str, Any]) -> str:
-        """Every evaluation the wrapper's numbered format block asks for, each a 4."""
-        n = len(re.findall(r"^\(\d+\) Evaluation:$", body["messages"][1]["content"], re.M))
-        return "\n".join(
-            f"({i}) Evaluation: Fine.\nTherefore, the final score is 4" for i in range(1, n + 1)
-        )
+    def once(body: dict[str, Any]) -> str:
+        n = sections(body)
+        return evaluations([4, None, 4] if n == 3 else [5] * n)
+
+    def always(body: dict[str, Any]) -> str:
+        n = sections(body)
+        return evaluations([3, None, 3] if n == 3 else [None] * n)
 
     params = {**SMALL, "questions_per_task": 3, "grading_batch": 3, "max_repairs": 2}
-    with (
-        FakeOpenAIServer(responder=good) as e1,
-        FakeOpenAIServer(responder=lambda body: BAD_BATCH) as e2,
-    ):
+    with FakeOpenAIServer(responder=once) as e1, FakeOpenAIServer(responder=always) as e2:
         evaluators = [f"openai:e1@{e1.base_url}", f"openai:e2@{e2.base_url}"]
         result = run(tmp_path / "run", params, roles={"evaluator": evaluators})
+        requests1, requests2 = list(e1.requests), list(e2.requests)
     batches = 2 * 2  # personas × tasks, one batch of 3 each
-    assert e1.request_count == batches
-    assert e2.request_count == batches * 3  # asked, then re-asked twice
-    reask = next(r["messages"] for r in e2.requests if len(r["messages"]) == 4)
-    assert reask[0]["role"] == "system" and reask[2] == {"role": "assistant", "content": BAD_BATCH}
-    assert "expected evaluations (1) to (3) in order" in reask[3]["content"]
-    assert "numbered (1) to (3)" in reask[3]["content"]
+    assert len(requests1) == batches * 2  # the batch, then answer 2 alone
+    assert len(requests2) == batches * (1 + 3)  # the batch, then answer 2 alone, re-asked twice
 
+    with SQLiteEventStore(result.run_dir / "events.sqlite") as store:
+        posed = [e.payload for e in store.read(["gym.questions"])]
+    texts = {q["index"]: set() for q in posed[0]["questions"]}
+    for p in posed:
+        for q in p["questions"]:
+            texts[q["index"]].add(q["text"])
+    again = [r["messages"][1]["content"] for r in requests1 if sections(r) == 1]
+    assert len(again) == batches
+    for prompt in again:  # one rubric: answer 2's, none of the kept ones
+        assert sum(text in prompt for text in texts[2]) == 1
+        assert not any(text in prompt for i in (1, 3) for text in texts[i])
+
+    made = [p for p in payloads(result, "decision.made") if p["task"] == BATCH]
+    first = [p for p in made if "partial_reask" not in p]
+    assert len(first) == 2 * batches and all(p["questions"] == [1, 2, 3] for p in first)
+    assert all(p["value"][1]["score"] is None for p in first)
+    assert all(p["value"][1]["unusable"].startswith("evaluation (2): ") for p in first)
+    alone = [p for p in made if p.get("partial_reask") == 1]
+    assert len(alone) == batches and all(p["questions"] == [2] for p in alone)
     failed = [p for p in payloads(result, "decision.failed") if p["task"] == BATCH]
-    assert len(failed) == batches and all(p["questions"] == [1, 2, 3] for p in failed)
-    assert all(p["last_reply"] == BAD_BATCH for p in failed)
+    assert len(failed) == batches and all(p["questions"] == [2] for p in failed)
+
+    table = scores(result)
+    one = {row[2]: row[4] for row in table if row[3] == "evaluator-1"}
+    assert one == {1: 4.0, 2: 5.0, 3: 4.0}
+    two = [row for row in table if row[3] == "evaluator-2"]
+    assert len(table) == 2 * 2 * 2 * 3  # every answer once per evaluator, its last evaluation
+    assert [r[4] for r in two if r[2] != 2] == [3.0] * 8
+    assert all(math.isnan(r[4]) for r in two if r[2] == 2)
     metrics = result.metrics["metrics"]
-    assert metrics["failures"]["evaluate"] == 12  # each answer of each failed batch
-    assert metrics["reasks"]["evaluate"] == 8  # requests, not answers
-    assert metrics["n_scored_questions"] == 12 and metrics["scores"]["Expected Action"] == 4.0
-    assert metrics["by_evaluator"]["evaluator-2"]["Expected Action"] is None
-    nan = [row for row in scores(result) if math.isnan(row[-1])]
-    assert len(nan) == 12 and {row[3] for row in nan} == {"evaluator-2"}
-    assert result.manifest["validity"]["tasks"][BATCH]["failed"] == batches
+    assert metrics["failures"]["evaluate"] == batches  # answer 2 of each batch, evaluator 2
+    assert metrics["batch_reasks"] == {"answers": 2 * batches, "requests": 2 * batches}
+    assert metrics["reasks"]["evaluate"] == 2 * batches  # evaluator 2's whole-reply re-asks
+    assert metrics["n_scored_questions"] == 12
+    assert main(["metrics", str(result.run_dir), "--check"]) == 0
 
 
 def test_structured_batches_measure_what_the_text_batch_measures(
@@ -202,6 +269,7 @@ def test_structured_batches_measure_what_the_text_batch_measures(
         sizes = Counter(len(r.hints["answers"]) for r, _ in found.calls if r.task == BATCH)
         assert set(sizes) == {3, 1}, fmt  # 4 questions: a batch of 3 and one of 1
         slipped = [p for p in found.events("decision.reask") if p["task"] == BATCH]
+        slipped += [p for p in found.events("decision.made") if p.get("partial_reask")]
         assert slipped, fmt  # this seed leaves an evaluation out of a first batch reply
     text = runs["text"].result.metrics["metrics"]
     assert text["failures"]["evaluate"] == 0 and text["n_scored_questions"] == 24
