@@ -21,6 +21,11 @@ from scipy.stats import pearsonr, rankdata, spearmanr
 
 from .event_tables import min_group_n, payloads, rounded
 from .persona_gym_figures import write_gym_figures
+from .persona_gym_published import (
+    published_metrics,
+    published_report_lines,
+    write_published_reports,
+)
 from .rater_agreement import HUMAN_COLUMNS, question_alignment
 from .refusals import is_refusal, refusal_rules
 from .reports import model_label, small_note, write_table
@@ -289,6 +294,9 @@ def gym_metrics(events: pd.DataFrame) -> dict[str, Any]:
     """The run's `metrics`: scores per task and PersonaScore (Table 2), per persona and per
     evaluator, refusals, failures, evaluator agreement and human alignment (Table 3)."""
     header = payloads(events, "run.started")[0]
+    published = payloads(events, "gym.published")
+    if published:  # an import of the paper's published scores (`personasim import`)
+        return published_metrics(header, published[0], payloads(events, "gym.beside"))
     params = header["params"]
     tasks = params["tasks"]
     scores = _score_table(events)
@@ -355,6 +363,8 @@ def _human_fields(
 
 def report_lines(metrics: dict[str, Any]) -> list[str]:
     """The run's summary lines for the console."""
+    if "published" in metrics:
+        return published_report_lines(metrics)
     scores = metrics["scores"]
     per_task = ", ".join(f"{t} {shown_stat(scores, t)}" for t in metrics["tasks"])
     failures = metrics["failures"]
@@ -382,6 +392,8 @@ def report_lines(metrics: dict[str, Any]) -> list[str]:
 
 def write_gym_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
     """Table 2's row, per-persona scores, evaluator agreement and human alignment tables."""
+    if "published" in metrics:
+        return write_published_reports(metrics, directory, table2_spread)
     smallest = metrics["min_group_n"]
     small = metrics["small_tasks"]
     notes = [small_note(smallest, f"scored questions in {', '.join(small)}")] if small else []
@@ -537,7 +549,10 @@ def _rounded_record(record: dict[str, Any]) -> dict[str, Any]:
 
 def table2_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
     """Table 2's shape: the model, its score per task, and PersonaScore; `small_group` when a
-    task's score rests on fewer scored questions than the run's `min_group_n`."""
+    task's score rests on fewer scored questions than the run's `min_group_n`. An import of
+    the published scores gives a row per model (`persona_gym_published`)."""
+    if "published" in metrics:
+        return [*metrics["beside"], *metrics["published"]]
     return [
         {
             "model": metrics["model"],

@@ -4,6 +4,7 @@ from .career_chat import CareerChatParams, CareerChatScenario
 from .career_chat_import import MODEL_BEHAVIOR_ADAPTION
 from .classroom import ClassroomParams, ClassroomScenario
 from .persona_gym import PersonaGymParams, PersonaGymScenario
+from .persona_gym_import import PUBLISHED_SCORES
 from .persona_journey import PersonaJourney, PersonaJourneyParams
 from .trust_beliefs import TrustBeliefs, TrustBeliefsParams
 from .trust_conditioning import TrustConditioning, TrustConditioningParams
@@ -12,6 +13,7 @@ from .trust_population import TrustPopulation, TrustPopulationParams
 
 __all__ = [
     "MODEL_BEHAVIOR_ADAPTION",
+    "PUBLISHED_SCORES",
     "CareerChatParams",
     "CareerChatScenario",
     "ClassroomParams",

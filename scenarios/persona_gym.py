@@ -363,7 +363,10 @@ class PersonaGymScenario(Scenario):
 
     @classmethod
     def summary_rows(cls, metrics: dict[str, Any]) -> list[dict[str, Any]]:
-        """Table 2's row for this run, with its refusal rate; a sweep labels it with its model."""
+        """Table 2's row for this run, with its refusal rate; a sweep labels it with its model.
+        An import of the published scores gives its rows with their models."""
+        if "published" in metrics:
+            return table2_rows(metrics)
         return [{k: v for k, v in row.items() if k != "model"} for row in table2_rows(metrics)]
 
     @classmethod
