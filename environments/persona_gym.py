@@ -29,6 +29,7 @@ from personasim.simulation import (
 
 __all__ = [
     "BENCHMARK_SETTING",
+    "SETTINGS_POOLS",
     "TASKS",
     "TASK_ALIASES",
     "BenchmarkEntry",
@@ -56,6 +57,13 @@ TASKS: tuple[str, ...] = (
 
 TASK_ALIASES = {"Toxicity": "Toxicity Control"}
 """Task names of the released benchmark file that differ from the paper's (§2) names."""
+
+SETTINGS_POOLS = {
+    "shipped": "persona_gym_settings.txt",
+    "authors": "persona_gym_settings_authors.txt",
+}
+"""The shipped settings pools (`--environments`): our 30, or the authors' 150 (MIT, their
+`code/eval_tasks.py` `settings_list`; see data/persona_gym_README.md)."""
 
 BENCHMARK_SETTING = "benchmark"
 """The setting recorded for static-benchmark questions, which name no setting of the pool."""
@@ -308,6 +316,8 @@ class GymInputParams(Protocol):
     @property
     def environments_file(self) -> Path | None: ...
     @property
+    def environments(self) -> str: ...
+    @property
     def n_environments(self) -> int | None: ...
     @property
     def n_personas(self) -> int | None: ...
@@ -327,7 +337,7 @@ def load_gym_inputs(p: GymInputParams) -> GymInputs:
         benchmark = {e.persona: e.questions for e in entries}
     else:
         persona_path = p.persona_file or shipped_file("persona_gym_personas.json")
-        pool_path = p.environments_file or shipped_file("persona_gym_settings.txt")
+        pool_path = p.environments_file or shipped_file(SETTINGS_POOLS[p.environments])
         descriptions = read_input("--persona-file", lambda: load_persona_descriptions(persona_path))
         pool = read_input("--environments-file", lambda: load_settings(pool_path))
         if p.n_environments is not None and p.n_environments > len(pool):

@@ -80,8 +80,12 @@ class PersonaGymParams(ScenarioParams):
         None, description="static benchmark JSONL (implies --pipeline static; default: shipped)"
     )
     n_personas: int | None = Field(None, ge=1, description="first N personas (default: all)")
+    environments: Literal["shipped", "authors"] = Field(
+        "shipped",
+        description="settings pool: shipped (our 30) or authors (the paper's 150, shipped, MIT)",
+    )
     environments_file: Path | None = Field(
-        None, description="settings pool, one per line (default: shipped 30)"
+        None, description="settings pool, one per line (instead of --environments)"
     )
     n_environments: int | None = Field(
         None,
@@ -132,6 +136,10 @@ class PersonaGymParams(ScenarioParams):
             )
         if self.pipeline == "dynamic" and self.question_file is not None:
             raise ValueError("--question-file is for --pipeline static")
+        if self.environments_file is not None and self.environments != "shipped":
+            raise ValueError("give --environments or --environments-file, not both")
+        if self.pipeline == "static" and self.environments != "shipped":
+            raise ValueError("the static pipeline poses the benchmark's questions: no --environments")
         return self
 
     @field_validator("tasks")
