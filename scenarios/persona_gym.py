@@ -139,7 +139,7 @@ class PersonaGymParams(ScenarioParams):
         if self.environments_file is not None and self.environments != "shipped":
             raise ValueError("give --environments or --environments-file, not both")
         if self.pipeline == "static" and self.environments != "shipped":
-            raise ValueError("the static pipeline poses the benchmark's questions: no --environments")
+            raise ValueError("the static pipeline has no settings pool: drop --environments")
         return self
 
     @field_validator("tasks")

@@ -500,7 +500,7 @@ def test_invalid_evaluator_roles(tmp_path: Path, evaluators: list[str], message:
         ({"pipeline": "static", "persona_file": "x.json"}, "static pipeline"),
         ({"tasks": "Expected Action,Humour"}, "tasks must be"),
         ({"environments": "authors", "environments_file": "e.txt"}, "not both"),
-        ({"environments": "authors", "pipeline": "static"}, "no --environments"),
+        ({"environments": "authors", "pipeline": "static"}, "no settings pool"),
         ({"environments": "paper"}, "shipped"),
     ],
 )

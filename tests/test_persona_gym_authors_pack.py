@@ -22,6 +22,7 @@ the score examples of one question per request).
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections import Counter
@@ -32,11 +33,13 @@ import pytest
 import yaml
 from conftest import DATA
 
-from personasim.environments.persona_gym import TASKS
+from personasim.environments.persona_gym import TASK_ALIASES, TASKS
 from personasim.simulation import SQLiteEventStore, list_scenarios
 from personasim.simulation.cli import main
 
 RELEASE = DATA / "personagym"
+CODE = Path(__file__).parent / "data" / "personagym_code"
+"""Their code/run.py and code/eval_tasks.py (commit 536f705, MIT), kept as text."""
 REPOSITORY = "vsamuel2003/PersonaGym"
 RUBRIC_FILES = {task: f"rubrics/{task}.txt" for task in TASKS} | {
     "Toxicity Control": "rubrics/Toxicity.txt"  # the task's name in the authors' files
@@ -86,6 +89,135 @@ def split_rubric(text: str) -> tuple[str, str, str]:
     return evaluation, outline_template, description.replace("$", "$$")
 
 
+def code_prompt(function: str, names: dict[str, str]) -> str:
+    """The f-string prompt that `function` of their run.py builds, as a template: each
+    {expression} → ${ours}, `$` doubled, each line's source indentation dropped."""
+    tree = ast.parse((CODE / "run.py.txt").read_text("utf-8"))
+    body = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == function)
+    fstring = next(
+        n.value
+        for n in ast.walk(body)
+        if isinstance(n, ast.Assign) and isinstance(n.value, ast.JoinedStr)
+    )
+    text = "".join(
+        part.value.replace("$", "$$")
+        if isinstance(part, ast.Constant)
+        else "${" + names[ast.unparse(part.value)] + "}"  # an unknown one is a KeyError
+        for part in fstring.values
+    )
+    return "\n".join(line.strip() for line in text.strip().splitlines())
+
+
+def question_requirements() -> dict[str, str]:
+    """`question_requirements` of their eval_tasks.py: per task, the questions' description."""
+    tree = ast.parse((CODE / "eval_tasks.py.txt").read_text("utf-8"))
+    found = next(
+        n.value
+        for n in tree.body
+        if isinstance(n, ast.Assign) and ast.unparse(n.targets[0]) == "question_requirements"
+    )
+    return {TASK_ALIASES.get(k, k): v for k, v in ast.literal_eval(found).items()}
+
+
+def swap(text: str, old: str, new: str) -> str:
+    assert text.count(old) == 1, old
+    return text.replace(old, new)
+
+
+PYTHON_LIST = {
+    "selection": "Your output must only be the selected settings in a python list format with "
+    "no other verbose.",
+    "questions": "Your output must be the generated questions in a python list format with no "
+    "other verbose.",
+}
+JSON_ANSWER = {
+    "selection": "Your output must only be the selected settings in the JSON format below, "
+    "with no other verbose.",
+    "questions": "Your output must be the generated questions in the JSON format below, with no "
+    "other verbose; set each question in one of the settings and name that setting in its "
+    '"setting" field.',
+}
+
+
+def selection_text(count: bool) -> str:
+    """Their `select_settings` prompt, adapted: a JSON answer, the pool one per line, and (for
+    `selection`, ours) a fixed count."""
+    text = code_prompt("select_settings", {"persona": "persona", "settings_list": "pool"})
+    text = swap(text, PYTHON_LIST["selection"], JSON_ANSWER["selection"])
+    text = swap(text, "Settings: ${pool}", "Settings:\n${pool}")
+    fixed = "Select exactly ${count} different settings, spelled exactly as listed.\n"
+    return swap(
+        text,
+        "\nSelected Settings:",
+        "\n" + (fixed if count else "") + "${format_instructions}\nSelected Settings:",
+    )
+
+
+def questions_text() -> str:
+    """Their `gen_questions` prompt, adapted: a JSON answer with each question's setting, and
+    the task's description line (our pack must fill every placeholder of the shipped one)."""
+    names = {
+        "persona": "persona",
+        "settings": "settings",
+        "num_questions": "count",
+        "task": "task",
+        "description": "criteria",
+    }
+    text = code_prompt("gen_questions", names)
+    text = swap(text, PYTHON_LIST["questions"], JSON_ANSWER["questions"])
+    text = swap(
+        text,
+        "Evaluation Task: ${task}\n",
+        "Evaluation Task: ${task}\nTask Description: ${description}\n",
+    )
+    return swap(text, "\nQuestions:", "\n${format_instructions}\nQuestions:")
+
+
+def code_entries() -> dict[str, dict[str, str]]:
+    """Selection, question generation and the questions' descriptions from their code."""
+    source = f"{REPOSITORY}, code/run.py"
+    json_note = (
+        "adapted: their prompt asks for a Python list (read with ast.literal_eval); ours asks "
+        "for JSON (${format_instructions}, from the answer's schema), so the sentence about "
+        "the output format says JSON and the format instructions come before the closing cue"
+    )
+    entries = {
+        "selection_free": {
+            "source": f"{source}, select_settings",
+            "kind": "adapted",
+            "note": f"{json_note}; their {{settings_list}} (a Python list's repr) is ${{pool}}, "
+            "one '- setting' per line; each line's indentation in their source dropped",
+            "text": selection_text(count=False),
+        },
+        "selection": {
+            "source": f"{source}, select_settings",
+            "kind": "adapted",
+            "note": f"{json_note}; the pool as in selection_free; the sentence 'Select exactly "
+            "${count} ...' is ours (--n-environments; their code lets the model choose)",
+            "text": selection_text(count=True),
+        },
+        "questions": {
+            "source": f"{source}, gen_questions",
+            "kind": "adapted",
+            "note": f"{json_note}; each question names its setting (our check that it is one "
+            "of the persona's); {settings} is ${settings} (comma-separated, theirs a Python "
+            "list), {num_questions} ${count}, {description} (their question_requirements) "
+            "${criteria}; the line 'Task Description: ${description}' is ours (a pack must "
+            "fill every placeholder of the shipped entry); their code re-asks up to 5 times "
+            "for the exact count",
+            "text": questions_text(),
+        },
+    }
+    for task, text in question_requirements().items():
+        entries[f"criteria.{key(task)}"] = {
+            "source": f"{REPOSITORY}, code/eval_tasks.py, question_requirements",
+            "kind": "verbatim",
+            "note": "the questions' description for the task (their {description})",
+            "text": text.replace("$", "$$"),
+        }
+    return entries
+
+
 def authors_pack(path: Path) -> Path:
     """The shipped pack with the authors' rubric and score-examples texts in place of ours."""
     shipped = list_scenarios()["persona-gym"].shipped_prompts()
@@ -96,6 +228,7 @@ def authors_pack(path: Path) -> Path:
         "Samuel); personasim's own texts are MIT"
     )
     entries = pack["prompts"]
+    entries.update(code_entries())
     mapping = "placeholders mapped: {score_example} → ${examples}, {persona}, {question} and "
     mapping += "{response} kept; the outline is filled in at ${rubric_outline}"
     for task, name in RUBRIC_FILES.items():
@@ -143,7 +276,8 @@ def authors_pack(path: Path) -> Path:
         "separated by blank lines (their code pastes a Python list's repr); the numbered "
         "block (1) … (5) Evaluation: → ${format}, computed for --grading-batch N (at N = 5 "
         "the same five lines, without their trailing spaces)",
-        "text": as_template(wrapper[: block.start()]) + "${format}\n"
+        "text": as_template(wrapper[: block.start()])
+        + "${format}\n"
         + as_template(wrapper[block.end() :]),
     }
     path.write_text(yaml.safe_dump(pack, sort_keys=False, allow_unicode=True), encoding="utf-8")
@@ -245,6 +379,17 @@ def test_the_shipped_authors_pack_is_a_fresh_build(tmp_path: Path) -> None:
     built = yaml.safe_load(authors_pack(tmp_path / "authors.yaml").read_text("utf-8"))
     assert yaml.safe_load(SHIPPED_AUTHORS_PACK.read_text("utf-8")) == built
     assert "Copyright (c) 2025 Vinay Samuel" in SHIPPED_AUTHORS_PACK.read_text("utf-8")
+    prompts = built["prompts"]
+    for name in ("selection", "selection_free", "questions"):  # theirs, asked for JSON
+        assert prompts[name]["source"].startswith(f"{REPOSITORY}, code/run.py")
+        assert prompts[name]["kind"] == "adapted" and "Python list" in prompts[name]["note"]
+        assert "python list" not in prompts[name]["text"] and "JSON" in prompts[name]["text"]
+    assert prompts["selection_free"]["text"].startswith(
+        "Given the following persona description, select the most relevant settings"
+    )
+    for task in TASKS:
+        entry = prompts[f"criteria.{key(task)}"]
+        assert entry["kind"] == "verbatim" and entry["source"].endswith("question_requirements")
 
 
 def test_a_batch_of_five_is_sent_as_the_authors_code_sends_it(tmp_path: Path) -> None:

@@ -3,7 +3,6 @@ under their MIT licence, as the pool the selector chooses from."""
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 import pytest
