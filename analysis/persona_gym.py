@@ -309,8 +309,11 @@ def gym_metrics(events: pd.DataFrame) -> dict[str, Any]:
         "model": model_label(header["model"]),
         "pipeline": params["pipeline"],
         "tasks": tasks,
-        "evaluators": {
-            f"evaluator-{i}": s for i, s in enumerate(header["roles"]["evaluator"], 1)
+        "evaluators": {f"evaluator-{i}": s for i, s in enumerate(header["roles"]["evaluator"], 1)},
+        "generator": _generator(header),
+        "n_scored_by_evaluator": {
+            str(e): int(group["score"].notna().sum())
+            for e, group in scores.groupby("evaluator", sort=True)
         },
         "n_personas": len(_descriptions(events)),
         "n_questions": sum(len(q["questions"]) for q in payloads(events, "gym.questions")),
@@ -326,8 +329,7 @@ def gym_metrics(events: pd.DataFrame) -> dict[str, Any]:
         "personas": _persona_records(events, per_persona, questions, tasks, smallest),
         "refusals": _refusals(events, tasks),
         "agreement": [
-            {**_rounded_record(r), "small": r["n"] < smallest}
-            for r in evaluator_agreement(scores)
+            {**_rounded_record(r), "small": r["n"] < smallest} for r in evaluator_agreement(scores)
         ],
         "failures": {
             **_counts(events, "decision.failed", per_answer=True),
@@ -337,6 +339,14 @@ def gym_metrics(events: pd.DataFrame) -> dict[str, Any]:
         "batch_reasks": _batch_reasks(events),
         **_human_fields(human[0]["rows"] if human else None, events, questions, tasks, smallest),
     }
+
+
+def _generator(header: dict[str, Any]) -> str:
+    """Who wrote the questions (Figure 5's row): the reasoner role's model, or the benchmark
+    file's authors in the static pipeline."""
+    if header["params"]["pipeline"] == "static":
+        return "benchmark file"
+    return ", ".join(str(m) for m in header["roles"].get("reasoner", [])) or "unknown"
 
 
 def _human_fields(
@@ -360,6 +370,7 @@ def _human_fields(
     return stat_fields(
         "human_alignment", [{**_rounded_record(r), "small": r["n"] < smallest} for r in found]
     )
+
 
 def report_lines(metrics: dict[str, Any]) -> list[str]:
     """The run's summary lines for the console."""
@@ -389,6 +400,7 @@ def report_lines(metrics: dict[str, Any]) -> list[str]:
             f"{shown_stat(row, 'mean_abs_diff')} over {row['n']} answers"
         )
     return lines
+
 
 def write_gym_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
     """Table 2's row, per-persona scores, evaluator agreement and human alignment tables."""
@@ -558,6 +570,8 @@ def table2_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
             "model": metrics["model"],
             **metrics["scores"],
             **stat_fields("refusal_rate", read_stat(metrics["refusals"], "rate")),
+            "refusals": metrics["refusals"]["n"],
+            "answers": metrics["refusals"]["n_answers"],
             "small_group": bool(metrics["small_tasks"]),
         }
     ]
@@ -568,7 +582,8 @@ def table2_spread(rows: Sequence[dict[str, Any]], tasks: Sequence[str]) -> list[
     highest minus the lowest score among the runs (§4.2: "Action Justification ... 2.10");
     undefined, with its reason, where fewer than 2 runs have the score."""
     columns = [*tasks, "PersonaScore"]
-    table = [{k: r.get(k) for k in ("model", *columns, "refusal_rate")} for r in rows]
+    kept = ("model", *columns, "refusal_rate", "refusals", "answers")
+    table = [{k: r.get(k) for k in kept} for r in rows]
     spread: dict[str, Any] = {"model": "spread (max - min)"}
     for column in columns:
         values = [float(r[column]) for r in rows if r.get(column) is not None]

@@ -46,6 +46,7 @@ from personasim.analysis.persona_gym import (
     table2_spread,
     write_gym_reports,
 )
+from personasim.analysis.persona_gym_figures import write_sweep_refusal_figure
 from personasim.analysis.reports import write_table
 from personasim.environments.persona_gym import (
     BENCHMARK_SETTING,
@@ -381,9 +382,16 @@ class PersonaGymScenario(Scenario):
     def write_sweep_reports(
         cls, rows: list[dict[str, Any]], varied: list[str], directory: Path
     ) -> list[Path]:
-        """Table 2 across the sweep's runs with each task's spread among them (§4.2)."""
+        """Table 2 across the sweep's runs with each task's spread among them (§4.2), and
+        Figure 4: the refusal rate per model (each run labelled by its model and varied
+        values)."""
         tasks = [t for t in TASKS if any(t in row for row in rows)]
-        return write_table(table2_spread(rows, tasks), directory, "table2_across_models")
+        files = write_table(table2_spread(rows, tasks), directory, "table2_across_models")
+        labelled = [
+            {**row, "model": " ".join([str(row["model"]), *(f"{v}={row[v]}" for v in varied)])}
+            for row in rows
+        ]
+        return [*files, write_sweep_refusal_figure(labelled, directory)]
 
 
 # ---------------------------------------------------------------------------------------------

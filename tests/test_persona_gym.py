@@ -5,7 +5,7 @@ evaluators reached as separate models."""
 from __future__ import annotations
 
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,7 @@ from personasim.agents.persona_gym_answers import (
 )
 from personasim.analysis import Undefined
 from personasim.analysis.persona_gym import (
+    _score_table,
     bootstrap_correlation,
     ensemble_scores,
     evaluator_agreement,
@@ -57,6 +58,7 @@ from personasim.simulation import (
     ScriptedBackend,
     Simulation,
     SQLiteEventStore,
+    events_frame,
     run_scenario,
     scripted,
 )
@@ -329,7 +331,9 @@ def test_dynamic_run_writes_scores_and_tables(dynamic: RunResult) -> None:
     metrics = dynamic.metrics["metrics"]
     reports = dynamic.run_dir / "reports"
     table = pd.read_csv(reports / "table2_persona_score.csv")
-    assert list(table.columns) == ["model", *TASKS, "PersonaScore", "refusal_rate", "small_group"]
+    columns = ["model", *TASKS, "PersonaScore", "refusal_rate", "refusals", "answers"]
+    assert list(table.columns) == [*columns, "small_group"]
+    assert table.loc[0, "answers"] == metrics["refusals"]["n_answers"]
     assert table.loc[0, "PersonaScore"] == pytest.approx(metrics["scores"]["PersonaScore"])
     # 2 personas × 3 questions: 6 per task in all, but 3 per task for one persona (< 5)
     assert metrics["n_scored_by_task"] == dict.fromkeys(TASKS, 6) and not metrics["small_tasks"]
@@ -630,36 +634,64 @@ def events_of(run_dir: Path, kind: str) -> list[Any]:
 
 
 def test_figures_3_to_5_are_drawn_from_the_metrics(dynamic: RunResult) -> None:
-    """Per-task scores, refusals per task and per-evaluator scores, as PNG images."""
+    """Figure 3 (selected settings, attribute words), 4 (refusals per model and task) and 5
+    (PersonaScore by generator × evaluator), as PNG images."""
     from matplotlib.image import imread
 
     reports = dynamic.run_dir / "reports"
-    for name in ("figure3_task_scores", "figure4_refusals", "figure5_evaluator_scores"):
+    for name in ("figure3_settings", "figure4_refusals", "figure5_generator_evaluator"):
         image = imread(reports / f"{name}.png")
         assert image.ndim == 3 and image.shape[0] > 200 and image.shape[1] > 400, name
         assert image[..., :3].std() > 0.05, f"{name} is blank"
 
 
+def test_figure_inputs_are_counted_from_the_metrics(dynamic: RunResult) -> None:
+    """Figure 3's counts are the placements of the log; Figure 5's n the scores per evaluator."""
+    from personasim.analysis.persona_gym_figures import attribute_words, selected_settings
+
+    metrics = dynamic.metrics["metrics"]
+    placed = [s for e in events(dynamic, "gym.placed") for s in e.payload["settings"]]
+    assert selected_settings(metrics) == Counter(placed)
+    words = attribute_words(metrics)
+    assert words and not set(words) & {"a", "the", "from", "who"}
+    with SQLiteEventStore(dynamic.run_dir / "events.sqlite") as store:
+        table = _score_table(events_frame(store.read()))
+    counted = table.dropna().groupby("evaluator").size().to_dict()
+    assert metrics["n_scored_by_evaluator"] == counted
+    assert metrics["generator"] == "scripted"
+
+
 def test_figures_leave_an_undefined_score_out(tmp_path: Path) -> None:
-    """A task without scores is no bar (and labelled undefined), not a zero bar."""
+    """A task without scores is no bar (and labelled undefined), not a zero bar; an evaluator
+    without scores is an empty cell."""
     from personasim.analysis.persona_gym_figures import write_gym_figures
 
     metrics = {
         "tasks": ["Expected Action", "Toxicity Control"],
         "model": "m",
-        "scores": {"Expected Action": 4.0, "Toxicity Control": None},
-        "refusals": {"by_task": {"Expected Action": 0.1, "Toxicity Control": None}},
+        "generator": "g",
+        "personas": {
+            "p001": {"description": "A 30-year-old teacher from Lima", "settings": ["Classroom"]},
+            "p002": {"description": "A nurse", "settings": None},
+        },
+        "refusals": {
+            "by_task": {"Expected Action": 0.1, "Toxicity Control": None},
+            "rate": 0.1,
+            "n": 1,
+            "n_answers": 10,
+        },
         "evaluators": {"evaluator-1": "a", "evaluator-2": "b"},
+        "n_scored_by_evaluator": {"evaluator-1": 10},
         "by_evaluator": {
-            "evaluator-1": {"Expected Action": 4.0, "Toxicity Control": None},
-            "evaluator-2": {"Expected Action": 3.0, "Toxicity Control": None},
+            "evaluator-1": {"Expected Action": 4.0, "PersonaScore": None},
+            "evaluator-2": {"Expected Action": None, "PersonaScore": None},
         },
     }
     files = write_gym_figures(metrics, tmp_path)
     assert [f.name for f in files] == [
-        "figure3_task_scores.png",
+        "figure3_settings.png",
         "figure4_refusals.png",
-        "figure5_evaluator_scores.png",
+        "figure5_generator_evaluator.png",
     ]
     assert all(f.stat().st_size > 1000 for f in files)
 
@@ -683,3 +715,8 @@ def test_a_sweep_reports_refusals_and_table2_spread(tmp_path: Path) -> None:
         scores = [r.metrics["metrics"]["scores"][task] for r in result.runs]
         assert spread[task] == pytest.approx(max(scores) - min(scores), abs=1e-6)
         assert spread[task] > 0
+    # Figure 4 per model: one bar per run, each labelled with k of n answers
+    assert combined["answers"].tolist() == [
+        r.metrics["metrics"]["refusals"]["n_answers"] for r in result.runs
+    ]
+    assert (tmp_path / "sweep" / "figure4_refusals_by_model.png").stat().st_size > 1000
