@@ -77,3 +77,50 @@ def test_each_clause_of_the_grammar(text: str, rule: str) -> None:
 )
 def test_in_persona_answers_are_left_alone(text: str) -> None:
     assert refusal_rules(text) == []
+
+
+ROLE_REFUSALS = (
+    "I'm Claude, an AI assistant made by Anthropic, so I don't have a workplace of my own.",
+    "I should clarify that I'm an AI and can't speak from experience here.",
+    "I'm not comfortable pretending to be someone I'm not.",
+    "While I can imagine how a teacher might feel, I'm not actually a teacher.",
+)
+IN_ROLE = (
+    "I'd never say that to a student; I'm a teacher and respect comes first.",
+    "At the hackathon our team built an AI assistant for farmers. I wrote the backend.",
+)
+
+
+def test_a_model_refusing_half_its_answers_has_a_refusal_rate_of_one_half(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Over HTTP: the persona model alternates a role refusal in current wordings with an
+    in-role answer (some mentioning AI or refusing in role); the run reports 0.5."""
+    from fake_openai import FakeOpenAIServer
+
+    from personasim.simulation import run_scenario
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    answered: list[str] = []
+
+    def persona(body: dict) -> str:
+        k = len(answered)
+        answered.append(ROLE_REFUSALS[k // 2 % 4] if k % 2 == 0 else IN_ROLE[k // 2 % 2])
+        return answered[-1]
+
+    params = {"n_personas": 2, "n_environments": 2, "questions_per_task": 2}
+    with FakeOpenAIServer(responder=persona) as server:
+        result = run_scenario(
+            "persona-gym",
+            params,
+            model=f"openai:persona@{server.base_url}",
+            roles={"evaluator": ["scripted", "scripted:drift=0.1"], "reasoner": ["scripted"],
+                   "examples": ["scripted"]},
+            out=tmp_path / "run",
+            progress=False,
+            use_cache=False,
+        )  # fmt: skip
+    refusals = result.metrics["metrics"]["refusals"]
+    assert refusals["n_answers"] == len(answered) == 2 * 5 * 2
+    assert refusals["n"] == 10 and refusals["rate"] == 0.5
+    assert set(refusals["by_rule"]) >= {"ai_self", "maker", "role_decline", "persona_disclaim"}
