@@ -388,7 +388,7 @@ class PersonaGymScenario(Scenario):
         tasks = [t for t in TASKS if any(t in row for row in rows)]
         files = write_table(table2_spread(rows, tasks), directory, "table2_across_models")
         labelled = [
-            {**row, "model": " ".join([str(row["model"]), *(f"{v}={row[v]}" for v in varied)])}
+            {**row, "model": "\n".join([str(row["model"]), *(f"{v}={row[v]}" for v in varied)])}
             for row in rows
         ]
         return [*files, write_sweep_refusal_figure(labelled, directory)]

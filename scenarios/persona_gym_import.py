@@ -109,7 +109,11 @@ def _build(files: Mapping[str, Path], options: Mapping[str, str]) -> ImportedRun
     }
     events = [ImportedEvent("gym.published", {"source": source, "models": models})]
     events += _beside(options.get("beside", ""))
-    model = {"backend": "imported", "model": "published (PersonaGym authors)"}
+    model = {
+        "backend": "import",
+        "model": "published (PersonaGym authors)",
+        "note": "the paper's Table 2 scores; no model was called here",
+    }
     return ImportedRun({"tasks": list(TASKS)}, model, events)
 
 
