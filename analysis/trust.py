@@ -746,7 +746,9 @@ def mae_figure(rows: list[dict[str, Any]], rounds: int, note: str | None = None)
     return figure
 
 
-_CLOSING = re.compile(r"\s*finally,?\s+i\s+will\s+send\b.*$", re.IGNORECASE | re.DOTALL)
+_CLOSING = re.compile(
+    r"\s*finally,?\s+i\s+will\s+(?:give|send|transfer)\b.*$", re.IGNORECASE | re.DOTALL
+)
 PAPER_TABLE_OF = {"M1": 6, "M3": 7, "M5": 8}
 """Appendix C.4's tables of per-round forecasts and explanations, one per archetype."""
 

@@ -13,6 +13,7 @@ from .classroom import Classroom, Grade, GradedBy, extract_final_answer, extract
 from .gsm8k import QuestionFileError, WordProblem, load_word_problems, sample_problems
 from .persona_gym import TASKS, GymFileError, GymQuestion, PersonaGym
 from .trust_game import TrustGame, TrustOutcome
+from .trust_transfer import TransferReading, read_transfer
 
 __all__ = [
     "TASKS",
@@ -27,6 +28,7 @@ __all__ = [
     "Profile",
     "QuestionFileError",
     "SurveyItem",
+    "TransferReading",
     "TrustGame",
     "TrustOutcome",
     "WordProblem",
@@ -35,6 +37,7 @@ __all__ = [
     "load_profiles",
     "load_survey",
     "load_word_problems",
+    "read_transfer",
     "sample_problems",
     "synthetic_profiles",
 ]

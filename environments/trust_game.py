@@ -13,6 +13,8 @@ from typing import Any
 
 from personasim.simulation import Environment, InvalidActionError, SimAgent, Simulation
 
+from .trust_transfer import CLOSING_SENTENCE, read_transfer
+
 __all__ = ["TrustGame", "TrustOutcome"]
 
 
@@ -62,6 +64,14 @@ class TrustGame(Environment):
                 f"the transfer must be between 0 and {self.endowment} dollars, got {sent}"
             )
         return int(sent)
+
+    def read_transfer(self, reply: str, closing: str = CLOSING_SENTENCE) -> int:
+        """The amount a text answer sends (`trust_transfer`'s grammar), checked against the
+        rules; InvalidActionError says why it cannot be used, for the re-ask."""
+        reading = read_transfer(reply, self.endowment, closing)
+        if reading.amount is None:
+            raise InvalidActionError(reading.problem or "no amount")
+        return self.check_transfer(reading.amount)
 
     def transfer(self, trustor: SimAgent, trustee: SimAgent, sent: float) -> int:
         """The trustor's move; returns what the trustee receives."""

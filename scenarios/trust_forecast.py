@@ -16,7 +16,6 @@ ever defaulted. Choices where the paper is silent are listed in docs/trust-forec
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -25,7 +24,6 @@ import pandas as pd
 from pydantic import Field, field_validator
 
 from personasim.agents import (
-    DecisionParseError,
     DecisionTask,
     ForecastAnswer,
     Persona,
@@ -42,7 +40,6 @@ from personasim.simulation import ChatRequest, Message, Scenario, Simulation, re
 from personasim.simulation.prompts import PromptPack
 
 from .trust_population import (
-    AMOUNT_MARKUP,
     PopulationParams,
     checked_transfer,
     draw_personas,
@@ -54,7 +51,6 @@ __all__ = [
     "TrustForecast",
     "TrustForecastParams",
     "archetype_description",
-    "parse_forecast",
 ]
 
 # ---------------------------------------------------------------------------------------------
@@ -64,9 +60,8 @@ __all__ = [
 SMALL_SEND_EXAMPLES = {1: 0.25, 3: 0.75, 5: 1.50}
 """The below-the-cap example each paper archetype uses; any other M_k uses k/4 (as M1, M3 do)."""
 
-_FORECAST_AMOUNT = re.compile(
-    rf"finally,?\s+i\s+will\s+send\s+{AMOUNT_MARKUP}(-?\d+(?:\.\d+)?)", re.IGNORECASE
-)
+FORECAST_CLOSING = "Finally, I will send N dollars"
+"""The forecast's closing sentence (C.3.1 prints none; the pack's format line asks for it)."""
 
 
 def archetype_description(archetype: str, prompts: PromptPack) -> str:
@@ -81,14 +76,6 @@ def archetype_description(archetype: str, prompts: PromptPack) -> str:
         small_sent=f"{small:.2f}",
         small_received=f"{3 * small:.2f}",
     )
-
-
-def parse_forecast(reply: str, game: TrustGame) -> int:
-    """The amount in the forecast's closing sentence, checked against the game's rules."""
-    matches = _FORECAST_AMOUNT.findall(reply)
-    if not matches:
-        raise DecisionParseError("it does not end with 'Finally, I will send N dollars'")
-    return checked_transfer(float(matches[-1]), game)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -212,7 +199,7 @@ class TrustForecast(Scenario):
         return DecisionTask(
             name="trust.forecast",
             request=self._request(pairing, prompt, "trust.forecast", hints),
-            parse=lambda reply: parse_forecast(reply, pairing.game),
+            parse=lambda reply: parse_transfer(reply, pairing.game, FORECAST_CLOSING),
             reminder=lambda error: self.prompts.render(
                 "forecast_reminder", error=error, initial_amount=p.endowment
             ),

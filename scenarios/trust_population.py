@@ -15,7 +15,6 @@ reminder up to `max_repairs` times before it is recorded as a failure and left o
 from __future__ import annotations
 
 import difflib
-import re
 import zlib
 from collections import Counter
 from dataclasses import dataclass
@@ -46,6 +45,7 @@ from personasim.agents import (
 from personasim.agents.trustee import ARCHETYPE_PATTERN
 from personasim.analysis import trust as trust_metrics
 from personasim.environments import TrustGame
+from personasim.environments.trust_transfer import CLOSING_SENTENCE
 from personasim.simulation import (
     ChatRequest,
     InvalidActionError,
@@ -59,7 +59,6 @@ from personasim.simulation import (
 )
 
 __all__ = [
-    "AMOUNT_MARKUP",
     "PopulationParams",
     "Prior",
     "TrustPopulation",
@@ -69,12 +68,6 @@ __all__ = [
     "load_bank",
     "parse_transfer",
 ]
-
-# The amount may be in bold, a dollar sign or LaTeX's \boxed{}: `Finally, I will give **$5**`.
-AMOUNT_MARKUP = r"(?:\*\*|\\boxed\{|\$|\s)*"
-_FINAL_AMOUNT = re.compile(
-    rf"finally,?\s+i\s+will\s+give\s+{AMOUNT_MARKUP}(-?\d+(?:\.\d+)?)", re.IGNORECASE
-)
 
 
 class PopulationParams(ScenarioParams):
@@ -161,12 +154,14 @@ class TrustPopulationParams(PopulationParams):
         return names
 
 
-def parse_transfer(reply: str, game: TrustGame) -> int:
-    """The amount in the closing sentence, checked against the game's rules."""
-    matches = _FINAL_AMOUNT.findall(reply)
-    if not matches:
-        raise DecisionParseError("it does not end with 'Finally, I will give N dollars'")
-    return checked_transfer(float(matches[-1]), game)
+def parse_transfer(reply: str, game: TrustGame, closing: str = CLOSING_SENTENCE) -> int:
+    """The amount of the closing sentence as a careful reader takes it
+    (`environments.trust_transfer`), checked against the game's rules; otherwise a
+    `DecisionParseError` whose reason the re-ask tells the model."""
+    try:
+        return game.read_transfer(reply, closing)
+    except InvalidActionError as exc:
+        raise DecisionParseError(str(exc)) from None
 
 
 def checked_transfer(amount: float, game: TrustGame) -> int:

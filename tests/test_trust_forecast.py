@@ -23,10 +23,11 @@ from personasim.agents.scripted_forecast import (
 )
 from personasim.environments import TrustGame
 from personasim.scenarios.trust_forecast import (
+    FORECAST_CLOSING,
     TrustForecast,
     archetype_description,
-    parse_forecast,
 )
+from personasim.scenarios.trust_population import parse_transfer
 from personasim.simulation import (
     ChatRequest,
     ChatResponse,
@@ -379,10 +380,11 @@ def _trustors(result: RunResult) -> set[str]:
 
 
 def rules(endowment: int = 10) -> SimpleNamespace:
-    """Stands in for a TrustGame: its real check_transfer rule, without a simulation."""
-    return SimpleNamespace(
-        check_transfer=partial(TrustGame.check_transfer, SimpleNamespace(endowment=endowment))
-    )
+    """Stands in for a TrustGame: its real reading and rules, without a simulation."""
+    game = SimpleNamespace(endowment=endowment)
+    game.check_transfer = partial(TrustGame.check_transfer, game)
+    game.read_transfer = partial(TrustGame.read_transfer, game)
+    return game
 
 
 @pytest.mark.parametrize(
@@ -393,17 +395,18 @@ def rules(endowment: int = 10) -> SimpleNamespace:
         ("finally i will send 10 dollars", 10),
         ("**Finally, I will send 3 dollars**", 3),
         ("Finally, I will send \\boxed{7} dollars", 7),
+        ("Finally, I will give 5 dollars", 5),  # give for send: the same statement
     ],
 )
 def test_parse_forecast_accepts(reply: str, expected: int) -> None:
-    assert parse_forecast(reply, rules()) == expected
+    assert parse_transfer(reply, rules(), FORECAST_CLOSING) == expected
 
 
 @pytest.mark.parametrize(
     "reply",
     [
         "$5",
-        "Finally, I will give 5 dollars",
+        "Finally, I will send 3-5 dollars",
         "Finally, I will send 11 dollars",
         "Finally, I will send 2.5 dollars",
         "",
@@ -411,7 +414,7 @@ def test_parse_forecast_accepts(reply: str, expected: int) -> None:
 )
 def test_parse_forecast_rejects(reply: str) -> None:
     with pytest.raises(DecisionParseError):
-        parse_forecast(reply, rules())
+        parse_transfer(reply, rules(), FORECAST_CLOSING)
 
 
 @pytest.mark.parametrize(

@@ -260,10 +260,11 @@ def test_real_genagents_bank(tmp_path: Path) -> None:
 
 
 def rules(endowment: int = 10) -> SimpleNamespace:
-    """Stands in for a TrustGame: its real check_transfer rule, without a simulation."""
-    return SimpleNamespace(
-        check_transfer=partial(TrustGame.check_transfer, SimpleNamespace(endowment=endowment))
-    )
+    """Stands in for a TrustGame: its real reading and rules, without a simulation."""
+    game = SimpleNamespace(endowment=endowment)
+    game.check_transfer = partial(TrustGame.check_transfer, game)
+    game.read_transfer = partial(TrustGame.read_transfer, game)
+    return game
 
 
 @pytest.mark.parametrize(
