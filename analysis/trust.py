@@ -32,7 +32,16 @@ from .consistency import (
 from .event_tables import agent_payloads, min_group_n, payloads
 from .reports import model_label, save_figure, small_note, write_table
 from .stats import eta_squared, mean_of, rank_levels, sample_sd, summarize_levels
-from .undefined import Undefined, first_undefined, read_stat, shown_stat, stat_fields
+from .undefined import (
+    CONSTANT,
+    NO_VALUES,
+    SINGLE_LEVEL,
+    Undefined,
+    first_undefined,
+    read_stat,
+    shown_stat,
+    stat_fields,
+)
 
 __all__ = [
     "analysed_levels",
@@ -141,14 +150,52 @@ def _attribute_metrics(
     ]
     values = [a for a, _ in pairs]
     levels = [lvl for _, lvl in pairs]
+    at_levels = sum(1 for t in traits.values() if name in t and (kept is None or t[name] in kept))
+    eta = eta_squared(values, levels)
+    if isinstance(eta, Undefined):
+        eta = Undefined(_why_no_eta(eta.reason, name, traits, kept, at_levels, values, levels))
     return {
         "ranking": rank_levels(values, levels),
-        **stat_fields("eta_squared", eta_squared(values, levels)),
+        **stat_fields("eta_squared", eta),
+        "n": len(values),
+        "n_personas": at_levels,
         "levels": {
             s.level: {"n": s.n, "mean": round(s.mean, 6), "small": s.n < smallest}
             for s in summarize_levels(values, levels)
         },
     }
+
+
+def _why_no_eta(
+    reason: str,
+    name: str,
+    traits: dict[str, dict[str, str]],
+    kept: list[str] | None,
+    at_levels: int,
+    values: list[float],
+    levels: list[str],
+) -> str:
+    """An undefined η²'s reason, said so a reader can act on it: which levels, how many
+    personas, how many of their decisions failed (the short reason first, as elsewhere)."""
+    if not any(name in t for t in traits.values()):
+        return f"{NO_VALUES}: no persona has this trait"
+    if kept is not None and not kept:
+        present = sorted({t[name] for t in traits.values() if name in t})
+        shown = ", ".join(present[:3]) + (", ..." if len(present) > 3 else "")
+        return (
+            f"{NO_VALUES}: no level of this trait in the test split among the personas "
+            f"(theirs: {shown})"
+        )
+    if not levels:
+        return (
+            f"{NO_VALUES}: none of the {at_levels} personas at its levels decided "
+            f"({at_levels} decisions failed)"
+        )
+    if reason == SINGLE_LEVEL:
+        return f"{SINGLE_LEVEL} ({levels[0]}, n={len(levels)})"
+    if reason == CONSTANT:
+        return f"{CONSTANT} (all {len(values)} deciders sent ${values[0]:g})"
+    return reason
 
 
 def population_report(metrics: dict[str, Any]) -> list[str]:
@@ -237,21 +284,76 @@ def beliefs_metrics(events: pd.DataFrame) -> dict[str, Any]:
 
 
 def belief_metrics(events: pd.DataFrame, behaviour: Mapping[str, Any]) -> dict[str, Any]:
-    """Beliefs per strategy and trait, their consistency with `behaviour`, and the medians."""
-    beliefs: dict[str, dict[str, Any]] = {}
+    """Beliefs per strategy and trait, their consistency with `behaviour`, and the medians.
+
+    Every strategy has a record for every analysed trait: a trait that was not asked about
+    (fewer than two levels in the split) or whose elicitation failed has null statistics and
+    the reason in words (`missing`), so a table can show its row and a summary can say over
+    how many traits its median is taken."""
+    params = payloads(events, "run.started")[0]["params"]
+    made: dict[tuple[str, str], Any] = {}
     for payload in payloads(events, "decision.made"):
         if payload["task"].startswith("trust.belief."):
-            shown = behaviour[payload["attribute"]]
-            beliefs.setdefault(payload["strategy"], {})[payload["attribute"]] = _consistency(
-                payload["value"], shown
-            )
+            made[(payload["strategy"], payload["attribute"])] = payload["value"]
     failures = [
         p for p in payloads(events, "decision.failed") if p["task"].startswith("trust.belief.")
     ]
+    failed = {(p["strategy"], p["attribute"]): p for p in failures}
+    strategies = params.get("strategies") or [params["strategy"]]
+    beliefs: dict[str, dict[str, Any]] = {}
+    for strategy in strategies:
+        per_trait = beliefs.setdefault(strategy, {})
+        for attribute, shown in behaviour.items():
+            belief = made.get((strategy, attribute))
+            per_trait[attribute] = (
+                _consistency(belief, shown)
+                if belief is not None
+                else _no_belief(_why_no_belief(failed.get((strategy, attribute)), shown), shown)
+            )
     return {
         "beliefs": beliefs,
         "summary": {strategy: _summary(per_trait) for strategy, per_trait in beliefs.items()},
         "elicitation_failures": len(failures),
+    }
+
+
+def _why_no_belief(failure: Mapping[str, Any] | None, behaviour: Mapping[str, Any]) -> str:
+    """Why a strategy has no belief about a trait, in words."""
+    if failure is not None:
+        return f"the elicitation failed after {failure['attempts']} attempts ({failure['error']})"
+    levels = list(behaviour["levels"])
+    if behaviour.get("n_personas") == 0 or not levels:
+        reason = read_stat(behaviour, "eta_squared")
+        detail = reason.reason.split(": ", 1)[-1] if isinstance(reason, Undefined) else ""
+        return f"not asked: {detail or 'no level of this trait among the deciders'}"
+    if len(levels) < 2:
+        return f"not asked: a single level in the split ({levels[0]})"
+    return "no elicitation recorded (the run did not finish it)"
+
+
+def _no_belief(reason: str, behaviour: Mapping[str, Any]) -> dict[str, Any]:
+    """The record of a trait without a belief: behaviour as measured, the rest null + reason."""
+    absent = Undefined(reason)
+    return {
+        **stat_fields("belief_ranking", absent),
+        **stat_fields("belief_eta_squared", absent),
+        "behaviour_ranking": behaviour["ranking"],
+        **stat_fields("behaviour_eta_squared", read_stat(behaviour, "eta_squared")),
+        **stat_fields("rho", absent),
+        **stat_fields("abs_delta_eta_squared", absent),
+        **_trait_n(behaviour),
+        "small_group": has_small_level(behaviour),
+        "missing": reason,
+    }
+
+
+def _trait_n(behaviour: Mapping[str, Any]) -> dict[str, Any]:
+    """n behind a trait's row: deciders at its analysed levels, of the personas there."""
+    n = sum(s["n"] for s in behaviour["levels"].values())
+    return {
+        "n": n,
+        "n_personas": behaviour.get("n_personas", n),
+        "n_levels": len(behaviour["levels"]),
     }
 
 
@@ -294,17 +396,23 @@ def _consistency(belief: dict[str, Any], behaviour: dict[str, Any]) -> dict[str,
         **stat_fields("behaviour_eta_squared", shown),
         **stat_fields("rho", rho),
         **stat_fields("abs_delta_eta_squared", delta),
+        **_trait_n(behaviour),
         "small_group": has_small_level(behaviour),
     }
 
 
 def _summary(per_trait: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Medians over the traits with a value; the traits without one, each with its reason."""
     rhos = [read_stat(v, "rho") for v in per_trait.values()]
     deltas = [read_stat(v, "abs_delta_eta_squared") for v in per_trait.values()]
     defined = [r for r in rhos if not isinstance(r, Undefined)]
     return {
         "n_attributes": len(per_trait),
         "n_rho_defined": len(defined),
+        "n_delta_defined": sum(not isinstance(d, Undefined) for d in deltas),
+        "no_rho": {
+            a: r.reason for a, r in zip(per_trait, rhos, strict=True) if isinstance(r, Undefined)
+        },
         **stat_fields("median_rho", median_of_defined(rhos)),
         **stat_fields("mean_rho", mean_of(defined, "no defined values")),
         **stat_fields("median_abs_delta_eta_squared", median_of_defined(deltas)),
@@ -312,13 +420,17 @@ def _summary(per_trait: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
 
 def beliefs_report(metrics: dict[str, Any]) -> list[str]:
+    """Per strategy the medians and how many traits they are over, naming those without a ρ
+    (with their reason) rather than counting them."""
     lines = population_report(metrics["behaviour"])[:1]
     for strategy, summary in metrics["summary"].items():
         lines.append(
-            f"  {strategy}: median ρ = {shown_stat(summary, 'median_rho', 3)}, median "
+            f"  {strategy}: median ρ = {shown_stat(summary, 'median_rho', 3)} over "
+            f"{summary['n_rho_defined']} of {summary['n_attributes']} traits, median "
             f"|Δη²| = {shown_stat(summary, 'median_abs_delta_eta_squared', 3)} over "
-            f"{summary['n_attributes']} traits"
+            f"{summary.get('n_delta_defined', summary['n_attributes'])}"
         )
+        lines += [f"    no ρ for {a}: {why}" for a, why in summary.get("no_rho", {}).items()]
     return lines
 
 
@@ -333,7 +445,11 @@ def table3_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
                     "model": metrics["model"],
                     "strategy": strategy,
                     "attribute": attribute,
+                    "n": result.get("n"),
                     "abs_delta_eta_squared": result["abs_delta_eta_squared"],
+                    "abs_delta_eta_squared_undefined": result.get(
+                        "abs_delta_eta_squared_undefined", ""
+                    ),
                     "rho": result["rho"],
                     "rho_undefined": result.get("rho_undefined", ""),
                     "small_group": result["small_group"],
@@ -345,7 +461,11 @@ def table3_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
                 "model": metrics["model"],
                 "strategy": strategy,
                 "attribute": "Median",
+                "n": summary["n_rho_defined"],
                 "abs_delta_eta_squared": summary["median_abs_delta_eta_squared"],
+                "abs_delta_eta_squared_undefined": summary.get(
+                    "median_abs_delta_eta_squared_undefined", ""
+                ),
                 "rho": summary["median_rho"],
                 "rho_undefined": summary.get("median_rho_undefined", ""),
                 "small_group": False,
@@ -361,8 +481,14 @@ def write_beliefs_reports(metrics: dict[str, Any], directory: Path) -> list[Path
         directory,
         "table3_consistency",
         flag="small_group",
-        notes=[small_note(smallest, "deciders in a level of the trait")],
+        notes=[small_note(smallest, "deciders in a level of the trait"), N_NOTE],
     )
+
+
+N_NOTE = (
+    "n: personas who decided, at the trait's analysed levels; on a Median row, the number of "
+    "traits with a ρ. A trait without a belief keeps its row, with the reason in rho_undefined."
+)
 
 
 def beliefs_summary_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:

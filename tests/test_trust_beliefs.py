@@ -104,7 +104,10 @@ def test_consistency_pinned_to_independent_computation(beliefs_run) -> None:
         for p in events[events.kind == "decision.made"].payload
         if p["task"].startswith("trust.belief.")
     ]
-    assert len(beliefs) == sum(len(v) for v in metrics["beliefs"].values())
+    stated = [
+        (s, a) for s, v in metrics["beliefs"].items() for a, r in v.items() if "missing" not in r
+    ]
+    assert len(beliefs) == len(stated)
     for belief in beliefs:
         groups = behaviour_by_level(events, belief["attribute"])
         means = {level: np.mean(v) for level, v in groups.items()}
@@ -244,8 +247,12 @@ def test_invalid_beliefs_are_counted_never_defaulted(tmp_path: Path) -> None:
         progress=False,
     )
     metrics = result.metrics["metrics"]
-    assert metrics["beliefs"] == {} and metrics["summary"] == {}
     assert metrics["elicitation_failures"] >= 5
+    asked = metrics["beliefs"]["Ctx+Tr"]
+    failed_rows = [r for r in asked.values() if r["missing"].startswith("the elicitation failed")]
+    assert len(failed_rows) == metrics["elicitation_failures"]  # every failure keeps its row
+    assert all(r["rho"] is None and "after 2 attempts" in r["rho_undefined"] for r in failed_rows)
+    assert metrics["summary"]["Ctx+Tr"]["n_rho_defined"] == 0
     events = events_of(result.run_dir)
     failed = [p for p in events[events.kind == "decision.failed"].payload]
     assert all(p["attempts"] == 2 for p in failed)
@@ -495,7 +502,8 @@ def test_constant_model_gives_no_numeric_rho_anywhere(tmp_path: Path) -> None:
     assert _numbers_in(metrics) == []
     for per_trait in metrics["beliefs"].values():
         for result in per_trait.values():
-            assert "constant input" in result["rho_undefined"]
+            if "missing" not in result:  # a trait not asked about says why instead
+                assert "constant input" in result["rho_undefined"]
     table = pd.read_csv(beliefs.run_dir / "reports" / "table3_consistency.csv")
     assert table["rho"].isna().all() and table["rho_undefined"].notna().all()
     conditioning = run_scenario(
