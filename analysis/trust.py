@@ -180,19 +180,11 @@ def _why_no_eta(
     if not any(name in t for t in traits.values()):
         return f"{NO_VALUES}: no persona has this trait"
     if kept is not None and not kept:
-        present = sorted({t[name] for t in traits.values() if name in t})
-        shown = ", ".join(present[:3]) + (", ..." if len(present) > 3 else "")
-        return (
-            f"{NO_VALUES}: no level of this trait in the test split among the personas "
-            f"(theirs: {shown})"
-        )
+        return f"{NO_VALUES}: no level of this trait in the test split"
     if not levels:
-        return (
-            f"{NO_VALUES}: none of the {at_levels} personas at its levels decided "
-            f"({at_levels} decisions failed)"
-        )
+        return f"{NO_VALUES}: all {at_levels} decisions at its levels failed"
     if reason == SINGLE_LEVEL:
-        return f"{SINGLE_LEVEL} ({levels[0]}, n={len(levels)})"
+        return f"{SINGLE_LEVEL} ({levels[0][:30]}, n={len(levels)})"
     if reason == CONSTANT:
         return f"{CONSTANT} (all {len(values)} deciders sent ${values[0]:g})"
     return reason
@@ -320,14 +312,14 @@ def belief_metrics(events: pd.DataFrame, behaviour: Mapping[str, Any]) -> dict[s
 def _why_no_belief(failure: Mapping[str, Any] | None, behaviour: Mapping[str, Any]) -> str:
     """Why a strategy has no belief about a trait, in words."""
     if failure is not None:
-        return f"the elicitation failed after {failure['attempts']} attempts ({failure['error']})"
+        return f"the elicitation failed after {failure['attempts']} attempts"
     levels = list(behaviour["levels"])
     if behaviour.get("n_personas") == 0 or not levels:
         reason = read_stat(behaviour, "eta_squared")
         detail = reason.reason.split(": ", 1)[-1] if isinstance(reason, Undefined) else ""
         return f"not asked: {detail or 'no level of this trait among the deciders'}"
     if len(levels) < 2:
-        return f"not asked: a single level in the split ({levels[0]})"
+        return f"not asked: a single level in the split ({levels[0][:30]})"
     return "no elicitation recorded (the run did not finish it)"
 
 
