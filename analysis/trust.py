@@ -56,6 +56,7 @@ __all__ = [
     "conditioning_metrics",
     "conditioning_report",
     "conditioning_summary_rows",
+    "conditioning_trait_rows",
     "explanation_rows",
     "forecast_metrics",
     "forecast_report",
@@ -556,10 +557,18 @@ def conditioning_metrics(events: pd.DataFrame) -> dict[str, Any]:
         if p["task"].startswith("trust.belief.")
     }
     imposed = {(p["condition"], p["attribute"]): p for p in payloads(events, "belief.imposed")}
+    failed = {
+        p["attribute"]: p
+        for p in payloads(events, "decision.failed")
+        if p["task"].startswith("trust.belief.")
+    }
     conditions = {}
     for index, condition in enumerate(params["conditions"], start=2):
         behaviour = behaviour_metrics(events, params["attributes"], round_index=index)
-        conditions[condition] = _condition_metrics(condition, behaviour, elicited, imposed)
+        conditions[condition] = {
+            **_condition_metrics(condition, behaviour, elicited, imposed),
+            **_traits_without_rho(behaviour["attributes"], elicited, failed),
+        }
     return {
         "model": model_label(header["model"]),
         "strategy": params["strategy"],
@@ -622,6 +631,25 @@ def _condition_metrics(
     }
 
 
+def _traits_without_rho(
+    behaviour: Mapping[str, Any],
+    elicited: Mapping[str, Any],
+    failed: Mapping[str, Mapping[str, Any]],
+) -> dict[str, Any]:
+    """Every analysed trait's place in a Table 4 cell: how many have a ρ and, for the others,
+    why not (not asked, elicitation failed), with n per trait."""
+    reasons = {
+        a: _why_no_belief(failed.get(a), shown)
+        for a, shown in behaviour.items()
+        if a not in elicited
+    }
+    return {
+        "n_attributes": len(behaviour),
+        "no_belief": reasons,
+        "n_by_attribute": {a: _trait_n(shown)["n"] for a, shown in behaviour.items()},
+    }
+
+
 def _achieved_fields(condition: str, per_trait: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """The ρ an imposed prior actually has with the elicited belief, per condition: its median
     over traits and the traits it left unperturbed (ρ = 1: a 2-level trait cannot reach 0.8),
@@ -637,31 +665,69 @@ def _achieved_fields(condition: str, per_trait: dict[str, dict[str, Any]]) -> di
 
 
 def conditioning_report(metrics: dict[str, Any]) -> list[str]:
-    return [
-        f"  {condition}: median ρ(prior, behaviour) = {shown_stat(m, 'median_rho', 3)}, "
-        f"mean |Δη²| = {shown_stat(m, 'mae_eta_squared', 3)}"
-        + (
-            f"; prior's achieved ρ with the elicited belief: median "
-            f"{shown_stat(m, 'median_imposed_rho', 2)}, {len(m['unperturbed'])} traits unperturbed"
-            if m["median_imposed_rho"] is not None
-            else ""
+    lines = []
+    for condition, m in metrics["conditions"].items():
+        lines.append(
+            f"  {condition}: median ρ(prior, behaviour) = {shown_stat(m, 'median_rho', 3)} over "
+            f"{_n_rho(m)} of {m.get('n_attributes', len(m['attributes']))} traits, mean |Δη²| = "
+            f"{shown_stat(m, 'mae_eta_squared', 3)} ({m['n_decisions']} deciders)"
+            + (
+                f"; prior's achieved ρ with the elicited belief: median "
+                f"{shown_stat(m, 'median_imposed_rho', 2)}, {len(m['unperturbed'])} traits "
+                "unperturbed"
+                if m["median_imposed_rho"] is not None
+                else ""
+            )
         )
-        for condition, m in metrics["conditions"].items()
-    ]
+        lines += [f"    no ρ for {a}: {why}" for a, why in _no_rho(m).items()]
+    return lines
+
+
+def _n_rho(cell: Mapping[str, Any]) -> int:
+    return sum(1 for v in cell["attributes"].values() if v["rho"] is not None)
+
+
+def _no_rho(cell: Mapping[str, Any]) -> dict[str, str]:
+    """The traits of a Table 4 cell without a ρ, and why (no belief, or ρ undefined)."""
+    undefined = {a: v["rho_undefined"] for a, v in cell["attributes"].items() if v["rho"] is None}
+    return {**cell.get("no_belief", {}), **undefined}
 
 
 def conditioning_summary_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
     return [
         {
             "condition": condition,
+            "n": m["n_decisions"],
+            "n_traits_with_rho": _n_rho(m),
             "median_rho": m["median_rho"],
             "mae_eta_squared": m["mae_eta_squared"],
             "median_imposed_rho": m["median_imposed_rho"],
             "unperturbed": len(m["unperturbed"]),
+            "traits_without_rho": "; ".join(f"{a}: {why}" for a, why in _no_rho(m).items()),
             "small_group": bool(m["small_levels"]),
         }
         for condition, m in metrics["conditions"].items()
     ]
+
+
+def conditioning_trait_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
+    """Table 4 by trait: a row per condition and analysed trait, with n and ρ or its reason."""
+    rows = []
+    for condition, m in metrics["conditions"].items():
+        reasons = _no_rho(m)
+        for attribute, n in m.get("n_by_attribute", {}).items():
+            cell = m["attributes"].get(attribute, {})
+            rows.append(
+                {
+                    "condition": condition,
+                    "attribute": attribute,
+                    "n": n,
+                    "rho": cell.get("rho"),
+                    "abs_delta_eta_squared": cell.get("abs_delta_eta_squared"),
+                    "rho_undefined": reasons.get(attribute, ""),
+                }
+            )
+    return rows
 
 
 def write_conditioning_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
@@ -673,8 +739,10 @@ def write_conditioning_reports(metrics: dict[str, Any], directory: Path) -> list
         for a, v in m["attributes"].items()
         if (target := metrics.get("targets", {}).get(c)) is not None
     ]
+    by_trait = conditioning_trait_rows(metrics)
     return [
         *write_table(rows, directory, "table4_conditioning", flag="small_group", notes=[note]),
+        *(write_table(by_trait, directory, "table4_by_trait") if by_trait else []),
         *(write_table(achieved, directory, "table4_achieved_prior_rho") if achieved else []),
     ]
 
@@ -753,7 +821,6 @@ def _archetype_metrics(
     ]
     by_horizon = mae_by_horizon(pairs)
     none = Undefined("no forecast–action pairs")
-    empty = {"n": 0, "mae": none, "mean_forecast": none, "mean_actual": none}
     overall = [abs(forecast - actual) for _, forecast, actual in pairs]
     return {
         "n_trustors": _trustors_in(events, game_name(archetype)),
@@ -764,7 +831,7 @@ def _archetype_metrics(
         "by_horizon": [
             {
                 "horizon": h,
-                **_horizon_fields(by_horizon.get(h, empty), smallest),
+                **_horizon_fields(by_horizon.get(h, _empty_round(h, archetype, failed)), smallest),
                 **stat_fields(
                     "sd_abs_error", sample_sd([abs(f - a) for k, f, a in pairs if k == h])
                 ),
@@ -772,6 +839,24 @@ def _archetype_metrics(
             for h in range(1, rounds + 1)
         ],
     }
+
+
+def _empty_round(h: int, archetype: str, failed: list[dict[str, Any]]) -> dict[str, Any]:
+    """A horizon without forecast–action pairs, and why: the failures of that round."""
+    forecasts = sum(
+        1
+        for p in failed
+        if p.get("kind") == "forecast"
+        and p.get("archetype") == archetype
+        and p.get("steps_ahead", p.get("horizon")) == h
+    )
+    actions = sum(
+        1
+        for p in failed
+        if p.get("kind") == "action" and p.get("archetype") == archetype and p.get("round") == h
+    )
+    none = Undefined(f"no forecast–action pairs ({forecasts} forecasts, {actions} actions failed)")
+    return {"n": 0, "mae": none, "mean_forecast": none, "mean_actual": none}
 
 
 def _trustors_in(events: pd.DataFrame, env: str) -> int:

@@ -335,7 +335,7 @@ def test_unparseable_forecast_is_a_failure_and_left_out(tmp_path: Path) -> None:
         assert per_archetype["forecast_failures"] == 2
         assert per_archetype["action_failures"] == 0
         assert per_archetype["n_pairs"] == 4
-        reason = "no forecast–action pairs"
+        reason = "no forecast–action pairs (2 forecasts, 0 actions failed)"
         assert per_archetype["by_horizon"][1] == {
             "horizon": 2,
             "n": 0,
