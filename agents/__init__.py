@@ -16,6 +16,7 @@ from .decision import (
     parse_nonempty,
     parse_structured,
 )
+from .level_names import SYNONYMS, LevelNameError, level_key, match_level_names
 from .persona import Persona
 from .persona_agent import PersonaAgent
 from .persona_bank import (
@@ -39,6 +40,7 @@ from .trustee import TrusteeAgent, archetype_cap
 
 __all__ = [
     "BIG_FIVE_LEVELS",
+    "SYNONYMS",
     "TABLE3_TRAITS",
     "TEST_SPLIT_LEVELS",
     "TRAIT_FIELDS",
@@ -47,6 +49,7 @@ __all__ = [
     "DecisionParseError",
     "DecisionTask",
     "ForecastAnswer",
+    "LevelNameError",
     "Persona",
     "PersonaAgent",
     "PersonaFileError",
@@ -61,7 +64,9 @@ __all__ = [
     "format_instructions",
     "json_parser",
     "json_task",
+    "level_key",
     "load_personas",
+    "match_level_names",
     "parse_nonempty",
     "parse_structured",
     "sample_personas",

@@ -22,7 +22,7 @@ trait with fewer than two such levels is not asked about.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +32,10 @@ from pydantic import BaseModel, Field, field_validator
 from personasim.agents import (
     DecisionParseError,
     DecisionTask,
+    LevelNameError,
     ResearcherAgent,
     format_instructions,
+    match_level_names,
     parse_structured,
 )
 from personasim.analysis import Undefined, effect_size_value, eta_squared_from_group_stats
@@ -98,18 +100,21 @@ class TrustBeliefsParams(TrustPopulationParams):
 
 
 def read_ranking_belief(belief: RankingBelief, levels: list[str]) -> dict[str, Any]:
-    """The stated ranking and effect size, if it ranks exactly `levels` and the size is one."""
-    if sorted(belief.ranking_descending) != sorted(levels):
+    """The stated ranking and effect size, if it ranks exactly `levels` (names matched as a
+    person would, `agents.level_names`) and the size is one."""
+    try:
+        ranking = match_level_names(belief.ranking_descending, levels)
+    except LevelNameError as exc:
         raise DecisionParseError(
-            f"ranking_descending must list each of {levels} exactly once, "
-            f"got {belief.ranking_descending}"
-        )
+            f"ranking_descending must list each of {levels} exactly once: {exc}"
+        ) from None
     try:
         size = effect_size_value(belief.omnibus_effect_size)
     except ValueError as exc:
         raise DecisionParseError(str(exc)) from None
     return {
-        "ranking": belief.ranking_descending,
+        "ranking": ranking,
+        **_renamed(belief.ranking_descending, ranking),
         "eta_squared": size,
         "stated": belief.model_dump(),
     }
@@ -118,18 +123,30 @@ def read_ranking_belief(belief: RankingBelief, levels: list[str]) -> dict[str, A
 def read_dollar_belief(belief: DollarBelief, levels: list[str], endowment: int) -> dict[str, Any]:
     """Ranking (by mean) and η̂² from the stated per-level statistics, if they are `levels`'
     and no mean is above the endowment."""
-    stats = belief.mean_sd_level_stats
-    if sorted(stats) != sorted(levels):
-        raise DecisionParseError(f"mean_sd_level_stats must have exactly the levels {levels}")
+    try:
+        names = match_level_names(list(belief.mean_sd_level_stats), levels)
+    except LevelNameError as exc:
+        raise DecisionParseError(
+            f"mean_sd_level_stats must have exactly the levels {levels}: {exc}"
+        ) from None
+    stats = dict(zip(names, belief.mean_sd_level_stats.values(), strict=True))
     if any(s.mean > endowment for s in stats.values()):
         raise DecisionParseError(f"a mean above the ${endowment} a trustor has")
     ranking = sorted(levels, key=lambda level: (-stats[level].mean, level))
     eta = eta_squared_from_group_stats({k: (s.mean, s.sd) for k, s in stats.items()})
+    stated = DollarBelief(mean_sd_level_stats=stats, explanation=belief.explanation)
     return {
         "ranking": ranking,
         "eta_squared": None if isinstance(eta, Undefined) else eta,  # the reason: belief_eta
-        "stated": belief.model_dump(),
+        "stated": stated.model_dump(),
+        **_renamed(belief.mean_sd_level_stats, names),
     }
+
+
+def _renamed(said: Iterable[str], names: list[str]) -> dict[str, Any]:
+    """The names the model wrote, where they differ from the offered ones (for the record)."""
+    renamed = {s: n for s, n in zip(said, names, strict=True) if s != n}
+    return {"stated_names": renamed} if renamed else {}
 
 
 @register_scenario
