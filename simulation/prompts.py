@@ -39,6 +39,9 @@ class PromptEntry(BaseModel):
     source: str
     kind: Kind
     note: str | None = None
+    order: str | None = None
+    """How the items a verbatim text lists are ordered, where that differs from the source
+    (e.g. shuffled per run, seeded); recorded in the manifest."""
 
     def bare_dollar(self) -> str | None:
         """The text around the first '$' that `string.Template` cannot read, if any."""
@@ -139,6 +142,8 @@ class PromptPack:
                 f"are {', '.join(shipped.entries)}"
             )
 
-    def describe(self) -> dict[str, str]:
-        """For the manifest: where the texts came from and their hash."""
-        return {"path": self.path, "sha256": self.sha256}
+    def describe(self) -> dict[str, Any]:
+        """For the manifest: where the texts came from, their hash, and the entries whose
+        listed items are ordered otherwise than in their source (`order`)."""
+        orders = {name: entry.order for name, entry in self.entries.items() if entry.order}
+        return {"path": self.path, "sha256": self.sha256, **({"order": orders} if orders else {})}

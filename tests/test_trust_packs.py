@@ -86,3 +86,25 @@ def test_every_pack_entry_reaches_the_model(
     assert all(f"[[{n}]]" not in sent for n in unused)
     manifest = json.loads((result.run_dir / "manifest.json").read_text())
     assert manifest["prompts"]["path"] == str(pack)
+
+
+def test_the_manifest_says_the_level_order_is_shuffled_per_run(tmp_path: Path) -> None:
+    """The belief prompts are verbatim but list the levels in a seeded order of our own: the
+    pack says so and the manifest records it; the order itself is in `trust.levels`."""
+    orders = []
+    for seed in (0, 1):
+        result = run_scenario(
+            "trust-beliefs",
+            {"n_personas": 20, "strategies": "NoCtx+Tr"},
+            out=tmp_path / f"r{seed}",
+            seed=seed,
+            progress=False,
+        )
+        manifest = json.loads((result.run_dir / "manifest.json").read_text())
+        recorded = manifest["prompts"]["order"]
+        assert set(recorded) == {"belief_ranking", "belief_dollars"}
+        assert all("seeded" in text and "verbatim" in text for text in recorded.values())
+        with SQLiteEventStore(result.run_dir / "events.sqlite") as store:
+            (levels,) = [e.payload for e in store.read(["trust.levels"])]
+        orders.append(levels["shown_order"])
+    assert orders[0] != orders[1]  # another seed, another order
