@@ -99,6 +99,7 @@ def behaviour_metrics(
         if "persona" in e["payload"]
     }
     kept = analysed_levels(events)
+    endowment = payloads(events, "run.started")[0]["params"].get("endowment")
     if round_index is not None:
         events = events[events["round"] == round_index]
     sent = {e["agent_id"]: e["payload"]["sent"] for e in agent_payloads(events, "trust.transfer")}
@@ -106,6 +107,7 @@ def behaviour_metrics(
     amounts = [sent[i] for i in ids]
     smallest = min_group_n(events)
     return {
+        "endowment": endowment,
         "n_personas": len(traits),
         "n_decisions": len(ids),
         "parse_failures": _count(events, "decision.failed", "trust.trustor"),
@@ -197,15 +199,18 @@ def population_report(metrics: dict[str, Any]) -> list[str]:
         f"({metrics['parse_failures']} parse failures, {metrics['reasks']} re-asks); "
         f"mean sent {shown_stat(metrics, 'mean_sent')}, SD {shown_stat(metrics, 'sd_sent')}",
     ]
+    if humans := human_line(metrics, metrics.get("endowment")):
+        lines.append(humans)
     for name, result in metrics["attributes"].items():
         eta = shown_stat(result, "eta_squared", 3)
+        n = f"n = {result.get('n', sum(s['n'] for s in result['levels'].values()))}"
         if result["eta_squared"] is None:
-            lines.append(f"  {name}: eta² {eta}")
+            lines.append(f"  {name}: eta² {eta}; {n}")
             continue
         top = " > ".join(result["ranking"][:3])
         small = [level for level, s in result["levels"].items() if s["small"]]
         note = f" (n < {metrics['min_group_n']}: {', '.join(small)})" if small else ""
-        lines.append(f"  {name}: eta² = {eta}; ranking {top} ...{note}")
+        lines.append(f"  {name}: eta² = {eta}, {n}; ranking {top} ...{note}")
     return lines
 
 
@@ -254,11 +259,88 @@ def eta_figure(traits: list[dict[str, Any]]) -> Figure:
 def write_population_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
     traits, levels = population_rows(metrics)
     note = small_note(metrics["min_group_n"], "deciders in a level of the trait")
+    humans = human_note(metrics.get("human_reference", []))
     return [
         *write_table(traits, directory, "population_traits", flag="small_group", notes=[note]),
-        *write_table(levels, directory, "population_levels", flag="small", notes=[note]),
+        *write_table(levels, directory, "population_levels", flag="small", notes=[note, humans]),
+        *write_amount_sent({"this run": metrics}, metrics.get("human_reference", []), directory),
         save_figure(eta_figure(traits), directory, "population_eta_squared"),
     ]
+
+
+# ---------------------------------------------------------------------------------------------
+# What people send: the published human benchmarks beside the amounts sent
+# ---------------------------------------------------------------------------------------------
+
+
+def human_note(reference: Sequence[Mapping[str, Any]]) -> str:
+    """One line naming the human benchmarks (share of the endowment sent), for a table."""
+    if not reference:
+        return ""
+    said = "; ".join(f"{r['label']}: {r['share_sent']:.1%}" for r in reference)
+    return f"Humans send (share of the endowment): {said}. Citations: docs/trust-population.md."
+
+
+def human_line(metrics: Mapping[str, Any], endowment: int | None) -> str:
+    """This run's mean as a share of the endowment beside the human benchmarks' shares."""
+    reference = metrics.get("human_reference", [])
+    mean = metrics.get("mean_sent")
+    if not reference or mean is None or not endowment:
+        return ""
+    said = ", ".join(f"{r['label']} {r['share_sent']:.1%}" for r in reference)
+    return f"  sent {mean / endowment:.1%} of the endowment; humans: {said}"
+
+
+def amount_sent_rows(
+    behaviours: Mapping[str, Mapping[str, Any]], reference: Sequence[Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """The amounts this run's trustors sent (one row per condition) and, beside them, the
+    published human benchmarks, each with its n and as a share of its endowment."""
+    rows = []
+    for who, b in behaviours.items():
+        endowment = b.get("endowment")
+        mean = b.get("mean_sent")
+        share = Undefined(b.get("mean_sent_undefined") or "no decisions")
+        if mean is not None and endowment:
+            share = mean / endowment
+        rows.append(
+            {
+                "who": who,
+                "n": b["n_decisions"],
+                "n_of": "deciders",
+                **stat_fields("mean_sent", read_stat(b, "mean_sent")),
+                "endowment": endowment,
+                **stat_fields("share_sent", share, 4),
+                "citation": "",
+            }
+        )
+    rows += [
+        {
+            "who": r["label"],
+            "n": r["n"],
+            "n_of": r["n_of"],
+            "mean_sent": r.get("mean_sent"),
+            "mean_sent_undefined": "" if "mean_sent" in r else "reported as a share only",
+            "endowment": r.get("endowment"),
+            "share_sent": r["share_sent"],
+            "citation": r["citation"],
+        }
+        for r in reference
+    ]
+    return rows
+
+
+def write_amount_sent(
+    behaviours: Mapping[str, Mapping[str, Any]],
+    reference: Sequence[Mapping[str, Any]],
+    directory: Path,
+) -> list[Path]:
+    rows = amount_sent_rows(behaviours, reference)
+    note = (
+        "Human benchmarks are one-shot Trust Games with people; returns here come from fixed "
+        "archetypes, so only the amount sent has a reference."
+    )
+    return write_table(rows, directory, "amount_sent", notes=[note])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -415,7 +497,10 @@ def _summary(per_trait: dict[str, dict[str, Any]]) -> dict[str, Any]:
 def beliefs_report(metrics: dict[str, Any]) -> list[str]:
     """Per strategy the medians and how many traits they are over, naming those without a ρ
     (with their reason) rather than counting them."""
-    lines = population_report(metrics["behaviour"])[:1]
+    behaviour = {**metrics["behaviour"], "human_reference": metrics.get("human_reference", [])}
+    lines = population_report(behaviour)[:1]
+    if humans := human_line(behaviour, behaviour.get("endowment")):
+        lines.append(humans)
     for strategy, summary in metrics["summary"].items():
         lines.append(
             f"  {strategy}: median ρ = {shown_stat(summary, 'median_rho', 3)} over "
@@ -469,13 +554,18 @@ def table3_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
 
 def write_beliefs_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
     smallest = metrics["behaviour"]["min_group_n"]
-    return write_table(
-        table3_rows(metrics),
-        directory,
-        "table3_consistency",
-        flag="small_group",
-        notes=[small_note(smallest, "deciders in a level of the trait"), N_NOTE],
-    )
+    return [
+        *write_table(
+            table3_rows(metrics),
+            directory,
+            "table3_consistency",
+            flag="small_group",
+            notes=[small_note(smallest, "deciders in a level of the trait"), N_NOTE],
+        ),
+        *write_amount_sent(
+            {"this run": metrics["behaviour"]}, metrics.get("human_reference", []), directory
+        ),
+    ]
 
 
 N_NOTE = (
@@ -611,6 +701,8 @@ def _condition_metrics(
     ]
     return {
         "n_decisions": behaviour["n_decisions"],
+        "endowment": behaviour["endowment"],
+        **stat_fields("mean_sent", read_stat(behaviour, "mean_sent")),
         "parse_failures": behaviour["parse_failures"],
         **stat_fields("median_rho", median_of_defined(v["rho"] for v in per_trait.values())),
         **stat_fields("mae_eta_squared", mean_of(deltas, "no defined values")),
@@ -740,7 +832,13 @@ def write_conditioning_reports(metrics: dict[str, Any], directory: Path) -> list
         if (target := metrics.get("targets", {}).get(c)) is not None
     ]
     by_trait = conditioning_trait_rows(metrics)
+    sent = {
+        c: m
+        for c, m in metrics["conditions"].items()
+        if "mean_sent" in m or "mean_sent_undefined" in m
+    }
     return [
+        *write_amount_sent(sent, metrics.get("human_reference", []), directory),
         *write_table(rows, directory, "table4_conditioning", flag="small_group", notes=[note]),
         *(write_table(by_trait, directory, "table4_by_trait") if by_trait else []),
         *(write_table(achieved, directory, "table4_achieved_prior_rho") if achieved else []),
@@ -1022,8 +1120,11 @@ def write_forecast_reports(metrics: dict[str, Any], directory: Path) -> list[Pat
     rows = mae_rows(metrics)
     figure = mae_figure(rows, metrics["rounds"], metrics["model"].get("note"))
     note = small_note(metrics["min_group_n"], "forecast–action pairs in the round")
+    humans = human_note(metrics.get("human_reference", []))
+    if humans:
+        humans += " (one-shot games; here each round restarts from the full endowment)"
     return [
-        *write_table(rows, directory, "mae_by_horizon", flag="small", notes=[note]),
+        *write_table(rows, directory, "mae_by_horizon", flag="small", notes=[note, humans]),
         save_figure(figure, directory, "mae_by_horizon"),
         *write_explanation_reports(metrics.get("explanations", {}), directory),
     ]

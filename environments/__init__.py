@@ -13,6 +13,7 @@ from .classroom import Classroom, Grade, GradedBy, extract_final_answer, extract
 from .gsm8k import QuestionFileError, WordProblem, load_word_problems, sample_problems
 from .persona_gym import TASKS, GymFileError, GymQuestion, PersonaGym
 from .trust_game import TrustGame, TrustOutcome
+from .trust_reference import HumanReference, human_reference
 from .trust_transfer import TransferReading, read_transfer
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "GradedBy",
     "GymFileError",
     "GymQuestion",
+    "HumanReference",
     "PersonaGym",
     "Profile",
     "QuestionFileError",
@@ -34,6 +36,7 @@ __all__ = [
     "WordProblem",
     "extract_final_answer",
     "extract_last_number",
+    "human_reference",
     "load_profiles",
     "load_survey",
     "load_word_problems",

@@ -40,6 +40,7 @@ from personasim.agents import (
 )
 from personasim.analysis import Undefined, effect_size_value, eta_squared_from_group_stats
 from personasim.analysis import trust as trust_metrics
+from personasim.environments import human_reference
 from personasim.simulation import ChatRequest, Message, Simulation, register_scenario
 
 from .trust_population import TrustPopulation, TrustPopulationParams
@@ -241,7 +242,7 @@ class TrustBeliefs(TrustPopulation):
 
     @classmethod
     def compute_metrics(cls, events: pd.DataFrame) -> dict[str, Any]:
-        return trust_metrics.beliefs_metrics(events)
+        return {**trust_metrics.beliefs_metrics(events), "human_reference": human_reference()}
 
     @classmethod
     def report(cls, metrics: dict[str, Any]) -> list[str]:

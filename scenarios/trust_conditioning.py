@@ -27,6 +27,7 @@ from pydantic import Field
 
 from personasim.analysis import perturb_ranking
 from personasim.analysis import trust as trust_metrics
+from personasim.environments import human_reference
 from personasim.simulation import Simulation, register_scenario
 from personasim.simulation.prompts import PromptPack
 
@@ -107,7 +108,7 @@ class TrustConditioning(TrustBeliefs):
 
     @classmethod
     def compute_metrics(cls, events: pd.DataFrame) -> dict[str, Any]:
-        return trust_metrics.conditioning_metrics(events)
+        return {**trust_metrics.conditioning_metrics(events), "human_reference": human_reference()}
 
     @classmethod
     def report(cls, metrics: dict[str, Any]) -> list[str]:
@@ -128,4 +129,3 @@ class TrustConditioning(TrustBeliefs):
         """No paper table spans conditioning runs: the sweep's combined table is the report
         (trust-beliefs' Table 9 needs its `mean_rho` column, which conditioning rows lack)."""
         return []
-

@@ -35,7 +35,7 @@ from personasim.agents import (
 from personasim.agents.trustee import ARCHETYPE_PATTERN
 from personasim.analysis import trust as trust_metrics
 from personasim.analysis.trust import game_name
-from personasim.environments import TrustGame, TrustOutcome
+from personasim.environments import TrustGame, TrustOutcome, human_reference
 from personasim.simulation import ChatRequest, Message, Scenario, Simulation, register_scenario
 from personasim.simulation.prompts import PromptPack
 
@@ -294,7 +294,7 @@ class TrustForecast(Scenario):
 
     @classmethod
     def compute_metrics(cls, events: pd.DataFrame) -> dict[str, Any]:
-        return trust_metrics.forecast_metrics(events)
+        return {**trust_metrics.forecast_metrics(events), "human_reference": human_reference()}
 
     @classmethod
     def report(cls, metrics: dict[str, Any]) -> list[str]:

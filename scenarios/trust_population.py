@@ -44,7 +44,7 @@ from personasim.agents import (
 )
 from personasim.agents.trustee import ARCHETYPE_PATTERN
 from personasim.analysis import trust as trust_metrics
-from personasim.environments import TrustGame
+from personasim.environments import TrustGame, human_reference
 from personasim.environments.trust_transfer import CLOSING_SENTENCE
 from personasim.simulation import (
     ChatRequest,
@@ -266,7 +266,7 @@ class TrustPopulation(Scenario):
 
     @classmethod
     def compute_metrics(cls, events: pd.DataFrame) -> dict[str, Any]:
-        return trust_metrics.population_metrics(events)
+        return {**trust_metrics.population_metrics(events), "human_reference": human_reference()}
 
     @classmethod
     def report(cls, metrics: dict[str, Any]) -> list[str]:
