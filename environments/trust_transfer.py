@@ -17,6 +17,9 @@ docs/trust-population.md, "Reading the amount"):
   full amount" (the endowment; "all of my N dollars" must name the endowment), "half of it"
   (half the endowment). A unit may follow ("dollars", "$", "USD"), and cents ("5 dollars and
   50 cents" is 5.50; "50 cents" is 0.50).
+- **The instruction echoed is not an answer**: a closing sentence right after "End with"
+  (the prompt's own words, repeated, as small models do: "END WITH 'Finally, I will give you
+  2 dollars'") is not read.
 - **Asides after the amount are not read**: parentheses, brackets, and what follows an em dash
   or a comma ("4 dollars (tripled to 12)", "5 dollars, keeping 5" are 4 and 5).
 - **Asked again, never guessed** (the reason says which): no closing sentence; a closing
@@ -81,6 +84,7 @@ _BOUND = re.compile(
 )
 _BETWEEN = re.compile(r"\bbetween\b", re.IGNORECASE)
 _ASIDE = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
+_ECHO = re.compile(r"\bend\s+with\s*[:'\"\u2018\u201c]*\s*$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -95,7 +99,11 @@ def read_transfer(reply: str, endowment: int, closing: str = CLOSING_SENTENCE) -
     """The amount of `reply`'s closing sentence(s) under the module's grammar; `closing` is
     how a missing closing sentence is named in the re-ask (the forecast says "send")."""
     text = _plain(reply)
-    readings = [_read_sentence(_sentence(text, m.end()), endowment) for m in _MARKER.finditer(text)]
+    readings = [
+        _read_sentence(_sentence(text, m.end()), endowment)
+        for m in _MARKER.finditer(text)
+        if not _ECHO.search(text, 0, m.start())
+    ]
     if not readings:
         return TransferReading(None, f"it does not end with '{closing}'")
     problems = [r for r in readings if r.problem]

@@ -26,6 +26,9 @@ from personasim.simulation import RetryPolicy, SQLiteEventStore, run_scenario
 CORPUS = yaml.safe_load(
     (Path(__file__).parent / "data" / "trust_transfer_endings.yaml").read_text(encoding="utf-8")
 )["endings"]
+REAL = yaml.safe_load(
+    (Path(__file__).parent / "data" / "trust_smollm2_replies.yaml").read_text(encoding="utf-8")
+)["replies"]
 FAST_RETRY = RetryPolicy(max_attempts=2, timeout=5, initial_backoff=0.01, max_backoff=0.05)
 
 
@@ -76,6 +79,19 @@ def test_corpus_accuracy_is_measured() -> None:
     right = sum(outcome(e["reply"])[0] == e["expect"] for e in CORPUS)
     print(f"transfer reader: {right} of {len(CORPUS)} labelled endings read as labelled")
     assert right == len(CORPUS)
+
+
+def test_real_smollm2_replies_are_read_as_labelled() -> None:
+    """SmolLM2's real replies (tests/data/trust_smollm2_replies.yaml, labelled by hand): each
+    gets a clean reading or a re-ask with its reason, and the label's; none is guessed."""
+    wrong = []
+    for index, entry in enumerate(REAL):
+        got, reason = outcome(entry["reply"])
+        assert isinstance(got, int) or reason, index  # a reading, or a reason to re-ask
+        if got != entry["expect"]:
+            wrong.append((index, got, entry["expect"], reason))
+    print(f"transfer reader on SmolLM2: {len(REAL) - len(wrong)} of {len(REAL)} as labelled")
+    assert len(REAL) >= 50 and wrong == []
 
 
 def test_the_forecast_names_its_own_closing_sentence() -> None:
