@@ -184,3 +184,21 @@ def test_a_model_that_never_gives_one_amount_is_a_counted_failure(tmp_path: Path
     metrics = result.metrics["metrics"]
     assert metrics["parse_failures"] == 2 and metrics["n_decisions"] == 0
     assert not events(result.run_dir, "trust.transfer")
+
+
+def test_every_trust_task_reads_with_the_one_reader() -> None:
+    """The journeys' trust place, the forecast and the examples use the same reader: no module
+    keeps its own closing-sentence pattern."""
+    from personasim.scenarios import persona_journey, trust_forecast, trust_population
+
+    assert persona_journey.parse_transfer is trust_population.parse_transfer
+    assert trust_forecast.parse_transfer is trust_population.parse_transfer
+    root = Path(__file__).resolve().parents[1]
+    patterns = [
+        path.relative_to(root).as_posix()
+        for folder in ("scenarios", "environments", "agents", "examples")
+        for path in (root / folder).rglob("*.py")
+        if r"i\s+will\s+give" in path.read_text(encoding="utf-8")
+        or r"i\s+will\s+send" in path.read_text(encoding="utf-8")
+    ]
+    assert patterns == []
