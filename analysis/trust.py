@@ -1086,10 +1086,56 @@ def explanation_rows(events: pd.DataFrame) -> dict[str, list[dict[str, Any]]]:
                 {
                     "round": p["horizon"],
                     "forecast": p["value"],
-                    "sent": sends.get((agent, p["horizon"])),
+                    **_sent_fields(sends.get((agent, p["horizon"]))),
                     "explanation": _explanation(last_reply.get(agent, "")),
                 }
             )
+    return _every_round(tables, events, persona, sends)
+
+
+def _sent_fields(sent: int | None) -> dict[str, Any]:
+    if sent is None:
+        return {"sent": None, "sent_undefined": "no transfer that round (the action failed)"}
+    return {"sent": sent}
+
+
+def _every_round(
+    tables: dict[str, list[dict[str, Any]]],
+    events: pd.DataFrame,
+    persona: str,
+    sends: dict[tuple[str, int], int],
+) -> dict[str, list[dict[str, Any]]]:
+    """Tables 6–8 with a row for every archetype and round: a forecast that failed keeps its
+    row, with the reason, and what was sent that round."""
+    params = payloads(events, "run.started")[0]["params"]
+    failed = {
+        (r["agent_id"], r["payload"]["horizon"]): r["payload"]
+        for r in agent_payloads(events, "decision.failed")
+        if r["payload"].get("kind") == "forecast" and r["payload"].get("steps_ahead", 1) == 1
+    }
+    for archetype in params.get("archetypes", []):
+        agent = f"{persona}@{archetype}"
+        rows = tables.setdefault(archetype, [])
+        have = {row["round"] for row in rows}
+        for round_index in range(1, params.get("rounds", 0) + 1):
+            if round_index in have:
+                continue
+            failure = failed.get((agent, round_index))
+            reason = (
+                f"the forecast failed after {failure['attempts']} attempts"
+                if failure
+                else "no forecast recorded (the run did not reach this round)"
+            )
+            rows.append(
+                {
+                    "round": round_index,
+                    "forecast": None,
+                    "forecast_undefined": reason,
+                    **_sent_fields(sends.get((agent, round_index))),
+                    "explanation": "",
+                }
+            )
+        rows.sort(key=lambda row: row["round"])
     return tables
 
 

@@ -350,6 +350,11 @@ def test_unparseable_forecast_is_a_failure_and_left_out(tmp_path: Path) -> None:
             "sd_abs_error_undefined": "fewer than 2 values",
         }
         assert per_archetype["by_horizon"][0]["n"] == 2
+    for archetype, rows in metrics["explanations"].items():  # Tables 6-8 keep round 2's row
+        assert [row["round"] for row in rows] == [1, 2, 3], archetype
+        assert rows[1]["forecast"] is None
+        assert rows[1]["forecast_undefined"] == "the forecast failed after 2 attempts"
+        assert rows[1]["sent"] is not None
 
 
 class NoActionInRoundOne(ScriptedBackend):
