@@ -135,7 +135,7 @@ def test_misread_answers_are_reasked_and_every_decision_is_the_clean_amount(
     with FakeOpenAIServer(responder=misread_then_clean) as server:
         result = run_scenario(
             "trust-population",
-            {"n_personas": 12},
+            {"n_personas": 30},
             model="openai:fake-model",
             base_url=server.base_url,
             out=tmp_path / "r",
@@ -145,9 +145,9 @@ def test_misread_answers_are_reasked_and_every_decision_is_the_clean_amount(
         reasks = [r["messages"][-1]["content"] for r in server.requests if len(r["messages"]) > 1]
     metrics = result.metrics["metrics"]
     sent = [p["sent"] for p in events(result.run_dir, "trust.transfer")]
-    assert sent == [4] * 12
-    assert metrics["n_decisions"] == 12 and metrics["parse_failures"] == 0
-    assert metrics["reasks"] == 12 and metrics["mean_sent"] == 4
+    assert sent == [4] * 30
+    assert metrics["n_decisions"] == 30 and metrics["parse_failures"] == 0
+    assert metrics["reasks"] == 30 and metrics["mean_sent"] == 4
     assert any("between 0 and 10 dollars, got 1000" in r for r in reasks)
     assert any("a range" in r for r in reasks)
 
