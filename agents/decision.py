@@ -2,7 +2,13 @@
 
     ask ─┬─ done    (valid answer: `decision.made` recorded)
      ↑   ├─ repair  (invalid, repairs left: re-ask with a reminder)
-     └───┘  fail    (out of repairs: `decision.failed`, no default) ─ done
+     └───┘  fail    (out of repairs, or the call ran out of attempts: `decision.failed`,
+                     no default) ─ done
+
+A call that ran out of attempts on transient errors (`LLMCallFailedError`: timeouts, 429, 5xx)
+is data like an unparsable answer: the decision fails with reason `call_failed` and the run
+goes on. A permanent endpoint error (refused, bad key, unknown model) is not caught: it stops
+the run, since every other call would fail the same way.
 
 The graph is built and compiled once; everything that differs between decisions (the agent,
 the prompt, the parser) travels in the run's context, not in the mutable state. It is a Pregel
@@ -34,7 +40,7 @@ from langgraph.pregel._write import ChannelWriteTupleEntry
 from langgraph.runtime import Runtime
 from pydantic import BaseModel
 
-from personasim.simulation import ChatRequest, response_format_for
+from personasim.simulation import ChatRequest, LLMCallFailedError, response_format_for
 
 if TYPE_CHECKING:
     from personasim.simulation import Simulation
@@ -136,7 +142,9 @@ class DecisionTask:
         )
 
 
-RESERVED_DETAILS = frozenset({"task", "attempts", "value", "error", "last_reply"})
+RESERVED_DETAILS = frozenset(
+    {"task", "attempts", "value", "error", "last_reply", "reason", "error_class", "request_key"}
+)
 
 
 @dataclass(frozen=True)
@@ -164,6 +172,7 @@ class _State(TypedDict, total=False):
     value: Any
     error: str | None
     attempts: int
+    failure: dict[str, Any]
 
 
 Route = list[tuple[str, _State]]
@@ -174,10 +183,17 @@ async def _ask(state: _State, runtime: Runtime[_Context]) -> Route:
     """Ask the model, read its answer and, when it is usable, record the decision."""
     ctx = runtime.context
     task = ctx.task
-    response = await ctx.sim.ask(
-        state["request"], agent_id=ctx.agent_id, role=task.role, member=task.member
-    )
     attempts = state["attempts"] + 1
+    try:
+        response = await ctx.sim.ask(
+            state["request"], agent_id=ctx.agent_id, role=task.role, member=task.member
+        )
+    except LLMCallFailedError as exc:
+        failure = {"reason": "call_failed", "error_class": type(exc).__name__}
+        if exc.request_key is not None:
+            failure["request_key"] = exc.request_key
+        lost: _State = {**state, "attempts": attempts, "error": str(exc), "failure": failure}
+        return [("fail", lost)]
     try:
         value = task.parse(response.text)
     except DecisionParseError as exc:
@@ -205,9 +221,13 @@ async def _fail(state: _State, runtime: Runtime[_Context]) -> Route:
         "decision.failed",
         state["attempts"],
         error=state["error"],
-        last_reply=state["reply"],
+        last_reply=state.get("reply"),
+        **state.get("failure", _UNPARSABLE),
     )
     return [("done", state)]
+
+
+_UNPARSABLE = {"reason": "unparsable", "error_class": DecisionParseError.__name__}
 
 
 def _record(ctx: _Context, kind: str, attempts: int, **outcome: Any) -> None:

@@ -2,7 +2,14 @@
 
 from .agent import SimAgent
 from .cache import CacheError, CacheInfo, ResponseCache, cache_info, clear_cache, default_cache_dir
-from .client import LLMCallFailedError, LLMClient, ModelPool, RetryPolicy
+from .client import (
+    EndpointDownError,
+    HedgePolicy,
+    LLMCallFailedError,
+    LLMClient,
+    ModelPool,
+    RetryPolicy,
+)
 from .environment import Environment, InvalidActionError
 from .event_data import events_table, run_events, sweep_events, write_parquet
 from .event_log import EventLog, ResumeMismatchError, ResumeState
@@ -74,12 +81,14 @@ __all__ = [
     "CellFailure",
     "ChatRequest",
     "ChatResponse",
+    "EndpointDownError",
     "EndpointLimiter",
     "Environment",
     "Event",
     "EventLog",
     "EventStore",
     "EventStoreError",
+    "HedgePolicy",
     "ImportFormat",
     "ImportedEvent",
     "ImportedRun",

@@ -116,6 +116,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--out", type=Path, help="run directory (default runs/SCENARIO-TIME)")
     run.add_argument("--resume", action="store_true", help="continue the interrupted run in --out")
+    run.add_argument(
+        "--retry-failed",
+        action="store_true",
+        help="with --resume: ask again the units whose model call ran out of attempts",
+    )
     _add_run_arguments(run)
     run.set_defaults(handler=_run)
 
@@ -392,7 +397,13 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> int:
     scenario = resolve_scenario(args.scenario)
     params = scenario.parse_params(scenario_values(extra))
     result = run_scenario(
-        scenario, params, model=args.model, out=args.out, resume=args.resume, **_run_options(args)
+        scenario,
+        params,
+        model=args.model,
+        out=args.out,
+        resume=args.resume,
+        retry_failed=args.retry_failed,
+        **_run_options(args),
     )
     llm = result.manifest["llm"]
     for line in result.report:

@@ -2,9 +2,12 @@
 
 Around any backend it adds, in this order: answers already in the run's log (resume), the
 response cache, a concurrency cap, a requests-per-minute limit, a per-attempt timeout and one
-retry layer (exponential backoff with jitter that honours Retry-After). Every finished call is
-an `llm.call` event; every call that failed an `llm.error` incident, written at once because
-the unit of work it belonged to is abandoned.
+retry layer (exponential backoff with jitter that honours Retry-After), with one hedged
+duplicate for a request that has waited far past the endpoint's usual latency
+(`simulation/hedging.py`). Every finished call is an `llm.call` event; every call that failed an
+`llm.error` incident, written at once. A call that ran out of attempts on transient errors
+raises `LLMCallFailedError`, which the decision graph records as a failed decision; a permanent
+error (refused connection, bad key, unknown model...) stops the run.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import asyncio
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from aiolimiter import AsyncLimiter
@@ -21,22 +24,45 @@ from tenacity import (
     AsyncRetrying,
     RetryCallState,
     retry_if_exception_type,
-    stop_after_attempt,
     wait_exponential_jitter,
 )
 
 from .cache import ResponseCache
 from .endpoint_errors import timeout_error
-from .limiter import EndpointLimiter
+from .hedging import HedgePolicy, LatencyWindow
+from .limiter import EndpointLimiter, endpoint_key
 from .llm import Backend, ChatRequest, ChatResponse, LLMError, TransientLLMError
 
-__all__ = ["LLMCallFailedError", "LLMClient", "ModelPool", "RetryPolicy"]
+__all__ = [
+    "EndpointDownError",
+    "HedgePolicy",
+    "LLMCallFailedError",
+    "LLMClient",
+    "ModelPool",
+    "RetryPolicy",
+]
 
 Emit = Callable[..., None]
 
 
 class LLMCallFailedError(LLMError):
-    """A request that failed on every attempt; the run stops and can be resumed later."""
+    """A request that failed with a transient error on every attempt.
+
+    The decision that sent it is recorded as failed (`decision.failed`, reason `call_failed`)
+    and the run goes on; `--resume --retry-failed` asks such units again. `request_key` names
+    the request, so a resumed run can replay the failure from its log.
+    """
+
+    def __init__(self, message: str, request_key: str | None = None) -> None:
+        super().__init__(message)
+        self.request_key = request_key
+
+
+class EndpointDownError(LLMError):
+    """A request ran out of attempts and the endpoint has answered nothing since the previous
+    request that did, nor since this one was first sent (or never answered at all): it is down,
+    not unlucky, so the run stops instead of turning every remaining decision into a failure.
+    The run is left resumable."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +75,7 @@ class RetryPolicy:
     max_backoff: float = 30.0
     jitter: float = 1.0
     max_retry_after: float = 600.0
+    hedge: HedgePolicy = field(default_factory=HedgePolicy)
 
     def __post_init__(self) -> None:
         if self.max_attempts < 1 or not (math.isfinite(self.timeout) and self.timeout > 0):
@@ -93,6 +120,14 @@ class LLMClient:
         )
         self.calls = 0
         self.cache_hits = 0
+        self.hedges = 0
+        self._hedging = 0
+        self._last_answer: float | None = None  # when the endpoint last answered a request
+        self._last_give_up = -math.inf  # when a call last ran out of attempts
+        # Only an endpoint is hedged: an in-process backend (scripted) answers or fails at once.
+        hedge = self.retry.hedge
+        on_endpoint = endpoint_key(self._identity) is not None
+        self._latency = LatencyWindow(hedge) if hedge.enabled and on_endpoint else None
 
     async def complete(
         self,
@@ -106,42 +141,51 @@ class LLMClient:
         key = self.backend.cache_key(request)
         started = time.perf_counter()
         source, response = self._stored(key)
-        attempts = 0
+        call = _Call()
         if response is None:
             try:
-                response, attempts = await self._call_with_retries(request)
+                response = await self._call_with_retries(request, call)
             except LLMError as exc:
+                if isinstance(exc, LLMCallFailedError):
+                    exc.request_key = key
                 self._record_failure(request, key, exc, agent_id, round)
                 raise
             source = "model"
             if self.cache is not None:
                 self.cache.put(key, response)
-        self._record_call(request, key, response, source, attempts, started, agent_id, round, role)
+        self._record_call(request, key, response, source, call, started, agent_id, round, role)
         return response
 
     def _stored(self, key: str) -> tuple[str, ChatResponse | None]:
-        """An answer the run already has: from its own log (resume), else from the cache."""
+        """An answer the run already has: from its own log (resume), else from the cache.
+
+        A call the log records as failed (its unit's `decision.failed`) fails again, so a
+        resumed run re-derives that unit as it was; `--retry-failed` asks it anew instead.
+        """
         if (logged := self._replay(key)) is not None:
+            if "error" in logged:
+                raise LLMCallFailedError(logged["error"], key)
             return "log", ChatResponse.model_validate(logged)
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
             self.cache_hits += 1
             return "cache", hit
         return "model", None
 
-    async def _call_with_retries(self, request: ChatRequest) -> tuple[ChatResponse, int]:
+    async def _call_with_retries(self, request: ChatRequest, call: _Call) -> ChatResponse:
         """The first attempt runs on its own: most calls succeed at once, and setting up the
         retry loop costs more than the rest of the client. A transient failure then enters the
-        loop as its first attempt's outcome, so waits and attempt counts are the loop's."""
-        attempts = 1
+        loop as its first attempt's outcome, so waits and attempt counts are the loop's.
+
+        `max_attempts` bounds the requests sent, a hedged duplicate included."""
         try:
-            return await self._attempt(request), attempts
+            return await self._attempt(request, call)
         except TransientLLMError as exc:
             first: TransientLLMError | None = exc
         except LLMError as exc:
-            exc.attempts = attempts
+            exc.attempts = call.requests
             raise
         retrying = AsyncRetrying(
-            stop=stop_after_attempt(self.retry.max_attempts),
+            stop=lambda state: call.requests >= self.retry.max_attempts,
             wait=self._wait,
             retry=retry_if_exception_type(TransientLLMError),
             reraise=True,
@@ -152,29 +196,102 @@ class LLMClient:
                     if first is not None:  # attempt 1, already made
                         failed, first = first, None
                         raise failed
-                    attempts += 1
-                    response = await self._attempt(request)
+                    response = await self._attempt(request, call)
         except TransientLLMError as exc:
-            failure = LLMCallFailedError(
-                f"{self._where()}: gave up after {attempts} attempt(s): {exc}"
+            failure = self._gave_up(
+                f"{self._where()}: gave up after {call.requests} attempt(s): {exc}", call
             )
-            failure.attempts = attempts
+            failure.attempts = call.requests
             raise failure from exc
         except LLMError as exc:
-            exc.attempts = attempts
+            exc.attempts = call.requests
             raise
-        return response, attempts
+        return response
 
-    async def _attempt(self, request: ChatRequest) -> ChatResponse:
+    async def _attempt(self, request: ChatRequest, call: _Call) -> ChatResponse:
+        """One attempt: one request, or, once it has waited past the hedge delay, that request
+        and one duplicate, whichever answers first (the other is cancelled)."""
+        if self._latency is None or (delay := self._latency.delay()) is None:
+            return await self._send(request, call)
+        return await self._hedged(request, call, delay)
+
+    async def _hedged(self, request: ChatRequest, call: _Call, delay: float) -> ChatResponse:
+        loop = asyncio.get_running_loop()
+        sent: list[float] = []  # when the first request left (after its slot and pacing)
+        tasks = {loop.create_task(self._send(request, call, sent))}
+        hedging = False
+        try:
+            while not sent or (wait := sent[0] + delay - loop.time()) > 0:
+                done, _ = await asyncio.wait(tasks, timeout=delay if not sent else wait)
+                if done:
+                    return done.pop().result()
+            if not self._may_hedge(call):
+                return await tasks.pop()
+            call.hedged = hedging = True
+            self.hedges += 1
+            self._hedging += 1
+            tasks.add(loop.create_task(self._send(request, call)))
+            failure: BaseException | None = None
+            while tasks:
+                done, tasks = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    if (exc := task.exception()) is None:
+                        return task.result()
+                    if not isinstance(exc, TransientLLMError):
+                        raise exc
+                    failure = failure or exc
+            assert failure is not None
+            raise failure
+        finally:
+            if hedging:
+                self._hedging -= 1
+            for task in tasks:
+                task.cancel()
+            if tasks:
+                await asyncio.gather(*tasks, return_exceptions=True)
+
+    def _gave_up(self, message: str, call: _Call) -> LLMError:
+        """A failed decision if the endpoint answered some request since the last call that
+        gave up, or since this one was first sent (it is alive, this call was unlucky); else
+        the endpoint is down. A dead endpoint thus costs at most the calls in flight when it
+        died, not one failed decision per remaining unit."""
+        since = min(call.first_sent, self._last_give_up)
+        self._last_give_up = time.monotonic()
+        if self._last_answer is not None and self._last_answer > since:
+            return LLMCallFailedError(message)
+        return EndpointDownError(message)
+
+    def _may_hedge(self, call: _Call) -> bool:
+        """One duplicate per call, within its attempt budget, and only a few at a time (when
+        the whole endpoint slows down, duplicates would add to its load)."""
+        return (
+            not call.hedged
+            and call.requests < self.retry.max_attempts
+            and self._hedging < max(1, self.concurrency // 4)
+        )
+
+    async def _send(
+        self, request: ChatRequest, call: _Call, sent: list[float] | None = None
+    ) -> ChatResponse:
         async with self._slots:
             if self._limiter is not None:
                 await self._limiter.acquire()
             self.calls += 1
+            call.requests += 1
+            if call.requests == 1:
+                call.first_sent = time.monotonic()
+            started = time.perf_counter()
+            if sent is not None:
+                sent.append(asyncio.get_running_loop().time())
             try:
                 async with asyncio.timeout(self.retry.timeout):
-                    return await self.backend.complete(request, self.retry.timeout)
+                    response = await self.backend.complete(request, self.retry.timeout)
             except TimeoutError as exc:
                 raise timeout_error(self.retry.timeout) from exc
+            self._last_answer = time.monotonic()
+            if self._latency is not None:
+                self._latency.observe(time.perf_counter() - started)
+            return response
 
     def _wait(self, state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None
@@ -194,7 +311,7 @@ class LLMClient:
         key: str,
         response: ChatResponse,
         source: str,
-        attempts: int,
+        call: _Call,
         started: float,
         agent_id: str | None,
         round: int | None,
@@ -210,7 +327,8 @@ class LLMClient:
             "response": response.model_dump(exclude_none=True),
             "cached": source != "model",
             "source": source,
-            "attempts": attempts,
+            "attempts": call.requests,
+            "hedged": call.hedged,
             "latency_s": elapsed_since(started),
         }
         if request.response_format is not None:  # text requests log as they always have
@@ -227,13 +345,30 @@ class LLMClient:
     ) -> None:
         self._incident(
             "llm.error",
-            {"request_key": key, "task": request.task, "attempts": exc.attempts, "error": str(exc)},
+            {
+                "request_key": key,
+                "task": request.task,
+                "attempts": exc.attempts,
+                "error": str(exc),
+                "error_class": type(exc).__name__,
+            },
             agent_id=agent_id,
             round=round,
         )
 
     async def aclose(self) -> None:
         await self.backend.aclose()
+
+
+class _Call:
+    """One logical request: the HTTP requests sent for it, and whether one was a duplicate."""
+
+    __slots__ = ("first_sent", "hedged", "requests")
+
+    def __init__(self) -> None:
+        self.requests = 0
+        self.hedged = False
+        self.first_sent = math.inf
 
 
 def elapsed_since(started: float) -> float:

@@ -8,22 +8,50 @@ Resume re-executes the run deterministically: main-scope events already in the l
 branches already committed are re-derived (their model calls answered from the log) but not
 written again; everything after them is written as usual. Re-derivation rebuilds the in-memory
 state of agents and environments without any special restore code.
+
+A model call that ran out of attempts is logged as its decision's `decision.failed` (reason
+`call_failed`, with the request's key); re-derivation fails that call again, so the unit comes
+out as it was. `ResumeState.retry_failed` instead marks those units to run again: the new attempt
+is committed under the same scope, after a `unit.retried` event carrying its attempt number, and
+the earlier attempt stays in the log. `latest_attempts` is what metrics read: each unit's last.
 """
 
 from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from .events import INCIDENT_SCOPE, MAIN_SCOPE, Event, EventStore
 
-__all__ = ["EventLog", "ResumeMismatchError", "ResumeState"]
+__all__ = ["RETRIED_KIND", "EventLog", "ResumeMismatchError", "ResumeState", "latest_attempts"]
 
 T = TypeVar("T")
+
+RETRIED_KIND = "unit.retried"
+"""The first event of a unit's second or later attempt (`--retry-failed`); payload `attempt`."""
+
+
+def latest_attempts(events: Iterable[Event]) -> list[Event]:
+    """The log without the attempts of a unit that a later attempt replaced (what metrics and
+    validity count); events must come in `seq` order, as stores read them."""
+    events = list(events)
+    last = {e.scope: e.seq for e in events if e.kind == RETRIED_KIND}
+    if not last:
+        return events
+    return [e for e in events if e.scope not in last or (e.seq or 0) >= last[e.scope]]
+
+
+def _is_lost_call(event: Event) -> bool:
+    """A `decision.failed` whose model call ran out of attempts (not an unusable answer)."""
+    return (
+        event.kind == "decision.failed"
+        and event.payload.get("reason") == "call_failed"
+        and "request_key" in event.payload
+    )
 
 
 class ResumeMismatchError(RuntimeError):
@@ -37,26 +65,59 @@ class ResumeState:
     main_kinds: list[str] = field(default_factory=list)
     branch_kinds: dict[str, list[str]] = field(default_factory=dict)
     responses: dict[str, dict[str, list[dict[str, Any]]]] = field(default_factory=dict)
-    """Logged model answers by scope, then request key, in log order."""
+    """Logged model answers by scope, then request key, in log order; a call that ran out of
+    attempts is `{"error": ...}` in its place."""
+    attempts: dict[str, int] = field(default_factory=dict)
+    """The attempt number of each unit's last attempt in the log, for units retried (else 1)."""
+    lost_calls: set[str] = field(default_factory=set)
+    """Units (branch scopes) whose last attempt has a decision lost to a failed call."""
+    retrying: dict[str, int] = field(default_factory=dict)
+    """Units to run again (`retry_failed`), with the attempt number the new attempt gets."""
 
     @classmethod
     def from_store(cls, store: EventStore) -> ResumeState:
         state = cls()
         branches: dict[str, list[str]] = defaultdict(list)
         for event in store.read():
-            if event.scope == INCIDENT_SCOPE:
+            scope = event.scope
+            if scope == INCIDENT_SCOPE:
                 continue
-            if event.scope == MAIN_SCOPE:
+            if event.kind == RETRIED_KIND:  # a later attempt replaces the unit's earlier ones
+                branches[scope].clear()
+                state.responses.pop(scope, None)
+                state.lost_calls.discard(scope)
+                state.attempts[scope] = event.payload["attempt"]
+            if scope == MAIN_SCOPE:
                 state.main_kinds.append(event.kind)
             else:
-                branches[event.scope].append(event.kind)
+                branches[scope].append(event.kind)
             if event.kind == "llm.call":
-                by_key = state.responses.setdefault(event.scope, {})
-                by_key.setdefault(event.payload["request_key"], []).append(
-                    event.payload["response"]
-                )
+                state._answer(scope, event.payload["request_key"], event.payload["response"])
+            elif _is_lost_call(event):
+                lost = {"error": event.payload["error"]}
+                state._answer(scope, event.payload["request_key"], lost)
+                if scope != MAIN_SCOPE:
+                    state.lost_calls.add(scope)
         state.branch_kinds = dict(branches)
         return state
+
+    def _answer(self, scope: str, key: str, answer: dict[str, Any]) -> None:
+        self.responses.setdefault(scope, {}).setdefault(key, []).append(answer)
+
+    def retry_failed(self) -> list[str]:
+        """Mark the units with a decision lost to a failed call to run again; returns them.
+
+        Their answered calls are still served from the log (a retry asks only what failed);
+        a unit whose answers were merely unusable is not retried — that is the model's answer.
+        """
+        for scope in sorted(self.lost_calls):
+            self.branch_kinds.pop(scope, None)
+            answers = self.responses.get(scope, {})
+            for key in list(answers):
+                answers[key] = [a for a in answers[key] if "error" not in a]
+            self.retrying[scope] = self.attempts.get(scope, 1) + 1
+        retried, self.lost_calls = sorted(self.lost_calls), set()
+        return retried
 
     @property
     def event_count(self) -> int:
@@ -121,11 +182,29 @@ class EventLog:
         scope = self._current.get() or self._main
         event = Event(kind, payload or {}, round, agent_id, scope.name, self._clock())
         if scope.replaying() or (scope.logged is not None and scope is not self._main):
-            scope.check(event)  # a finished branch must re-derive exactly what it logged
+            try:
+                scope.check(event)  # a finished branch must re-derive exactly what it logged
+            except ResumeMismatchError as exc:
+                raise self._explained(exc) from None
         elif scope is self._main:
             self._write([event])
         else:
             scope.pending.append(event)
+
+    def _event(self, kind: str, payload: dict[str, Any], scope: str) -> Event:
+        return Event(kind, payload, None, None, scope, self._clock())
+
+    def _explained(self, exc: ResumeMismatchError) -> ResumeMismatchError:
+        """A divergence during `--retry-failed` most likely comes from a retried unit whose new
+        outcome later units depend on (an agent's memory of earlier rounds)."""
+        if not self.resume.retrying:
+            return exc
+        units = list(self.resume.retrying)
+        named = ", ".join(units[:3]) + (f" and {len(units) - 3} more" if len(units) > 3 else "")
+        return ResumeMismatchError(
+            f"{exc} — with --retry-failed: a retried unit ({named}) changed what later units "
+            "saw, so they cannot be kept; resume without --retry-failed"
+        )
 
     def logged_response(self, request_key: str) -> dict[str, Any] | None:
         """The answer the current unit of work got for this request before the run stopped.
@@ -163,6 +242,8 @@ class EventLog:
         if name in (MAIN_SCOPE, INCIDENT_SCOPE):
             raise ValueError(f"{name!r} is a reserved scope name; name the unit of work otherwise")
         scope = _Scope(name, self.resume.branch_kinds.get(name))
+        if (attempt := self.resume.retrying.get(name)) is not None:
+            scope.pending.append(self._event(RETRIED_KIND, {"attempt": attempt}, name))
         token = self._current.set(scope)
         try:
             result = await work()

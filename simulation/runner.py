@@ -27,7 +27,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from .cache import ResponseCache, default_cache_dir
 from .client import LLMClient, ModelPool, RetryPolicy
-from .event_log import EventLog, ResumeState
+from .event_log import RETRIED_KIND, EventLog, ResumeState, latest_attempts
 from .events import SCHEMA_VERSION, EventStore, events_frame
 from .limiter import EndpointLimiter
 from .llm import RESPONSE_FORMATS, Backend, PermanentLLMError, ResponseFormat
@@ -208,6 +208,7 @@ async def arun_scenario(
     backend: Backend | None = None,
     out: str | Path | None = None,
     resume: bool = False,
+    retry_failed: bool = False,
     use_cache: bool = True,
     cache_dir: str | Path | None = None,
     concurrency: int = 16,
@@ -229,6 +230,8 @@ async def arun_scenario(
     `prompts`: an edited prompt pack (`personasim prompts SCENARIO` writes the shipped one).
     `limiter_for`: limits shared with other runs for a backend's endpoint (a sweep on Ray),
     or None to keep this run's own `concurrency` and `requests_per_minute`.
+    `retry_failed` (with `resume`): ask again the units whose decisions were lost to a model call
+    that ran out of attempts (docs/events.md, "Failed calls and --retry-failed").
     Every input is checked before the run directory is created, so bad input leaves nothing.
     """
     settings = settings or RunSettings()
@@ -244,6 +247,8 @@ async def arun_scenario(
     limits = ClientLimits(concurrency, requests_per_minute, retry or RetryPolicy())
     if seed < 0:
         raise RunError(f"seed must be an integer of at least 0, got {seed}")
+    if retry_failed and not resume:
+        raise RunError("--retry-failed asks a run's failed units again: it needs --resume")
     if use_cache:
         _make_writable_dir(Path(cache_dir or default_cache_dir()), "--cache-dir")
     scenario_file = scenario_file_record(scenario_cls)
@@ -256,14 +261,16 @@ async def arun_scenario(
     previous = _load_resumable(run_dir, manifest) if resume else None
     if previous is not None:
         check_same_scenario_file(previous.get("scenario_file"), scenario_file, run_dir)
-    if previous is not None and previous["status"] == "complete":
+    retrying = retry_failed and previous is not None and _has_lost_calls(run_dir)
+    if previous is not None and previous["status"] == "complete" and not retrying:
         if not (run_dir / METRICS_FILE).is_file():
             raise RunError(
                 f"{run_dir} is complete but has no {METRICS_FILE}; "
                 f"`personasim metrics {run_dir}` recomputes it from the log"
             )
         metrics = json.loads((run_dir / METRICS_FILE).read_text())
-        return RunResult(run_dir, previous, metrics, ["already complete; nothing to resume"])
+        nothing = "no failed call to retry" if retry_failed else "nothing to resume"
+        return RunResult(run_dir, previous, metrics, [f"already complete; {nothing}"])
     if previous is not None:
         manifest["created_at"] = previous["created_at"]
     _write_json(run_dir / MANIFEST_FILE, manifest)
@@ -271,6 +278,7 @@ async def arun_scenario(
     try:
         with SQLiteEventStore(run_dir / EVENTS_FILE) as store:
             resume_state = ResumeState.from_store(store) if previous is not None else None
+            retried = resume_state.retry_failed() if resume_state and retry_failed else []
             log = EventLog(store, resume_state)
 
             def client_for(backend: Backend) -> LLMClient:
@@ -316,7 +324,16 @@ async def arun_scenario(
     finally:
         if cache is not None:
             cache.close()
-    return RunResult(run_dir, manifest, metrics, _summary(manifest, scenario_cls, metrics))
+    summary = _summary(manifest, scenario_cls, metrics)
+    if retry_failed:
+        summary.insert(0, f"retried {len(retried)} unit(s) with a failed model call")
+    return RunResult(run_dir, manifest, metrics, summary)
+
+
+def _has_lost_calls(run_dir: Path) -> bool:
+    """Whether the run's log has a unit whose decision was lost to a failed model call."""
+    with SQLiteEventStore(run_dir / EVENTS_FILE) as store:
+        return bool(ResumeState.from_store(store).lost_calls)
 
 
 def active_units(
@@ -412,7 +429,7 @@ def compute_run_metrics(
 
     The scenario is found by name in the registry unless given.
     """
-    events = events_frame(store.read())
+    events = events_frame(latest_attempts(store.read()))
     started = events.loc[events["kind"] == "run.started", "payload"]
     if started.empty:
         raise RunError("the event log has no run.started event; it is not a personasim run")
@@ -472,6 +489,7 @@ def _initial_manifest(
             "requests_per_minute": limits.requests_per_minute,
             "timeout_s": limits.retry.timeout,
             "max_attempts": limits.retry.max_attempts,
+            "hedge": limits.retry.hedge.to_json(),
         },
         "packages": _package_versions(),
         "status": "interrupted",
@@ -560,7 +578,8 @@ def _finish(
     status: str,
     error: str | None = None,
 ) -> None:
-    validity = validity_from_events(store.read(kinds=DECISION_KINDS), settings.validity)
+    decisions = latest_attempts(store.read(kinds=(*DECISION_KINDS, RETRIED_KIND)))
+    validity = validity_from_events(decisions, settings.validity)
     manifest.update(
         status=status,
         finished_at=_now(),

@@ -18,6 +18,8 @@ from .events import Event
 __all__ = ["DECISION_KINDS", "ValidityLimits", "validity_from_events", "validity_summary"]
 
 DECISION_KINDS = ("decision.made", "decision.failed", "decision.reask")
+CALL_FAILED = "call_failed"
+"""A `decision.failed`'s reason when its model call ran out of attempts (else `unparsable`)."""
 
 
 @dataclass(frozen=True)
@@ -39,11 +41,14 @@ class ValidityLimits:
 
 
 def validity_from_events(events: Iterable[Event], limits: ValidityLimits) -> dict[str, Any]:
-    """Per decision task and overall: decisions, parsed, failed, re-asks, failure rate, ok."""
+    """Per decision task and overall: decisions, parsed, failed (of which lost to a model call
+    that ran out of attempts: `failed_calls`), re-asks, failure rate, ok."""
     counts: dict[str, Counter[str]] = {}
     for event in events:
         if event.kind in DECISION_KINDS:
-            counts.setdefault(event.payload["task"], Counter())[event.kind] += 1
+            count = counts.setdefault(event.payload["task"], Counter())
+            count[event.kind] += 1
+            count[CALL_FAILED] += event.payload.get("reason") == CALL_FAILED
     tasks = {name: _entry(c, limits) for name, c in sorted(counts.items())}
     overall = _entry(sum(counts.values(), Counter()), limits)
     overall["ok"] = overall["ok"] and all(task["ok"] for task in tasks.values())
@@ -57,6 +62,7 @@ def _entry(counts: Counter[str], limits: ValidityLimits) -> dict[str, Any]:
         "decisions": decisions,
         "parsed": parsed,
         "failed": failed,
+        "failed_calls": counts[CALL_FAILED],
         "reasks": counts["decision.reask"],
         "failure_rate": round(failed / decisions, 6) if decisions else None,
         "max_failure_rate": limits.max_failure_rate,

@@ -17,6 +17,7 @@ from personasim.simulation import (
     Backend,
     ChatRequest,
     ChatResponse,
+    EndpointDownError,
     LLMCallFailedError,
     LLMClient,
     Message,
@@ -158,7 +159,7 @@ def test_transient_errors_are_retried_until_success() -> None:
 def test_transient_errors_give_up_after_max_attempts() -> None:
     backend, emit = FakeBackend(TransientLLMError("server overloaded")), Recorder()
     client = LLMClient(backend, cache=None, retry=FAST, emit=emit)
-    with pytest.raises(LLMCallFailedError, match="after 3 attempt") as info:
+    with pytest.raises(EndpointDownError, match="after 3 attempt") as info:
         asyncio.run(client.complete(request(), agent_id="p9", round=1))
     assert info.value.attempts == 3
     assert isinstance(info.value.__cause__, TransientLLMError)
@@ -176,7 +177,7 @@ def test_one_allowed_attempt_gives_up_after_it() -> None:
     failure must still end as the loop's 'gave up', and a later permanent one keep its count."""
     backend = FakeBackend(TransientLLMError("503"))
     client = LLMClient(backend, cache=None, retry=RetryPolicy(max_attempts=1))
-    with pytest.raises(LLMCallFailedError, match="after 1 attempt") as info:
+    with pytest.raises(EndpointDownError, match="after 1 attempt") as info:
         asyncio.run(client.complete(request()))
     assert (info.value.attempts, backend.calls) == (1, 1)
     backend = FakeBackend(TransientLLMError("503"), PermanentLLMError("bad request"))
@@ -242,7 +243,7 @@ def test_timeout_cuts_a_hanging_attempt_and_the_retry_succeeds() -> None:
 def test_timeout_on_every_attempt_fails_with_the_timeout_named() -> None:
     policy = RetryPolicy(max_attempts=2, timeout=0.05, initial_backoff=0.001, max_backoff=0.002)
     backend = FakeBackend("hang")
-    with pytest.raises(LLMCallFailedError, match=r"no answer within 0\.05s") as info:
+    with pytest.raises(EndpointDownError, match=r"no answer within 0\.05s") as info:
         asyncio.run(LLMClient(backend, cache=None, retry=policy).complete(request()))
     assert info.value.attempts == 2 and backend.calls == 2
 

@@ -166,6 +166,8 @@ def test_always_invalid_fails_without_a_default(store: SQLiteEventStore) -> None
         "error": "'no idea' is not a whole number",
         "attempts": 3,
         "last_reply": "no idea",
+        "reason": "unparsable",
+        "error_class": "DecisionParseError",
         "game": "g1",
     }
     reasks = [e.payload for e in store.read(kinds=["decision.reask"])]

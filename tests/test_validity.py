@@ -64,6 +64,7 @@ def test_endpoint_that_never_answers_in_format_exits_3(tmp_path: Path, capsys) -
         "decisions": 6,
         "parsed": 0,
         "failed": 6,
+        "failed_calls": 0,
         "reasks": 12,
         "failure_rate": 1.0,
         "max_failure_rate": 0.2,
