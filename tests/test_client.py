@@ -172,6 +172,25 @@ def test_transient_errors_give_up_after_max_attempts() -> None:
     assert where == {"agent_id": "p9", "round": 1}
 
 
+def test_giving_up_on_a_live_endpoint_is_a_lost_call_and_on_a_dead_one_stops() -> None:
+    """After an answer, a call that runs out of attempts is unlucky (`LLMCallFailedError`, a
+    failed decision); the next one, with nothing answered in between, finds the endpoint down."""
+    backend = FakeBackend("ok", TransientLLMError("503"))
+    client = LLMClient(backend, cache=None, retry=FAST)
+
+    async def three() -> tuple[BaseException, BaseException]:
+        await client.complete(request("first"))
+        with pytest.raises(LLMCallFailedError, match="after 3 attempt") as lost:
+            await client.complete(request("second"))
+        with pytest.raises(EndpointDownError, match="after 3 attempt") as down:
+            await client.complete(request("third"))
+        return lost.value, down.value
+
+    lost, down = asyncio.run(three())
+    assert lost.request_key == backend.cache_key(request("second"))
+    assert (lost.attempts, down.attempts, backend.calls) == (3, 3, 7)
+
+
 def test_one_allowed_attempt_gives_up_after_it() -> None:
     """The first attempt runs outside the retry loop; with one attempt allowed, its transient
     failure must still end as the loop's 'gave up', and a later permanent one keep its count."""

@@ -3,6 +3,7 @@ a dead endpoint still stops it at once; `--resume --retry-failed` asks the lost 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -15,8 +16,18 @@ import pytest
 from conftest import trustor_reply
 from fake_openai import FakeOpenAIServer
 
-from personasim.simulation import RetryPolicy, SQLiteEventStore, run_scenario
+from personasim.simulation import (
+    Event,
+    EventLog,
+    LLMCallFailedError,
+    LLMClient,
+    RetryPolicy,
+    ScriptedBackend,
+    SQLiteEventStore,
+    run_scenario,
+)
 from personasim.simulation.cli import main
+from personasim.simulation.event_log import ResumeState, latest_attempts
 
 N = 12
 FAST = RetryPolicy(max_attempts=2, initial_backoff=0.01, max_backoff=0.02, jitter=0)
@@ -125,14 +136,17 @@ def test_a_dead_endpoint_still_stops_the_run_at_once(tmp_path: Path, capsys, fau
     assert [e for e in events(tmp_path / "r") if e.kind == "decision.failed"] == []
 
 
-def cli(server: FakeOpenAIServer, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    args = [
+def cli_args(server: FakeOpenAIServer, out: Path) -> list[str]:
+    return [
         "run", "trust-population", "--n-personas", str(N), "--model", "openai:fake-model",
         "--base-url", server.base_url, "--concurrency", "4", "--max-attempts", "2",
-        "--no-progress", "--out", str(out), *extra,
+        "--no-progress", "--out", str(out),
     ]  # fmt: skip
+
+
+def cli(server: FakeOpenAIServer, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "personasim.simulation.cli", *args],
+        [sys.executable, "-m", "personasim.simulation.cli", *cli_args(server, out), *extra],
         env={**os.environ, "OPENAI_API_KEY": "sk-test"},
         capture_output=True,
         text=True,
@@ -140,21 +154,23 @@ def cli(server: FakeOpenAIServer, out: Path, *extra: str) -> subprocess.Complete
     )
 
 
-def test_retry_failed_asks_the_lost_units_again_on_real_processes(tmp_path: Path) -> None:
+def test_retry_failed_asks_the_lost_units_again_on_real_processes(tmp_path: Path, capsys) -> None:
+    """The retry runs in its own process; the run before it and the checks after it run here,
+    through the same CLI entry point (each process start costs seconds on a loaded machine)."""
     run = tmp_path / "r"
     with FakeOpenAIServer(responder=Doomed(n=2)) as server:
-        first = cli(server, run)
-        assert first.returncode == 0, first.stderr
+        argv = cli_args(server, run)
+        assert main(argv) == 0
         assert len(lost(run)) == 2
         before = events(run)
         server.responder = trustor_reply  # the endpoint recovered
-        plain = cli(server, run, "--resume")  # without the flag: nothing to do
-        assert "already complete; nothing to resume" in plain.stdout
+        assert main([*argv, "--resume"]) == 0  # without the flag: nothing to do
+        assert "already complete; nothing to resume" in capsys.readouterr().out
         retry = cli(server, run, "--resume", "--retry-failed")
         assert retry.returncode == 0, retry.stderr
         assert "retried 2 unit(s) with a failed model call" in retry.stdout
-        again = cli(server, run, "--resume", "--retry-failed")
-        assert "already complete; no failed call to retry" in again.stdout
+        assert main([*argv, "--resume", "--retry-failed"]) == 0
+        assert "already complete; no failed call to retry" in capsys.readouterr().out
 
     after = events(run)
     assert after[: len(before)] == before  # the failed attempts stay in the log, unchanged
@@ -172,13 +188,8 @@ def test_retry_failed_asks_the_lost_units_again_on_real_processes(tmp_path: Path
     metrics = json.loads((run / "metrics.json").read_text())
     assert metrics["metrics"]["n_decisions"] == N
     assert sum(e.kind == "run.completed" for e in after) == 1
-    check = subprocess.run(
-        [sys.executable, "-m", "personasim.simulation.cli", "metrics", str(run), "--check"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert check.returncode == 0, check.stdout + check.stderr
+    assert main(["metrics", str(run), "--check"]) == 0
+    assert "identical to the recomputed metrics" in capsys.readouterr().out
 
 
 def test_retry_failed_needs_resume(tmp_path: Path, capsys) -> None:
@@ -188,3 +199,54 @@ def test_retry_failed_needs_resume(tmp_path: Path, capsys) -> None:
         capsys.readouterr().err
     )
     assert not (tmp_path / "r").exists()
+
+
+def test_resume_replays_a_lost_call_and_retry_failed_asks_it_again(tmp_path: Path) -> None:
+    """A plain resume re-derives a lost call as lost (no request); `retry_failed` drops only
+    the failure, keeps the unit's answered calls, and opens the new attempt with its number."""
+    answered = {"text": "ok", "usage": {"prompt_tokens": 1, "completion_tokens": 1}}
+    failed = {"task": "t", "reason": "call_failed", "request_key": "b" * 64, "error": "gave up"}
+    with SQLiteEventStore(tmp_path / "events.sqlite") as store:
+        store.append(
+            [
+                Event("llm.call", {"request_key": "a" * 64, "response": answered}, scope="r1/p1"),
+                Event("decision.failed", {**failed, "attempts": 1}, scope="r1/p1"),
+                Event("decision.made", {"task": "t", "attempts": 1, "value": 3}, scope="r1/p2"),
+            ]
+        )
+        state = ResumeState.from_store(store)
+        assert state.lost_calls == {"r1/p1"}
+        replay = EventLog(store, state)
+        client = LLMClient(ScriptedBackend(), replay=replay.logged_response)
+
+        async def lost_again() -> None:
+            assert replay.logged_response("a" * 64) == answered  # in log order
+            with pytest.raises(LLMCallFailedError, match="gave up"):
+                client._stored("b" * 64)
+            replay.emit("llm.call", {"request_key": "a" * 64, "response": answered})
+            replay.emit("decision.failed", {**failed, "attempts": 1})  # re-derived, not written
+
+        asyncio.run(replay.branch("r1/p1", lost_again))
+        assert client.calls == 0
+
+        state = ResumeState.from_store(store)
+        assert state.retry_failed() == ["r1/p1"]
+        retry = EventLog(store, state)
+
+        async def asked_again() -> None:
+            assert retry.logged_response("a" * 64) == answered
+            assert retry.logged_response("b" * 64) is None  # to be asked anew
+            retry.emit("decision.made", {"task": "t", "attempts": 1, "value": 5})
+
+        asyncio.run(retry.branch("r1/p1", asked_again))
+        logged = list(store.read())
+        assert [e.kind for e in logged[3:]] == ["unit.retried", "decision.made"]
+        assert logged[3].payload == {"attempt": 2}
+        kept = [(e.scope, e.kind) for e in latest_attempts(logged)]
+        assert kept == [
+            ("r1/p2", "decision.made"),
+            ("r1/p1", "unit.retried"),
+            ("r1/p1", "decision.made"),
+        ]
+        assert ResumeState.from_store(store).attempts == {"r1/p1": 2}
+        assert ResumeState.from_store(store).lost_calls == set()
