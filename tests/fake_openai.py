@@ -51,6 +51,11 @@ form sent) and ``"response_format:llamacpp"`` (llama.cpp's 500 for ``json_schema
 ``server.fail_always(spec)`` makes every request fail that way until ``fail_always(None)``
 (a server that stays down, a key that stays wrong); queued faults are consumed first.
 
+Random faults: ``server.set_fault_mix({"429:1": 0.10, "500": 0.05, "hang": 0.02, "malformed":
+0.05}, seed=0)`` makes each request that has no queued fault draw one of these faults with its
+probability (else it is answered normally), from a seeded generator in arrival order;
+``server.faults_served`` counts the faults drawn by spec. ``set_fault_mix(None)`` stops it.
+
 Endpoint limits: with ``max_in_flight=K`` a chat request that arrives while K others are being
 answered is rejected at once with HTTP 429 (``Retry-After: 1``), as a provider's concurrency cap
 does; ``server.rejected`` counts them and ``server.peak_in_flight`` is the most answered at once.
@@ -72,12 +77,13 @@ import inspect
 import itertools
 import json
 import math
+import random
 import signal
 import sys
 import threading
 import time
-from collections import deque
-from collections.abc import Awaitable, Callable, Iterable
+from collections import Counter, deque
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from types import FrameType, TracebackType
 from typing import Any
@@ -367,6 +373,9 @@ class FakeOpenAIServer:
         self._requests: list[dict[str, Any]] = []
         self._faults: deque[Fault] = deque()
         self._always: Fault | None = None
+        self._mix: list[tuple[float, str, Fault]] = []
+        self._rng = random.Random(0)
+        self.faults_served: Counter[str] = Counter()
         self._ids = itertools.count(1)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -495,6 +504,31 @@ class FakeOpenAIServer:
         with self._lock:
             self._always = fault
 
+    def set_fault_mix(self, mix: Mapping[str, float] | None, seed: int = 0) -> None:
+        """Each request with no queued fault draws one of `mix`'s faults with its probability
+        (spec -> probability; they must sum to at most 1); None stops drawing."""
+        table: list[tuple[float, str, Fault]] = []
+        total = 0.0
+        for spec, probability in (mix or {}).items():
+            total += probability
+            table.append((total, spec, parse_fault(spec)))
+        if total > 1.0 + 1e-9:
+            raise ValueError(f"fault probabilities sum to {total} > 1")
+        with self._lock:
+            self._mix, self._rng = table, random.Random(seed)
+            self.faults_served.clear()
+
+    def _drawn(self) -> Fault | None:
+        """A fault from the mix, or None (called with the lock held)."""
+        if not self._mix:
+            return None
+        draw = self._rng.random()
+        for bound, spec, fault in self._mix:
+            if draw < bound:
+                self.faults_served[spec] += 1
+                return fault
+        return None
+
     @property
     def pending_faults(self) -> list[Fault]:
         """Faults not yet consumed by a request."""
@@ -576,7 +610,7 @@ class FakeOpenAIServer:
             self._received += 1
             if self.record:
                 self._requests.append({**body, "headers": headers})
-            fault = self._faults.popleft() if self._faults else self._always
+            fault = self._faults.popleft() if self._faults else (self._always or self._drawn())
             number = next(self._ids)
         extra_headers = {"x-request-id": f"req_fake_{number:06d}"}
 

@@ -1,0 +1,218 @@
+"""Benchmark: a long run through a faulty endpoint, against the same run without faults.
+
+Why: a run of many rounds sends tens of thousands of requests, and a real endpoint answers some
+of them with 429 (with Retry-After), 500, a reply that ignores the format, or not at all. Such a
+run must go to its end by itself (no manual resume), account for every decision (none silently
+dropped), lose few decisions, bound the requests per call, and take not much longer than the
+same run on a healthy endpoint. This script runs, in one invocation and against one fake
+endpoint (tests/fake_openai.py, in this process, answering after `--latency` seconds):
+
+1. the run fault-free;
+2. the same run with, per request, 10% HTTP 429 (Retry-After: 1 s), 5% HTTP 500, 2% hangs (the
+   server never answers; the client's hedge or timeout must act) and 5% malformed replies
+   (valid JSON whose text ignores the requested format: the decision re-asks);
+
+each as `personasim run trust-forecast` in its own process: `--agents` trustors (one archetype,
+synthetic personas) over `--rounds` rounds, a forecast and an action per agent and round. It
+prints each run's numbers, read from its log, and the targets with the measured values.
+
+    python benchmarks/bench_faults.py [--agents 1000] [--rounds 10] [--smoke]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tests"))
+from fake_openai import FakeOpenAIServer  # noqa: E402
+
+from personasim.simulation import SQLiteEventStore  # noqa: E402
+from personasim.simulation.event_log import latest_attempts  # noqa: E402
+
+FAULTS = {"429:1": 0.10, "500": 0.05, "hang": 0.02, "malformed": 0.05}
+"""Per request: the fault drawn and its probability (else a normal answer)."""
+TARGETS = {"failed_share": 0.005, "max_attempts": 5, "wall_ratio": 1.5}
+
+
+def responder(body: dict[str, Any]) -> str:
+    """A well-formed answer to either question of trust-forecast (forecast or action)."""
+    asked = " ".join(str(m.get("content", "")) for m in body["messages"])
+    if "I will send" in asked:
+        return "I expect to trust a little. Finally, I will send 4 dollars."
+    return "THOUGHT: I trust a little. ACTION: give. Finally, I will give 4 dollars."
+
+
+@dataclass
+class Outcome:
+    """One run, as its exit code, manifest and log say."""
+
+    label: str
+    wall_s: float
+    exit_code: int
+    status: str
+    expected: int
+    accounted: int
+    failed: Counter[str]
+    calls: int
+    attempts: Counter[int]
+    hedged: int
+    requests: int
+    faults: Counter[str]
+
+    @property
+    def silent_drops(self) -> int:
+        return self.expected - self.accounted
+
+    @property
+    def failed_share(self) -> float:
+        return sum(self.failed.values()) / self.expected
+
+    @property
+    def max_attempts(self) -> int:
+        return max(self.attempts, default=0)
+
+    @property
+    def needs_resume(self) -> bool:
+        """Exit 0 (valid) or 3 (finished, not valid) leave a complete run; else resume."""
+        return self.exit_code not in (0, 3) or self.status != "complete"
+
+
+def run_once(
+    label: str, server: FakeOpenAIServer, mix: dict[str, float] | None, out: Path, args: Any
+) -> Outcome:
+    server.set_fault_mix(mix, seed=args.seed)
+    before = server.request_count
+    command = [
+        sys.executable, "-m", "personasim.simulation.cli", "run", "trust-forecast",
+        "--n-personas", str(args.agents), "--archetypes", "M1", "--rounds", str(args.rounds),
+        "--population", "synthetic", "--model", "openai:fake-model",
+        "--base-url", server.base_url, "--concurrency", str(args.concurrency),
+        "--timeout", str(args.timeout), "--no-cache", "--no-progress", "--out", str(out),
+    ]  # fmt: skip
+    env = {**os.environ, "OPENAI_API_KEY": "sk-benchmark-dummy"}
+    started = time.perf_counter()
+    done = subprocess.run(command, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - started
+    if done.returncode not in (0, 3):
+        print(f"[{label}] exit {done.returncode}: {done.stderr.strip()[-600:]}", file=sys.stderr)
+    return read_outcome(label, out, wall, done.returncode, args, server, before)
+
+
+def read_outcome(
+    label: str,
+    out: Path,
+    wall: float,
+    code: int,
+    args: Any,
+    server: FakeOpenAIServer,
+    before: int,
+) -> Outcome:
+    manifest = json.loads((out / "manifest.json").read_text())
+    with SQLiteEventStore(out / "events.sqlite") as store:
+        events = latest_attempts(store.read())
+    decided = set()
+    failed: Counter[str] = Counter()
+    attempts: Counter[int] = Counter()
+    calls = hedged = 0
+    for event in events:
+        if event.kind in ("decision.made", "decision.failed"):
+            decided.add((event.agent_id, event.round, event.payload["task"]))
+            if event.kind == "decision.failed":
+                failed[event.payload.get("reason", "unparsable")] += 1
+        elif event.kind in ("llm.call", "llm.error"):
+            calls += 1
+            attempts[event.payload["attempts"]] += 1
+            hedged += bool(event.payload.get("hedged"))
+    return Outcome(
+        label=label,
+        wall_s=wall,
+        exit_code=code,
+        status=manifest["status"],
+        expected=args.agents * args.rounds * 2,  # a forecast and an action per agent and round
+        accounted=len(decided),
+        failed=failed,
+        calls=calls,
+        attempts=attempts,
+        hedged=hedged,
+        requests=server.request_count - before,
+        faults=Counter(server.faults_served),
+    )
+
+
+def report(clean: Outcome, faulty: Outcome, args: Any) -> bool:
+    print(
+        f"trust-forecast, {args.agents} agents × {args.rounds} rounds (a forecast and an action "
+        f"each: {clean.expected} decisions), concurrency {args.concurrency}, endpoint latency "
+        f"{args.latency} s, --timeout {args.timeout} s; {os.cpu_count()} CPUs, load average "
+        f"{os.getloadavg()[0]:.2f}"
+    )
+    print(f"faults per request: {', '.join(f'{k} {v:.0%}' for k, v in FAULTS.items())}")
+    header = (
+        f"{'run':<11}{'wall s':>9}{'exit':>6}{'status':>11}{'decided':>9}{'dropped':>9}"
+        f"{'failed':>8}{'(calls)':>8}{'calls':>8}{'requests':>10}{'hedged':>8}{'max att.':>9}"
+    )
+    print(header)
+    for o in (clean, faulty):
+        print(
+            f"{o.label:<11}{o.wall_s:>9.1f}{o.exit_code:>6}{o.status:>11}{o.accounted:>9}"
+            f"{o.silent_drops:>9}{sum(o.failed.values()):>8}{o.failed['call_failed']:>8}"
+            f"{o.calls:>8}{o.requests:>10}{o.hedged:>8}{o.max_attempts:>9}"
+        )
+    print(f"faults served: {dict(sorted(faulty.faults.items()))}")
+    print(f"attempts per call (faulty run): {dict(sorted(faulty.attempts.items()))}")
+    ratio = faulty.wall_s / clean.wall_s
+    checks = [
+        ("no manual resume", "0", f"{int(clean.needs_resume) + int(faulty.needs_resume)}",
+         not (clean.needs_resume or faulty.needs_resume)),
+        ("silent drops", "0", str(clean.silent_drops + faulty.silent_drops),
+         clean.silent_drops == faulty.silent_drops == 0),
+        ("failed decisions", f"≤ {TARGETS['failed_share']:.1%}", f"{faulty.failed_share:.3%}",
+         faulty.failed_share <= TARGETS["failed_share"]),
+        ("attempts per call", f"≤ {TARGETS['max_attempts']}", str(faulty.max_attempts),
+         faulty.max_attempts <= TARGETS["max_attempts"]),
+        ("wall faulty / fault-free", f"≤ {TARGETS['wall_ratio']}", f"{ratio:.2f}×",
+         ratio <= TARGETS["wall_ratio"]),
+    ]  # fmt: skip
+    print(f"\n{'target':<26}{'wanted':>10}{'measured':>12}  met")
+    for name, wanted, measured, met in checks:
+        print(f"{name:<26}{wanted:>10}{measured:>12}  {'yes' if met else 'NO'}")
+    return all(met for *_, met in checks)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--agents", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--concurrency", type=int, default=128)
+    parser.add_argument("--latency", type=float, default=0.5, help="seconds per answer")
+    parser.add_argument("--timeout", type=float, default=10.0, help="the runs' --timeout")
+    parser.add_argument("--seed", type=int, default=0, help="of the fault draws")
+    parser.add_argument(
+        "--smoke", action="store_true", help="20 agents × 2 rounds, 0.05 s latency (a check)"
+    )
+    args = parser.parse_args()
+    if args.smoke:
+        args.agents, args.rounds, args.latency, args.concurrency = 20, 2, 0.05, 8
+    with (
+        tempfile.TemporaryDirectory(prefix="personasim-faults-") as tmp,
+        FakeOpenAIServer(responder, latency=args.latency, record=False) as server,
+    ):
+        clean = run_once("fault-free", server, None, Path(tmp) / "clean", args)
+        faulty = run_once("faulty", server, FAULTS, Path(tmp) / "faulty", args)
+    met = report(clean, faulty, args)
+    return 0 if met or args.smoke else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
