@@ -71,9 +71,13 @@ class RetryPolicy:
 
     max_attempts: int = 5
     timeout: float = 60.0
-    initial_backoff: float = 1.0
-    max_backoff: float = 30.0
-    jitter: float = 1.0
+    initial_backoff: float = 0.5
+    max_backoff: float = 8.0
+    jitter: float = 0.5
+    """Waits between attempts: 0.5, 1, 2, 4 s (capped at 8) plus up to 0.5 s of jitter (the
+    openai SDK's initial and largest delays); a Retry-After from the server replaces it. A
+    round waits for its slowest unit, so a longer schedule costs every round a call that
+    needed it (benchmarks/bench_faults.py)."""
     max_retry_after: float = 600.0
     hedge: HedgePolicy = field(default_factory=HedgePolicy)
 
@@ -210,7 +214,7 @@ class LLMClient:
 
     async def _attempt(self, request: ChatRequest, call: _Call) -> ChatResponse:
         """One attempt: one request, or, once it has waited past the hedge delay, that request
-        and one duplicate, whichever answers first (the other is cancelled)."""
+        and one duplicate, whichever comes back first (the other is cancelled)."""
         if self._latency is None or (delay := self._latency.delay()) is None:
             return await self._send(request, call)
         return await self._hedged(request, call, delay)
@@ -227,21 +231,22 @@ class LLMClient:
                     return done.pop().result()
             if not self._may_hedge(call):
                 return await tasks.pop()
-            call.hedged = hedging = True
-            self.hedges += 1
+            hedging = True
             self._hedging += 1
-            tasks.add(loop.create_task(self._send(request, call)))
-            failure: BaseException | None = None
-            while tasks:
-                done, tasks = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-                for task in done:
-                    if (exc := task.exception()) is None:
-                        return task.result()
-                    if not isinstance(exc, TransientLLMError):
-                        raise exc
-                    failure = failure or exc
-            assert failure is not None
-            raise failure
+            (first,) = tasks
+            duplicate = loop.create_task(self._send(request, call, duplicate=True))
+            tasks.add(duplicate)
+            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                if task.exception() is None:
+                    return task.result()
+            if duplicate in done or not isinstance(first.exception(), TransientLLMError):
+                # An error from the duplicate is the endpoint's answer to this attempt: the
+                # first request, past the hedge delay, is presumed hung, and the retry loop
+                # asks again rather than wait out its timeout.
+                raise next(iter(done)).exception()  # type: ignore[misc]
+            tasks.discard(first)  # failed (its timeout, say): the duplicate is under way
+            return await duplicate
         finally:
             if hedging:
                 self._hedging -= 1
@@ -271,13 +276,22 @@ class LLMClient:
         )
 
     async def _send(
-        self, request: ChatRequest, call: _Call, sent: list[float] | None = None
+        self,
+        request: ChatRequest,
+        call: _Call,
+        sent: list[float] | None = None,
+        duplicate: bool = False,
     ) -> ChatResponse:
+        """One HTTP request, within a concurrency slot and the request pacing; a `duplicate`
+        (hedge) counts as hedged only once it has its slot and is sent."""
         async with self._slots:
             if self._limiter is not None:
                 await self._limiter.acquire()
             self.calls += 1
             call.requests += 1
+            if duplicate:
+                call.hedged = True
+                self.hedges += 1
             if call.requests == 1:
                 call.first_sent = time.monotonic()
             started = time.perf_counter()

@@ -44,3 +44,21 @@ def test_round_benchmark_smoke_mode_holds_the_endpoint_cap() -> None:
     for row in rows:  # columns: ..., rejected, requests, peak MB, load
         rejected, requests = int(row[8]), int(row[9])
         assert (rejected, requests) == (0, int(row[1])), row
+
+
+@pytest.mark.timeout(300)  # two runs in their own processes; slow on a loaded 2-core machine
+def test_fault_benchmark_smoke_mode_loses_nothing() -> None:
+    """Its smallest size: both runs finish by themselves and account for every decision (the
+    fault draws are seeded; no timing is asserted)."""
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "bench_faults.py"), "--smoke"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = {w[0]: w for w in (line.split() for line in done.stdout.splitlines()) if w}
+    for run in ("fault-free", "faulty"):  # columns: run, wall, exit, status, decided, dropped
+        assert rows[run][3:6] == ["complete", "80", "0"], rows[run]
+    assert rows["no"][1:5] == ["manual", "resume", "0", "0"]  # the target line, met
+    assert "faults served: {" in done.stdout

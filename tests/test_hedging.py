@@ -105,14 +105,43 @@ def test_no_hedge_when_answers_come_in_time() -> None:
 
 
 def test_a_hedge_waits_for_a_slot_like_any_request() -> None:
-    """With one request allowed in flight the duplicate cannot be sent beside the hung one:
-    it goes once the hung request times out and frees the slot (and then answers)."""
+    """With one request allowed in flight the duplicate cannot be sent beside the hung one: it
+    goes once the hung request times out and frees the slot, and its answer is taken."""
     with FakeOpenAIServer(latency=0.02) as server:
         client, emit, took = asyncio.run(
             ask_all(server, concurrency=1, hang_last=True, timeout=1.0)
         )
-        peak = server.peak_in_flight
-    assert peak == 1
+        peak, requests = server.peak_in_flight, server.request_count
+    assert (peak, requests) == (1, 5 + 2)
     assert took >= 1.0
     last = emit.events[-1][1]
     assert (last["attempts"], last["hedged"], client.hedges) == (2, True, 1)
+
+
+def test_an_error_from_the_duplicate_ends_the_attempt_at_once() -> None:
+    """Hung request, then a 500 to its duplicate: the retry asks again at once instead of
+    waiting out the hung request's timeout."""
+    with FakeOpenAIServer(latency=0.02) as server:
+
+        async def run() -> tuple[LLMClient, Recorder, float]:
+            emit = Recorder()
+            policy = RetryPolicy(
+                max_attempts=4, timeout=30.0, initial_backoff=0.01, jitter=0, hedge=QUICK_HEDGE
+            )
+            client = LLMClient(
+                OpenAIBackend("fake-model", base_url=server.base_url), retry=policy, emit=emit
+            )
+            try:
+                for i in range(5):
+                    await client.complete(request(f"warm-up {i}"))
+                server.enqueue_faults("hang", "500")
+                started = time.perf_counter()
+                await client.complete(request("the last one"))
+                return client, emit, time.perf_counter() - started
+            finally:
+                await client.aclose()
+
+        client, emit, took = asyncio.run(run())
+    assert took < 5.0  # not the 30 s timeout
+    last = emit.events[-1][1]
+    assert (last["attempts"], last["hedged"], client.hedges) == (3, True, 1)
