@@ -215,18 +215,22 @@ class LLMClient:
     async def _attempt(self, request: ChatRequest, call: _Call) -> ChatResponse:
         """One attempt: one request, or, once it has waited past the hedge delay, that request
         and one duplicate, whichever comes back first (the other is cancelled)."""
-        if self._latency is None or (delay := self._latency.delay()) is None:
+        if self._latency is None:
             return await self._send(request, call)
-        return await self._hedged(request, call, delay)
+        return await self._hedged(request, call, self._latency)
 
-    async def _hedged(self, request: ChatRequest, call: _Call, delay: float) -> ChatResponse:
+    async def _hedged(
+        self, request: ChatRequest, call: _Call, latency: LatencyWindow
+    ) -> ChatResponse:
         loop = asyncio.get_running_loop()
         sent: list[float] = []  # when the first request left (after its slot and pacing)
         tasks = {loop.create_task(self._send(request, call, sent))}
         hedging = False
         try:
-            while not sent or (wait := sent[0] + delay - loop.time()) > 0:
-                done, _ = await asyncio.wait(tasks, timeout=delay if not sent else wait)
+            while (wait := _hedge_wait(latency, sent, loop.time())) > 0:
+                # The delay is looked up again each time: a request sent before the endpoint's
+                # latency was known (the run's first burst) is hedged once it is.
+                done, _ = await asyncio.wait(tasks, timeout=wait)
                 if done:
                     return done.pop().result()
             if not self._may_hedge(call):
@@ -234,19 +238,28 @@ class LLMClient:
             hedging = True
             self._hedging += 1
             (first,) = tasks
-            duplicate = loop.create_task(self._send(request, call, duplicate=True))
+            dup_sent: list[float] = []
+            duplicate = loop.create_task(self._send(request, call, dup_sent, duplicate=True))
             tasks.add(duplicate)
-            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-            for task in done:
-                if task.exception() is None:
-                    return task.result()
-            if duplicate in done or not isinstance(first.exception(), TransientLLMError):
-                # An error from the duplicate is the endpoint's answer to this attempt: the
-                # first request, past the hedge delay, is presumed hung, and the retry loop
-                # asks again rather than wait out its timeout.
-                raise next(iter(done)).exception()  # type: ignore[misc]
-            tasks.discard(first)  # failed (its timeout, say): the duplicate is under way
-            return await duplicate
+            while tasks:
+                wait = _hedge_wait(latency, dup_sent, loop.time())
+                done, _ = await asyncio.wait(
+                    tasks, timeout=max(wait, 0.0), return_when=asyncio.FIRST_COMPLETED
+                )
+                if not done:
+                    if not dup_sent:
+                        continue  # the duplicate still waits for its slot
+                    raise _hung_error(loop.time() - sent[0])
+                for task in done:
+                    if task.exception() is None:
+                        return task.result()
+                if duplicate in done or not isinstance(first.exception(), TransientLLMError):
+                    # An error from the duplicate is the endpoint's answer to this attempt:
+                    # the first request, past the hedge delay, is presumed hung, and the
+                    # retry loop asks again rather than wait out its timeout.
+                    raise next(iter(done)).exception()  # type: ignore[misc]
+                tasks.discard(first)  # failed (its timeout): the duplicate is under way
+            raise AssertionError("unreachable: the duplicate is always awaited")
         finally:
             if hedging:
                 self._hedging -= 1
@@ -267,12 +280,11 @@ class LLMClient:
         return EndpointDownError(message)
 
     def _may_hedge(self, call: _Call) -> bool:
-        """One duplicate per call, within its attempt budget, and only a few at a time (when
-        the whole endpoint slows down, duplicates would add to its load)."""
-        return (
-            not call.hedged
-            and call.requests < self.retry.max_attempts
-            and self._hedging < max(1, self.concurrency // 4)
+        """A duplicate (one per request: each attempt's at most) within the call's attempt
+        budget, and only a few at a time (when the whole endpoint slows down, duplicates
+        would add to its load)."""
+        return call.requests < self.retry.max_attempts and self._hedging < max(
+            1, self.concurrency // 4
         )
 
     async def _send(
@@ -372,6 +384,26 @@ class LLMClient:
 
     async def aclose(self) -> None:
         await self.backend.aclose()
+
+
+def _hung_error(waited: float) -> TransientLLMError:
+    """Both the request and its duplicate are past the hedge delay: the attempt ends as a
+    timeout would, so a double hang costs two hedge delays, not a whole `--timeout`."""
+    return TransientLLMError(
+        f"no answer within {waited:.1f}s from the request nor from its duplicate — the server "
+        "may be overloaded or the model slow: lower --concurrency or raise --timeout"
+    )
+
+
+def _hedge_wait(latency: LatencyWindow, sent: list[float], now: float) -> float:
+    """Seconds to wait before looking again whether to hedge (0 or less: hedge now). Until the
+    delay is known, or while the request waits for its slot, look again after the floor or
+    the delay."""
+    if (delay := latency.delay()) is None:
+        return latency.policy.floor
+    if not sent:
+        return delay
+    return sent[0] + delay - now
 
 
 class _Call:

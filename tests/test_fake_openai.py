@@ -424,3 +424,37 @@ def test_in_flight_cap_rejects_and_counts_the_excess() -> None:
         assert (server.rejected, server.peak_in_flight, server.request_count) == (3, 2, 5)
         assert stats == {"requests": 5, "rejected": 3, "peak_in_flight": 2}
         assert server.requests == []  # record=False keeps counts only
+
+
+def test_a_fault_mix_draws_seeded_faults_per_request(server: FakeOpenAIServer) -> None:
+    """Each request draws a fault with its probability; the same seed gives the same draws."""
+
+    async def outcomes() -> list[str]:
+        seen = []
+        async with _client(server) as client:
+            for _ in range(200):
+                try:
+                    reply = await _ask(client)
+                    seen.append(reply.choices[0].message.content)
+                except openai.APIStatusError as exc:
+                    seen.append(str(exc.status_code))
+        return seen
+
+    mix = {"429:0": 0.2, "500": 0.1, "malformed": 0.1}
+    server.set_fault_mix(mix, seed=3)
+    first = asyncio.run(outcomes())
+    served = dict(server.faults_served)
+    server.set_fault_mix(mix, seed=3)
+    assert asyncio.run(outcomes()) == first
+    counts = {kind: first.count(kind) for kind in ("429", "500", MALFORMED_REPLY, DEFAULT_REPLY)}
+    assert served == {
+        "429:0": counts["429"],
+        "500": counts["500"],
+        "malformed": counts[MALFORMED_REPLY],
+    }
+    assert sum(counts.values()) == 200
+    assert 20 <= counts["429"] <= 60 and 5 <= counts["500"] <= 35  # 40 and 20 expected
+    server.set_fault_mix(None)
+    assert asyncio.run(outcomes()).count(DEFAULT_REPLY) == 200
+    with pytest.raises(ValueError, match="sum to"):
+        server.set_fault_mix({"500": 0.7, "429": 0.5})

@@ -145,3 +145,32 @@ def test_an_error_from_the_duplicate_ends_the_attempt_at_once() -> None:
     assert took < 5.0  # not the 30 s timeout
     last = emit.events[-1][1]
     assert (last["attempts"], last["hedged"], client.hedges) == (3, True, 1)
+
+
+def test_when_the_duplicate_hangs_too_the_attempt_ends_without_the_timeout() -> None:
+    """Both past the hedge delay: the attempt ends as a timeout would and the retry (with a
+    duplicate of its own if needed) answers, long before the 30 s timeout."""
+    with FakeOpenAIServer(latency=0.02) as server:
+
+        async def run() -> tuple[Recorder, float]:
+            emit = Recorder()
+            policy = RetryPolicy(
+                max_attempts=5, timeout=30.0, initial_backoff=0.01, jitter=0, hedge=QUICK_HEDGE
+            )
+            client = LLMClient(
+                OpenAIBackend("fake-model", base_url=server.base_url), retry=policy, emit=emit
+            )
+            try:
+                for i in range(5):
+                    await client.complete(request(f"warm-up {i}"))
+                server.enqueue_faults("hang", "hang")
+                started = time.perf_counter()
+                await client.complete(request("the last one"))
+                return emit, time.perf_counter() - started
+            finally:
+                await client.aclose()
+
+        emit, took = asyncio.run(run())
+    assert 0.6 <= took < 5.0  # two hedge delays of 0.3 s, then the retry
+    last = emit.events[-1][1]
+    assert (last["attempts"], last["hedged"]) == (3, True)
