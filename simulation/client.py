@@ -222,6 +222,8 @@ class LLMClient:
     async def _hedged(
         self, request: ChatRequest, call: _Call, latency: LatencyWindow
     ) -> ChatResponse:
+        """The request, and one duplicate once it is past the hedge delay; the first outcome
+        decides (the rules are in docs/events.md, "Hedged requests")."""
         loop = asyncio.get_running_loop()
         sent: list[float] = []  # when the first request left (after its slot and pacing)
         tasks = {loop.create_task(self._send(request, call, sent))}

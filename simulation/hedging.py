@@ -6,7 +6,8 @@ duplicate of a request once it has been in flight longer than `HedgePolicy.delay
 the endpoint's observed 95th-percentile latency, and never less than a floor (2 s), so ordinary
 slow answers are not duplicated. The first answer wins; the other request is cancelled. Only
 answers count as observations (an error is fast and says nothing about how long answers take),
-and no request is hedged before `min_samples` answers have been seen.
+and no request is hedged before `min_samples` answers have been seen. The rules for errors and
+for a duplicate that hangs too are `LLMClient._hedged`'s (docs/events.md, "Hedged requests").
 """
 
 from __future__ import annotations
