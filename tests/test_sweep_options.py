@@ -53,6 +53,7 @@ def check_every_cell(out: Path, pack: Path, cache: Path) -> None:
             "requests_per_minute": 60000.0,
             "timeout_s": 7.0,
             "max_attempts": 2,
+            "hedge": {"enabled": True, "multiplier": 3.0, "floor_s": 2.0},
         }
         assert manifest["llm"]["cache_hits"] == 0
     assert not cache.exists()  # --no-cache: neither read nor written
