@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -35,7 +36,9 @@ _REVISED = re.compile(
     r"[#*\s]*\brevised\s+response\b\**\s*?(?::\**|(?<=\*\*)|[ \t]*(?=\n))", re.IGNORECASE
 )
 _REFLECTION = re.compile(r"^[#*\s]*reflection(?:\**\s*:\**|\*\*|[ \t]*\n)\s*", re.IGNORECASE)
-_SCORE = re.compile(r"score\**\s*[:=](?:\*\*|\\boxed\{|\s)*([0-9]+)", re.IGNORECASE)
+_SCORE = re.compile(
+    r"score\**\s*[:=](?:\*\*|\\boxed\{|\s)*([0-9]+(?:[.,][0-9]+)?)(?![0-9])", re.IGNORECASE
+)
 
 
 def parse_response(reply: str) -> str:
@@ -45,28 +48,41 @@ def parse_response(reply: str) -> str:
     return reply.strip()
 
 
-def parse_refinement(reply: str) -> dict[str, str]:
+def parse_refinement(reply: str) -> dict[str, Any]:
     """Self-refinement's 'Reflection: ... Revised Response: ... Final Answer: N'.
 
     The revised response (through its final answer) is what gets graded; the label may be a
-    markdown heading without a colon. Without it the revision cannot be told from the
-    reflection, so it is re-asked.
+    markdown heading without a colon. A reply without the label is read whole, as a careful
+    grader reads it: its final answer is the revision's (`labelled` False, so the format
+    compliance counts it; a reflection quoting an earlier, different final answer then makes
+    the reading ambiguous, counted apart). Only an empty reply or revision is re-asked.
     """
+    if not reply.strip():
+        raise DecisionParseError("the reply is empty")
     parts = _REVISED.split(reply, maxsplit=1)
     if len(parts) < 2:
-        raise DecisionParseError("it has no 'Revised Response:' part")
+        return {"reflection": "", "revised_response": reply.strip(), "labelled": False}
     reflection, revised = (part.strip() for part in parts)
     if not revised:
         raise DecisionParseError("the revised response is empty")
-    return {"reflection": _REFLECTION.sub("", reflection), "revised_response": revised}
+    return {
+        "reflection": _REFLECTION.sub("", reflection),
+        "revised_response": revised,
+        "labelled": _REFLECTION.match(reflection) is not None,
+    }
 
 
 def parse_judge_score(reply: str) -> int:
-    """The judge's last 'Score: N' with N in 1–3."""
+    """The judge's last 'Score: N' with N in 1–3. A score off the integer scale ("2.5") is
+    not rounded or truncated: it is re-asked, then a counted failure, with the reason."""
     scores = _SCORE.findall(reply)
     if not scores:
         raise DecisionParseError("it does not end with 'Score: N'")
-    return _checked_score(int(scores[-1]))
+    written = scores[-1]
+    value = float(written.replace(",", "."))
+    if not value.is_integer():
+        raise DecisionParseError(f"the score must be a whole number 1, 2 or 3, got {written}")
+    return _checked_score(int(value))
 
 
 def _checked_score(score: int) -> int:
@@ -108,8 +124,8 @@ def _written(value: float) -> str:
 
 def answer_text(response: str, final_answer: float | None) -> str:
     """The response the Classroom grades: the student's text closed by 'Final Answer: N' from
-    the schema's number (the last final answer counts, so the field wins over any in the
-    text); without a number, the text alone."""
+    the schema's number; without a number, the text alone. A text that itself states a
+    different final answer is then ambiguous, as a careful grader would find it."""
     text = response.strip()
     if final_answer is None:
         return text
@@ -123,12 +139,13 @@ def read_answer(answer: StudentAnswer) -> str:
     return parse_response(answer_text(answer.response, answer.final_answer))
 
 
-def read_refinement(answer: Refinement) -> dict[str, str]:
-    """A structured self-refinement as `parse_refinement` would return it."""
+def read_refinement(answer: Refinement) -> dict[str, Any]:
+    """A structured self-refinement as `parse_refinement` would return it (the schema's
+    fields are its labels)."""
     revised = answer_text(answer.revised_response, answer.final_answer)
     if not revised:
         raise DecisionParseError("the revised response is empty")
-    return {"reflection": answer.reflection.strip(), "revised_response": revised}
+    return {"reflection": answer.reflection.strip(), "revised_response": revised, "labelled": True}
 
 
 def read_judge_score(answer: ContrastScore) -> int:

@@ -41,6 +41,7 @@ __all__ = [
     "ORDERS",
     "RACES",
     "RACE_NAMES",
+    "READINGS",
     "STRATEGIES",
     "TABLE_LEVELS",
     "VALIDATION_PER_SETTING",
@@ -230,6 +231,40 @@ def _per_repetition(frame: pd.DataFrame, column: str, scale: float = 1.0) -> dic
     return {int(k): float(v) for k, v in means.items()}
 
 
+READINGS = ("explicit", "last_number", "ambiguous", "none")
+"""How a careful grader read an answer (`environments.numeric_answers`); logs written before
+the reading was recorded have `graded_by` instead."""
+
+
+def _readings(rows: pd.DataFrame) -> pd.Series:
+    """Each graded answer's reading; for an older log (no `reading`), from `graded_by` and
+    `final_answer_found`."""
+    if rows.empty:
+        return pd.Series([], dtype=object)
+    if "reading" in rows.columns:
+        return rows["reading"].fillna("explicit")
+    found = rows["final_answer_found"].astype(bool)
+    by_last = rows.get("graded_by", pd.Series("final_answer", index=rows.index)) == "last_number"
+    old = [
+        "none" if not f else "last_number" if b else "explicit"
+        for f, b in zip(found, by_last, strict=True)
+    ]
+    return pd.Series(old, index=rows.index)
+
+
+def _format_compliance(rows: pd.DataFrame, level: str) -> Statistic:
+    """The share (%) of graded replies in the paper's asked format ('Final Answer: {number}'),
+    undefined for the baseline (its prompt asks for no format) or an older log."""
+    if level == "none":
+        return Undefined("the no-persona prompt asks for no format")
+    if rows.empty:
+        return Undefined("no graded answers")
+    if "format_compliant" not in rows.columns or rows["format_compliant"].isna().all():
+        return Undefined("not recorded (a log written before the format check)")
+    known = rows["format_compliant"].dropna().astype(bool)
+    return 100.0 * float(known.mean())
+
+
 def _accuracy(
     graded: pd.DataFrame,
     failed: pd.DataFrame,
@@ -240,27 +275,36 @@ def _accuracy(
     level: str,
 ) -> dict:
     """Accuracy (%) per repetition, their mean and SD, and the counts behind them; `small`
-    when fewer than `smallest` answers were graded. `accuracy` is over the graded answers
-    (unparseable ones excluded, denominator `n_graded`); `accuracy_all` counts the answers
-    that stayed unparseable after re-asks as wrong (denominator `n_answers`)."""
+    when fewer than `smallest` answers were graded. `accuracy` is over the answers a careful
+    grader can read (denominator `n_graded`: ambiguous answers, which state two different
+    final answers, and unparseable ones are excluded and counted apart; an answer with no
+    number is wrong); `accuracy_all` counts ambiguous and unparseable answers as wrong
+    (denominator `n_answers`). `format_compliance` (%) is the share of graded replies in the
+    paper's asked format, side by side with accuracy."""
     labels = {"strategy": strategy, "race": race, "order": order, "level": level}
     rows = _select(graded, **labels)
     lost = _select(failed, **labels)
-    by_rep = _per_repetition(rows, "correct", 100.0)
+    readings = _readings(rows)
+    clear = rows[readings != "ambiguous"] if len(rows) else rows
+    by_rep = _per_repetition(clear, "correct", 100.0)
     mean, sd = mean_and_sd(list(by_rep.values()), "no graded answers")
     all_rep = _counted_wrong(rows, lost)
     mean_all, sd_all = mean_and_sd(list(all_rep.values()), "no answers")
+    counts = readings.value_counts()
     return {
         **stat_fields("accuracy", mean),
         **stat_fields("accuracy_sd", sd),
         **stat_fields("accuracy_all", mean_all),
         **stat_fields("accuracy_all_sd", sd_all),
+        **stat_fields("format_compliance", _format_compliance(rows, level)),
         "by_repetition": {str(k): rounded(v) for k, v in by_rep.items()},
-        "n_graded": len(rows),
+        "n_graded": len(clear),
         "n_answers": len(rows) + len(lost),
         "answer_failures": len(lost),
-        "missing_final_answers": int((~rows["final_answer_found"]).sum()) if len(rows) else 0,
-        "small": len(rows) < smallest,
+        "ambiguous_answers": int(counts.get("ambiguous", 0)),
+        "readings": {r: int(counts.get(r, 0)) for r in READINGS},
+        "missing_final_answers": int(counts.get("last_number", 0) + counts.get("none", 0)),
+        "small": len(clear) < smallest,
     }
 
 
@@ -343,6 +387,11 @@ def _order_effect(table: list[dict[str, Any]]) -> list[dict[str, Any]]:
             )
         row.update(stat_fields("doc", read_stat(after["doc"], "mean")))
         row.update(_difference("doc_change", after["doc"], reference["doc"], "mean", "before"))
+        for level in TABLE_LEVELS:
+            row[f"n_{level}"] = after[level]["n_graded"]
+            row[f"n_{level}_before"] = reference[level]["n_graded"]
+        row["n_judged"] = after["doc"]["n_judged"]
+        row["n_judged_before"] = reference["doc"]["n_judged"]
         rows.append(row)
     return rows
 
@@ -401,9 +450,11 @@ def _signed(record: dict[str, Any], key: str) -> str:
 
 
 def accuracy_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
-    """Tables 1 and 2: per strategy × race × order, low and high accuracy (%), their change
-    against the no-persona baseline, and the mean DoC, each with its SD over repetitions;
-    `small_group` when one of them rests on fewer answers than the run's `min_group_n`."""
+    """Tables 1 and 2: per strategy × race × order, low and high accuracy (%) as a careful
+    grader reads, their change against the no-persona baseline, and the mean DoC, each with
+    its SD over repetitions; beside them the format compliance (%), the graded and the
+    ambiguous answers; `small_group` when one of them rests on fewer answers than the run's
+    `min_group_n`."""
     rows = []
     for cell in metrics["cells"]:
         row = {
@@ -417,6 +468,10 @@ def accuracy_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
             row[f"acc_{level}"] = cell[level]["accuracy"]
             row[f"acc_{level}_sd"] = cell[level]["accuracy_sd"]
             row[f"acc_{level}_change"] = cell[level]["change"]
+        for level in TABLE_LEVELS:
+            row[f"format_{level}"] = cell[level].get("format_compliance")
+            row[f"n_{level}"] = cell[level]["n_graded"]
+            row[f"ambiguous_{level}"] = cell[level].get("ambiguous_answers", 0)
         row["doc"] = cell["doc"]["mean"]
         row["doc_sd"] = cell["doc"]["sd"]
         row["n_judged"] = cell["doc"]["n_judged"]
@@ -540,6 +595,7 @@ def classroom_metrics(events: pd.DataFrame) -> dict[str, Any]:
     made = pd.DataFrame(payloads(events, "decision.made"))
     failed = pd.DataFrame(payloads(events, "decision.failed"))
     smallest = min_group_n(events)
+    readings = _readings(graded)
     baseline = _accuracy(graded, failed, smallest, "none", "none", "none", "none")
     table = [
         _cell_metrics(graded, made, failed, cell, baseline, smallest)
@@ -556,9 +612,9 @@ def classroom_metrics(events: pd.DataFrame) -> dict[str, Any]:
         "cells": table,
         "order_effect": _order_effect(table),
         "race_effect": _race_effect(graded, smallest),
-        "missing_final_answers": int((~graded["final_answer_found"]).sum())
-        if not graded.empty
-        else 0,
+        "missing_final_answers": int(readings.isin(["last_number", "none"]).sum()),
+        "ambiguous_answers": int((readings == "ambiguous").sum()),
+        "readings": {r: int((readings == r).sum()) for r in READINGS},
         "answer_failures": _count(failed, lambda t: t != "classroom.judge"),
         "judge_failures": _count(failed, lambda t: t == "classroom.judge"),
         "reasks": len(payloads(events, "decision.reask")),
@@ -566,12 +622,18 @@ def classroom_metrics(events: pd.DataFrame) -> dict[str, Any]:
 
 
 def _both(record: dict[str, Any]) -> str:
-    """Accuracy over the graded answers, and with unparseable answers counted wrong, each with
-    its denominator."""
+    """Accuracy over the graded answers, and with ambiguous and unparseable answers counted
+    wrong, each with its denominator."""
     return (
         f"{_pm(record, 'accuracy', 'accuracy_sd')} % of {record['n_graded']} "
         f"[{shown_stat(record, 'accuracy_all', 1)} % of {record['n_answers']}]"
     )
+
+
+def _format(record: dict[str, Any]) -> str:
+    """The format compliance beside the accuracy (nothing where no format was asked)."""
+    share = record.get("format_compliance")
+    return "" if share is None else f", format {share:.1f} %"
 
 
 def report_lines(metrics: dict[str, Any]) -> list[str]:
@@ -580,7 +642,8 @@ def report_lines(metrics: dict[str, Any]) -> list[str]:
     lines = [
         f"{metrics['model']}: {metrics['n_questions']} questions × {metrics['repetitions']} "
         f"repetitions; no persona {_both(base)}; "
-        f"{metrics['missing_final_answers']} answers without 'Final Answer', "
+        f"{metrics['missing_final_answers']} answers without an explicit final answer, "
+        f"{metrics.get('ambiguous_answers', 0)} ambiguous, "
         f"{metrics['answer_failures']} failed answers, {metrics['judge_failures']} failed "
         f"judgements, {metrics['reasks']} re-asks"
     ]
@@ -588,8 +651,8 @@ def report_lines(metrics: dict[str, Any]) -> list[str]:
         low, high, doc = row["low"], row["high"], row["doc"]
         lines.append(
             f"  {row['strategy']:<11} {row['race']:<4} {row['order']:<6}  "
-            f"low {_both(low)} ({_signed(low, 'change')})  "
-            f"high {_both(high)} ({_signed(high, 'change')})"
+            f"low {_both(low)} ({_signed(low, 'change')}){_format(low)}  "
+            f"high {_both(high)} ({_signed(high, 'change')}){_format(high)}"
             f"  DoC {_pm(doc, 'mean', 'sd', 2)}"
         )
     return lines

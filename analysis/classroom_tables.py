@@ -3,9 +3,15 @@
 
 Table 1 (race none) and Table 2 (per race) have one row per model and, per strategy, the low
 and high accuracy with the change against the no-persona baseline as a subscript ("46.3
-(-28.7)") and the mean DoC. The paper reports the main setting, so only the "before" order is
-shown (or "after" for a model run only in that order). A value that is undefined or was not run
-is an empty cell (— in Markdown), never 0; the long tables (`table1_level`, `table2_race`) keep
+(-28.7)"), the mean DoC, and beside them the format compliance (the share of replies in the
+asked `Final Answer: {number}`, low / high). Table 3 has, per model and strategy (0-shot, 1-shot,
+self-refinement; race none), the share of each tagged behaviour (1)–(4) of the low persona and
+the number of tagged comments behind them. Table 5 has, per model and race, the zero-shot
+accuracy and DoC with the instructions after the question and, as the subscript, the change
+against before, with the graded answers and judged pairs behind each block. The paper reports
+the main setting, so Tables 1–3 show the "before" order (or "after" for a model run only in
+that order). A value that is undefined or was not run is an empty cell (— in Markdown), never
+0; the long tables (`table1_level`, `table2_race`, `table3_behaviours`, `table5_order`) keep
 the numbers and the reasons.
 """
 
@@ -24,6 +30,8 @@ from .reports import save_figure, write_table
 __all__ = [
     "STRATEGY_LABELS",
     "ClassroomReports",
+    "behaviour_wide_table",
+    "order_wide_table",
     "race_effect_models_figure",
     "wide_table",
     "write_sweep_reports",
@@ -39,15 +47,35 @@ STRATEGY_LABELS = {
 """The paper's column groups, in its order."""
 RACE_ORDER = ("AA", "WA", "HS")
 NOTE = (
-    "Accuracy (%) of the low and high persona, in parentheses the change against the no-persona "
-    "baseline (the paper's subscript); DoC 1-3. — : undefined or not run (the long table says why)."
+    "Accuracy (%) of the low and high persona as a careful grader reads the answers, in "
+    "parentheses the change against the no-persona baseline (the paper's subscript); DoC 1-3; "
+    "format: the share (%) of low / high replies in the asked 'Final Answer: {number}'. — : "
+    "undefined or not run (the long table says why)."
+)
+TABLE3_STRATEGIES = ("zero-shot", "one-shot", "self-refine")
+"""Table 3's column groups."""
+TABLE3_NOTE = (
+    "Share (%) of each tagged behaviour (1)-(4) among the low persona's tagged comments (race "
+    "none); n: the tagged comments behind the shares. — : no tagged comments or not run."
+)
+TABLE5_NOTE = (
+    "Zero-shot, instructions after the question: accuracy (%) of the low and high persona and "
+    "the DoC, in parentheses the change against instructions before it (the paper's "
+    "subscript); n: graded answers low / high and judged pairs (after). — : undefined or not run."
 )
 
 
-def _with_change(value: float | None, change: float | None) -> str | None:
+def _with_change(value: float | None, change: float | None, digits: int = 1) -> str | None:
     if value is None:
         return None
-    return f"{value:.1f}" if change is None else f"{value:.1f} ({change:+.1f})"
+    shown = f"{value:.{digits}f}"
+    return shown if change is None else f"{shown} ({change:+.{digits}f})"
+
+
+def _format_pair(low: float | None, high: float | None) -> str | None:
+    if low is None and high is None:
+        return None
+    return " / ".join("—" if v is None else f"{v:.1f}" for v in (low, high))
 
 
 def _main_order(rows: Sequence[dict[str, Any]]) -> str:
@@ -77,6 +105,7 @@ def wide_table(rows: Sequence[dict[str, Any]], race: str) -> list[dict[str, Any]
                     cell.get(f"acc_{level}"), cell.get(f"acc_{level}_change")
                 )
             row[f"{label} DoC"] = cell.get("doc")
+            row[f"{label} format"] = _format_pair(cell.get("format_low"), cell.get("format_high"))
         row["order"] = order
         table.append(row)
     return table
@@ -90,6 +119,48 @@ def write_wide_tables(rows: Sequence[dict[str, Any]], directory: Path) -> list[P
         table2 = [row for race in races for row in wide_table(rows, race)]
         files += write_table(table2, directory, "table2_wide", notes=[NOTE])
     return files
+
+
+def behaviour_wide_table(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Table 3: one row per model; per strategy the shares (%) of (1)–(4) and their n."""
+    table = []
+    for model in dict.fromkeys(r["model"] for r in rows):
+        mine = [r for r in rows if r["model"] == model and r["race"] == "none"]
+        order = _main_order(mine)
+        cells = {r["strategy"]: r for r in mine if r["order"] == order}
+        if not any(s in cells for s in TABLE3_STRATEGIES):
+            continue
+        row: dict[str, Any] = {"model": model}
+        for strategy in TABLE3_STRATEGIES:
+            label = STRATEGY_LABELS[strategy]
+            cell = cells.get(strategy, {})
+            for category in metrics_of.BEHAVIOUR_CATEGORIES:
+                row[f"{label} ({category})"] = cell.get(f"({category})")
+            row[f"{label} n"] = cell.get("n_comments")
+        row["order"] = order
+        table.append(row)
+    return table
+
+
+def order_wide_table(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Table 5: one row per model; per race (level only first, when run) the zero-shot low and
+    high accuracy and DoC after the question, each with its change against before, and n."""
+    table = []
+    for model in dict.fromkeys(r["model"] for r in rows):
+        cells = {r["race"]: r for r in rows if r["model"] == model and r["strategy"] == "zero-shot"}
+        if not cells:
+            continue
+        row: dict[str, Any] = {"model": model}
+        for race in (r for r in ("none", *RACE_ORDER) if r in cells):
+            cell, name = cells[race], "Level only" if race == "none" else race
+            for level in ("low", "high"):
+                row[f"{name} {level}"] = _with_change(
+                    cell.get(f"acc_{level}"), cell.get(f"acc_{level}_change")
+                )
+            row[f"{name} DoC"] = _with_change(cell.get("doc"), cell.get("doc_change"), 2)
+            row[f"{name} n"] = f"{cell['n_low']} / {cell['n_high']} / {cell['n_judged']}"
+        table.append(row)
+    return table
 
 
 def _nan(value: Any) -> float:
@@ -173,7 +244,15 @@ class ClassroomReports:
     @classmethod
     def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
         files = metrics_of.write_reports(metrics, directory)
-        return files + write_wide_tables(metrics_of.accuracy_rows(metrics), directory)
+        files += write_wide_tables(metrics_of.accuracy_rows(metrics), directory)
+        table3 = behaviour_wide_table(metrics_of.behaviour_rows(metrics))
+        if table3:
+            files += write_table(table3, directory, "table3_wide", notes=[TABLE3_NOTE])
+        order_rows = [{"model": metrics["model"], **r} for r in metrics["order_effect"]]
+        table5 = order_wide_table(order_rows)
+        if table5:
+            files += write_table(table5, directory, "table5_wide", notes=[TABLE5_NOTE])
+        return files
 
     @classmethod
     def summary_rows(cls, metrics: dict[str, Any]) -> list[dict[str, Any]]:

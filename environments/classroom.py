@@ -1,15 +1,14 @@
 """A classroom where students answer word problems and the answer key grades them (seed 000).
 
-The environment holds the sampled questions and their gold numbers and grades a response by its
-closing `Final Answer: {number}` (the format the persona prompts of Figure 2 ask for, also
-"The final answer is N" and `\\boxed{N}`), comparing numbers, not strings; how a number is read
-(minus signs, `$-5`, `~18`, words, `1,5`) is `numeric_answers`'. The no-persona prompt asks
-only for "the final answer as a number", so such a response is also graded by its last "the
-answer is" or its last number (`graded_by="last_number"`). A response without
-one is graded wrong and flagged (`final_answer_found` false), so metrics can count it
-separately: that is a grading outcome, not a parse failure to re-ask. Who answers, and how they
-were prompted, is not its business; the scenario passes those labels through to the
-`classroom.graded` event.
+The environment holds the sampled questions and their gold numbers and grades a response as a
+careful grader reads it (`numeric_answers.read_answer`, one rule for the no-persona baseline
+and every persona): its explicit final statement ("Final Answer: N", "the answer is N",
+`\\boxed{N}`, "#### N", "Answer: N"), else its last number; two different explicit answers are
+"ambiguous" and no number is read. A response without a number, or an ambiguous one, is graded
+wrong and flagged (`reading`), so metrics can count it apart: that is a grading outcome, not a
+parse failure to re-ask. Whether the reply kept the paper's asked format is the scenario's to
+say (`format_compliant`). Who answers, and how they were prompted, is not its business; the
+scenario passes those labels through to the `classroom.graded` event.
 """
 
 from __future__ import annotations
@@ -17,33 +16,17 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from personasim.simulation import Environment, InvalidActionError, SimAgent, Simulation
 
 from .gsm8k import WordProblem
-from .numeric_answers import read_final_answer, read_last_number
+from .numeric_answers import TOLERANCE, AnswerReading, Reading, read_answer
 
-__all__ = [
-    "ANSWER_TOLERANCE",
-    "Classroom",
-    "Grade",
-    "GradedBy",
-    "extract_final_answer",
-    "extract_last_number",
-]
+__all__ = ["ANSWER_TOLERANCE", "Classroom", "Grade"]
 
-ANSWER_TOLERANCE = 1e-6
+ANSWER_TOLERANCE = TOLERANCE
 """Numbers closer than this count as equal (`0.70` and `0.7`, `45.00` and `45`)."""
-
-GradedBy = Literal["final_answer", "last_number"]
-"""How a response is read: its last `Final Answer:` (or `\\boxed{}`) or, where the prompt asks
-for no such line (no persona), also its last "the answer is", then its last number."""
-
-extract_final_answer = read_final_answer
-"""The number of the last final answer of a response, or None (`numeric_answers`)."""
-extract_last_number = read_last_number
-"""A no-persona answer's number, or None (`numeric_answers`)."""
 
 
 @dataclass(frozen=True)
@@ -54,10 +37,12 @@ class Grade:
     answer: float | None
     gold: float
     correct: bool
+    reading: Reading = "explicit"
 
     @property
     def final_answer_found(self) -> bool:
-        return self.answer is not None
+        """The response states its final answer explicitly (and unambiguously)."""
+        return self.reading == "explicit"
 
 
 class Classroom(Environment):
@@ -86,15 +71,16 @@ class Classroom(Environment):
         agent: SimAgent,
         question_id: str,
         response: str,
-        graded_by: GradedBy = "final_answer",
+        format_compliant: bool | None = None,
         **labels: Any,
     ) -> Grade:
-        """Grade `response` to `question_id`; `labels` (strategy, level...) go into the event."""
+        """Grade `response` to `question_id`; `format_compliant` (None: no format was asked)
+        and `labels` (strategy, level...) go into the event."""
         gold = self.problem(question_id).gold
-        read = extract_final_answer if graded_by == "final_answer" else extract_last_number
-        answer = read(response)
+        read: AnswerReading = read_answer(response)
+        answer = read.value
         correct = answer is not None and math.isclose(answer, gold, abs_tol=ANSWER_TOLERANCE)
-        grade = Grade(question_id, answer, gold, correct)
+        grade = Grade(question_id, answer, gold, correct, read.reading)
         self.emit(
             "classroom.graded",
             {
@@ -103,7 +89,9 @@ class Classroom(Environment):
                 "gold": gold,
                 "correct": correct,
                 "final_answer_found": grade.final_answer_found,
-                "graded_by": graded_by,
+                "reading": read.reading,
+                "stated": list(read.stated),
+                "format_compliant": format_compliant,
                 **labels,
             },
             agent_id=agent.agent_id,

@@ -40,10 +40,10 @@ from personasim.analysis.classroom_tables import ClassroomReports
 from personasim.environments import (
     Classroom,
     Grade,
-    GradedBy,
     WordProblem,
-    extract_final_answer,
+    follows_format,
     load_word_problems,
+    read_answer,
     sample_problems,
 )
 from personasim.environments.gsm8k import shipped_problems
@@ -215,8 +215,8 @@ class ClassroomScenario(ClassroomReports, Scenario):
         unit = _Unit(problem, labels, repetition)
         prompt = self.prompts.render("no_persona", question=problem.question)
         decision = await self.baseline.decide(self._answer_task(unit, prompt, final=True))
-        if decision.ok:  # Figure 2's no-persona prompt asks for no 'Final Answer:' line
-            self._grade(self.baseline, unit, decision.value, "last_number")
+        if decision.ok:  # Figure 2's no-persona prompt asks for no format: compliance None
+            self._grade(self.baseline, unit, decision.value, None)
 
     async def _cell(self, cell: Cell, problem: WordProblem, repetition: int) -> None:
         """High answer, low answer (each graded), then the judge compares them."""
@@ -225,14 +225,18 @@ class ClassroomScenario(ClassroomReports, Scenario):
             student = self.students[(level, cell.race)]
             labels = {"strategy": cell.strategy, "race": cell.race, "order": cell.order}
             unit = _Unit(problem, {**labels, "level": level}, repetition)
-            response = await self._respond(student, cell, unit)
-            if response is not None:
-                answers[level] = (response, self._grade(student, unit, response))
+            answer = await self._respond(student, cell, unit)
+            if answer is not None:
+                response, compliant = answer
+                answers[level] = (response, self._grade(student, unit, response, compliant))
         if len(answers) == len(LEVELS):
             await self.judge.decide(self._judge_task(cell, problem, answers, repetition))
 
-    async def _respond(self, student: PersonaAgent, cell: Cell, unit: _Unit) -> str | None:
-        """The student's final response under the cell's strategy (None: a failed decision)."""
+    async def _respond(
+        self, student: PersonaAgent, cell: Cell, unit: _Unit
+    ) -> tuple[str, bool] | None:
+        """The student's final response under the cell's strategy, and whether it kept the
+        format the prompt asked for (None: a failed decision)."""
         first_race = "none" if cell.strategy == "two-stage" else cell.race
         one_shot = cell.strategy == "one-shot"
         instruction = self.persona_instruction(unit.labels["level"], first_race, one_shot)
@@ -240,21 +244,26 @@ class ClassroomScenario(ClassroomReports, Scenario):
         single = cell.strategy in ("zero-shot", "one-shot")
         first = self._answer_task(unit, prompt, final=single)
         decision = await student.decide(first)
-        if not decision.ok or single:
-            return decision.value
-        previous = extract_final_answer(decision.value)
+        if not decision.ok:
+            return None
+        if single:
+            return decision.value, follows_format(decision.value)
+        previous = read_answer(decision.value).value
         if cell.strategy == "self-refine":
             task = self._refine_task(unit, first.request, decision.value, previous)
             refined = await student.decide(task)
-            return refined.value["revised_response"] if refined.ok else None
+            if not refined.ok:
+                return None
+            revised = refined.value["revised_response"]
+            return revised, refined.value.get("labelled", True) and follows_format(revised)
         rewritten = await student.decide(self._rewrite_task(unit, decision.value, previous))
-        return rewritten.value
+        return (rewritten.value, follows_format(rewritten.value)) if rewritten.ok else None
 
-    def _grade(
-        self, agent: SimAgent, unit: _Unit, response: str, by: GradedBy = "final_answer"
-    ) -> Grade:
+    def _grade(self, agent: SimAgent, unit: _Unit, response: str, compliant: bool | None) -> Grade:
+        """Grade as a careful grader reads; `compliant`: the reply kept the asked format
+        (None for the baseline, whose prompt asks for none)."""
         return self.classroom.grade(
-            agent, unit.problem.id, response, by, repetition=unit.repetition, **unit.labels
+            agent, unit.problem.id, response, compliant, repetition=unit.repetition, **unit.labels
         )
 
     # --- decision tasks -----------------------------------------------------------------------

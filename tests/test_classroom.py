@@ -34,11 +34,8 @@ from personasim.analysis.classroom import (
     judge_agreement,
     read_judge_validation,
 )
-from personasim.environments import (
-    extract_final_answer,
-    extract_last_number,
-    load_word_problems,
-)
+from personasim.environments import load_word_problems
+from personasim.environments import read_answer as careful_reading
 from personasim.environments.gsm8k import gold_answer, parse_number, shipped_problems
 from personasim.scenarios.classroom import ClassroomScenario, doc_pairs
 from personasim.simulation import (
@@ -100,13 +97,13 @@ def test_gold_answers_with_commas_and_negatives() -> None:
         ("So... **Final Answer: \\boxed{1,450}**", 1450),
         ("final answer: 0.70", 0.7),
         ("Final Answer: 3, I hope that's right", 3),
-        ("Final Answer: 10 ... wait, no. Final Answer: 12", 12),  # the last one counts
-        ("So the answer is 42.", None),  # missing: graded wrong, counted separately
+        ("Final Answer: 10 ... wait, no. Final Answer: 12", None),  # two answers: ambiguous
+        ("So the answer is 42.", 42),  # an explicit statement, though not the asked format
         ("Final Answer: twelve", 12),
     ],
 )
 def test_final_answer_extraction(response: str, expected: float | None) -> None:
-    assert extract_final_answer(response) == expected
+    assert careful_reading(response).value == expected
 
 
 @pytest.mark.parametrize(
@@ -119,11 +116,12 @@ def test_final_answer_extraction(response: str, expected: float | None) -> None:
         ("I cannot tell.", None),
     ],
 )
-def test_no_persona_answers_are_read_by_their_last_number(
+def test_answers_without_a_statement_are_read_by_their_last_number(
     response: str, expected: float | None
 ) -> None:
-    """Figure 2's no-persona prompt asks for "the final answer as a number", nothing more."""
-    assert extract_last_number(response) == expected
+    """Figure 2's no-persona prompt asks for "the final answer as a number", nothing more;
+    every answer without an explicit statement is read by its last number."""
+    assert careful_reading(response).value == expected
 
 
 def test_shipped_problems_are_well_formed_and_their_arithmetic_checks_out() -> None:
@@ -206,10 +204,25 @@ def test_judge_and_refinement_parsing() -> None:
     for bad in ("no score here", "Score: 4"):
         with pytest.raises(ValueError):
             parse_judge_score(bad)
+    for off_scale in ("Score: 2.5", "Score: 2,5"):  # never truncated to 2
+        with pytest.raises(ValueError, match=r"whole number 1, 2 or 3, got 2[.,]5"):
+            parse_judge_score(off_scale)
+    assert parse_judge_score("Score: 3.0") == 3  # on the scale, however written
     parsed = parse_refinement("Reflection: too easy. Revised Response: Um... Final Answer: 3")
-    assert parsed == {"reflection": "too easy.", "revised_response": "Um... Final Answer: 3"}
-    with pytest.raises(ValueError, match="Revised Response"):
-        parse_refinement("Reflection: fine. Final Answer: 3")
+    assert parsed == {
+        "reflection": "too easy.",
+        "revised_response": "Um... Final Answer: 3",
+        "labelled": True,
+    }
+    # without the labels the reply is read whole for its final answer, flagged unlabelled
+    unlabelled = parse_refinement("Looking back, it was too easy. Um... Final Answer: 3")
+    assert unlabelled == {
+        "reflection": "",
+        "revised_response": "Looking back, it was too easy. Um... Final Answer: 3",
+        "labelled": False,
+    }
+    with pytest.raises(ValueError, match="empty"):
+        parse_refinement("  ")
 
 
 # --- aggregation against a hand-made log ------------------------------------------------------
@@ -382,9 +395,12 @@ def test_the_baseline_answers_in_its_prompts_format_and_is_graded(full_run: RunR
     assert len(baseline) == 3 and not any("final answer" in t.lower() for t in baseline)
     graded = [g for g in of_kind(events, "classroom.graded") if g["strategy"] == "none"]
     assert len(graded) == 3
-    assert all(g["graded_by"] == "last_number" and g["final_answer_found"] for g in graded)
+    # "So the answer is N." is an explicit statement; no format was asked, so none is counted
+    assert all(g["reading"] == "explicit" and g["final_answer_found"] for g in graded)
+    assert all(g["format_compliant"] is None for g in graded)
     personas = [g for g in of_kind(events, "classroom.graded") if g["strategy"] != "none"]
-    assert {g["graded_by"] for g in personas} == {"final_answer"}
+    assert {g["reading"] for g in personas} <= {"explicit", "last_number"}
+    assert all(isinstance(g["format_compliant"], bool) for g in personas)
     assert full_run.metrics["metrics"]["baseline"]["accuracy"] is not None
 
 
@@ -551,13 +567,13 @@ def test_judge_validation_pearson_matches_scipy(tmp_path: Path) -> None:
 def test_structured_answers_read_into_the_text_parsers_values() -> None:
     answer = StudentAnswer(response=" Um... (2) Not sure. ", final_answer=1234.0)
     assert read_answer(answer) == "Um... (2) Not sure. Final Answer: 1,234"
-    assert extract_final_answer(read_answer(answer)) == 1234
-    # the schema's number wins over a final answer written in the text (the last one counts)
+    assert careful_reading(read_answer(answer)).value == 1234
+    # a text stating another final answer than the schema's number is ambiguous, as in text
     overridden = read_answer(StudentAnswer(response="Final Answer: 7", final_answer=0.125))
-    assert extract_final_answer(overridden) == 0.125
-    # null: no final answer, graded wrong and counted like a text answer without one
+    assert careful_reading(overridden).reading == "ambiguous"
+    # null: no final answer, read by its last number like a text answer without one
     forgot = read_answer(StudentAnswer(response="So I get 12.", final_answer=None))
-    assert forgot == "So I get 12." and extract_final_answer(forgot) is None
+    assert forgot == "So I get 12." and careful_reading(forgot).reading == "last_number"
     assert answer_text("", -3.5) == "Final Answer: -3.5"
     with pytest.raises(ValueError, match="empty"):
         read_answer(StudentAnswer(response="  ", final_answer=None))
@@ -669,7 +685,8 @@ def test_a_natural_answer_model_scores_full_marks_on_the_no_persona_baseline(
     with FakeOpenAIServer(responder=natural_student()) as server:
         result = run(tmp_path / "r", params, roles={"student": [f"openai:m@{server.base_url}"]})
     base = result.metrics["metrics"]["baseline"]
-    assert (base["accuracy"], base["n_graded"], base["missing_final_answers"]) == (100.0, 31, 0)
+    assert (base["accuracy"], base["n_graded"], base["ambiguous_answers"]) == (100.0, 31, 0)
+    assert base["readings"]["none"] == 0  # every answer read: stated, or by its last number
     assert base["accuracy_all"] == 100.0 and base["n_answers"] == 31
 
 
@@ -708,12 +725,14 @@ def test_self_refinement_headings_without_a_colon_are_accepted(reply: str) -> No
     assert parse_refinement(reply) == {
         "reflection": "too easy.",
         "revised_response": "Um... Final Answer: 3",
+        "labelled": True,
     }
 
 
 def test_revised_response_inside_a_sentence_is_not_a_label() -> None:
-    with pytest.raises(ValueError, match="Revised Response"):
-        parse_refinement("Reflection: my revised response will be better. Final Answer: 3")
+    reply = "Reflection: my revised response will be better. Final Answer: 3"
+    parsed = parse_refinement(reply)
+    assert parsed["labelled"] is False and parsed["revised_response"] == reply
 
 
 def test_a_real_model_does_not_judge_itself_unless_named(tmp_path: Path, monkeypatch) -> None:

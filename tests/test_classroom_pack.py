@@ -11,7 +11,7 @@ import yaml
 from conftest import DATA
 
 from personasim.analysis.classroom import ENVIRONMENT_KIND, behaviour_tags
-from personasim.environments import Classroom, extract_final_answer
+from personasim.environments import Classroom, read_answer
 from personasim.scenarios.classroom import ClassroomParams, ClassroomScenario
 from personasim.simulation import SQLiteEventStore, run_scenario
 from personasim.simulation.cli import main
@@ -137,7 +137,7 @@ def test_the_paper_pack_has_the_papers_demonstrations_and_rubric() -> None:
         assert entry.kind == "verbatim" and "Figure" in entry.source
         text = pack.render(name)
         assert text.startswith("Question: ") and " Answer: " in text
-        assert extract_final_answer(text) == answer
+        assert read_answer(text).value == answer
     low_tags = behaviour_tags(pack.render("demonstration_low"))
     assert sorted(set(low_tags)) == [1, 2, 3, 4]  # the tagged comments read as Table 3 reads them
     judge = pack.entries["judge"]
