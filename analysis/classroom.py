@@ -686,8 +686,12 @@ def write_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
 
 def summary_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
     """Tables 1 and 2 in one, a sweep labels each row with its model; the zero-shot rows with
-    a race carry Figure 3's change (`race_effect_low`, `race_effect_high` and their SDs)."""
+    a race carry Figure 3's change (`race_effect_low`, `race_effect_high` and their SDs);
+    every row carries Table 3's shares and `n_comments`, and an "after" row Table 5's changes
+    against "before" (`order_acc_low_change`, `order_acc_high_change`, `order_doc_change`)."""
     effects = {(r["race"], r["order"], r["level"]): r for r in metrics["race_effect"]}
+    behaviours = {(r["strategy"], r["race"], r["order"]): r for r in behaviour_rows(metrics)}
+    orders = {(r["strategy"], r["race"]): r for r in metrics["order_effect"]}
     rows = []
     for row in accuracy_rows(metrics):
         row = {k: v for k, v in row.items() if k != "model"}
@@ -696,5 +700,11 @@ def summary_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
             if row["strategy"] == "zero-shot" and effect is not None:
                 row[f"race_effect_{level}"] = effect["change"]
                 row[f"race_effect_{level}_sd"] = effect["sd"]
+        shares = behaviours[(row["strategy"], row["race"], row["order"])]
+        row.update({k: v for k, v in shares.items() if k.startswith("(") or k == "n_comments"})
+        order = orders.get((row["strategy"], row["race"]))
+        if row["order"] == "after" and order is not None:
+            for key in ("acc_low_change", "acc_high_change", "doc_change"):
+                row[f"order_{key}"] = order[key]
         rows.append(row)
     return rows

@@ -34,6 +34,7 @@ __all__ = [
     "order_wide_table",
     "race_effect_models_figure",
     "wide_table",
+    "write_paper_tables",
     "write_sweep_reports",
     "write_wide_tables",
 ]
@@ -218,9 +219,36 @@ def race_effect_models_figure(rows: Sequence[dict[str, Any]]) -> Figure:
     return figure
 
 
+def write_paper_tables(
+    behaviours: Sequence[dict[str, Any]], orders: Sequence[dict[str, Any]], directory: Path
+) -> list[Path]:
+    """`table3_wide` and `table5_wide` (when their cells ran), one row per model."""
+    files: list[Path] = []
+    if table3 := behaviour_wide_table(behaviours):
+        files += write_table(table3, directory, "table3_wide", notes=[TABLE3_NOTE])
+    if table5 := order_wide_table(orders):
+        files += write_table(table5, directory, "table5_wide", notes=[TABLE5_NOTE])
+    return files
+
+
+def _order_rows(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A sweep's "after" rows in `order_wide_table`'s shape (changes against "before")."""
+    return [
+        {
+            **r,
+            "acc_low_change": r["order_acc_low_change"],
+            "acc_high_change": r["order_acc_high_change"],
+            "doc_change": r["order_doc_change"],
+        }
+        for r in rows
+        if r["order"] == "after" and "order_acc_low_change" in r
+    ]
+
+
 def write_sweep_reports(rows: Sequence[dict[str, Any]], directory: Path) -> list[Path]:
-    """A sweep's Tables 1 and 2 (wide, one row per model) and Figure 3 across models."""
+    """A sweep's Tables 1, 2, 3 and 5 (wide, one row per model) and Figure 3 across models."""
     files = write_wide_tables(rows, directory)
+    files += write_paper_tables(rows, _order_rows(rows), directory)
     if any(
         r.get("race_effect_low") is not None or r.get("race_effect_high") is not None for r in rows
     ):
@@ -245,14 +273,8 @@ class ClassroomReports:
     def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
         files = metrics_of.write_reports(metrics, directory)
         files += write_wide_tables(metrics_of.accuracy_rows(metrics), directory)
-        table3 = behaviour_wide_table(metrics_of.behaviour_rows(metrics))
-        if table3:
-            files += write_table(table3, directory, "table3_wide", notes=[TABLE3_NOTE])
-        order_rows = [{"model": metrics["model"], **r} for r in metrics["order_effect"]]
-        table5 = order_wide_table(order_rows)
-        if table5:
-            files += write_table(table5, directory, "table5_wide", notes=[TABLE5_NOTE])
-        return files
+        orders = [{"model": metrics["model"], **r} for r in metrics["order_effect"]]
+        return files + write_paper_tables(metrics_of.behaviour_rows(metrics), orders, directory)
 
     @classmethod
     def summary_rows(cls, metrics: dict[str, Any]) -> list[dict[str, Any]]:

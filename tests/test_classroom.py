@@ -823,12 +823,27 @@ def test_a_sweep_writes_tables_1_and_2_and_figure_3_across_models(tmp_path: Path
     sweep = run_sweep(
         "classroom",
         models,
-        params={**params, "races": "none,AA,HS", "orders": "before"},
+        params={**params, "races": "none,AA,HS", "orders": "before,after"},
         out=tmp_path / "s",
         progress=False,
     )
     names = {p.name for p in sweep.reports}
     assert {"table1_wide.csv", "table2_wide.md", "figure3_race_effect_models.png"} <= names
+    assert {"table3_wide.csv", "table5_wide.md"} <= names  # the paper's layout, from each log
+    table3 = pd.read_csv(sweep.directory / "table3_wide.csv")
+    table5 = pd.read_csv(sweep.directory / "table5_wide.csv")
+    assert table3["model"].tolist() == table5["model"].tolist() == models
+    for run_result, (_, row3), (_, row5) in zip(
+        sweep.runs, table3.iterrows(), table5.iterrows(), strict=True
+    ):
+        metrics = run_result.metrics["metrics"]
+        cell = next(
+            c for c in metrics["cells"] if (c["strategy"], c["race"], c["order"]) == (
+                "zero-shot", "none", "before")
+        )  # fmt: skip
+        assert row3["0-shot n"] == cell["behaviours"]["n_comments"]
+        order = next(o for o in metrics["order_effect"] if o["race"] == "AA")
+        assert row5["AA n"] == f"{order['n_low']} / {order['n_high']} / {order['n_judged']}"
     table1 = pd.read_csv(sweep.directory / "table1_wide.csv")
     table2 = pd.read_csv(sweep.directory / "table2_wide.csv")
     assert table1["model"].tolist() == models
@@ -838,7 +853,7 @@ def test_a_sweep_writes_tables_1_and_2_and_figure_3_across_models(tmp_path: Path
     for run_result, model in zip(sweep.runs, models, strict=True):
         effect = {(e["race"], e["level"]): e for e in run_result.metrics["metrics"]["race_effect"]}
         rows = [r for r in sweep.rows if r["model"] == model and r["strategy"] == "zero-shot"]
-        for r in (r for r in rows if r["race"] != "none"):
+        for r in (r for r in rows if r["race"] != "none" and r["order"] == "before"):
             assert r["race_effect_low"] == effect[(r["race"], "low")]["change"]
             assert r["race_effect_high_sd"] == effect[(r["race"], "high")]["sd"]
 
