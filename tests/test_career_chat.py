@@ -165,7 +165,8 @@ def test_groupings() -> None:
     assert country_group("United States") == "Developed" and country_group("DEU") == "Developed"
     assert country_group("Micronesia") == "Unknown"  # their lookup fails on the bare name
     assert job_category("Senior Software Engineer") == "Tech"
-    assert job_category("Baker") == "Other"
+    assert job_category("Baker") == "Hospitality"  # a word of the food trade
+    assert job_category("Fire eater") == "Other"  # no rule
     assert position_level("Senior Software Engineer") == "Professional"  # no rank named
     assert position_level("Chief Technology Officer") == "C-Suite"
     assert position_level("Restaurant manager") == "Management"
