@@ -23,6 +23,7 @@ from .reports import SMALL_MARK, model_label, save_figure, small_note, write_tab
 from .stats import (
     LevelSummary,
     eta_squared,
+    holm,
     mean_of,
     rank_levels,
     ratio_of,
@@ -62,6 +63,7 @@ __all__ = [
     "eta_squared",
     "eta_squared_from_group_stats",
     "first_undefined",
+    "holm",
     "load_events",
     "load_sweep",
     "mae_by_horizon",

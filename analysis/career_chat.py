@@ -23,12 +23,26 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import minimize
 
+from personasim.simulation.stages import stage
+
 from .career_countries import development_level
-from .career_jobs import job_category, position_level
-from .career_uncertainty import Uncertainty, group_data, group_uncertainty
+from .career_jobs import (
+    JOB_CATEGORIES,
+    OTHER_CATEGORY,
+    POSITION_LEVELS,
+    job_category,
+    position_level,
+)
+from .career_uncertainty import (
+    ResampleJob,
+    Uncertainty,
+    group_data,
+    js_rows,
+    resample_all,
+)
 from .event_tables import min_group_n, payloads, rounded
 from .reports import model_label, save_figure, small_note, write_table
-from .stats import mean_of, ratio_of, small_groups
+from .stats import holm, mean_of, ratio_of, small_groups
 from .undefined import CONSTANT, NO_VALUES, Statistic, Undefined, shown_stat, stat_fields
 
 __all__ = [
@@ -181,7 +195,7 @@ class Centroid:
 def _objective(c: np.ndarray, points: np.ndarray) -> tuple[float, np.ndarray]:
     """Σ JSD(c ‖ P_i) and its gradient in c: ∂JSD/∂c_k = ½ log2(c_k / m_k)."""
     m = (c + points) / 2
-    value = sum(jsd(c, p) for p in points)
+    value = float(js_rows(c[None, :], points).sum())
     grad = 0.5 * np.log2(c / m).sum(axis=0)
     return value, grad
 
@@ -218,7 +232,7 @@ def js_centroid(distributions: Sequence[Sequence[float]], tol: float = 1e-7) -> 
 
 
 def _objective_value(c: np.ndarray, points: np.ndarray) -> float:
-    return float(sum(jsd(c, p) for p in points))
+    return float(js_rows(c[None, :], points).sum())
 
 
 def _softmax(z: np.ndarray) -> np.ndarray:
@@ -485,58 +499,96 @@ class Resamples:
 _NO_CI = Undefined("no answers to resample")
 
 
-def _adaptation(
+def _adaptations(
     probes: pd.DataFrame,
     profiles: dict[str, dict[str, Any]],
-    fmt: str,
     smallest: int,
     resamples: Resamples,
-) -> dict[str, Any]:
-    """Table 2 for BA_user or BA_dialogue: every grouping's distances, baseline and ratios;
+) -> dict[str, dict[str, Any]]:
+    """Table 2 for BA_user and BA_dialogue: every grouping's distances, baseline and ratios;
     groups of fewer than `smallest` users are listed in `small_groups`, and a pair with one
-    of them is `small`."""
-    rows = probes[probes["format"] == fmt]
-    result = {}
-    for index, (grouping, label) in enumerate(GROUPINGS.items()):
-        by_user: dict[str, dict[str, dict[str, list[float]]]] = {}
-        for user, item, dist in rows[["user", "item", "distribution"]].itertuples(index=False):
-            group = label(profiles[user])
-            by_user.setdefault(group, {}).setdefault(str(item), {})[user] = dist
-        responses = {g: {q: list(d.values()) for q, d in per.items()} for g, per in by_user.items()}
-        distances = group_distances(responses)
-        small = small_groups(distances.groups, smallest)
-        spread = (
-            group_uncertainty(
-                group_data(by_user),
-                {pair: distances.ratio(pair) for pair in distances.pairs},
-                resamples.bootstrap,
-                resamples.permutations,
-                [resamples.seed, FORMATS.index(fmt), index],
-            )
-            if by_user
-            else Uncertainty()
-        )
-        result[grouping] = {
-            "groups": dict(sorted(distances.groups.items())),
-            "small_groups": small,
-            **stat_fields("baseline", distances.baseline),
-            **stat_fields("baseline_ci", spread.baseline_ci),
-            "centroids_not_converged": distances.centroids_failed,
-            "pairs": [
-                {
-                    "group_a": a,
-                    "group_b": b,
-                    "distance": rounded(value),
-                    **stat_fields("distance_ci", spread.distance_ci.get((a, b), _NO_CI)),
-                    **stat_fields("ratio", distances.ratio((a, b))),
-                    **stat_fields("ratio_ci", spread.ratio_ci.get((a, b), _NO_CI)),
-                    **stat_fields("ratio_p", spread.ratio_p.get((a, b), _NO_CI)),
-                    "small": a in small or b in small,
-                }
-                for (a, b), value in distances.pairs.items()
-            ],
-        }
+    of them is `small`. The resampling of all (format, grouping) cells runs as one batch
+    (`resample_all`: over processes when it is large)."""
+    cells, jobs = [], []
+    for fmt in FORMATS:
+        rows = probes[probes["format"] == fmt]
+        for index, (grouping, label) in enumerate(GROUPINGS.items()):
+            by_user: dict[str, dict[str, dict[str, list[float]]]] = {}
+            for user, item, dist in rows[["user", "item", "distribution"]].itertuples(index=False):
+                group = label(profiles[user])
+                by_user.setdefault(group, {}).setdefault(str(item), {})[user] = dist
+            responses = {
+                g: {q: list(d.values()) for q, d in per.items()} for g, per in by_user.items()
+            }
+            stage(f"BA_{'user' if fmt == 'profile' else 'dialogue'} by {grouping}: centroids")
+            distances = group_distances(responses)
+            cells.append((fmt, grouping, distances, bool(by_user)))
+            if by_user:
+                jobs.append(
+                    ResampleJob(
+                        group_data(by_user),
+                        {pair: distances.ratio(pair) for pair in distances.pairs},
+                        resamples.bootstrap,
+                        resamples.permutations,
+                        (resamples.seed, FORMATS.index(fmt), index),
+                    )
+                )
+    stage(
+        f"resampling {len(jobs)} groupings: {resamples.bootstrap} bootstrap resamples and "
+        f"{resamples.permutations} permutations each"
+    )
+    spreads = iter(resample_all(jobs))
+    result: dict[str, dict[str, Any]] = {fmt: {} for fmt in FORMATS}
+    for fmt, grouping, distances, any_answer in cells:
+        spread = next(spreads) if any_answer else Uncertainty()
+        result[fmt][grouping] = _grouping_record(distances, spread, smallest)
     return result
+
+
+def _grouping_record(
+    distances: GroupDistances, spread: Uncertainty, smallest: int
+) -> dict[str, Any]:
+    small = small_groups(distances.groups, smallest)
+    return {
+        "groups": dict(sorted(distances.groups.items())),
+        "small_groups": small,
+        **stat_fields("baseline", distances.baseline),
+        **stat_fields("baseline_ci", spread.baseline_ci),
+        "centroids_not_converged": distances.centroids_failed,
+        "pairs": [
+            {
+                "group_a": a,
+                "group_b": b,
+                "n_a": distances.groups[a],
+                "n_b": distances.groups[b],
+                "distance": rounded(value),
+                **stat_fields("distance_ci", spread.distance_ci.get((a, b), _NO_CI)),
+                **stat_fields("ratio", distances.ratio((a, b))),
+                **stat_fields("ratio_ci", spread.ratio_ci.get((a, b), _NO_CI)),
+                **stat_fields("ratio_p", spread.ratio_p.get((a, b), _NO_CI)),
+                **stat_fields("ratio_null", spread.ratio_null.get((a, b), _NO_CI)),
+                "small": a in small or b in small,
+            }
+            for (a, b), value in distances.pairs.items()
+        ],
+    }
+
+
+def _with_holm(adaptation: dict[str, Any]) -> dict[str, Any]:
+    """Each pair's `ratio_p_holm`: Holm-corrected over every pair of the run's Table 2 with a
+    defined p (both formats, every grouping: the pairs a reader scans for "significant" ones);
+    a pair without a p keeps its reason. `holm_family` counts the family."""
+    pairs = [p for per in adaptation.values() for r in per.values() for p in r["pairs"]]
+    tested = [p for p in pairs if p["ratio_p"] is not None]
+    for pair, adjusted in zip(tested, holm([p["ratio_p"] for p in tested]), strict=True):
+        pair.update(stat_fields("ratio_p_holm", adjusted))
+    for pair in pairs:
+        if pair["ratio_p"] is None:
+            pair.update(stat_fields("ratio_p_holm", Undefined(pair["ratio_p_undefined"])))
+    for per in adaptation.values():
+        for result in per.values():
+            result["holm_family"] = len(tested)
+    return adaptation
 
 
 def _consistency(probes: pd.DataFrame, seed: int, repeats: int, smallest: int) -> dict[str, Any]:
@@ -672,20 +724,59 @@ def table1_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def table2_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
-    """Table 2's quantities per scenario and grouping: distance, baseline and their ratio."""
+    """Table 2's quantities per scenario, grouping and pair, each group's n beside it: distance,
+    baseline, their ratio with its bootstrap interval, the permutation null's central 95%
+    (`ratio_null_low/high`: where chance puts the ratio; the paper's line is 1), the
+    permutation p and its Holm-corrected p, and `chance` in words."""
     return [
         {
             "scenario": "BA_user" if fmt == "profile" else "BA_dialogue",
             "grouping": grouping,
-            **{k: v for k, v in pair.items() if not k.endswith("_ci")},
+            **{k: v for k, v in pair.items() if not k.endswith(("_ci", "_null"))},
             **_bounds(pair, "distance_ci"),
             **_bounds(pair, "ratio_ci"),
+            **_bounds(pair, "ratio_null"),
+            "chance": chance_mark(pair),
             "baseline": result["baseline"],
             **_bounds(result, "baseline_ci"),
         }
         for fmt in FORMATS
         for grouping, result in metrics["adaptation"][fmt].items()
         for pair in result["pairs"]
+    ]
+
+
+ALPHA = 0.05
+"""The level at which a pair is marked (permutation p, and Holm-corrected p)."""
+
+
+def chance_mark(pair: Mapping[str, Any]) -> str:
+    """How a pair's ratio stands against the permutation null, in words."""
+    p, corrected = pair.get("ratio_p"), pair.get("ratio_p_holm")
+    if p is None:
+        return f"no p ({pair.get('ratio_p_undefined', 'undefined')})"
+    if corrected is not None and corrected < ALPHA:
+        return f"Holm p < {ALPHA}"
+    if p < ALPHA:
+        return f"p < {ALPHA}, not after Holm"
+    return "within chance"
+
+
+def group_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every group of every grouping and format with its n (Table 2's groups; "Unknown"
+    included), so a group with no pair (the only one of its grouping) still shows."""
+    smallest = metrics["min_group_n"]
+    return [
+        {
+            "scenario": "BA_user" if fmt == "profile" else "BA_dialogue",
+            "grouping": grouping,
+            "group": group,
+            "n": n,
+            "small": n < smallest,
+        }
+        for fmt in FORMATS
+        for grouping, result in metrics["adaptation"][fmt].items()
+        for group, n in sorted(result["groups"].items(), key=lambda item: _group_order(item[0]))
     ]
 
 
@@ -726,44 +817,105 @@ def confidence_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def _ratio_matrix(result: dict[str, Any]) -> tuple[list[str], np.ndarray]:
+def _ratio_matrix(result: dict[str, Any]) -> tuple[list[str], np.ndarray, dict[tuple, str]]:
     groups = sorted(result["groups"], key=_group_order)
     matrix = np.full((len(groups), len(groups)), np.nan)
+    marks: dict[tuple[int, int], str] = {}
     for pair in result["pairs"]:
         if pair["ratio"] is not None:
             i, j = groups.index(pair["group_a"]), groups.index(pair["group_b"])
             matrix[i, j] = matrix[j, i] = pair["ratio"]
+            marks[(i, j)] = marks[(j, i)] = _star(pair)
     np.fill_diagonal(matrix, 0.0)
-    return groups, matrix
+    return groups, matrix, marks
+
+
+def _star(pair: Mapping[str, Any]) -> str:
+    """‡ Holm-corrected p < 0.05; * permutation p < 0.05 only; blank otherwise."""
+    corrected, p = pair.get("ratio_p_holm"), pair.get("ratio_p")
+    if corrected is not None and corrected < ALPHA:
+        return "‡"
+    return "*" if p is not None and p < ALPHA else ""
+
+
+def _with_n(groups: Sequence[str], sizes: Mapping[str, int]) -> list[str]:
+    return [f"{g} (n={sizes[g]})" for g in groups]
 
 
 def _group_order(group: str) -> tuple[int, str]:
     order = ("<30", "30-40", "40-50", "50-60", ">60", "High School", "Bachelor's", "Master's")
     order += ("PhD", "Developed", "Developing", "Third World", "Unknown")
+    order += (*POSITION_LEVELS, *JOB_CATEGORIES, OTHER_CATEGORY)
     return (order.index(group) if group in order else len(order), group)
 
 
+MARKS_NOTE = (
+    f"* permutation p < {ALPHA}; ‡ also after Holm's correction over the run's pairs; "
+    "the paper's baseline is 1"
+)
+
+
 def figure5(metrics: dict[str, Any], grouping: str) -> Any:
-    """Figure 5: pairwise group distance / baseline, BA_user and BA_dialogue side by side."""
+    """Figure 5: pairwise group distance / baseline, BA_user and BA_dialogue side by side,
+    each group's n on its label and each pair marked by its permutation and Holm p."""
     import matplotlib.pyplot as plt
 
     panels = [(fmt, metrics["adaptation"][fmt][grouping]) for fmt in FORMATS]
     if not any(result["pairs"] for _, result in panels):
         return None
-    figure, axes = plt.subplots(1, 2, figsize=(11, 4.6))
+    figure, axes = plt.subplots(1, 2, figsize=(12, 5))
     for axis, (fmt, result) in zip(axes, panels, strict=True):
-        groups, matrix = _ratio_matrix(result)
+        groups, matrix, marks = _ratio_matrix(result)
+        labels = _with_n(groups, result["groups"])
         image = axis.imshow(matrix, cmap="viridis")
-        axis.set_xticks(range(len(groups)), groups, rotation=45, ha="right")
-        axis.set_yticks(range(len(groups)), groups)
+        axis.set_xticks(range(len(groups)), labels, rotation=45, ha="right")
+        axis.set_yticks(range(len(groups)), labels)
         for (i, j), value in np.ndenumerate(matrix):
             if not np.isnan(value) and i != j:
-                axis.text(j, i, f"{value:.2f}", ha="center", va="center", color="w", fontsize=8)
+                text = f"{value:.2f}{marks.get((i, j), '')}"
+                axis.text(j, i, text, ha="center", va="center", color="w", fontsize=8)
         label = "BA_user" if fmt == "profile" else "BA_dialogue"
         axis.set_title(f"{label} by {grouping} (distance / baseline)")
         figure.colorbar(image, ax=axis, shrink=0.8)
     figure.suptitle(f"{metrics['model']}: pairwise group distances (baseline = 1)")
-    figure.tight_layout()
+    figure.text(0.5, 0.01, MARKS_NOTE, ha="center", fontsize=8)
+    figure.tight_layout(rect=(0, 0.03, 1, 1))
+    return figure
+
+
+def figure5_null(metrics: dict[str, Any], grouping: str) -> Any:
+    """Figure 5 against chance: per pair (labelled with both groups' n) the observed ratio and
+    its bootstrap interval, over the permutation null's central 95% band (grey), with the
+    paper's line at 1; marked by permutation p and Holm p."""
+    import matplotlib.pyplot as plt
+
+    panels = [(fmt, metrics["adaptation"][fmt][grouping]) for fmt in FORMATS]
+    if not any(result["pairs"] for _, result in panels):
+        return None
+    height = max(len(r["pairs"]) for _, r in panels)
+    figure, axes = plt.subplots(1, 2, figsize=(13, 1.2 + 0.38 * height), sharex=False)
+    for axis, (fmt, result) in zip(axes, panels, strict=True):
+        pairs = result["pairs"]
+        for y, pair in enumerate(pairs):
+            null = pair.get("ratio_null")
+            if null:
+                axis.fill_betweenx([y - 0.35, y + 0.35], *null, color="0.85", lw=0)
+            ci = pair.get("ratio_ci")
+            if ci:
+                axis.plot(ci, [y, y], color="k", lw=1)
+            if pair["ratio"] is not None:
+                star = _star(pair)
+                axis.plot(pair["ratio"], y, "o", color="C3" if star else "k", ms=4)
+                axis.text(pair["ratio"], y + 0.2, star, ha="center", fontsize=8)
+        axis.axvline(1.0, ls="--", color="C0", lw=1)
+        names = [f"{p['group_a']} (n={p['n_a']}) – {p['group_b']} (n={p['n_b']})" for p in pairs]
+        axis.set_yticks(range(len(pairs)), names, fontsize=7)
+        axis.invert_yaxis()
+        label = "BA_user" if fmt == "profile" else "BA_dialogue"
+        axis.set_title(f"{label} by {grouping}: ratio, grey = permutation null 95%")
+        axis.set_xlabel("distance / baseline (dashed: the paper's line at 1)")
+    figure.text(0.5, 0.005, MARKS_NOTE + "; bars: bootstrap 95% interval", ha="center", fontsize=8)
+    figure.tight_layout(rect=(0, 0.03, 1, 1))
     return figure
 
 
@@ -788,10 +940,7 @@ def compute_metrics(events: pd.DataFrame) -> dict[str, Any]:
         "min_group_n": smallest,
         "dialogues": _dialogue_stats(events),
         "probes": {fmt: _probe_stats(probes, fmt) for fmt in FORMATS},
-        "adaptation": {
-            fmt: _adaptation(probes, profiles, fmt, smallest, _resamples(header))
-            for fmt in FORMATS
-        },
+        "adaptation": _with_holm(_adaptations(probes, profiles, smallest, _resamples(header))),
         "consistency": _consistency(probes, header["seed"], params["emd_repeats"], smallest),
         "judge": _judge_means(judge),
         **stat_fields(
@@ -800,9 +949,50 @@ def compute_metrics(events: pd.DataFrame) -> dict[str, Any]:
             if human
             else Undefined("no human ratings given (--human-ratings)"),
         ),
+        "design": paper_differences(
+            header, len(payloads(events, "career.survey")[0]["items"]), len(profiles)
+        ),
         "failures": _task_counts(events, "decision.failed"),
         "reasks": _task_counts(events, "decision.reask"),
     }
+
+
+PAPER_USERS = 1000
+PAPER_ITEMS = 18
+PAPER_ROLES = {"user": "gpt-4o-2024-08-06", "detector": "gpt-4o-mini-2024-07-18"}
+PAPER_ROLES |= {"judge": "gpt-4o-2024-08-06"}
+"""§3–§4: who played the simulated user, the out-of-context detector and the judge."""
+
+
+def paper_differences(header: Mapping[str, Any], n_items: int, n_users: int) -> list[str]:
+    """What of this run's design is not the paper's (empty: its survey, users and repetitions;
+    an import is the authors' own answers and has none)."""
+    if header.get("import"):
+        return []
+    params, differs = header["params"], []
+    if n_items != PAPER_ITEMS:
+        differs.append(f"{n_items} survey items (paper: the {PAPER_ITEMS} VSM-2013 items)")
+    if not params.get("profile_file") and not params.get("dialogues_from"):
+        differs.append(f"{n_users} synthetic users (paper: {PAPER_USERS:,} recruitment profiles)")
+    elif n_users != PAPER_USERS:
+        differs.append(f"{n_users} users (paper: {PAPER_USERS:,})")
+    if params.get("judge_samples", 10) != 10:
+        differs.append(f"{params['judge_samples']} judge samples (paper: 10)")
+    roles = header.get("roles") or {}
+    for role, paper_model in PAPER_ROLES.items():
+        specs = roles.get(role)
+        model = str(specs[0]) if specs else model_label(header["model"])
+        model = model.split("@")[0].removeprefix("openai:")  # the name, not the endpoint
+        if paper_model not in model:
+            differs.append(f"{role}: {model} (paper: {paper_model})")
+    return differs
+
+
+def _design_line(metrics: Mapping[str, Any]) -> str | None:
+    differs = metrics.get("design")
+    if not differs:
+        return None
+    return "  not the paper's design: " + "; ".join(differs) + " (--paper --profile-file FILE)"
 
 
 def _shown_ci(record: Mapping[str, Any], name: str) -> str:
@@ -818,6 +1008,17 @@ def _resamples(header: Mapping[str, Any]) -> Resamples:
         int(params.get("bootstrap", default.bootstrap)),
         int(params.get("permutations", default.permutations)),
         int(header.get("seed") or 0),
+    )
+
+
+def _chance_summary(metrics: dict[str, Any]) -> str:
+    pairs = [p for per in metrics["adaptation"].values() for r in per.values() for p in r["pairs"]]
+    tested = [p for p in pairs if p["ratio_p"] is not None]
+    raw = sum(p["ratio_p"] < ALPHA for p in tested)
+    corrected = sum(p["ratio_p_holm"] < ALPHA for p in tested)
+    return (
+        f"group pairs: {raw} of {len(tested)} with permutation p < {ALPHA}, {corrected} after "
+        f"Holm ({len(pairs) - len(tested)} without a p); see table2_adaptation"
     )
 
 
@@ -845,19 +1046,21 @@ def report_lines(metrics: dict[str, Any]) -> list[str]:
                 note = f" (n < {metrics['min_group_n']}: {', '.join(small)})" if small else ""
                 lines.append(
                     f"    {grouping}: baseline {shown_stat(result, 'baseline', 3)}, widest "
-                    f"{widest['group_a']} vs {widest['group_b']} ratio "
-                    f"{shown_stat(widest, 'ratio', 3)} {_shown_ci(widest, 'ratio_ci')}, "
-                    f"permutation p {shown_stat(widest, 'ratio_p', 3)}{note}"
+                    f"{widest['group_a']} (n={widest['n_a']}) vs {widest['group_b']} "
+                    f"(n={widest['n_b']}) ratio {shown_stat(widest, 'ratio', 3)} "
+                    f"{_shown_ci(widest, 'ratio_ci')}, chance "
+                    f"{_shown_ci(widest, 'ratio_null')}, permutation p "
+                    f"{shown_stat(widest, 'ratio_p', 3)}, Holm p "
+                    f"{shown_stat(widest, 'ratio_p_holm', 3)}{note}"
                 )
+    lines.append(f"  {_chance_summary(metrics)}")
+    design = _design_line(metrics)
+    if design:
+        lines.insert(1, design)
     means = metrics["judge"]["means"]
     judge = ", ".join(f"{d} {shown_stat(means, d, 3)}" for d in DIMENSIONS)
     lines.append(f"  judge: {judge}; failures: {_counts_text(metrics['failures'])}")
     return lines
-
-
-SIGNIFICANT = ".3g"
-"""Markdown tables of distances and ratios show three significant figures: baselines are ~1e-3,
-which two decimals would print as 0.00."""
 
 
 def write_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
@@ -870,8 +1073,14 @@ def write_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
         directory,
         "table2_adaptation",
         flag="small",
-        notes=[small_note(smallest, "users in a group of the pair")],
-        floatfmt=SIGNIFICANT,
+        notes=[small_note(smallest, "users in a group of the pair"), TABLE2_NOTE],
+    )
+    files += write_table(
+        group_rows(metrics),
+        directory,
+        "table2_groups",
+        flag="small",
+        notes=[small_note(smallest, "users in the group")],
     )
     users = small_note(smallest, "users or dialogues in the row")
     files += write_table(
@@ -880,11 +1089,8 @@ def write_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
         "table3_consistency",
         flag="small",
         notes=[users],
-        floatfmt=SIGNIFICANT,
     )
-    files += write_table(
-        confidence_rows(metrics), directory, "figure4_confidence", floatfmt=SIGNIFICANT
-    )
+    files += write_table(confidence_rows(metrics), directory, "figure4_confidence")
     if metrics["human_alignment"]:
         files += write_table(
             metrics["human_alignment"],
@@ -894,14 +1100,28 @@ def write_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
             notes=[users],
         )
     for grouping in GROUPINGS:
-        figure = figure5(metrics, grouping)
-        if figure is not None:
-            files.append(save_figure(figure, directory, f"figure5_{grouping}"))
+        for suffix, draw in (("", figure5), ("_null", figure5_null)):
+            figure = draw(metrics, grouping)
+            if figure is not None:
+                files.append(save_figure(figure, directory, f"figure5_{grouping}{suffix}"))
     return files
 
 
+TABLE2_NOTE = (
+    "n_a, n_b: users in each group. ratio_null_low/high: the central 95% of the ratio when "
+    "group labels are shuffled over users (chance; the paper's line is 1). ratio_p: "
+    "permutation p; ratio_p_holm: Holm-corrected over every pair with a p in this table."
+)
+
+
 def summary_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
-    """Table 3's row with Figure 4's confidences; a sweep labels it with its model."""
+    """Table 3's row with Figure 4's two measures per format (`confidence`, the paper's
+    caption; `confidence_top`, what its released numbers match); a sweep labels it with its
+    model."""
     row = {k: v for k, v in table3_rows(metrics)[0].items() if k != "model"}
-    confidence = {f"confidence_{r['format']}": r["confidence"] for r in confidence_rows(metrics)}
+    confidence = {
+        f"{measure}_{r['format']}": r[measure]
+        for r in confidence_rows(metrics)
+        for measure in ("confidence", "confidence_top")
+    }
     return [{**row, **confidence}]

@@ -12,8 +12,12 @@ weights). Its fixed point is the same centroid (tested against `group_distances`
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import multiprocessing
+import os
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import combinations
 
 import numpy as np
@@ -23,17 +27,20 @@ from .undefined import Statistic, Undefined
 __all__ = [
     "BOOTSTRAP_LEVEL",
     "GroupData",
+    "ResampleJob",
     "Uncertainty",
     "batched_distances",
     "group_data",
     "group_uncertainty",
     "js_rows",
+    "resample_all",
 ]
 
 BOOTSTRAP_LEVEL = 0.95
 """Two-sided percentile interval."""
 
 _NO_ANSWERS = Undefined("no answers to resample")
+PERMUTATIONS_OFF = "permutations off (0 permutations)"
 _TOL = 1e-10
 _MAX_ITER = 2000
 
@@ -84,27 +91,96 @@ def _centroids(points: np.ndarray, weights: np.ndarray, labels: np.ndarray, n: i
     `labels[r, u]` in resample r → centroids (R, n, K).
 
     A group with no weight gets NaN (no centroid). Options no weighted point supports stay 0
-    (any mass there only adds divergence). Each user's log term is taken at its own group's
-    centroid only, then summed into groups."""
+    (any mass there only adds divergence). The fixed point is accelerated by SQUAREM (Varadhan
+    & Roland 2008, scheme S3): two plain steps give an extrapolation, taken where it stays a
+    distribution and otherwise replaced by the plain step, then one plain step stabilises it;
+    it stops when a plain step moves no coordinate by more than 1e-10."""
     member = (labels[:, None, :] == np.arange(n)[None, :, None]) * weights[:, None, :]
     with np.errstate(invalid="ignore", divide="ignore"):
         w = member / member.sum(axis=-1, keepdims=True)  # (R, n, U)
         c = w @ points  # the mean, the fixed point's start
     support = c > 0
     rows = np.arange(len(labels))[:, None]
-    for _ in range(_MAX_ITER):
-        own = np.nan_to_num(c)[rows, labels]  # (R, U, K)
-        with np.errstate(divide="ignore"):
-            logm = np.log((own + points) / 2)
-        logm = np.where(np.isfinite(logm), logm, 0.0)
-        new = np.where(support, np.exp(np.einsum("rgu,ruk->rgk", w, logm)), 0.0)
+    step = partial(
+        _fixed_point_step,
+        points=points,
+        w=np.nan_to_num(w),
+        labels=labels,
+        rows=rows,
+        support=support,
+    )
+    return _squarem(step, c, support)
+
+
+def _squarem(
+    step: Callable[[np.ndarray], np.ndarray], c: np.ndarray, support: np.ndarray
+) -> np.ndarray:
+    """Iterate the fixed-point `step` from `c` with SQUAREM extrapolation (see `_centroids`)."""
+    for _ in range(_MAX_ITER // 3):
+        c1 = step(c)
+        if _settled(c, c1):
+            return c1
+        c2 = step(c1)
+        r, v = c1 - c, c2 - 2 * c1 + c
+        with np.errstate(invalid="ignore", divide="ignore"):
+            alpha = -np.sqrt(_sq(r) / _sq(v))  # (R, n, 1)
+        alpha = np.where(np.isfinite(alpha), np.minimum(alpha, -1.0), -1.0)
+        jump = c - 2 * alpha * r + alpha**2 * v
+        usable = np.all((jump >= 0) | ~support, axis=-1, keepdims=True)
+        jump = np.where(usable, np.where(support, np.maximum(jump, 0.0), 0.0), c2)
         with np.errstate(invalid="ignore"):
-            new /= new.sum(axis=-1, keepdims=True)
-        done = not np.isfinite(new).any() or np.nanmax(np.abs(new - c)) < _TOL
-        c = new
-        if done:
-            break
+            jump /= jump.sum(axis=-1, keepdims=True)
+        c = step(jump)
     return c
+
+
+def _block_centroids(points: np.ndarray, weights: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """`_centroids` when every resample's users are sorted by group into the same blocks
+    (`counts[g]` users each): `points` (U, K) or (R, U, K), `weights` (R, U) → (R, G, K).
+    A user's own centroid is a repeat of its block's and group sums are `reduceat`s, so a step
+    costs R·U·K instead of R·G·U·K and needs no gather."""
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    total = np.add.reduceat(weights, starts, axis=1)  # (R, G)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.nan_to_num(weights / np.repeat(total, counts, axis=1))[..., None]  # (R, U, 1)
+    c = np.add.reduceat(share * points, starts, axis=1)  # the mean, the start
+    c[total == 0] = np.nan
+    support = c > 0
+
+    def step(current: np.ndarray) -> np.ndarray:
+        m = (np.repeat(np.nan_to_num(current), counts, axis=1) + points) / 2
+        logm = np.log(m, out=np.zeros_like(m), where=m > 0)  # 0·log 0 = 0
+        new = np.where(support, np.exp(np.add.reduceat(share * logm, starts, axis=1)), 0.0)
+        with np.errstate(invalid="ignore"):
+            return new / new.sum(axis=-1, keepdims=True)
+
+    return _squarem(step, c, support)
+
+
+def _sq(x: np.ndarray) -> np.ndarray:
+    return np.nansum(x * x, axis=-1, keepdims=True)
+
+
+def _settled(old: np.ndarray, new: np.ndarray) -> bool:
+    return not np.isfinite(new).any() or bool(np.nanmax(np.abs(new - old)) < _TOL)
+
+
+def _fixed_point_step(
+    c: np.ndarray,
+    points: np.ndarray,
+    w: np.ndarray,
+    labels: np.ndarray,
+    rows: np.ndarray,
+    support: np.ndarray,
+) -> np.ndarray:
+    """One concave–convex step c_k ∝ Π_i ((c_k + p_ik)/2)^(w_i/Σw). Each user's log term is
+    taken at its own group's centroid only, then summed into groups."""
+    own = np.nan_to_num(c)[rows, labels]  # (R, U, K)
+    m = (own + points) / 2
+    logm = np.log(m, out=np.zeros_like(m), where=m > 0)  # 0·log 0 = 0
+    new = np.where(support, np.exp(w @ logm), 0.0)  # (R, n, U) @ (R, U, K)
+    with np.errstate(invalid="ignore"):
+        return new / new.sum(axis=-1, keepdims=True)
 
 
 def batched_distances(
@@ -125,10 +201,17 @@ def batched_distances(
     base_sum = np.zeros(n_r)
     base_n = np.zeros(n_r)
     member = labels[:, None, :] == np.arange(n_groups)[None, :, None]  # (R, G, U)
+    blocks = _blocks(labels, n_groups)
     for q in range(len(data.dists)):
         w = weights * data.answered[q]
-        cents = _centroids(data.dists[q], w, labels, n_groups)  # (R, G, K)
-        pooled = _centroids(data.dists[q], w, np.zeros_like(labels), 1)[:, 0]  # (R, K)
+        if blocks is None:
+            cents = _centroids(data.dists[q], w, labels, n_groups)  # (R, G, K)
+            pooled = _centroids(data.dists[q], w, np.zeros_like(labels), 1)[:, 0]  # (R, K)
+        else:
+            order, counts = blocks
+            points = data.dists[q][order]  # (R, U, K): each resample's users by group
+            cents = _block_centroids(points, np.take_along_axis(w, order, 1), counts)
+            pooled = _pooled(data.dists[q], w)
         has = (member * w[:, None, :]).sum(axis=-1) > 0  # (R, G)
         to_all = js_rows(np.nan_to_num(cents), np.nan_to_num(pooled)[:, None, :])
         base_sum += np.where(has, to_all, 0.0).sum(axis=1)
@@ -142,21 +225,43 @@ def batched_distances(
         return pair_sum / pair_n, base_sum / base_n
 
 
+def _blocks(labels: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """Each resample's users sorted by group, when every resample has the same group sizes
+    (always so for stratified bootstrap and label permutations): (order (R, U), counts)."""
+    counts = np.stack([np.bincount(row, minlength=n_groups) for row in labels])
+    if len(labels) == 0 or np.any(counts != counts[0]) or np.any(counts[0] == 0):
+        return None
+    return np.argsort(labels, axis=1, kind="stable"), counts[0]
+
+
+def _pooled(points: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """The centroid of all answers per resample (R, K); computed once when every resample
+    weighs the users alike (label permutations leave the pool unchanged)."""
+    if np.all(weights == weights[0]):
+        one = _block_centroids(points, weights[:1], np.array([points.shape[0]]))[:, 0]
+        return np.repeat(one, len(weights), axis=0)
+    return _block_centroids(points, weights, np.array([points.shape[0]]))[:, 0]
+
+
 @dataclass
 class Uncertainty:
     """Per pair (by group names): percentile intervals of distance and ratio, the permutation
-    p-value of the ratio; the baseline's interval. Undefined entries carry the reason."""
+    p-value of the ratio and the central 95% of its permutation null (what chance gives); the
+    baseline's interval. Undefined entries carry the reason."""
 
     distance_ci: dict[tuple[str, str], Statistic | list[float]] = field(default_factory=dict)
     ratio_ci: dict[tuple[str, str], Statistic | list[float]] = field(default_factory=dict)
     ratio_p: dict[tuple[str, str], Statistic] = field(default_factory=dict)
+    ratio_null: dict[tuple[str, str], Statistic | list[float]] = field(default_factory=dict)
     baseline_ci: Statistic | list[float] = _NO_ANSWERS
 
 
-def _interval(values: np.ndarray, what: str) -> Statistic | list[float]:
+def _interval(
+    values: np.ndarray, what: str, off: str = "bootstrap off (0 resamples)"
+) -> Statistic | list[float]:
     bad = int(np.sum(~np.isfinite(values)))
     if len(values) == 0:
-        return Undefined("bootstrap off (0 resamples)")
+        return Undefined(off)
     if bad:
         return Undefined(f"{what} undefined in {bad} of {len(values)} resamples")
     alpha = (1 - BOOTSTRAP_LEVEL) / 2
@@ -168,11 +273,11 @@ def _bootstrap_weights(labels: np.ndarray, n: int, rng: np.random.Generator) -> 
     """Multinomial counts: users resampled with replacement within their group (stratified,
     so every group keeps its size and each resample has every pair)."""
     weights = np.zeros((n, len(labels)))
+    rows = np.arange(n)[:, None]
     for g in np.unique(labels):
         members = np.flatnonzero(labels == g)
         draws = rng.integers(0, len(members), size=(n, len(members)))
-        for r in range(n):
-            np.add.at(weights[r], members[draws[r]], 1.0)
+        np.add.at(weights, (rows, members[draws]), 1.0)
     return weights
 
 
@@ -205,6 +310,7 @@ def group_uncertainty(
         result.distance_ci[pair] = _interval(boot_d[:, k], "the distance")
         result.ratio_ci[pair] = _interval(boot_r[:, k], "the ratio")
         result.ratio_p[pair] = _p_value(perm_r[:, k], observed_ratio.get(pair))
+        result.ratio_null[pair] = _interval(perm_r[:, k], "the ratio", PERMUTATIONS_OFF)
     return result
 
 
@@ -224,7 +330,7 @@ def _in_chunks(
 
 def _p_value(null: np.ndarray, observed: Statistic | None) -> Statistic:
     if len(null) == 0:
-        return Undefined("permutations off (0 permutations)")
+        return Undefined(PERMUTATIONS_OFF)
     if observed is None or isinstance(observed, Undefined):
         return Undefined("the observed ratio is undefined")
     null = null[np.isfinite(null)]
@@ -233,3 +339,38 @@ def _p_value(null: np.ndarray, observed: Statistic | None) -> Statistic:
     # a relative tolerance: a permutation reproducing the observed labels ties with it exactly
     at_least = np.sum(null >= observed * (1 - 1e-9))
     return float((1 + at_least) / (1 + len(null)))
+
+
+@dataclass(frozen=True)
+class ResampleJob:
+    """The arguments of one `group_uncertainty` call (one format and grouping)."""
+
+    data: GroupData
+    observed_ratio: Mapping[tuple[str, str], Statistic]
+    n_bootstrap: int
+    n_permutations: int
+    seed: tuple[int, ...]
+
+
+PARALLEL_WORK = 200_000
+"""Users × resamples above which `resample_all` spreads its jobs over processes."""
+
+
+def _run(job: ResampleJob) -> Uncertainty:
+    return group_uncertainty(
+        job.data, job.observed_ratio, job.n_bootstrap, job.n_permutations, list(job.seed)
+    )
+
+
+def resample_all(jobs: Sequence[ResampleJob], workers: int | None = None) -> list[Uncertainty]:
+    """`group_uncertainty` of every job, in order. Each job is seeded by itself, so the numbers
+    do not depend on where it runs; large batches go over one process per usable core (forked,
+    so nothing is imported again), small ones stay here."""
+    cores = workers or (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
+    work = sum(job.data.labels.size * (job.n_bootstrap + job.n_permutations) for job in jobs)
+    methods = multiprocessing.get_all_start_methods()
+    if cores < 2 or len(jobs) < 2 or work < PARALLEL_WORK or "fork" not in methods:
+        return [_run(job) for job in jobs]
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=min(cores, len(jobs)), mp_context=context) as pool:
+        return list(pool.map(_run, jobs))

@@ -23,6 +23,7 @@ from .undefined import (
 __all__ = [
     "LevelSummary",
     "eta_squared",
+    "holm",
     "mean_of",
     "rank_levels",
     "ratio_of",
@@ -60,6 +61,21 @@ def ratio_of(numerator: Statistic, denominator: Statistic, what: str = "baseline
     if denominator == 0:
         return Undefined(ZERO_BASELINE if what == "baseline" else f"zero {what}")
     return numerator / denominator
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's (1979) step-down adjusted p-values, in the input order: the i-th smallest p
+    becomes max over j ≤ i of min(1, (m − j + 1)·p_(j)). Controls the family-wise error rate
+    under any dependence between the tests (here: pairs sharing groups and users)."""
+    p = np.asarray(p_values, dtype=float)
+    if np.any((p < 0) | (p > 1) | np.isnan(p)):
+        raise ValueError(f"p-values must lie in [0, 1]: {list(p_values)!r}")
+    m = len(p)
+    order = np.argsort(p, kind="stable")
+    stepped = np.minimum(1.0, (m - np.arange(m)) * p[order])
+    adjusted = np.empty(m)
+    adjusted[order] = np.maximum.accumulate(stepped)
+    return adjusted.tolist()
 
 
 def small_groups(sizes: Mapping[str, int], min_group_n: int) -> list[str]:

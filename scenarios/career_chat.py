@@ -58,6 +58,21 @@ from personasim.simulation import (
 __all__ = ["CareerChatParams", "CareerChatScenario"]
 
 
+PAPER_DESIGN: dict[str, Any] = {
+    "n_users": 1000,
+    "max_turns": 5,
+    "judge_samples": 10,
+    "probe_temperature": 0.0,
+}
+"""`--paper`'s settings (§3–§5: 1,000 dialogue sets, `max_runs` 5, the judge's 10 seeds,
+greedy probes); the survey is the 18 VSM items shipped as `vsm2013_*.csv`."""
+
+
+SHORT_SURVEY = ("career_survey_profile.csv", "career_survey_dialogue.csv")
+PAPER_SURVEY = ("vsm2013_profile.csv", "vsm2013_dialogue.csv")
+"""The shipped surveys: 6 items (a quick run) and the paper's 18 VSM-2013 items (MIT)."""
+
+
 class CareerChatParams(ScenarioParams):
     profile_file: Path | None = Field(
         None, description="profiles CSV or JSONL (default: a seeded synthetic population)"
@@ -96,6 +111,33 @@ class CareerChatParams(ScenarioParams):
     scripted_inconsistency: float = Field(
         0.15, ge=0.0, le=1.0, description="scripted backend only: wrong-age questions rate"
     )
+    paper: bool = Field(
+        False,
+        description="the paper's design: 18 VSM items, 1,000 users of --profile-file (needed), "
+        "5 exchanges, 10 judge samples",
+    )
+
+    @model_validator(mode="after")
+    def _paper_design(self) -> CareerChatParams:
+        """`--paper` needs the recruitment profiles and asks the shipped 18 VSM items."""
+        if not self.paper:
+            return self
+        if self.profile_file is None and self.dialogues_from is None:
+            raise ValueError(
+                "--paper needs --profile-file: the paper's users are the recruitment profiles "
+                "(its seed CSV, recruitment_data.csv), which are not shipped"
+            )
+        if self.survey_file is not None or self.n_items is not None:
+            raise ValueError("--paper asks the paper's 18 VSM items: drop --survey-file/--n-items")
+        return self
+
+    @model_validator(mode="before")
+    @classmethod
+    def _paper_settings(cls, data: Any) -> Any:
+        """`--paper` fills the paper's settings in where the command line gave none."""
+        if isinstance(data, dict) and str(data.get("paper", "")).lower() in ("true", "1", "yes"):
+            return {**PAPER_DESIGN, **data}
+        return data
 
     @model_validator(mode="after")
     def _survey_pair(self) -> CareerChatParams:
@@ -124,8 +166,9 @@ class CareerChatScenario(Scenario):
 
     def prepare(self) -> None:
         p = self.params
-        profile_path = p.survey_file or shipped_career_file("career_survey_profile.csv")
-        dialogue_path = p.dialogue_survey_file or shipped_career_file("career_survey_dialogue.csv")
+        profile_name, dialogue_name = PAPER_SURVEY if p.paper else SHORT_SURVEY
+        profile_path = p.survey_file or shipped_career_file(profile_name)
+        dialogue_path = p.dialogue_survey_file or shipped_career_file(dialogue_name)
         self._items = read_input("--survey-file", lambda: load_survey(profile_path, dialogue_path))
         if p.n_items is not None:
             if p.n_items > len(self._items):

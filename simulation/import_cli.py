@@ -22,6 +22,9 @@ def add_import_command(commands: Any, printer: Any) -> None:
     parser.add_argument("scenario")
     parser.add_argument("--format", dest="import_format", required=True, help="import format")
     parser.add_argument("--out", type=Path, help="run directory to create")
+    parser.add_argument(
+        "--no-progress", action="store_true", help="do not print each stage on stderr"
+    )
     parser.set_defaults(handler=lambda args, extra: _import(args, extra, printer))
 
 
@@ -49,6 +52,7 @@ def _import(args: argparse.Namespace, extra: Sequence[str], printer: Any) -> int
         files={f: values[f.replace("-", "_")] for f in fmt.files},
         options={o: values[o.replace("-", "_")] for o in fmt.options},
         out=args.out,
+        progress=not args.no_progress,
     )
     for line in result.report:
         printer.print(line)

@@ -35,6 +35,7 @@ from .runner import (
 )
 from .scenario import ScenarioError, get_scenario
 from .sqlite_store import SQLiteEventStore
+from .stages import printed_stages, stage
 
 __all__ = [
     "ImportFormat",
@@ -124,10 +125,25 @@ def import_run(
     options: Mapping[str, str] | None = None,
     out: str | Path | None = None,
     settings: RunSettings | None = None,
+    progress: bool = False,
 ) -> RunResult:
     """Read the files with the format, then write a complete run directory at `out`.
 
-    Every input is read and checked before the directory is created."""
+    Every input is read and checked before the directory is created. With `progress`, each
+    stage (reading, events, metrics and the analysis's own stages, reports) is printed on
+    stderr with the time elapsed."""
+    with printed_stages(enabled=progress):
+        return _import_run(scenario, format_name, files, options, out, settings)
+
+
+def _import_run(
+    scenario: str,
+    format_name: str,
+    files: Mapping[str, Path],
+    options: Mapping[str, str] | None,
+    out: str | Path | None,
+    settings: RunSettings | None,
+) -> RunResult:
     scenario_cls = get_scenario(scenario)  # loads the scenarios, which register their formats
     fmt = get_import_format(scenario, format_name)
     missing = [f"--{name}" for name in fmt.files if files.get(name) is None]
@@ -136,6 +152,7 @@ def import_run(
     values = {name: default for name, (default, _) in fmt.options.items()}
     values.update({k: str(v) for k, v in (options or {}).items() if v is not None})
     sources = {name: _source(name, Path(files[name])) for name in fmt.files}
+    stage(f"reading {', '.join(s['file'] for s in sources.values())}")
     imported = fmt.build({n: Path(files[n]) for n in fmt.files}, values)
     params = scenario_cls.parse_params(imported.params)
     settings = settings or RunSettings()
@@ -160,12 +177,16 @@ def import_run(
         log = EventLog(store)
         header = ("scenario", "params", "seed", "model", "roles", "prompts", "import")
         log.emit("run.started", {k: manifest[k] for k in header + tuple(settings.to_json())})
+        stage(f"writing {len(imported.events):,} events")
         for event in imported.events:
             log.emit(event.kind, event.payload, round=event.round, agent_id=event.agent_id)
         log.emit("run.completed")
+        stage("computing metrics")
         metrics = compute_run_metrics(store, scenario_cls)
         _write_json(run_dir / METRICS_FILE, metrics)
+        stage("writing reports")
         write_run_reports(run_dir, metrics, scenario_cls)
         _finish(run_dir, manifest, store, settings, "complete")
+        stage("done")
     lines = [f"imported {format_name} ({', '.join(s['file'] for s in sources.values())})"]
     return RunResult(run_dir, manifest, metrics, lines + scenario_cls.report(metrics["metrics"]))

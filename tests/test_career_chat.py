@@ -3,6 +3,7 @@ normalisation, ICC(3,k), the dialogue controller, full runs, real VSM items, the
 
 from __future__ import annotations
 
+import csv
 import itertools
 import json
 import math
@@ -497,3 +498,44 @@ def test_structured_logprob_path_over_http(tmp_path: Path, monkeypatch: pytest.M
     for survey in ("profile", "dialogue"):
         assert m["probes"][survey]["n"] == 4 and m["probes"][survey]["one_hot_fallback"] == 0
     assert m["dialogues"]["ended"]["goals_covered"] == 2
+
+
+# --- the paper's design on request (issue 25, item 5) -----------------------------------------
+
+
+def test_paper_needs_the_profile_file(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "never"
+    assert main(["run", "career-chat", "--paper", "true", "--out", str(out)]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "--paper needs --profile-file" in err and "recruitment_data.csv" in err
+    assert not out.exists()
+    missing = tmp_path / "recruitment_data.csv"
+    args = ["--paper", "true", "--profile-file", str(missing), "--out", str(out)]
+    assert main(["run", "career-chat", *args]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "--profile-file" in err and str(missing) in err and not out.exists()
+
+
+def test_paper_design_and_the_default_says_what_differs(small: RunResult, tmp_path: Path) -> None:
+    """`--paper` asks the 18 shipped VSM items of the recruitment profiles with the paper's
+    repetitions; a default run says in one line what is not the paper's."""
+    default = [line for line in small.report if "not the paper's design" in line]
+    assert len(default) == 1
+    assert "3 survey items (paper: the 18 VSM-2013 items)" in default[0]
+    assert "8 synthetic users (paper: 1,000 recruitment profiles)" in default[0]
+    profiles = Path(__file__).parent / "data" / "career_mba" / "profiles.csv"
+    params = {"paper": True, "profile_file": profiles, "n_users": 3, "judge_samples": 1}
+    params |= {"bootstrap": 0, "permutations": 0}  # resampling is tested elsewhere
+    result = run(tmp_path / "paper", params, use_cache=False)
+    metrics = result.metrics["metrics"]
+    assert metrics["n_items"] == 18 and metrics["n_users"] == 3
+    assert result.manifest["params"]["max_turns"] == 5
+    (line,) = [line for line in result.report if "not the paper's design" in line]
+    assert "survey items" not in line and "synthetic" not in line
+    assert "3 users (paper: 1,000)" in line and "1 judge samples (paper: 10)" in line
+    assert "user: scripted (paper: gpt-4o-2024-08-06)" in line
+    items = payloads(result, "career.survey")[0]["items"]
+    with (VSM / "vsm_direct_profile_questions_en_2024_Dec.csv").open(newline="") as handle:
+        questions = [" ".join(row["questions"].split()) for row in csv.DictReader(handle)]
+    texts = [" ".join(item["profile"].split()) for item in items]
+    assert len(questions) == 18 and all(q in t for q, t in zip(questions, texts, strict=True))

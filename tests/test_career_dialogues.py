@@ -104,6 +104,12 @@ def test_a_sweep_probes_one_set_of_dialogues_with_two_models(
         assert main(["metrics", str(run_dir), "--check"]) == 0
     combined = (tmp_path / "sweep" / "combined.csv").read_text()
     assert "openai:probe-a" in combined and "openai:probe-b" in combined
+    # Figure 4's two measures side by side (issue 25, item 4), 3 significant figures
+    header = combined.splitlines()[0].split(",")
+    for fmt in ("BA_user", "BA_dialogue"):
+        assert f"confidence_{fmt}" in header and f"confidence_top_{fmt}" in header
+    markdown = (tmp_path / "sweep" / "combined.md").read_text()
+    assert "confidence_top_BA_user" in markdown and "1.00" in markdown  # one-hot answers
 
 
 def write_jsonl(path: Path, rows: list[Any]) -> Path:

@@ -190,3 +190,54 @@ def test_the_seed_csv_is_a_profile_file(tmp_path: Path, capsys: pytest.CaptureFi
     )
     err = " ".join(capsys.readouterr().err.split())
     assert "seed.csv:3" in err and "dd-mm-yyyy" in err
+
+
+def test_table2_shows_group_sizes_chance_and_holm(imported: Path) -> None:
+    """Issue 25, items 2–3: every pair row carries both groups' n, the permutation null's
+    central 95% (where chance puts the ratio; the paper's line is 1) and a Holm-corrected p
+    over the table's pairs; every group, "Unknown" included, has a row with its n."""
+    from personasim.analysis import holm
+    from personasim.analysis.career_chat import figure5, figure5_null
+
+    reports = imported / "reports"
+    metrics = json.loads((imported / "metrics.json").read_text())["metrics"]
+    table = list(csv.DictReader((reports / "table2_adaptation.csv").open()))
+    groups = list(csv.DictReader((reports / "table2_groups.csv").open()))
+    sizes = {(r["scenario"], r["grouping"], r["group"]): int(r["n"]) for r in groups}
+    country = metrics["adaptation"]["profile"]["country"]["groups"]
+    assert country["Unknown"] == sizes[("BA_user", "country", "Unknown")] > 0
+    assert len(groups) == sum(
+        len(r["groups"]) for per in metrics["adaptation"].values() for r in per.values()
+    )
+    for row in table:
+        assert int(row["n_a"]) == sizes[(row["scenario"], row["grouping"], row["group_a"])]
+        assert int(row["n_b"]) == sizes[(row["scenario"], row["grouping"], row["group_b"])]
+        low, high = float(row["ratio_null_low"]), float(row["ratio_null_high"])
+        ratio, p = float(row["ratio"]), float(row["ratio_p"])
+        assert 0 < low <= high
+        if p < 0.02:  # fewer than 2% of the shuffles reach it: above the band
+            assert ratio >= high
+        if p > 0.1:  # more than 10% reach it: inside the band or below
+            assert ratio <= high
+    assert [float(r["ratio_p_holm"]) for r in table] == pytest.approx(
+        holm([float(r["ratio_p"]) for r in table]), abs=1e-9
+    )
+    assert {r["chance"] for r in table} <= {
+        "Holm p < 0.05",
+        "p < 0.05, not after Holm",
+        "within chance",
+    }
+    markdown = (reports / "table2_adaptation.md").read_text()
+    assert "| n_a " in markdown and "ratio_null_low" in markdown and "ratio_p_holm" in markdown
+    # the figures: each group's n on its label, one null band per pair, the line at 1
+    heat = figure5(metrics, "country")
+    labels = [t.get_text() for t in heat.axes[0].get_yticklabels()]
+    assert f"Unknown (n={country['Unknown']})" in labels
+    null = figure5_null(metrics, "country")
+    panel = null.axes[0]
+    pairs = metrics["adaptation"]["profile"]["country"]["pairs"]
+    assert len(panel.collections) == len(pairs)  # one grey band per pair
+    assert any(list(line.get_xdata()) == [1.0, 1.0] for line in panel.get_lines())
+    names = [t.get_text() for t in panel.get_yticklabels()]
+    assert all("(n=" in name for name in names) and len(names) == len(pairs)
+    assert (reports / "figure5_country_null.png").exists()

@@ -199,3 +199,40 @@ def test_min_group_n_reads_the_run_header_with_a_default() -> None:
     assert min_group_n(header({"params": {}})) == 5  # a log from before validity existed
     assert min_group_n(header({"validity": None})) == 5
     assert min_group_n(pd.DataFrame(columns=["kind", "payload"])) == 5
+
+
+# --- Holm's step-down correction (issue 25, item 3) ------------------------------------------
+
+
+def _holm_by_procedure(p: list[float]) -> list[float]:
+    """Brute force: run Holm's procedure literally at every level α where a decision can
+    change (each (m − k + 1)·p_(k), and 1); a hypothesis' adjusted p is the smallest α at
+    which the procedure rejects it (1 if none)."""
+    m = len(p)
+    ranked = sorted(range(m), key=lambda i: p[i])
+    levels = sorted({min(1.0, (m - k) * p[i]) for k, i in enumerate(ranked)} | {1.0})
+    adjusted = [1.0] * m
+    for alpha in reversed(levels):
+        rejected = set()
+        for k, i in enumerate(ranked):
+            if p[i] * (m - k) > alpha * (1 + 1e-12):  # α is a product: compare as one
+                break
+            rejected.add(i)
+        for i in rejected:
+            adjusted[i] = alpha
+    return adjusted
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_holm_equals_the_procedure_run_by_hand(seed: int) -> None:
+    from personasim.analysis import holm
+
+    rng = np.random.default_rng(seed)
+    p = rng.choice([0.001, 0.004, 0.01, 0.02, 0.03, 0.2, 0.5, 1.0], size=9).tolist()
+    p += rng.uniform(0, 0.1, size=6).tolist()  # ties and spread values
+    assert holm(p) == pytest.approx(_holm_by_procedure(p), abs=1e-12)
+    assert all(a >= b for a, b in zip(holm(p), p, strict=True))
+    assert holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])  # textbook case
+    assert holm([]) == []
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        holm([0.2, 1.5])

@@ -258,7 +258,7 @@ def test_write_table_marks_flagged_rows_and_shows_nulls_as_dashes(tmp_path: Path
     )
     row_a, row_b = dict(zip(header, a, strict=True)), dict(zip(header, b, strict=True))
     assert (row_a["small"], row_b["small"]) == ("", "†")
-    assert (row_a["rho"], row_b["rho"]) == ("0.50", "—")
+    assert (row_a["rho"], row_b["rho"]) == ("0.500", "—")  # 3 significant figures
     assert (row_a["rho_undefined"], row_b["rho_undefined"]) == ("—", "constant input")
     assert "nan" not in markdown and markdown.rstrip().endswith("† n < 5")
 
