@@ -34,11 +34,11 @@ from .career_jobs import (
     position_level,
 )
 from .career_uncertainty import (
-    ResampleJob,
     Uncertainty,
     group_data,
+    group_uncertainty,
+    in_processes,
     js_rows,
-    resample_all,
 )
 from .event_tables import min_group_n, payloads, rounded
 from .reports import model_label, save_figure, small_note, write_table
@@ -507,9 +507,9 @@ def _adaptations(
 ) -> dict[str, dict[str, Any]]:
     """Table 2 for BA_user and BA_dialogue: every grouping's distances, baseline and ratios;
     groups of fewer than `smallest` users are listed in `small_groups`, and a pair with one
-    of them is `small`. The resampling of all (format, grouping) cells runs as one batch
-    (`resample_all`: over processes when it is large)."""
-    cells, jobs = [], []
+    of them is `small`. The (format, grouping) cells are computed as one batch
+    (`in_processes`: over processes when the resampling is large)."""
+    cells = []
     for fmt in FORMATS:
         rows = probes[probes["format"] == fmt]
         for index, (grouping, label) in enumerate(GROUPINGS.items()):
@@ -517,32 +517,53 @@ def _adaptations(
             for user, item, dist in rows[["user", "item", "distribution"]].itertuples(index=False):
                 group = label(profiles[user])
                 by_user.setdefault(group, {}).setdefault(str(item), {})[user] = dist
-            responses = {
-                g: {q: list(d.values()) for q, d in per.items()} for g, per in by_user.items()
-            }
-            stage(f"BA_{'user' if fmt == 'profile' else 'dialogue'} by {grouping}: centroids")
-            distances = group_distances(responses)
-            cells.append((fmt, grouping, distances, bool(by_user)))
-            if by_user:
-                jobs.append(
-                    ResampleJob(
-                        group_data(by_user),
-                        {pair: distances.ratio(pair) for pair in distances.pairs},
-                        resamples.bootstrap,
-                        resamples.permutations,
-                        (resamples.seed, FORMATS.index(fmt), index),
-                    )
-                )
+            seed = (resamples.seed, FORMATS.index(fmt), index)
+            cells.append(_Cell(fmt, grouping, by_user, resamples, seed))
     stage(
-        f"resampling {len(jobs)} groupings: {resamples.bootstrap} bootstrap resamples and "
-        f"{resamples.permutations} permutations each"
+        f"centroids and resampling of {len(cells)} (format, grouping) cells: "
+        f"{resamples.bootstrap} bootstrap resamples and {resamples.permutations} permutations "
+        "each"
     )
-    spreads = iter(resample_all(jobs))
+    users = len(profiles)
+    work = users * len(cells) * (resamples.bootstrap + resamples.permutations)
     result: dict[str, dict[str, Any]] = {fmt: {} for fmt in FORMATS}
-    for fmt, grouping, distances, any_answer in cells:
-        spread = next(spreads) if any_answer else Uncertainty()
-        result[fmt][grouping] = _grouping_record(distances, spread, smallest)
+    computed = in_processes(_cell, cells, work, _announce)
+    for cell, (distances, spread) in zip(cells, computed, strict=True):
+        result[cell.fmt][cell.grouping] = _grouping_record(distances, spread, smallest)
     return result
+
+
+def _announce(cell: _Cell) -> None:
+    stage(f"BA_{'user' if cell.fmt == 'profile' else 'dialogue'} by {cell.grouping}: done")
+
+
+@dataclass(frozen=True)
+class _Cell:
+    """One format and grouping: the users' distributions by group, question and user."""
+
+    fmt: str
+    grouping: str
+    by_user: dict[str, dict[str, dict[str, list[float]]]]
+    resamples: Resamples
+    seed: tuple[int, ...]
+
+
+def _cell(cell: _Cell) -> tuple[GroupDistances, Uncertainty]:
+    """A cell's distances (L-BFGS centroids) and their bootstrap and permutation spread."""
+    responses = {
+        g: {q: list(d.values()) for q, d in per.items()} for g, per in cell.by_user.items()
+    }
+    distances = group_distances(responses)
+    if not cell.by_user:
+        return distances, Uncertainty()
+    spread = group_uncertainty(
+        group_data(cell.by_user),
+        {pair: distances.ratio(pair) for pair in distances.pairs},
+        cell.resamples.bootstrap,
+        cell.resamples.permutations,
+        list(cell.seed),
+    )
+    return distances, spread
 
 
 def _grouping_record(

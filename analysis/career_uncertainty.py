@@ -19,6 +19,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import combinations
+from typing import TypeVar
 
 import numpy as np
 
@@ -27,13 +28,12 @@ from .undefined import Statistic, Undefined
 __all__ = [
     "BOOTSTRAP_LEVEL",
     "GroupData",
-    "ResampleJob",
     "Uncertainty",
     "batched_distances",
     "group_data",
     "group_uncertainty",
+    "in_processes",
     "js_rows",
-    "resample_all",
 ]
 
 BOOTSTRAP_LEVEL = 0.95
@@ -341,36 +341,37 @@ def _p_value(null: np.ndarray, observed: Statistic | None) -> Statistic:
     return float((1 + at_least) / (1 + len(null)))
 
 
-@dataclass(frozen=True)
-class ResampleJob:
-    """The arguments of one `group_uncertainty` call (one format and grouping)."""
-
-    data: GroupData
-    observed_ratio: Mapping[tuple[str, str], Statistic]
-    n_bootstrap: int
-    n_permutations: int
-    seed: tuple[int, ...]
-
-
 PARALLEL_WORK = 200_000
-"""Users × resamples above which `resample_all` spreads its jobs over processes."""
+"""Users × resamples above which `in_processes` spreads its items over processes."""
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 
-def _run(job: ResampleJob) -> Uncertainty:
-    return group_uncertainty(
-        job.data, job.observed_ratio, job.n_bootstrap, job.n_permutations, list(job.seed)
-    )
-
-
-def resample_all(jobs: Sequence[ResampleJob], workers: int | None = None) -> list[Uncertainty]:
-    """`group_uncertainty` of every job, in order. Each job is seeded by itself, so the numbers
-    do not depend on where it runs; large batches go over one process per usable core (forked,
-    so nothing is imported again), small ones stay here."""
+def in_processes(
+    fn: Callable[[T], R],
+    items: Sequence[T],
+    work: int,
+    done: Callable[[T], None] | None = None,
+    workers: int | None = None,
+) -> list[R]:
+    """`[fn(item) for item in items]`, over one forked process per usable core when `work`
+    (users × resamples) is large. Each item carries its own seed, so the numbers do not depend
+    on where it runs; forking imports nothing again; small batches stay in this process.
+    `done(item)` is called as each result arrives, in order (progress)."""
     cores = workers or (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
-    work = sum(job.data.labels.size * (job.n_bootstrap + job.n_permutations) for job in jobs)
     methods = multiprocessing.get_all_start_methods()
-    if cores < 2 or len(jobs) < 2 or work < PARALLEL_WORK or "fork" not in methods:
-        return [_run(job) for job in jobs]
+    if cores < 2 or len(items) < 2 or work < PARALLEL_WORK or "fork" not in methods:
+        return [_noted(fn(item), item, done) for item in items]
     context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=min(cores, len(jobs)), mp_context=context) as pool:
-        return list(pool.map(_run, jobs))
+    with ProcessPoolExecutor(max_workers=min(cores, len(items)), mp_context=context) as pool:
+        return [
+            _noted(result, item, done)
+            for item, result in zip(items, pool.map(fn, items), strict=True)
+        ]
+
+
+def _noted(result: R, item: T, done: Callable[[T], None] | None) -> R:
+    if done is not None:
+        done(item)
+    return result

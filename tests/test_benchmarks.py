@@ -62,3 +62,24 @@ def test_fault_benchmark_smoke_mode_loses_nothing() -> None:
         assert rows[run][3:6] == ["complete", "80", "0"], rows[run]
     assert rows["no"][1:5] == ["manual", "resume", "0", "0"]  # the target line, met
     assert "faults served: {" in done.stdout
+
+
+@pytest.mark.timeout(300)
+def test_career_import_benchmark_runs_on_the_kept_slice() -> None:
+    """The import benchmark on the 25 released users kept for tests, resampling cut short."""
+    data = Path(__file__).parent / "data" / "career_mba"
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(BENCHMARKS / "bench_career_import.py"),
+            *("--profile-answers", str(data / "profile_answers.jsonl")),
+            *("--dialogue-answers", str(data / "dialogue_answers.jsonl")),
+            *("--profiles", str(data / "profiles.csv")),
+            *("--bootstrap", "20", "--permutations", "20"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "25 users" in done.stdout and "wall" in done.stdout and "resampling" in done.stdout
