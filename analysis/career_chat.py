@@ -368,7 +368,7 @@ GROUPINGS: dict[str, Callable[[Mapping[str, Any]], str]] = {
 }
 """How a profile is grouped for each of the paper's attributes (the paper's education labels
 and ours are the same groups); job category and position level come from the run's
-`--job-groups` file where it names the title, else from `career_jobs`' keyword rule."""
+`--job-groups` file where it names the title, else from `career_jobs`' word rule."""
 
 
 # ---------------------------------------------------------------------------------------------

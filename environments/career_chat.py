@@ -333,7 +333,7 @@ JOB_GROUP_COLUMNS = ("job_title", "job_category", "position_level")
 
 def load_job_groups(path: Path) -> dict[str, dict[str, str]]:
     """Job title → its `job_category` and `position_level` from a CSV with those columns; an
-    empty cell leaves that label to the keyword rule (analysis/career_jobs.py)."""
+    empty cell leaves that label to the word rule (analysis/career_jobs.py)."""
     titles: dict[str, dict[str, str]] = {}
     for line, row in _csv_rows(path, JOB_GROUP_COLUMNS):
         title = " ".join(str(row["job_title"] or "").split())

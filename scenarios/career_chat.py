@@ -96,7 +96,7 @@ class CareerChatParams(ScenarioParams):
     probe_temperature: float = Field(0.0, ge=0.0, le=2.0, description="survey answers")
     judge_samples: int = Field(10, ge=0, le=20, description="judge ratings per dimension (0: none)")
     job_groups: Path | None = Field(
-        None, description="CSV job_title,job_category,position_level (default: keyword rule)"
+        None, description="CSV job_title,job_category,position_level (default: word rule)"
     )
     human_ratings: Path | None = Field(
         None, description="CSV user,dimension,rating of human raters (Appendix E)"
