@@ -41,6 +41,8 @@ from .llm import (
 from .model import Simulation
 from .openai_backend import OpenAIBackend
 from .roles import Role, RoleError, bind_roles
+from .run_lock import RunLock, RunLockedError, lock_holder
+from .run_signals import RunStopped
 from .runner import (
     EVENTS_FILE,
     MODEL_SPEC_PATTERN,
@@ -53,6 +55,7 @@ from .runner import (
     read_manifest,
     run_scenario,
 )
+from .salvage import SalvageResult, salvage_run
 from .scenario import (
     Scenario,
     ScenarioError,
@@ -109,9 +112,13 @@ __all__ = [
     "Role",
     "RoleError",
     "RunError",
+    "RunLock",
+    "RunLockedError",
     "RunResult",
     "RunSettings",
+    "RunStopped",
     "SQLiteEventStore",
+    "SalvageResult",
     "Scenario",
     "ScenarioError",
     "ScenarioParams",
@@ -138,6 +145,7 @@ __all__ = [
     "import_run",
     "list_scenarios",
     "load_scenario_file",
+    "lock_holder",
     "make_backend",
     "read_input",
     "read_manifest",
@@ -148,6 +156,7 @@ __all__ = [
     "run_events",
     "run_scenario",
     "run_sweep",
+    "salvage_run",
     "scripted_behaviour",
     "split_list",
     "sweep_events",

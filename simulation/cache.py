@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
@@ -101,29 +102,51 @@ class ResponseCache:
         self.directory = Path(directory) if directory else default_cache_dir()
         self.directory.mkdir(parents=True, exist_ok=True)
         self.path = self.directory / CACHE_FILE
-        self._db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_TIMEOUT_S)
-        for attempt in Retrying(  # see _locked
-            stop=stop_after_delay(BUSY_TIMEOUT_S),
-            wait=wait_random(0.01, 0.1),
-            retry=retry_if_exception(_locked),
-            reraise=True,
-        ):
-            with attempt:
-                self._db.execute("PRAGMA journal_mode=WAL")
-                self._db.execute("PRAGMA synchronous=NORMAL")
-                self._db.execute(
-                    "CREATE TABLE IF NOT EXISTS responses "
-                    "(key TEXT PRIMARY KEY, response TEXT NOT NULL)"
-                )
+        self.on_bad_row: Callable[[str, str], None] = lambda key, error: None
+        """Told of each row that cannot be read or written (the runner logs an incident)."""
+        try:
+            self._db = sqlite3.connect(self.path, isolation_level=None, timeout=BUSY_TIMEOUT_S)
+            for attempt in Retrying(  # see _locked
+                stop=stop_after_delay(BUSY_TIMEOUT_S),
+                wait=wait_random(0.01, 0.1),
+                retry=retry_if_exception(_locked),
+                reraise=True,
+            ):
+                with attempt:
+                    self._db.execute("PRAGMA journal_mode=WAL")
+                    self._db.execute("PRAGMA synchronous=NORMAL")
+                    self._db.execute(
+                        "CREATE TABLE IF NOT EXISTS responses "
+                        "(key TEXT PRIMARY KEY, response TEXT NOT NULL)"
+                    )
+        except sqlite3.DatabaseError as exc:
+            raise CacheError(
+                f"{self.path}: not a usable response cache ({exc}); `personasim cache clear` "
+                "removes it, or pass --no-cache or another --cache-dir"
+            ) from None
 
     def get(self, key: str) -> ChatResponse | None:
-        row = self._db.execute("SELECT response FROM responses WHERE key=?", (key,)).fetchone()
-        return ChatResponse.model_validate_json(row[0]) if row else None
+        """The cached answer, or None; a row that cannot be read is a miss (and reported)."""
+        try:
+            row = self._db.execute("SELECT response FROM responses WHERE key=?", (key,)).fetchone()
+            return ChatResponse.model_validate_json(row[0]) if row else None
+        except (sqlite3.DatabaseError, ValueError) as exc:  # ValidationError is a ValueError
+            self.on_bad_row(key, f"unreadable cache row: {_first_line(exc)}")
+            return None
 
     def put(self, key: str, response: ChatResponse) -> None:
-        self._db.execute(
-            "INSERT OR REPLACE INTO responses VALUES (?, ?)", (key, response.model_dump_json())
-        )
+        """Store an answer; a cache that cannot take it (full, damaged) is reported and
+        skipped: the run's own log keeps every answer."""
+        try:
+            self._db.execute(
+                "INSERT OR REPLACE INTO responses VALUES (?, ?)", (key, response.model_dump_json())
+            )
+        except sqlite3.DatabaseError as exc:
+            self.on_bad_row(key, f"cache write failed: {_first_line(exc)}")
 
     def close(self) -> None:
         self._db.close()
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__

@@ -11,6 +11,7 @@ import argparse
 import json
 import math
 import os
+import shlex
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path, PurePath
@@ -28,6 +29,8 @@ from .import_cli import add_import_command
 from .llm import RESPONSE_FORMATS, LLMError
 from .replay import agent_events, export_jsonl, render_overview, render_trajectory
 from .roles import RoleError, parse_role_args
+from .run_lock import RunLockedError, describe_holder, lock_holder
+from .run_signals import RunStopped
 from .runner import (
     EVENTS_FILE,
     MANIFEST_FILE,
@@ -39,6 +42,7 @@ from .runner import (
     run_scenario,
     write_run_reports,
 )
+from .salvage import salvage_run
 from .scenario import Scenario, ScenarioError, list_scenarios, split_list
 from .scenario_file import is_scenario_path, resolve_scenario, scenario_for_run
 from .sqlite_store import EventStoreError, SQLiteEventStore
@@ -48,7 +52,14 @@ from .viewer import ViewServer, collect_run, render_page, write_page
 
 __all__ = ["main"]
 
-INPUT_ERRORS = (ScenarioError, RunError, EventStoreError, ResumeMismatchError, CacheError)
+INPUT_ERRORS = (
+    ScenarioError,
+    RunError,
+    EventStoreError,
+    ResumeMismatchError,
+    CacheError,
+    RunLockedError,
+)
 NOT_VALID = 3
 """Exit code of a run that finished with a failure rate over its limit."""
 
@@ -80,12 +91,45 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         err.print("interrupted; the run directory is marked interrupted and can be resumed")
         return 130
+    except RunStopped as exc:
+        return _stopped(exc, list(sys.argv[1:] if argv is None else argv))
     except INPUT_ERRORS as exc:
+        resumable = not isinstance(exc, ResumeMismatchError)
+        if resumable and getattr(exc, "run_dir", None) is not None:  # mid-run: a full disk...
+            return _fail(f"{exc}{_marked(exc)}", 1)
         return _fail(str(exc), 2)
     except LLMError as exc:
-        run_dir = getattr(exc, "run_dir", None)
-        where = f"; {run_dir} is marked interrupted (--resume --out {run_dir} continues)"
-        return _fail(f"model call failed: {exc}{where if run_dir else ''}", 1)
+        return _fail(f"model call failed: {exc}{_marked(exc)}", 1)
+    except OSError as exc:  # a full disk, a folder that went away: no traceback
+        where = f"{exc.filename}: " if exc.filename else ""
+        return _fail(f"{where}{exc.strerror or exc}{_marked(exc)}", 1)
+
+
+def _marked(exc: BaseException) -> str:
+    """Where a run that failed part-way stands, for the end of its error line."""
+    run_dir = getattr(exc, "run_dir", None)
+    if run_dir is None:
+        return ""
+    if manifest_error := getattr(exc, "manifest_error", None):
+        return (
+            f"; {run_dir} stays marked interrupted, without this reason (its manifest could "
+            f"not be rewritten: {manifest_error}); --resume --out {run_dir} continues once fixed"
+        )
+    return f"; {run_dir} is marked interrupted (--resume --out {run_dir} continues)"
+
+
+def _stopped(exc: RunStopped, argv: list[str]) -> int:
+    """A run stopped by SIGTERM or SIGINT: what happened and the command that resumes it."""
+    run_dir = getattr(exc, "run_dir", None)
+    command = list(argv)
+    if run_dir is not None and command[:1] == ["run"]:
+        if not any(a == "--out" or a.startswith("--out=") for a in command):
+            command += ["--out", str(run_dir)]
+        if "--resume" not in command:
+            command.append("--resume")
+    where = f"{run_dir} is marked interrupted; " if run_dir is not None else ""
+    err.print(f"{exc}: {where}resume with: {shlex.join(['personasim', *command])}", markup=False)
+    return exc.exit_code
 
 
 def _fail(message: str, code: int) -> int:
@@ -199,6 +243,12 @@ def _parser() -> argparse.ArgumentParser:
         type=Path,
         help="file to write, - for stdout (jsonl only; default RUN_DIR/events.jsonl|parquet)",
     )
+    export.add_argument(
+        "--salvage",
+        action="store_true",
+        help="copy the events a damaged log can still read into a new run directory "
+        "(--output, default RUN_DIR-salvaged) that --resume can finish",
+    )
     export.set_defaults(handler=_export)
     _add_cache_commands(commands)
     _add_view_command(commands)
@@ -269,6 +319,12 @@ def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     parser.add_argument("--cache-dir", type=Path, help="response cache location")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.add_argument(
+        "--allow-endpoint-change",
+        action="store_true",
+        help="with --resume: the model's endpoint URL changed but serves the same model "
+        "(recorded in the manifest)",
+    )
     _add_settings_arguments(parser)
 
 
@@ -287,6 +343,7 @@ def _run_options(args: argparse.Namespace) -> dict[str, Any]:
         settings=_settings(args),
         roles=_roles(args),
         prompts=args.prompts,
+        allow_endpoint_change=args.allow_endpoint_change,
     )
 
 
@@ -514,9 +571,20 @@ def _default(value: Any) -> str:
 
 def _open_store(run_dir: Path) -> SQLiteEventStore:
     read_manifest(run_dir)  # a clear error when this is not a run directory
+    _note_if_running(run_dir)
     if not (run_dir / EVENTS_FILE).is_file():  # opening would create an empty log
         raise RunError(f"{run_dir}: no {EVENTS_FILE} (the run's event log); nothing to read")
     return SQLiteEventStore(run_dir / EVENTS_FILE)
+
+
+def _note_if_running(run_dir: Path) -> None:
+    """Readers work on a run being written (the log is SQLite in WAL mode) and say so."""
+    if (holder := lock_holder(run_dir)) is not None:
+        err.print(
+            f"note: {run_dir} is still running ({describe_holder(holder)}); what follows "
+            "covers the events logged so far",
+            markup=False,
+        )
 
 
 def _replay(args: argparse.Namespace, extra: Sequence[str]) -> int:
@@ -542,12 +610,13 @@ def _metrics(args: argparse.Namespace, extra: Sequence[str]) -> int:
         err.print(f"note: {note}")
     with _open_store(args.run_dir) as store:
         metrics = compute_run_metrics(store, scenario)
+        log_ok = _check_log_against_manifest(args.run_dir, store) if args.check else True
     path = args.run_dir / METRICS_FILE
     text = json.dumps(metrics, indent=2, sort_keys=True, allow_nan=False) + "\n"
     same = path.exists() and path.read_text() == text
     if args.check:
         out.print(f"{path}: {'identical to' if same else 'DIFFERS from'} the recomputed metrics")
-        return 0 if same else 1
+        return 0 if same and log_ok else 1
     path.write_text(text)
     state = "unchanged" if same else "written"
     out.print(f"{path}: {state} (recomputed from {EVENTS_FILE}, no model call)")
@@ -558,7 +627,31 @@ def _metrics(args: argparse.Namespace, extra: Sequence[str]) -> int:
     return 0
 
 
+def _check_log_against_manifest(run_dir: Path, store: SQLiteEventStore) -> bool:
+    """The log's event count and hash against what the manifest recorded when the run last
+    stopped or finished; False when they differ."""
+    recorded = read_manifest(run_dir).get("log")
+    path = run_dir / EVENTS_FILE
+    if not recorded or recorded.get("events") is None:
+        out.print(
+            f"{path}: the manifest records no event count or hash (a run still running, or "
+            "written by an older personasim); not compared"
+        )
+        return True
+    count, sha256 = store.digest()
+    if recorded == {"events": count, "sha256": sha256}:
+        out.print(f"{path}: {count} events, identical to what the manifest recorded")
+        return True
+    out.print(
+        f"{path}: DIFFERS from the manifest: it recorded {recorded['events']} events (sha256 "
+        f"{recorded['sha256'][:12]}…), the log holds {count} (sha256 {sha256[:12]}…)"
+    )
+    return False
+
+
 def _export(args: argparse.Namespace, extra: Sequence[str]) -> int:
+    if args.salvage:
+        return _salvage(args)
     if args.format == "parquet":
         return _export_parquet(args.run_dir, args.output)
     target = args.output or args.run_dir / "events.jsonl"
@@ -573,6 +666,26 @@ def _export(args: argparse.Namespace, extra: Sequence[str]) -> int:
             reason = exc.strerror or exc
             raise RunError(f"cannot write {target} ({reason}); choose another --output") from None
     out.print(f"{count} events written to {target}")
+    return 0
+
+
+def _salvage(args: argparse.Namespace) -> int:
+    """`export RUN --salvage`: the readable events of a damaged log into a new run directory."""
+    result = salvage_run(args.run_dir, args.output)
+    left = (
+        f"; {result.left_out} readable events left out: the unit of work the damage may have "
+        "cut, or rows after a gap"
+        if result.left_out
+        else ""
+    )
+    why = f" (reading stopped {result.stopped_by}{left})" if result.stopped_by else ""
+    out.print(f"{result.kept} events copied to {result.target}{why}", markup=False)
+    manifest = read_manifest(result.target)
+    out.print(
+        f"resume it with: personasim run {manifest['scenario']} --out {result.target} --resume "
+        "and the run's original options",
+        markup=False,
+    )
     return 0
 
 

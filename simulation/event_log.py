@@ -73,6 +73,10 @@ class ResumeState:
     """Units (branch scopes) whose last attempt has a decision lost to a failed call."""
     retrying: dict[str, int] = field(default_factory=dict)
     """Units to run again (`retry_failed`), with the attempt number the new attempt gets."""
+    request_keys: dict[str, list[str | None]] = field(default_factory=dict)
+    """By scope, the `request_key` of each logged event in order (None for events without
+    one), of the unit's last attempt: a resumed unit must send exactly the requests its logged
+    events name."""
 
     @classmethod
     def from_store(cls, store: EventStore) -> ResumeState:
@@ -84,6 +88,7 @@ class ResumeState:
                 continue
             if event.kind == RETRIED_KIND:  # a later attempt replaces the unit's earlier ones
                 branches[scope].clear()
+                state.request_keys.pop(scope, None)
                 state.responses.pop(scope, None)
                 state.lost_calls.discard(scope)
                 state.attempts[scope] = event.payload["attempt"]
@@ -91,6 +96,7 @@ class ResumeState:
                 state.main_kinds.append(event.kind)
             else:
                 branches[scope].append(event.kind)
+            state.request_keys.setdefault(scope, []).append(event.payload.get("request_key"))
             if event.kind == "llm.call":
                 state._answer(scope, event.payload["request_key"], event.payload["response"])
             elif _is_lost_call(event):
@@ -127,9 +133,12 @@ class ResumeState:
 class _Scope:
     """Events of one unit of work; `logged` holds the kinds the log already has for it."""
 
-    def __init__(self, name: str, logged: list[str] | None) -> None:
+    def __init__(
+        self, name: str, logged: list[str] | None, logged_keys: list[str | None] | None = None
+    ) -> None:
         self.name = name
         self.logged = logged
+        self.logged_keys = logged_keys or []
         self.pending: list[Event] = []
         self.position = 0
 
@@ -152,7 +161,23 @@ class _Scope:
                 f"has {expected!r}, re-execution produced {event.kind!r}. The code, data or "
                 "parameters changed since the run started; start a new run instead of resuming."
             )
+        self.check_key(event.payload.get("request_key"))
         self.position += 1
+
+    def check_key(self, key: str | None) -> None:
+        """The request a re-derived event names must be the one its logged event names."""
+        logged = self.logged_keys[self.position] if self.position < len(self.logged_keys) else None
+        if key != logged:
+            raise ResumeMismatchError(
+                f"resume refused in scope {self.name!r} at event #{self.position + 1}: the log's "
+                f"request {_short(logged)} differs from the one this run would send "
+                f"({_short(key)}); prompts, model or settings changed since the run started. "
+                "Start a new run instead of resuming."
+            )
+
+    def sent_before(self, key: str) -> bool:
+        """Whether this unit's logged events name the request `key`."""
+        return key in self.logged_keys
 
 
 class EventLog:
@@ -167,7 +192,9 @@ class EventLog:
         self.store = store
         self.resume = resume or ResumeState()
         self._clock = clock
-        self._main = _Scope(MAIN_SCOPE, self.resume.main_kinds)
+        self._main = _Scope(
+            MAIN_SCOPE, self.resume.main_kinds, self.resume.request_keys.get(MAIN_SCOPE)
+        )
         self._current: ContextVar[_Scope | None] = ContextVar("personasim_scope", default=None)
         self.written = 0
 
@@ -213,6 +240,9 @@ class EventLog:
         request, or one unit that sent it twice, each get back exactly what they got then.
         """
         scope = self._current.get() or self._main
+        if scope.replaying() and not scope.sent_before(request_key):
+            # Refused before any model is asked: the answer would not be the logged one.
+            scope.check_key(request_key)
         answers = self.resume.responses.get(scope.name, {}).get(request_key)
         return answers.pop(0) if answers else None
 
@@ -241,7 +271,7 @@ class EventLog:
             return await work()
         if name in (MAIN_SCOPE, INCIDENT_SCOPE):
             raise ValueError(f"{name!r} is a reserved scope name; name the unit of work otherwise")
-        scope = _Scope(name, self.resume.branch_kinds.get(name))
+        scope = _Scope(name, self.resume.branch_kinds.get(name), self.resume.request_keys.get(name))
         if (attempt := self.resume.retrying.get(name)) is not None:
             scope.pending.append(self._event(RETRIED_KIND, {"attempt": attempt}, name))
         token = self._current.set(scope)
@@ -263,3 +293,7 @@ class EventLog:
     def _write(self, events: list[Event]) -> None:
         self.store.append(events)
         self.written += len(events)
+
+
+def _short(key: str | None) -> str:
+    return f"key {key[:12]}…" if key else "none"

@@ -89,10 +89,16 @@ class OpenAIBackend(Backend):
         self._direct: DirectPost | None = None  # the SDK's own path behind a proxy
         if DirectPost.usable(self._client):
             self._direct = DirectPost(self._client, "/chat/completions")
-        self._public_url = public_url(self.base_url)  # in every request's cache key
+        self._public_url = public_url(self.base_url)
+        self._keyed_url = self._public_url  # in every request's cache key
+
+    def keyed_as(self, url: str) -> None:
+        """Key requests (and name this backend) as served at `url` while sending them to this
+        backend's own URL: a resumed run whose endpoint moved (`--allow-endpoint-change`)."""
+        self._keyed_url = public_url(url)
 
     def identity(self) -> dict[str, Any]:
-        return {"backend": "openai", "base_url": self._public_url, "model": self.model}
+        return {"backend": "openai", "base_url": self._keyed_url, "model": self.model}
 
     async def complete(self, request: ChatRequest, timeout: float) -> ChatResponse:
         body: dict[str, Any] = {

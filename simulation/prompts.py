@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib.resources import files
 from pathlib import Path
 from string import Template
@@ -75,6 +75,9 @@ class PromptPack:
     entries: Mapping[str, PromptEntry]
     path: str
     sha256: str
+    from_package: bool = False
+    """True for the pack a scenario ships (its manifest names it by scenario and hash, never by
+    the install path it was read from)."""
 
     @classmethod
     def load(cls, path: str | Path, text: str | None = None) -> PromptPack:
@@ -107,7 +110,8 @@ class PromptPack:
     def shipped(cls, package: str, name: str) -> PromptPack:
         """The pack a scenario ships in its package's `packs/` folder."""
         resource = files(package) / "packs" / f"{name}.yaml"
-        return cls.load(f"{package}:packs/{name}.yaml", resource.read_text(encoding="utf-8"))
+        pack = cls.load(f"{package}:packs/{name}.yaml", resource.read_text(encoding="utf-8"))
+        return replace(pack, from_package=True)
 
     def text(self, name: str) -> str:
         return self.entries[name].text
@@ -143,7 +147,17 @@ class PromptPack:
             )
 
     def describe(self) -> dict[str, Any]:
-        """For the manifest: where the texts came from, their hash, and the entries whose
-        listed items are ordered otherwise than in their source (`order`)."""
+        """For the manifest: the scenario whose texts these are, their hash, whether they are the
+        shipped pack or an edited file (named as given on the command line), and the entries
+        whose listed items are ordered otherwise than in their source (`order`)."""
         orders = {name: entry.order for name, entry in self.entries.items() if entry.order}
-        return {"path": self.path, "sha256": self.sha256, **({"order": orders} if orders else {})}
+        described: dict[str, Any] = {
+            "scenario": self.scenario,
+            "sha256": self.sha256,
+            "shipped": self.from_package,
+        }
+        if not self.from_package:
+            described["file"] = self.path
+        if orders:
+            described["order"] = orders
+        return described

@@ -29,16 +29,19 @@ from .cache import ResponseCache, default_cache_dir
 from .client import LLMClient, ModelPool, RetryPolicy
 from .event_log import RETRIED_KIND, EventLog, ResumeState, latest_attempts
 from .events import SCHEMA_VERSION, EventStore, events_frame
+from .fingerprint import endpoint_change, fingerprint_diff
 from .limiter import EndpointLimiter
 from .llm import RESPONSE_FORMATS, Backend, PermanentLLMError, ResponseFormat
 from .model import Simulation
 from .openai_backend import OpenAIBackend
 from .prompts import PromptPack, PromptPackError
 from .roles import RoleError, bind_roles
+from .run_lock import LOCK_FILE, RunLock
+from .run_signals import RunStopped, stop_on_signals
 from .scenario import Scenario, ScenarioParams, get_scenario
 from .scenario_file import check_same_scenario_file, resolve_scenario, scenario_file_record
 from .scripted import ScriptedBackend
-from .sqlite_store import SQLiteEventStore
+from .sqlite_store import EventStoreError, SQLiteEventStore
 from .validity import DECISION_KINDS, ValidityLimits, validity_from_events, validity_summary
 
 __all__ = [
@@ -208,7 +211,6 @@ async def arun_scenario(
     backend: Backend | None = None,
     out: str | Path | None = None,
     resume: bool = False,
-    retry_failed: bool = False,
     use_cache: bool = True,
     cache_dir: str | Path | None = None,
     concurrency: int = 16,
@@ -220,6 +222,8 @@ async def arun_scenario(
     roles: Mapping[str, Sequence[str]] | None = None,
     prompts: str | Path | None = None,
     limiter_for: Callable[[Backend], EndpointLimiter | None] | None = None,
+    retry_failed: bool = False,
+    allow_endpoint_change: bool = False,
 ) -> RunResult:
     """Run (or resume) a scenario and return where it went and what it measured.
 
@@ -232,6 +236,7 @@ async def arun_scenario(
     or None to keep this run's own `concurrency` and `requests_per_minute`.
     `retry_failed` (with `resume`): ask again the units whose decisions were lost to a model call
     that ran out of attempts (docs/events.md, "Failed calls and --retry-failed").
+    `allow_endpoint_change`: resume although the model's endpoint URL changed (same model name).
     Every input is checked before the run directory is created, so bad input leaves nothing.
     """
     settings = settings or RunSettings()
@@ -253,35 +258,35 @@ async def arun_scenario(
         _make_writable_dir(Path(cache_dir or default_cache_dir()), "--cache-dir")
     scenario_file = scenario_file_record(scenario_cls)
     run_dir = _prepare_run_dir(out, scenario_cls.name, resume)
-    manifest = _initial_manifest(scenario_cls, checked, seed, backend, limits, settings)
-    manifest["roles"] = {name: list(specs) for name, specs in bound.items()}
-    manifest["prompts"] = instance.prompts.describe() if instance.prompts else None
-    if scenario_file is not None:
-        manifest["scenario_file"] = scenario_file
-    previous = _load_resumable(run_dir, manifest) if resume else None
-    if previous is not None:
-        check_same_scenario_file(previous.get("scenario_file"), scenario_file, run_dir)
-    retrying = retry_failed and previous is not None and _has_lost_calls(run_dir)
-    if previous is not None and previous["status"] == "complete" and not retrying:
-        if not (run_dir / METRICS_FILE).is_file():
-            raise RunError(
-                f"{run_dir} is complete but has no {METRICS_FILE}; "
-                f"`personasim metrics {run_dir}` recomputes it from the log"
-            )
-        metrics = json.loads((run_dir / METRICS_FILE).read_text())
-        nothing = "no failed call to retry" if retry_failed else "nothing to resume"
-        return RunResult(run_dir, previous, metrics, [f"already complete; {nothing}"])
-    if previous is not None:
-        manifest["created_at"] = previous["created_at"]
-    _write_json(run_dir / MANIFEST_FILE, manifest)
-    cache = ResponseCache(cache_dir) if use_cache else None
+    lock = _writer_lock(run_dir)
+    cache = None
     try:
-        with SQLiteEventStore(run_dir / EVENTS_FILE) as store:
+        manifest = _initial_manifest(scenario_cls, checked, seed, backend, limits, settings)
+        manifest["roles"] = {name: list(specs) for name, specs in bound.items()}
+        manifest["prompts"] = instance.prompts.describe() if instance.prompts else None
+        if scenario_file is not None:
+            manifest["scenario_file"] = scenario_file
+        previous = _load_resumable(run_dir, manifest, allow_endpoint_change) if resume else None
+        if previous is not None:
+            check_same_scenario_file(previous.get("scenario_file"), scenario_file, run_dir)
+        complete = previous is not None and _log_is_complete(run_dir, previous)
+        retrying = retry_failed and complete and _has_lost_calls(run_dir)
+        if previous is not None and complete and not retrying:
+            return _already_complete(run_dir, previous, retry_failed)
+        if previous is not None:
+            manifest["created_at"] = previous["created_at"]
+        rekey = _endpoint_rekey(manifest)
+        _write_json(run_dir / MANIFEST_FILE, manifest)
+        cache = ResponseCache(cache_dir) if use_cache else None
+        with _open_log(run_dir, resume=previous is not None) as store:
             resume_state = ResumeState.from_store(store) if previous is not None else None
             retried = resume_state.retry_failed() if resume_state and retry_failed else []
             log = EventLog(store, resume_state)
+            if cache is not None:
+                cache.on_bad_row = _log_bad_cache_row(log)
 
             def client_for(backend: Backend) -> LLMClient:
+                _keep_request_keys(backend, rekey)
                 return LLMClient(
                     backend,
                     cache=cache,
@@ -312,10 +317,9 @@ async def arun_scenario(
                         roles=bound,
                         max_active_units=active_units(limits.concurrency, main_spec, bound),
                     )
-                    await _play(instance, sim, manifest)
+                    await stop_on_signals(_play(instance, sim, manifest))
             except BaseException as exc:
-                _finish(run_dir, manifest, store, settings, "interrupted", _describe(exc))
-                exc.run_dir = run_dir  # type: ignore[attr-defined]  # for the CLI's message
+                _finish_interrupted(run_dir, manifest, store, settings, exc)
                 raise
             metrics = compute_run_metrics(store, scenario_cls)
             _write_json(run_dir / METRICS_FILE, metrics)
@@ -324,6 +328,7 @@ async def arun_scenario(
     finally:
         if cache is not None:
             cache.close()
+        lock.release()
     summary = _summary(manifest, scenario_cls, metrics)
     if retry_failed:
         summary.insert(0, f"retried {len(retried)} unit(s) with a failed model call")
@@ -481,6 +486,7 @@ def _initial_manifest(
         **settings.to_json(),
         "schema_version": SCHEMA_VERSION,
         "scenario": scenario_cls.name,
+        "scenario_version": scenario_cls.version,
         "params": params.model_dump(mode="json"),
         "seed": seed,
         "model": backend.describe(),
@@ -511,7 +517,7 @@ def _prepare_run_dir(out: str | Path | None, scenario: str, resume: bool) -> Pat
         has_run = (run_dir / MANIFEST_FILE).exists()
         if resume and not has_run:
             raise RunError(f"{run_dir}: no run to resume here (no {MANIFEST_FILE})")
-        if not resume and run_dir.is_dir() and any(run_dir.iterdir()):
+        if not resume and run_dir.is_dir() and any(p.name != LOCK_FILE for p in run_dir.iterdir()):
             raise RunError(
                 f"{run_dir} already exists and is not empty; pass --resume to continue the run "
                 "there, or choose another --out"
@@ -551,23 +557,137 @@ def read_manifest(run_dir: str | Path) -> dict[str, Any]:
     return manifest
 
 
-def _load_resumable(run_dir: Path, manifest: dict[str, Any]) -> dict[str, Any]:
+def _writer_lock(run_dir: Path) -> RunLock:
+    """The run directory's writer lock, held until the run ends (see run_lock.py)."""
+    lock = RunLock(run_dir)
+    lock.acquire()
+    return lock
+
+
+def _already_complete(
+    run_dir: Path, previous: dict[str, Any], retry_failed: bool = False
+) -> RunResult:
+    """A resume of a run whose log shows it complete: its metrics, nothing run."""
+    if not (run_dir / METRICS_FILE).is_file():
+        raise RunError(
+            f"{run_dir} is complete but has no {METRICS_FILE}; "
+            f"`personasim metrics {run_dir}` recomputes it from the log"
+        )
+    metrics = json.loads((run_dir / METRICS_FILE).read_text())
+    nothing = "no failed call to retry" if retry_failed else "nothing to resume"
+    return RunResult(run_dir, previous, metrics, [f"already complete; {nothing}"])
+
+
+def _load_resumable(
+    run_dir: Path, manifest: dict[str, Any], allow_endpoint_change: bool = False
+) -> dict[str, Any]:
+    """The run directory's manifest, when its fingerprint is this command's; else one error
+    with a line per differing field. An endpoint change is recorded in `manifest`."""
     previous = read_manifest(run_dir)
-    keys = ("scenario", "params", "seed", "model", "roles", "prompts", "response_format")
-    for key in (*keys, "max_tokens"):
-        if previous.get(key) != manifest[key]:
+    manifest["endpoint_changes"] = list(previous.get("endpoint_changes", []))
+    differences = fingerprint_diff(previous, manifest)
+    change = endpoint_change(previous, manifest)
+    if change is not None and differences == [f"model.base_url: {change[0]} → {change[1]}"]:
+        changes = manifest["endpoint_changes"]
+        current = changes[-1]["to"] if changes else change[0]
+        if change[1] != current and not allow_endpoint_change:
             raise RunError(
-                f"cannot resume {run_dir}: it was started with {key}={previous.get(key)!r}, "
-                f"this command has {key}={manifest[key]!r}; repeat the original settings"
+                f"cannot resume {run_dir}: its model's endpoint changed ({current} → "
+                f"{change[1]}) for the same model name; pass --allow-endpoint-change if it "
+                "serves the same model, or start a new run"
             )
-    for key, value in manifest["validity"].items():
-        if previous.get("validity", {}).get(key) != value:
-            raise RunError(
-                f"cannot resume {run_dir}: it was started with {key}="
-                f"{previous.get('validity', {}).get(key)!r}, this command has {key}={value!r}; "
-                "repeat the original settings"
-            )
+        if change[1] != current:
+            changes.append({"from": current, "to": change[1], "at": _now()})
+        manifest["model"] = previous["model"]  # request keys stay those of the run's start
+        differences = []
+    if differences:
+        raise RunError(
+            f"cannot resume {run_dir}: this command differs from the run's start in "
+            f"{len(differences)} field(s); repeat the original settings or start a new run\n  "
+            + "\n  ".join(differences)
+        )
     return previous
+
+
+def _endpoint_rekey(manifest: dict[str, Any]) -> tuple[str, str] | None:
+    """(URL the run's requests are keyed under, URL they now go to) after an endpoint change."""
+    changes = manifest.get("endpoint_changes") or []
+    return (manifest["model"]["base_url"], changes[-1]["to"]) if changes else None
+
+
+def _keep_request_keys(backend: Backend, rekey: tuple[str, str] | None) -> None:
+    """After an allowed endpoint change, a backend sending to the new URL keeps the run's
+    request keys (and identity) of its first URL, so the log and the resumed run agree."""
+    if rekey is not None and backend.identity().get("base_url") == rekey[1]:
+        keyed_as = getattr(backend, "keyed_as", None)
+        if keyed_as is not None:
+            keyed_as(rekey[0])
+
+
+def _log_is_complete(run_dir: Path, previous: dict[str, Any]) -> bool:
+    """Whether the log (not the manifest) shows the run complete: one `run.completed` and the
+    events the manifest recorded when it finished. False: resume re-executes the run."""
+    path = run_dir / EVENTS_FILE
+    if not path.is_file():
+        raise RunError(f"{path}: the log is missing; start a new run or restore it")
+    try:
+        with SQLiteEventStore(path) as store:
+            count, sha256 = store.digest()
+            completed = sum(1 for _ in store.read(kinds=("run.completed",)))
+    except EventStoreError as exc:
+        raise RunError(
+            f"{exc}; `personasim export {run_dir} --salvage` copies the events it can still "
+            "read into a new run directory that can be resumed"
+        ) from None
+    if count == 0 and previous["status"] == "complete":
+        raise RunError(f"{path}: the log is empty; start a new run or restore it")
+    if completed > 1:
+        raise RunError(
+            f"{path}: the log holds {completed} run.completed events (two processes wrote it); "
+            "it cannot be resumed: start a new run"
+        )
+    recorded = previous.get("log")
+    if completed == 1 and recorded and recorded != {"events": count, "sha256": sha256}:
+        raise RunError(
+            f"{path}: the log does not match its manifest ({recorded['events']} events "
+            f"recorded, {count} found); restore the run directory or start a new run"
+        )
+    # A run stopped between its last event and its manifest is re-derived whole and finished.
+    return completed == 1 and previous["status"] == "complete"
+
+
+@contextmanager
+def _open_log(run_dir: Path, resume: bool) -> Iterator[SQLiteEventStore]:
+    path = run_dir / EVENTS_FILE
+    if resume and not path.is_file():  # opening would start an empty log
+        raise RunError(f"{path}: the log is missing; start a new run or restore it")
+    with SQLiteEventStore(path) as store:
+        yield store
+
+
+def _log_bad_cache_row(log: EventLog) -> Callable[[str, str], None]:
+    """A cache row that cannot be read is a miss, and an incident in the log."""
+
+    def record(key: str, error: str) -> None:
+        log.incident("cache.bad_row", {"request_key": key, "error": error})
+
+    return record
+
+
+def _finish_interrupted(
+    run_dir: Path,
+    manifest: dict[str, Any],
+    store: EventStore,
+    settings: RunSettings,
+    exc: BaseException,
+) -> None:
+    """Mark the run interrupted with the reason; when even that cannot be written (a full
+    disk), the original error is what the user sees, and it says so."""
+    exc.run_dir = run_dir  # type: ignore[attr-defined]  # for the CLI's message
+    try:
+        _finish(run_dir, manifest, store, settings, "interrupted", _describe(exc))
+    except (OSError, EventStoreError) as again:
+        exc.manifest_error = str(again)  # type: ignore[attr-defined]
 
 
 def _finish(
@@ -580,9 +700,11 @@ def _finish(
 ) -> None:
     decisions = latest_attempts(store.read(kinds=(*DECISION_KINDS, RETRIED_KIND)))
     validity = validity_from_events(decisions, settings.validity)
+    count, sha256 = store.digest() if isinstance(store, SQLiteEventStore) else (None, None)
     manifest.update(
         status=status,
         finished_at=_now(),
+        log={"events": count, "sha256": sha256},
         llm=llm_usage(store),
         validity={**settings.validity.to_json(), **validity},
     )
@@ -593,15 +715,22 @@ def _finish(
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
-    """Write atomically, so a crash never leaves a half-written file behind."""
+    """Write atomically, so a crash never leaves a half-written file behind (nor, when the
+    disk is full, an empty temporary one)."""
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True, allow_nan=False) + "\n")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(json.dumps(data, indent=2, sort_keys=True, allow_nan=False) + "\n")
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def _describe(exc: BaseException) -> str:
     if isinstance(exc, KeyboardInterrupt):
         return "interrupted by the user"
+    if isinstance(exc, RunStopped):
+        return str(exc)
     return f"{type(exc).__name__}: {exc}"
 
 

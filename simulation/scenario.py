@@ -7,6 +7,7 @@ A scenario declares typed parameters (a pydantic model), builds agents and envir
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import inspect
 import re
@@ -85,6 +86,9 @@ class Scenario(ABC):
     name: ClassVar[str]
     summary: ClassVar[str]
     Params: ClassVar[type[ScenarioParams]]
+    version: ClassVar[int] = 1
+    """Bumped when the scenario's prompts or rules change what it sends or how it reads
+    answers: a run started under another version is not resumed (its fingerprint differs)."""
     roles: ClassVar[dict[str, Role]] = {"persona": Role("the persona agents' decisions")}
     """The parts models play; `--role NAME=SPEC` binds one, `--model` the others."""
 
@@ -101,7 +105,7 @@ class Scenario(ABC):
             if issubclass(klass, Scenario) and klass is not Scenario:
                 path = Path(inspect.getfile(klass)).parent / "packs" / f"{cls.name}.yaml"
                 if path.is_file():
-                    return PromptPack.load(path)
+                    return dataclasses.replace(PromptPack.load(path), from_package=True)
         return None
 
     def rounds(self) -> int:

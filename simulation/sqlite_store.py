@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
@@ -111,6 +112,20 @@ class SQLiteEventStore(EventStore):
                 query + " ORDER BY seq", params
             ):
                 yield Event(kind, json.loads(payload), rnd, agent_id, scope, ts, seq)
+
+    def digest(self) -> tuple[int, str]:
+        """How many events the log holds and the SHA-256 of their rows (what the manifest
+        records and `metrics --check` verifies): each row's columns in order, tab-separated,
+        null as empty, one line per row in `seq` order."""
+        digest = hashlib.sha256()
+        count = 0
+        with self._errors():
+            for row in self._db.execute(
+                "SELECT seq, round, agent_id, kind, scope, ts, payload FROM events ORDER BY seq"
+            ):
+                digest.update(("\t".join("" if v is None else str(v) for v in row) + "\n").encode())
+                count += 1
+        return count, digest.hexdigest()
 
     def close(self) -> None:
         self._db.close()

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from .limiter import EndpointLimiter
 from .llm import Backend
+from .run_lock import RunLockedError
 from .runner import MANIFEST_FILE, RunError, RunResult, run_scenario
 from .scenario import Scenario
 from .scenario_file import (
@@ -69,7 +70,8 @@ class SweepResult:
     rows: list[dict[str, Any]]
     reports: list[Path]
     failed: list[CellFailure] = field(default_factory=list)
-    """Cells that failed (Ray executor); the combined tables are written only when none did."""
+    """Cells that failed (on Ray: any error; here: a run directory another process was
+    writing); the combined tables are written only when none did."""
 
 
 def run_sweep(
@@ -130,7 +132,7 @@ def run_sweep(
             _scenario_ref(scenario, scenario_cls), cells, run_options, address=ray_address
         )
     else:
-        results = [run_cell(scenario_cls, cell, run_options) for cell in cells]
+        results, failed = _run_cells_here(scenario_cls, cells, run_options)
     runs, rows = [], []
     typed = [checked[i] for _ in models for i in range(len(points)) for _ in seed_list]
     for cell, point_params, result in zip(cells, typed, results, strict=True):
@@ -155,6 +157,22 @@ def run_sweep(
             folder.mkdir(exist_ok=True)
             reports += scenario_cls.write_sweep_reports(per_seed, list(grid), folder)
     return SweepResult(directory, runs, rows, reports)
+
+
+def _run_cells_here(
+    scenario_cls: type[Scenario], cells: Sequence[SweepCell], run_options: Mapping[str, Any]
+) -> tuple[list[RunResult | None], list[CellFailure]]:
+    """The cells one after another; a cell whose directory another process is writing fails
+    with that message and the others go on."""
+    results: list[RunResult | None] = []
+    failed: list[CellFailure] = []
+    for cell in cells:
+        try:
+            results.append(run_cell(scenario_cls, cell, run_options))
+        except RunLockedError as exc:
+            results.append(None)
+            failed.append(CellFailure(cell.name, cell.run_dir, str(exc)))
+    return results, failed
 
 
 def run_cell(

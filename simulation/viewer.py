@@ -22,6 +22,7 @@ from typing import Any
 
 from .events import Event, EventStore
 from .replay import concerned_agents
+from .run_lock import lock_holder
 from .runner import METRICS_FILE, REPORTS_DIR, read_manifest
 from .scenario_file import scenario_for_run
 
@@ -41,6 +42,7 @@ def collect_run(run_dir: Path, store: EventStore) -> dict[str, Any]:
     agents, trajectories = _agents(events)
     return {
         "dir": run_dir.name or str(run_dir),
+        "running": lock_holder(run_dir) is not None,
         "manifest": manifest,
         "metrics": metrics,
         "summary": _summary(manifest, metrics),

@@ -334,7 +334,7 @@ def test_the_authors_rubrics_are_what_the_evaluators_are_sent(tmp_path: Path) ->
     args = ["run", "persona-gym", *small, "--prompts", str(path), "--out", str(out)]
     assert main([*args, "--no-progress"]) == 0
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["prompts"]["path"] == str(path)
+    assert manifest["prompts"]["file"] == str(path)
 
     scenes = scene_inputs(out)
     assert Counter(s["task"] for s in scenes) == dict.fromkeys(TASKS, 2)

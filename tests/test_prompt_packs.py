@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from personasim.scenarios.trust_population import TrustPopulation
 from personasim.simulation import SQLiteEventStore, list_scenarios
 from personasim.simulation.cli import main
 from personasim.simulation.prompts import PromptPack, PromptPackError
@@ -45,7 +46,12 @@ def test_an_edited_sentence_is_what_the_model_sees(tmp_path: Path, capsys) -> No
     assert all(EDITED in p and ORIGINAL not in p for p in prompts)
     manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    assert manifest["prompts"] == {"path": str(path), "sha256": digest}
+    assert manifest["prompts"] == {
+        "scenario": "trust-population",
+        "sha256": digest,
+        "shipped": False,
+        "file": str(path),
+    }
     # replay shows the texts actually sent
     agent = json.loads((tmp_path / "r" / "metrics.json").read_text())  # run finished
     assert agent["partial"] is False
@@ -61,7 +67,13 @@ def first_persona(run_dir: Path) -> str:
 def test_the_shipped_pack_is_recorded_by_default(tmp_path: Path) -> None:
     assert run(tmp_path) == 0
     manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
-    assert manifest["prompts"]["path"].endswith("packs/trust-population.yaml")
+    shipped = TrustPopulation.shipped_prompts()
+    # named by scenario and content hash, never by the path it was installed at
+    assert manifest["prompts"] == {
+        "scenario": "trust-population",
+        "sha256": hashlib.sha256(Path(shipped.path).read_bytes()).hexdigest(),
+        "shipped": True,
+    }
     assert all(ORIGINAL in p for p in sent_prompts(tmp_path / "r"))
 
 

@@ -43,7 +43,7 @@ def check_every_cell(out: Path, pack: Path, cache: Path) -> None:
         assert manifest["status"] == "complete"
         assert manifest["seed"] == 4
         assert manifest["roles"] == {"student": ["scripted"], "judge": ["scripted:seed=5"]}
-        assert manifest["prompts"]["path"] == str(pack)
+        assert manifest["prompts"]["file"] == str(pack)
         assert manifest["response_format"] == "json_schema"
         assert manifest["max_tokens"] == 50
         assert manifest["validity"]["max_failure_rate"] == 0.5

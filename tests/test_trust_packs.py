@@ -85,7 +85,7 @@ def test_every_pack_entry_reaches_the_model(
     assert missing == []
     assert all(f"[[{n}]]" not in sent for n in unused)
     manifest = json.loads((result.run_dir / "manifest.json").read_text())
-    assert manifest["prompts"]["path"] == str(pack)
+    assert manifest["prompts"]["file"] == str(pack)
 
 
 def test_the_manifest_says_the_level_order_is_shuffled_per_run(tmp_path: Path) -> None:

@@ -87,7 +87,7 @@ function runView(r) {
   const head = el("div", {},
     el("h1", {}, (m.scenario || "run") + " — " + run.dir),
     el("div", { class: "toolbar" },
-      badge(m.status || "?", m.status === "complete" ? "ok" : "warn"),
+      run.running ? badge("still running", "warn") : badge(m.status || "?", m.status === "complete" ? "ok" : "warn"),
       ok === null ? badge("validity unknown", "warn") : badge(ok ? "valid" : "NOT VALID", ok ? "ok" : "bad"),
       el("span", { class: "muted" }, "created " + txt(m.created_at) + " · finished " + txt(m.finished_at))));
   const top = el("div", { class: "grid" }, manifestCard(m), validityCard(run), costCard(run));
@@ -95,9 +95,17 @@ function runView(r) {
     agentsCard(r), metricsCard(run), kindsCard(run));
 }
 
+// A pack by scenario and hash: shipped, or the edited file as given (never an install path;
+// a manifest from before packs were named so gives a path, shown by its file name).
+function packName(p) {
+  if (p.shipped === true) return "shipped " + txt(p.scenario) + " pack";
+  if (p.shipped === false) return "edited: " + txt(p.file);
+  return txt(String(p.path || "").split(/[\\/]/).pop());
+}
+
 function manifestCard(m) {
   const roles = Object.entries(m.roles || {}).map(([role, specs]) => role + " → " + [].concat(specs).join(", "));
-  const prompts = m.prompts ? txt(m.prompts.path) + " (sha256 " + txt(m.prompts.sha256).slice(0, 12) + "…)" : "—";
+  const prompts = m.prompts ? packName(m.prompts) + " (sha256 " + txt(m.prompts.sha256).slice(0, 12) + "…)" : "—";
   return card("Manifest", kvTable([
     ["scenario", m.scenario], ["seed", m.seed], ["roles → models", roles.join("; ") || "—"],
     ["model", m.model && typeof m.model === "object" ? kvTable(Object.entries(m.model)) : m.model], ["response format", m.response_format], ["max tokens", m.max_tokens],
@@ -369,7 +377,7 @@ function compareView() {
       el("td", {}, k), vals.map((v) => el("td", { class: isNum(v) ? "num" : null }, fmt(v)))))));
   const setting = (f) => RUNS.map((run) => f(run.manifest));
   const settings = [["scenario", (m) => m.scenario], ["roles → models", (m) => m.roles], ["model", (m) => m.model],
-    ["prompt pack", (m) => m.prompts && m.prompts.path], ["response format", (m) => m.response_format], ["seed", (m) => m.seed],
+    ["prompt pack", (m) => m.prompts && packName(m.prompts) + " " + txt(m.prompts.sha256).slice(0, 12)], ["response format", (m) => m.response_format], ["seed", (m) => m.seed],
     ["params", (m) => m.params], ["valid", (m) => m.validity && m.validity.overall && m.validity.overall.ok], ["model requests", (m) => (m.llm || {}).calls]];
   const settingsTable = el("table", { style: "table-layout:fixed;width:100%" }, el("thead", {}, el("tr", {}, el("th", {}, ""), RUNS.map((run, r) => el("th", {}, "run " + (r + 1))))),
     el("tbody", {}, settings.map(([name, f]) => { const vals = setting(f); return el("tr", { class: same(vals) ? null : "diffcell" }, el("th", {}, name), vals.map((v) => el("td", {}, txt(v)))); })));
