@@ -9,10 +9,13 @@ One reader for every answer (the no-persona baseline and every persona), with a 
    "### Final Answer\\n18"); "answer" followed by ":", "=", "is", ... ("the answer is 42",
    "Answer:42", "ANSWER : 42", "the answer (arabic numerals) is 70", "the answer to the
    question is 26", "the actual answer in the given format: 31", "the answer of 48 days");
-   `\\boxed{}` / `\\fbox{}`;
-   GSM8K's "#### N". Markdown (`**`, `__`, `#`) may surround any of them. An answer that is
-   not the reply's own present one is not a statement: past tense ("my answer was 18") and
-   "the original / previous / earlier / first / initial / old / wrong / your answer is".
+   a conclusion introduced as one ("so, to answer the original question, you'll need 928
+   oz", "to answer your question: 12"); `\\boxed{}` / `\\fbox{}`; GSM8K's "#### N".
+   Markdown (`**`, `__`, `#`) may surround any of them. An answer that is not the reply's own
+   present one is not a statement: past tense ("my answer was 18") and "the original /
+   previous / earlier / first / initial / old / wrong / your answer is"; nor is "the answer"
+   as a step's goal ("divide by 2 to get the answer: 2 * 7 = 14"; "to get the final
+   answer: 14" stays one).
 2. A statement's number is the first number of its clause (to the end of its sentence or
    line), at most `MAX_LEAD_WORDS` words after the marker ("The answer is that she makes 18
    dollars"); an equation written right after the marker is read by its result ("4 x 5 = 20"
@@ -28,8 +31,9 @@ One reader for every answer (the no-persona baseline and every persona), with a 
    it (an aside, a check: "I checked step 2 twice (it was 12)") never overrides it.
 4. Statements that give **different** numbers make the reply "ambiguous": no number is read.
 5. Without any statement, the reply's last number is read ("last_number"; a number in a
-   hyphenated modifier, "two 4-week months", is not a quantity and is skipped); with no number
-   at all, nothing ("none").
+   hyphenated modifier, "two 4-week months", is not a quantity and is skipped; a number after
+   "for" right after a result in its own sentence says whom the result is for, "18 days for 5
+   people" is 18); with no number at all, nothing ("none").
 
 Typography never makes a right answer wrong: Unicode minus signs and dashes are "-"; "$-5",
 "-$5", "~18", "≈18" are -5, -5, 18, 18; a comma followed by exactly three digits groups
@@ -92,6 +96,17 @@ _ANSWER = re.compile(
 )
 _ANSWER_OF = re.compile(r"\bthe\s+answer\s+of\b", re.IGNORECASE)  # "the answer of 48 days"
 _BOXED = re.compile(r"\\(?:boxed|fbox)\s*\{")
+# "so, to answer the (original) question, you'll need 928 oz": a conclusion, stated as such
+_TO_ANSWER = re.compile(
+    r"\bto\s+answer\s+(?:the|this|your)\s+(?:[A-Za-z]+\s+)?question\s*[,:]", re.IGNORECASE
+)
+# "we divide by 2 to get the answer: 2 * 7 = 14": the answer as a step's goal, working
+# ("to get the final answer: 14" stays a statement)
+_GOAL = re.compile(
+    r"\bto\s+(?:get|find|reach|obtain|calculate|compute|determine|work\s+out)\s+"
+    r"(?:the|an|our|my)\s+$",
+    re.IGNORECASE,
+)
 _HASHES = re.compile(r"^[ \t]*####[ \t]*", re.MULTILINE)
 
 # what may stand between a marker and its number: markdown, quotes, a currency sign, "about"
@@ -113,6 +128,7 @@ _RELATION = re.compile(r"^\s*(?:more|less|fewer)\s+than\b|^\s*times\s+(?:as|more
 _COMPOUND = re.compile(
     r"-[A-Za-z]+\s+(?!(?:of|to|in|for|and|or)\b)[A-Za-z]"
 )  # "4-week months": a modifier, not a quantity
+_QUALIFIER = re.compile(r"\bfor\s+$")  # "18 days for 5 people": whom the result is for
 _ALTERNATIVE = re.compile(r"^\s*,?\s*or\s+", re.IGNORECASE)
 
 _UNITS = [
@@ -257,6 +273,11 @@ def _boxed_content(text: str) -> str:
     return text
 
 
+def _goal(text: str, match: re.Match[str]) -> bool:
+    """The marker names the answer as what a step is for ("to get the answer:")."""
+    return _GOAL.search(text[max(0, match.start() - 40) : match.start()]) is not None
+
+
 def _statements(text: str) -> list[float]:
     """Every number an explicit final statement of `text` gives, in order."""
     found: list[tuple[int, list[float]]] = []
@@ -264,8 +285,10 @@ def _statements(text: str) -> list[float]:
         numbers = _stated(text[match.end() :], directly=match["sep"] is None)
         if numbers is not None:
             found.append((match.start(), numbers))
-    for pattern in (_ANSWER, _ANSWER_OF):
+    for pattern in (_ANSWER, _ANSWER_OF, _TO_ANSWER):
         for match in pattern.finditer(text):
+            if _goal(text, match):
+                continue
             numbers = _stated(text[match.end() :])
             if numbers is not None:
                 found.append((match.start(), numbers))
@@ -300,9 +323,17 @@ def read_answer(text: str) -> AnswerReading:
 
 
 def _last_number(text: str) -> float | None:
-    """Without a statement: the reply's last number (not one in a hyphenated modifier)."""
+    """Without a statement: the reply's last number (not one in a hyphenated modifier, nor a
+    qualifier "for 5 people" after a result in its own sentence: "18 days for 5 people")."""
     numbers = [m for m in _NUMBER.finditer(text) if not _COMPOUND.match(text, m.end())]
-    return _value(numbers[-1]) if numbers else None
+    if not numbers:
+        return None
+    last = numbers[-1]
+    if len(numbers) > 1 and _QUALIFIER.search(text, 0, last.start()):
+        result = numbers[-2]
+        if not _CLAUSE_END.search(text, result.end(), last.start()):
+            return _value(result)
+    return _value(last)
 
 
 _ASKED_FORMAT = re.compile(

@@ -19,10 +19,8 @@ from personasim.environments.numeric_answers import read_number, words_to_number
 
 CORPUS = Path(__file__).parent / "data" / "gsm8k_replies" / "replies.jsonl"
 TARGET_ACCURACY = 0.99
-"""Issue 24's target; not met yet (docs/classroom.md lists the replies the reader misreads)."""
-MEASURED_ACCURACY = 0.98
-"""What the reader reaches now (291 of 296): a floor, so it cannot get worse unnoticed."""
-KNOWN_DISAGREEMENTS = {"smollm2-015", "smollm2-042", "smollm2-111", "smollm2-136", "smollm2-149"}
+"""Issue 24's target, met (294 of 296, a development figure: docs/classroom.md)."""
+KNOWN_DISAGREEMENTS = {"smollm2-111", "smollm2-149"}
 """SmolLM2 replies the reader misreads, each listed with its reason in docs/classroom.md."""
 
 CASES = [
@@ -77,6 +75,13 @@ CASES = [
     ("The answer is actually 3 more than 50% of it, so 95", 95, "last_number"),  # a relation
     ('The answer would be "Two car prices that are $10 each"', 10, "last_number"),
     ("So we have 1987 chairs in two 4-week months.", 1987, "last_number"),  # a modifier
+    ("So, to answer the original question, you'll need 928 oz in 5 days.", 928, "explicit"),
+    ("To answer your question: 12 cakes, after 3 trips.", 12, "explicit"),
+    ("2. Divide by 2 to get the answer: 2 * 7 = 14\n3. Add 3", 3, "last_number"),  # a step's goal
+    ("Add them to get the final answer: 14. Check: 7 * 2", 14, "explicit"),  # a statement
+    ("That is 18, which means it would take 18 days for 5 people.", 18, "last_number"),
+    ("It would take 4 hours for 2 people. So 8 hours for 1 person.", 8, "last_number"),
+    ("Each of the 3 boxes costs $4.", 4, "last_number"),  # no "for": the last number
     # two different explicit answers: ambiguous, no number
     ("Final Answer: 10 ... wait, no. Final Answer: 12", None, "ambiguous"),
     ("The answer is 18 or 20.", None, "ambiguous"),
@@ -148,8 +153,7 @@ def agrees(label: float | str, read: float | str) -> bool:
 def test_reader_on_the_labelled_corpus(capsys: pytest.CaptureFixture[str]) -> None:
     """The reader's agreement with the person's labels on the corpus (≥ 200 replies of real
     models and hand-written closings), printed with every disagreement (listed in
-    docs/classroom.md). The target is 99 %; the reader reaches 98.3 %, so the test holds it
-    there: no disagreement beyond the known ones, none on the hand-written and GPT-3 parts."""
+    docs/classroom.md): issue 24's 99 %, and no disagreement beyond the known ones."""
     rows = corpus()
     assert len(rows) >= 200
     assert all(r["label"] is not None for r in rows), "every reply must be labelled"
@@ -169,7 +173,5 @@ def test_reader_on_the_labelled_corpus(capsys: pytest.CaptureFixture[str]) -> No
         )
         for row, read in disagreements:
             print(f"  disagrees: {row['id']} label {row['label']!r}, read {read!r}")
-        if accuracy < TARGET_ACCURACY:
-            print(f"  below the {TARGET_ACCURACY:.0%} target of issue 24 (see docs/classroom.md)")
     assert {row["id"] for row, _ in disagreements} <= KNOWN_DISAGREEMENTS
-    assert accuracy >= MEASURED_ACCURACY
+    assert accuracy >= TARGET_ACCURACY
