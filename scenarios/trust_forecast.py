@@ -33,8 +33,8 @@ from personasim.agents import (
     archetype_cap,
 )
 from personasim.agents.trustee import ARCHETYPE_PATTERN
-from personasim.analysis import trust as trust_metrics
-from personasim.analysis.trust import game_name
+from personasim.analysis import trust_forecast as trust_metrics
+from personasim.analysis.trust_forecast import game_name
 from personasim.environments import TrustGame, TrustOutcome, human_reference
 from personasim.simulation import ChatRequest, Message, Scenario, Simulation, register_scenario
 from personasim.simulation.prompts import PromptPack
