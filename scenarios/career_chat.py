@@ -29,7 +29,7 @@ from pydantic import Field, model_validator
 
 from personasim.agents.career_chat import Assistant, OutOfContextDetector, UserSimulator
 from personasim.agents.career_chat_tasks import CareerTasks
-from personasim.analysis import career_chat
+from personasim.analysis import career_chat, career_chat_reports
 from personasim.analysis.career_chat import DIMENSIONS, FORMATS
 from personasim.environments.career_chat import (
     REFERENCE_YEAR,
@@ -304,7 +304,7 @@ class CareerChatScenario(Scenario):
     def _profile(self, user: UserSimulator) -> dict[str, Any]:
         return self.profiles[user.agent_id].record()
 
-    # --- metrics and reports (analysis/career_chat.py) --------------------------------------
+    # --- metrics and reports (analysis/career_chat*.py) --------------------------------------
 
     @classmethod
     def compute_metrics(cls, events: pd.DataFrame) -> dict[str, Any]:
@@ -312,13 +312,13 @@ class CareerChatScenario(Scenario):
 
     @classmethod
     def report(cls, metrics: dict[str, Any]) -> list[str]:
-        return career_chat.report_lines(metrics)
+        return career_chat_reports.report_lines(metrics)
 
     @classmethod
     def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
-        return career_chat.write_reports(metrics, directory)
+        return career_chat_reports.write_reports(metrics, directory)
 
     @classmethod
     def summary_rows(cls, metrics: dict[str, Any]) -> list[dict[str, Any]]:
         """Table 3's row with Figure 4's confidences; a sweep labels it with its model."""
-        return career_chat.summary_rows(metrics)
+        return career_chat_reports.summary_rows(metrics)

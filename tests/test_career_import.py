@@ -197,7 +197,7 @@ def test_table2_shows_group_sizes_chance_and_holm(imported: Path) -> None:
     central 95% (where chance puts the ratio; the paper's line is 1) and a Holm-corrected p
     over the table's pairs; every group, "Unknown" included, has a row with its n."""
     from personasim.analysis import holm
-    from personasim.analysis.career_chat import figure5, figure5_null
+    from personasim.analysis.career_chat_reports import figure5, figure5_null
 
     reports = imported / "reports"
     metrics = json.loads((imported / "metrics.json").read_text())["metrics"]
