@@ -1,6 +1,6 @@
 """Mesa agents: personas and their decision graphs, trustees, persona data and banks."""
 
-from . import (  # register scripted rules
+from personasim.agents import (  # register scripted rules
     scripted_behaviours,
     scripted_beliefs,
     scripted_career_chat,
@@ -8,7 +8,7 @@ from . import (  # register scripted rules
     scripted_forecast,
     scripted_persona_gym,
 )
-from .decision import (
+from personasim.agents.decision import (
     Decision,
     DecisionParseError,
     DecisionTask,
@@ -16,10 +16,10 @@ from .decision import (
     parse_nonempty,
     parse_structured,
 )
-from .level_names import SYNONYMS, LevelNameError, level_key, match_level_names
-from .persona import Persona
-from .persona_agent import PersonaAgent
-from .persona_bank import (
+from personasim.agents.level_names import SYNONYMS, LevelNameError, level_key, match_level_names
+from personasim.agents.persona import Persona
+from personasim.agents.persona_agent import PersonaAgent
+from personasim.agents.persona_bank import (
     BIG_FIVE_LEVELS,
     TABLE3_TRAITS,
     TEST_SPLIT_LEVELS,
@@ -33,10 +33,10 @@ from .persona_bank import (
     select_personas,
     synthetic_population,
 )
-from .researcher import ResearcherAgent
-from .structured import format_instructions, json_parser, json_task
-from .trust_answers import ForecastAnswer, ReactAnswer, TrustorAnswer
-from .trustee import TrusteeAgent, archetype_cap
+from personasim.agents.researcher import ResearcherAgent
+from personasim.agents.structured import format_instructions, json_parser, json_task
+from personasim.agents.trust_answers import ForecastAnswer, ReactAnswer, TrustorAnswer
+from personasim.agents.trustee import TrusteeAgent, archetype_cap
 
 __all__ = [
     "BIG_FIVE_LEVELS",

@@ -12,9 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from personasim.agents.decision import DecisionParseError, parse_nonempty
 from personasim.analysis.career_chat import N_OPTIONS
-
-from .decision import DecisionParseError, parse_nonempty
 
 __all__ = [
     "AssistantReply",

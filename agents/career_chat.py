@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .persona import Persona
-from .persona_agent import PersonaAgent
-from .researcher import ResearcherAgent
+from personasim.agents.persona import Persona
+from personasim.agents.persona_agent import PersonaAgent
+from personasim.agents.researcher import ResearcherAgent
 
 if TYPE_CHECKING:
     from personasim.simulation import Simulation

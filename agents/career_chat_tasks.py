@@ -15,12 +15,11 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
+from personasim.agents import career_answers as answers
+from personasim.agents.decision import DecisionParseError, DecisionTask, parse_nonempty
+from personasim.agents.structured import json_task
 from personasim.simulation import ChatRequest, Message
 from personasim.simulation.prompts import PromptPack
-
-from . import career_answers as answers
-from .decision import DecisionParseError, DecisionTask, parse_nonempty
-from .structured import json_task
 
 __all__ = [
     "JUDGE_TEMPERATURE",

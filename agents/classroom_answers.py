@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from .decision import DecisionParseError
+from personasim.agents.decision import DecisionParseError
 
 __all__ = [
     "ContrastScore",

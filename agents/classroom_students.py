@@ -3,9 +3,8 @@ each repetition, strategy and race an independent sample."""
 
 from __future__ import annotations
 
+from personasim.agents.persona import Persona
 from personasim.analysis.classroom import RACE_NAMES, RACES, STRATEGIES
-
-from .persona import Persona
 
 __all__ = ["sample_index", "student_persona"]
 

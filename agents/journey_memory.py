@@ -13,11 +13,10 @@ from typing import Literal
 
 import numpy as np
 
+from personasim.agents.decision import DecisionTask
+from personasim.agents.persona_agent import PersonaAgent
 from personasim.simulation import ChatRequest, Message
 from personasim.simulation.prompts import PromptPack
-
-from .decision import DecisionTask
-from .persona_agent import PersonaAgent
 
 __all__ = ["MemoryMode", "Traveller", "keep_exchange", "with_memory"]
 

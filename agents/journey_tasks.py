@@ -14,14 +14,13 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Protocol
 
+from personasim.agents import career_answers
+from personasim.agents.decision import DecisionTask
+from personasim.agents.persona_agent import PersonaAgent
+from personasim.agents.scripted_journey import NextPlace, read_place
+from personasim.agents.structured import format_instructions, json_task
 from personasim.simulation import ChatRequest, Message
 from personasim.simulation.prompts import PromptPack
-
-from . import career_answers
-from .decision import DecisionTask
-from .persona_agent import PersonaAgent
-from .scripted_journey import NextPlace, read_place
-from .structured import format_instructions, json_task
 
 __all__ = ["JourneyTasks", "SurveyQuestion", "survey_profile"]
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from personasim.agents.decision import Decision, DecisionTask, decide
+from personasim.agents.persona import Persona
 from personasim.simulation import SimAgent
-
-from .decision import Decision, DecisionTask, decide
-from .persona import Persona
 
 if TYPE_CHECKING:
     from personasim.simulation import Simulation

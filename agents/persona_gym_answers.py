@@ -14,9 +14,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
 
+from personasim.agents.decision import DecisionParseError, parse_nonempty
 from personasim.simulation import InvalidActionError
-
-from .decision import DecisionParseError, parse_nonempty
 
 __all__ = [
     "Evaluation",

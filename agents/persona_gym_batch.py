@@ -20,8 +20,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field, create_model
 
-from .decision import DecisionParseError
-from .persona_gym_answers import Evaluation, parse_score, read_score
+from personasim.agents.decision import DecisionParseError
+from personasim.agents.persona_gym_answers import Evaluation, parse_score, read_score
 
 __all__ = ["batch_format", "batch_schema", "parse_batch", "read_batch", "unusable"]
 

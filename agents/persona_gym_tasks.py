@@ -14,11 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from personasim.simulation import ChatRequest, Message
-from personasim.simulation.prompts import PromptPack
-
-from .decision import DecisionTask, parse_nonempty
-from .persona_gym_answers import (
+from personasim.agents.decision import DecisionTask, parse_nonempty
+from personasim.agents.persona_gym_answers import (
     Evaluation,
     PersonaAnswer,
     QuestionSet,
@@ -29,8 +26,10 @@ from .persona_gym_answers import (
     read_answer,
     read_score,
 )
-from .persona_gym_batch import batch_format, batch_schema, parse_batch, read_batch
-from .structured import format_instructions, json_task
+from personasim.agents.persona_gym_batch import batch_format, batch_schema, parse_batch, read_batch
+from personasim.agents.structured import format_instructions, json_task
+from personasim.simulation import ChatRequest, Message
+from personasim.simulation.prompts import PromptPack
 
 __all__ = ["EVALUATOR_TEMPERATURE", "SELECTION_SAMPLING", "GymTasks", "task_key"]
 

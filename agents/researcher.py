@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from personasim.agents.decision import Decision, DecisionTask, decide
 from personasim.simulation import SimAgent
-
-from .decision import Decision, DecisionTask, decide
 
 if TYPE_CHECKING:
     from personasim.simulation import Simulation

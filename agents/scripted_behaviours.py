@@ -13,9 +13,8 @@ import re
 import numpy as np
 from pydantic import BaseModel
 
+from personasim.agents.trust_answers import TrustorAnswer
 from personasim.simulation import ChatRequest, answer_schema, scripted_behaviour
-
-from .trust_answers import TrustorAnswer
 
 __all__ = [
     "TRUSTOR_BASE_SHARE",

@@ -15,9 +15,8 @@ import json
 
 import numpy as np
 
+from personasim.agents.scripted_behaviours import TRUSTOR_BASE_SHARE, TRUSTOR_EFFECTS
 from personasim.simulation import ChatRequest, answer_schema, scripted_behaviour
-
-from .scripted_behaviours import TRUSTOR_BASE_SHARE, TRUSTOR_EFFECTS
 
 __all__ = ["BELIEF_NOISE_SD", "STATED_SD_SHARE", "stated_size"]
 

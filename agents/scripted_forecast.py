@@ -14,10 +14,14 @@ from typing import Any
 
 import numpy as np
 
+from personasim.agents.scripted_behaviours import (
+    FORMAT_SLIP_RATE,
+    amount_answer,
+    restated_amount,
+    trustor_share,
+)
+from personasim.agents.trust_answers import ForecastAnswer, ReactAnswer
 from personasim.simulation import ChatRequest, scripted_behaviour
-
-from .scripted_behaviours import FORMAT_SLIP_RATE, amount_answer, restated_amount, trustor_share
-from .trust_answers import ForecastAnswer, ReactAnswer
 
 __all__ = [
     "ACTION_NOISE_SD",

@@ -14,9 +14,8 @@ from collections.abc import Sequence
 import numpy as np
 from pydantic import BaseModel, Field
 
+from personasim.agents.decision import DecisionParseError
 from personasim.simulation import ChatRequest, scripted_behaviour
-
-from .decision import DecisionParseError
 
 __all__ = ["NextPlace", "read_place"]
 

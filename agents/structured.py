@@ -13,9 +13,8 @@ from typing import Any
 from langchain_core.output_parsers import PydanticOutputParser
 from pydantic import BaseModel
 
+from personasim.agents.decision import DecisionTask, parse_structured
 from personasim.simulation import ChatRequest
-
-from .decision import DecisionTask, parse_structured
 
 __all__ = ["format_instructions", "json_parser", "json_task"]
 

@@ -1,6 +1,6 @@
 """Pure functions from event tables to numbers, tables and figures."""
 
-from .consistency import (
+from personasim.analysis.consistency import (
     QUALITATIVE_ETA_SQUARED,
     Ranking,
     effect_size_value,
@@ -10,7 +10,7 @@ from .consistency import (
     perturb_ranking,
     ranking_spearman,
 )
-from .event_tables import (
+from personasim.analysis.event_tables import (
     DEFAULT_MIN_GROUP_N,
     agent_payloads,
     min_group_n,
@@ -18,9 +18,15 @@ from .event_tables import (
     rounded,
     shown,
 )
-from .loading import load_events, load_sweep
-from .reports import SMALL_MARK, model_label, save_figure, small_note, write_table
-from .stats import (
+from personasim.analysis.loading import load_events, load_sweep
+from personasim.analysis.reports import (
+    SMALL_MARK,
+    model_label,
+    save_figure,
+    small_note,
+    write_table,
+)
+from personasim.analysis.stats import (
     LevelSummary,
     eta_squared,
     holm,
@@ -31,7 +37,7 @@ from .stats import (
     small_groups,
     summarize_levels,
 )
-from .undefined import (
+from personasim.analysis.undefined import (
     CONSTANT,
     FEWER_THAN_2,
     NO_VALUES,

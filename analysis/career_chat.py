@@ -21,24 +21,23 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import minimize
 
-from personasim.simulation.stages import stage
-
-from .career_countries import development_level
-from .career_jobs import (
+from personasim.analysis.career_countries import development_level
+from personasim.analysis.career_jobs import (
     job_category,
     position_level,
 )
-from .career_uncertainty import (
+from personasim.analysis.career_uncertainty import (
     Uncertainty,
     group_data,
     group_uncertainty,
     in_processes,
     js_rows,
 )
-from .event_tables import min_group_n, payloads, rounded
-from .reports import model_label
-from .stats import holm, mean_of, ratio_of, small_groups
-from .undefined import CONSTANT, NO_VALUES, Statistic, Undefined, stat_fields
+from personasim.analysis.event_tables import min_group_n, payloads, rounded
+from personasim.analysis.reports import model_label
+from personasim.analysis.stats import holm, mean_of, ratio_of, small_groups
+from personasim.analysis.undefined import CONSTANT, NO_VALUES, Statistic, Undefined, stat_fields
+from personasim.simulation.stages import stage
 
 __all__ = [
     "AGE_BINS",

@@ -9,15 +9,15 @@ from typing import Any
 
 import numpy as np
 
-from .career_chat import (
+from personasim.analysis.career_chat import (
     DIMENSION_LABELS,
     DIMENSIONS,
     FORMATS,
     GROUPINGS,
 )
-from .career_jobs import JOB_CATEGORIES, OTHER_CATEGORY, POSITION_LEVELS
-from .reports import save_figure, small_note, write_table
-from .undefined import shown_stat
+from personasim.analysis.career_jobs import JOB_CATEGORIES, OTHER_CATEGORY, POSITION_LEVELS
+from personasim.analysis.reports import save_figure, small_note, write_table
+from personasim.analysis.undefined import shown_stat
 
 __all__ = [
     "chance_mark",

@@ -23,7 +23,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from .undefined import Statistic, Undefined
+from personasim.analysis.undefined import Statistic, Undefined
 
 __all__ = [
     "BOOTSTRAP_LEVEL",

@@ -19,10 +19,10 @@ import pandas as pd
 from matplotlib.figure import Figure
 from scipy import stats
 
-from .event_tables import min_group_n, payloads, rounded
-from .reports import model_label, save_figure, small_note, write_table
-from .stats import mean_of, sample_sd
-from .undefined import (
+from personasim.analysis.event_tables import min_group_n, payloads, rounded
+from personasim.analysis.reports import model_label, save_figure, small_note, write_table
+from personasim.analysis.stats import mean_of, sample_sd
+from personasim.analysis.undefined import (
     CONSTANT,
     NO_VALUES,
     Statistic,

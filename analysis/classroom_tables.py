@@ -24,8 +24,8 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from . import classroom as metrics_of
-from .reports import save_figure, write_table
+from personasim.analysis import classroom as metrics_of
+from personasim.analysis.reports import save_figure, write_table
 
 __all__ = [
     "STRATEGY_LABELS",

@@ -39,7 +39,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 from scipy.stats import spearmanr
 
-from .undefined import CONSTANT, NO_VALUES, SINGLE_LEVEL, Statistic, Undefined
+from personasim.analysis.undefined import CONSTANT, NO_VALUES, SINGLE_LEVEL, Statistic, Undefined
 
 __all__ = [
     "QUALITATIVE_ETA_SQUARED",

@@ -21,9 +21,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .career_chat import option_distribution
-from .event_tables import agent_payloads, min_group_n, rounded
-from .undefined import CONSTANT, Statistic, Undefined, shown_stat, stat_fields
+from personasim.analysis.career_chat import option_distribution
+from personasim.analysis.event_tables import agent_payloads, min_group_n, rounded
+from personasim.analysis.undefined import CONSTANT, Statistic, Undefined, shown_stat, stat_fields
 
 __all__ = [
     "BOOTSTRAP_SEED",

@@ -19,18 +19,25 @@ import numpy as np
 import pandas as pd
 from scipy.stats import pearsonr, rankdata, spearmanr
 
-from .event_tables import min_group_n, payloads, rounded
-from .persona_gym_figures import write_gym_figures
-from .persona_gym_published import (
+from personasim.analysis.event_tables import min_group_n, payloads, rounded
+from personasim.analysis.persona_gym_figures import write_gym_figures
+from personasim.analysis.persona_gym_published import (
     published_metrics,
     published_report_lines,
     write_published_reports,
 )
-from .rater_agreement import HUMAN_COLUMNS, question_alignment
-from .refusals import is_refusal, refusal_rules
-from .reports import model_label, small_note, write_table
-from .stats import mean_of, small_groups
-from .undefined import CONSTANT, Statistic, Undefined, read_stat, shown_stat, stat_fields
+from personasim.analysis.rater_agreement import HUMAN_COLUMNS, question_alignment
+from personasim.analysis.refusals import is_refusal, refusal_rules
+from personasim.analysis.reports import model_label, small_note, write_table
+from personasim.analysis.stats import mean_of, small_groups
+from personasim.analysis.undefined import (
+    CONSTANT,
+    Statistic,
+    Undefined,
+    read_stat,
+    shown_stat,
+    stat_fields,
+)
 
 __all__ = [
     "SCORE_COLUMNS",

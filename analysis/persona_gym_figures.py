@@ -26,7 +26,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from .reports import save_figure
+from personasim.analysis.reports import save_figure
 
 __all__ = [
     "STOPWORDS",

@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from .reports import write_table
-from .undefined import Undefined, stat_fields
+from personasim.analysis.reports import write_table
+from personasim.analysis.undefined import Undefined, stat_fields
 
 __all__ = [
     "NO_N",

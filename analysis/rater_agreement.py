@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .undefined import Statistic, Undefined, stat_fields
+from personasim.analysis.undefined import Statistic, Undefined, stat_fields
 
 __all__ = ["HUMAN_COLUMNS", "fleiss_kappa", "question_alignment"]
 
@@ -74,7 +74,7 @@ def question_alignment(
     """Per task and over all tasks ("all"): Fleiss' κ among the raters, and the Spearman and
     Kendall τ between the model's ensemble score of a question (`model`: persona, task,
     question, score) and the raters' mean score of it (`human`: `HUMAN_COLUMNS`)."""
-    from .persona_gym import bootstrap_correlation  # the Appendix F.1 interval
+    from personasim.analysis.persona_gym import bootstrap_correlation  # the Appendix F.1 interval
 
     means = human.groupby(["persona", "task", "question"], as_index=False)["score"].mean()
     joined = model.merge(means, on=["persona", "task", "question"], suffixes=("", "_human"))

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .undefined import (
+from personasim.analysis.undefined import (
     CONSTANT,
     FEWER_THAN_2,
     NO_VALUES,

@@ -20,16 +20,16 @@ from typing import Any
 import pandas as pd
 from matplotlib.figure import Figure
 
-from .consistency import (
+from personasim.analysis.consistency import (
     Ranking,
     eta_squared_from_group_stats,
     median_of_defined,
     ranking_spearman,
 )
-from .event_tables import agent_payloads, min_group_n, payloads
-from .reports import model_label, save_figure, small_note, write_table
-from .stats import eta_squared, mean_of, rank_levels, sample_sd, summarize_levels
-from .undefined import (
+from personasim.analysis.event_tables import agent_payloads, min_group_n, payloads
+from personasim.analysis.reports import model_label, save_figure, small_note, write_table
+from personasim.analysis.stats import eta_squared, mean_of, rank_levels, sample_sd, summarize_levels
+from personasim.analysis.undefined import (
     CONSTANT,
     NO_VALUES,
     SINGLE_LEVEL,

@@ -12,12 +12,12 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from .consistency import mae_by_horizon
-from .event_tables import agent_payloads, min_group_n, payloads
-from .reports import model_label, save_figure, small_note, write_table
-from .stats import mean_of, sample_sd
-from .trust import human_note
-from .undefined import Undefined, shown_stat, stat_fields
+from personasim.analysis.consistency import mae_by_horizon
+from personasim.analysis.event_tables import agent_payloads, min_group_n, payloads
+from personasim.analysis.reports import model_label, save_figure, small_note, write_table
+from personasim.analysis.stats import mean_of, sample_sd
+from personasim.analysis.trust import human_note
+from personasim.analysis.undefined import Undefined, shown_stat, stat_fields
 
 __all__ = [
     "explanation_rows",

@@ -22,9 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from personasim.simulation import EVENTS_FILE, SQLiteEventStore, file_identity, read_manifest
-
-from .career_chat import (
+from personasim.environments.career_chat import (
     END_REASONS,
     CareerChatFileError,
     RecordedDialogue,
@@ -32,6 +30,7 @@ from .career_chat import (
     jsonl_rows,
     profile_from_row,
 )
+from personasim.simulation import EVENTS_FILE, SQLiteEventStore, file_identity, read_manifest
 
 __all__ = ["DialogueSource", "load_dialogues"]
 

@@ -18,10 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from personasim.environments.gsm8k import WordProblem
+from personasim.environments.numeric_answers import TOLERANCE, AnswerReading, Reading, read_answer
 from personasim.simulation import Environment, InvalidActionError, SimAgent, Simulation
-
-from .gsm8k import WordProblem
-from .numeric_answers import TOLERANCE, AnswerReading, Reading, read_answer
 
 __all__ = ["ANSWER_TOLERANCE", "Classroom", "Grade"]
 

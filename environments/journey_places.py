@@ -10,9 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from personasim.environments.career_chat import SurveyItem
 from personasim.simulation import Environment
-
-from .career_chat import SurveyItem
 
 if TYPE_CHECKING:
     from personasim.simulation import Simulation

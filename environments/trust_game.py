@@ -11,9 +11,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from personasim.environments.trust_transfer import CLOSING_SENTENCE, read_transfer
 from personasim.simulation import Environment, InvalidActionError, SimAgent, Simulation
-
-from .trust_transfer import CLOSING_SENTENCE, read_transfer
 
 __all__ = ["TrustGame", "TrustOutcome"]
 

@@ -38,7 +38,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .numeric_answers import words_to_number
+from personasim.environments.numeric_answers import words_to_number
 
 __all__ = ["CLOSING_SENTENCE", "TransferReading", "read_transfer"]
 

@@ -42,6 +42,16 @@ from personasim.environments.career_chat import load_survey, shipped_career_file
 from personasim.environments.journey import JourneyMap, check_walk, parse_edges
 from personasim.environments.journey_places import ValueSurvey
 from personasim.environments.persona_gym import GymQuestion, PersonaGym
+from personasim.scenarios.career_chat import CareerChatScenario
+from personasim.scenarios.persona_gym import PersonaGymScenario
+from personasim.scenarios.trust_population import (
+    PopulationParams,
+    TrustPopulation,
+    checked_transfer,
+    draw_personas,
+    load_bank,
+    parse_transfer,
+)
 from personasim.simulation import (
     ChatRequest,
     Message,
@@ -51,17 +61,6 @@ from personasim.simulation import (
     Simulation,
     read_input,
     register_scenario,
-)
-
-from .career_chat import CareerChatScenario
-from .persona_gym import PersonaGymScenario
-from .trust_population import (
-    PopulationParams,
-    TrustPopulation,
-    checked_transfer,
-    draw_personas,
-    load_bank,
-    parse_transfer,
 )
 
 __all__ = ["PLACES", "SCENES", "PersonaJourney", "PersonaJourneyParams"]

@@ -41,9 +41,8 @@ from personasim.agents import (
 from personasim.analysis import Undefined, effect_size_value, eta_squared_from_group_stats
 from personasim.analysis import trust as trust_metrics
 from personasim.environments import human_reference
+from personasim.scenarios.trust_population import TrustPopulation, TrustPopulationParams
 from personasim.simulation import ChatRequest, Message, Simulation, register_scenario
-
-from .trust_population import TrustPopulation, TrustPopulationParams
 
 __all__ = ["STRATEGIES", "TrustBeliefs", "TrustBeliefsParams"]
 

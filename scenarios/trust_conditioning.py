@@ -28,11 +28,10 @@ from pydantic import Field
 from personasim.analysis import perturb_ranking
 from personasim.analysis import trust as trust_metrics
 from personasim.environments import human_reference
+from personasim.scenarios.trust_beliefs import TrustBeliefs
+from personasim.scenarios.trust_population import Prior, TrustPopulationParams
 from personasim.simulation import Simulation, register_scenario
 from personasim.simulation.prompts import PromptPack
-
-from .trust_beliefs import TrustBeliefs
-from .trust_population import Prior, TrustPopulationParams
 
 __all__ = ["CONDITIONS", "TrustConditioning", "TrustConditioningParams", "conditioning_text"]
 

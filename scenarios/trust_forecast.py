@@ -36,16 +36,15 @@ from personasim.agents.trustee import ARCHETYPE_PATTERN
 from personasim.analysis import trust_forecast as trust_metrics
 from personasim.analysis.trust_forecast import game_name
 from personasim.environments import TrustGame, TrustOutcome, human_reference
-from personasim.simulation import ChatRequest, Message, Scenario, Simulation, register_scenario
-from personasim.simulation.prompts import PromptPack
-
-from .trust_population import (
+from personasim.scenarios.trust_population import (
     PopulationParams,
     checked_transfer,
     draw_personas,
     load_bank,
     parse_transfer,
 )
+from personasim.simulation import ChatRequest, Message, Scenario, Simulation, register_scenario
+from personasim.simulation.prompts import PromptPack
 
 __all__ = [
     "TrustForecast",

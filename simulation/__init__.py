@@ -1,8 +1,15 @@
 """The kernel: simulation model, event log, LLM layer, runner, replay, scenario registry."""
 
-from .agent import SimAgent
-from .cache import CacheError, CacheInfo, ResponseCache, cache_info, clear_cache, default_cache_dir
-from .client import (
+from personasim.simulation.agent import SimAgent
+from personasim.simulation.cache import (
+    CacheError,
+    CacheInfo,
+    ResponseCache,
+    cache_info,
+    clear_cache,
+    default_cache_dir,
+)
+from personasim.simulation.client import (
     EndpointDownError,
     HedgePolicy,
     LLMCallFailedError,
@@ -10,11 +17,18 @@ from .client import (
     ModelPool,
     RetryPolicy,
 )
-from .environment import Environment, InvalidActionError
-from .event_data import events_table, run_events, sweep_events, write_parquet
-from .event_log import EventLog, ResumeMismatchError, ResumeState
-from .events import INCIDENT_SCOPE, MAIN_SCOPE, SCHEMA_VERSION, Event, EventStore, events_frame
-from .importers import (
+from personasim.simulation.environment import Environment, InvalidActionError
+from personasim.simulation.event_data import events_table, run_events, sweep_events, write_parquet
+from personasim.simulation.event_log import EventLog, ResumeMismatchError, ResumeState
+from personasim.simulation.events import (
+    INCIDENT_SCOPE,
+    MAIN_SCOPE,
+    SCHEMA_VERSION,
+    Event,
+    EventStore,
+    events_frame,
+)
+from personasim.simulation.importers import (
     ImportedEvent,
     ImportedRun,
     ImportFormat,
@@ -23,9 +37,9 @@ from .importers import (
     import_run,
     register_import_format,
 )
-from .langchain_backend import LangChainBackend
-from .limiter import EndpointLimiter
-from .llm import (
+from personasim.simulation.langchain_backend import LangChainBackend
+from personasim.simulation.limiter import EndpointLimiter
+from personasim.simulation.llm import (
     Backend,
     ChatRequest,
     ChatResponse,
@@ -38,12 +52,12 @@ from .llm import (
     Usage,
     response_format_for,
 )
-from .model import Simulation
-from .openai_backend import OpenAIBackend
-from .roles import Role, RoleError, bind_roles
-from .run_lock import RunLock, RunLockedError, lock_holder
-from .run_signals import RunStopped
-from .runner import (
+from personasim.simulation.model import Simulation
+from personasim.simulation.openai_backend import OpenAIBackend
+from personasim.simulation.roles import Role, RoleError, bind_roles
+from personasim.simulation.run_lock import RunLock, RunLockedError, lock_holder
+from personasim.simulation.run_signals import RunStopped
+from personasim.simulation.runner import (
     EVENTS_FILE,
     MODEL_SPEC_PATTERN,
     RunError,
@@ -55,8 +69,8 @@ from .runner import (
     read_manifest,
     run_scenario,
 )
-from .salvage import SalvageResult, salvage_run
-from .scenario import (
+from personasim.simulation.salvage import SalvageResult, salvage_run
+from personasim.simulation.scenario import (
     Scenario,
     ScenarioError,
     ScenarioParams,
@@ -67,10 +81,10 @@ from .scenario import (
     register_scenario,
     split_list,
 )
-from .scenario_file import load_scenario_file, resolve_scenario
-from .scripted import ScriptedBackend, answer_schema, scripted_behaviour
-from .sqlite_store import EventStoreError, SQLiteEventStore
-from .sweep import CellFailure, SweepResult, run_sweep
+from personasim.simulation.scenario_file import load_scenario_file, resolve_scenario
+from personasim.simulation.scripted import ScriptedBackend, answer_schema, scripted_behaviour
+from personasim.simulation.sqlite_store import EventStoreError, SQLiteEventStore
+from personasim.simulation.sweep import CellFailure, SweepResult, run_sweep
 
 __all__ = [
     "EVENTS_FILE",

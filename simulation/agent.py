@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 import mesa
 
 if TYPE_CHECKING:
-    from .environment import Environment
-    from .model import Simulation
+    from personasim.simulation.environment import Environment
+    from personasim.simulation.model import Simulation
 
 __all__ = ["SimAgent"]
 

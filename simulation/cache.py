@@ -18,7 +18,7 @@ from pathlib import Path
 
 from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_random
 
-from .llm import ChatResponse
+from personasim.simulation.llm import ChatResponse
 
 __all__ = [
     "CacheError",

@@ -21,17 +21,22 @@ from typing import Any, Literal, NoReturn, Union, get_args, get_origin
 from rich.console import Console
 from rich.markup import escape
 
-from .cache import CacheError, cache_info, clear_cache
-from .client import RetryPolicy
-from .event_data import PARQUET_FILE, run_events, sweep_events, write_parquet
-from .event_log import ResumeMismatchError
-from .import_cli import add_import_command
-from .llm import RESPONSE_FORMATS, LLMError
-from .replay import agent_events, export_jsonl, render_overview, render_trajectory
-from .roles import RoleError, parse_role_args
-from .run_lock import RunLockedError, describe_holder, lock_holder
-from .run_signals import RunStopped
-from .runner import (
+from personasim.simulation.cache import CacheError, cache_info, clear_cache
+from personasim.simulation.client import RetryPolicy
+from personasim.simulation.event_data import PARQUET_FILE, run_events, sweep_events, write_parquet
+from personasim.simulation.event_log import ResumeMismatchError
+from personasim.simulation.import_cli import add_import_command
+from personasim.simulation.llm import RESPONSE_FORMATS, LLMError
+from personasim.simulation.replay import (
+    agent_events,
+    export_jsonl,
+    render_overview,
+    render_trajectory,
+)
+from personasim.simulation.roles import RoleError, parse_role_args
+from personasim.simulation.run_lock import RunLockedError, describe_holder, lock_holder
+from personasim.simulation.run_signals import RunStopped
+from personasim.simulation.runner import (
     EVENTS_FILE,
     MANIFEST_FILE,
     METRICS_FILE,
@@ -42,13 +47,13 @@ from .runner import (
     run_scenario,
     write_run_reports,
 )
-from .salvage import salvage_run
-from .scenario import Scenario, ScenarioError, list_scenarios, split_list
-from .scenario_file import is_scenario_path, resolve_scenario, scenario_for_run
-from .sqlite_store import EventStoreError, SQLiteEventStore
-from .sweep import EXECUTORS, run_sweep
-from .validity import ValidityLimits
-from .viewer import ViewServer, collect_run, render_page, write_page
+from personasim.simulation.salvage import salvage_run
+from personasim.simulation.scenario import Scenario, ScenarioError, list_scenarios, split_list
+from personasim.simulation.scenario_file import is_scenario_path, resolve_scenario, scenario_for_run
+from personasim.simulation.sqlite_store import EventStoreError, SQLiteEventStore
+from personasim.simulation.sweep import EXECUTORS, run_sweep
+from personasim.simulation.validity import ValidityLimits
+from personasim.simulation.viewer import ViewServer, collect_run, render_page, write_page
 
 __all__ = ["main"]
 

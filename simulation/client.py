@@ -27,11 +27,17 @@ from tenacity import (
     wait_exponential_jitter,
 )
 
-from .cache import ResponseCache
-from .endpoint_errors import timeout_error
-from .hedging import HedgePolicy, LatencyWindow
-from .limiter import EndpointLimiter, endpoint_key
-from .llm import Backend, ChatRequest, ChatResponse, LLMError, TransientLLMError
+from personasim.simulation.cache import ResponseCache
+from personasim.simulation.endpoint_errors import timeout_error
+from personasim.simulation.hedging import HedgePolicy, LatencyWindow
+from personasim.simulation.limiter import EndpointLimiter, endpoint_key
+from personasim.simulation.llm import (
+    Backend,
+    ChatRequest,
+    ChatResponse,
+    LLMError,
+    TransientLLMError,
+)
 
 __all__ = [
     "EndpointDownError",

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .llm import ChatRequest, ChatResponse, TokenLogprob
+from personasim.simulation.llm import ChatRequest, ChatResponse, TokenLogprob
 
 __all__ = [
     "HABITS",

@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .llm import LLMError, PermanentLLMError, TransientLLMError
+from personasim.simulation.llm import LLMError, PermanentLLMError, TransientLLMError
 
 __all__ = [
     "Endpoint",

@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
-    from .agent import SimAgent
-    from .model import Simulation
+    from personasim.simulation.agent import SimAgent
+    from personasim.simulation.model import Simulation
 
 __all__ = ["Environment", "InvalidActionError"]
 

@@ -18,9 +18,9 @@ from typing import Any
 
 import pandas as pd
 
-from .events import EVENT_COLUMNS, Event
-from .runner import EVENTS_FILE, MANIFEST_FILE, RunError, read_manifest
-from .sqlite_store import SQLiteEventStore
+from personasim.simulation.events import EVENT_COLUMNS, Event
+from personasim.simulation.runner import EVENTS_FILE, MANIFEST_FILE, RunError, read_manifest
+from personasim.simulation.sqlite_store import SQLiteEventStore
 
 __all__ = [
     "PARQUET_FILE",

@@ -25,7 +25,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from .events import INCIDENT_SCOPE, MAIN_SCOPE, Event, EventStore
+from personasim.simulation.events import INCIDENT_SCOPE, MAIN_SCOPE, Event, EventStore
 
 __all__ = ["RETRIED_KIND", "EventLog", "ResumeMismatchError", "ResumeState", "latest_attempts"]
 

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .importers import get_import_format, import_run
-from .scenario import ScenarioError, get_scenario
+from personasim.simulation.importers import get_import_format, import_run
+from personasim.simulation.scenario import ScenarioError, get_scenario
 
 __all__ = ["add_import_command"]
 

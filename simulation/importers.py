@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .event_log import EventLog
-from .events import SCHEMA_VERSION
-from .runner import (
+from personasim.simulation.event_log import EventLog
+from personasim.simulation.events import SCHEMA_VERSION
+from personasim.simulation.runner import (
     EVENTS_FILE,
     MANIFEST_FILE,
     METRICS_FILE,
@@ -33,9 +33,9 @@ from .runner import (
     compute_run_metrics,
     write_run_reports,
 )
-from .scenario import ScenarioError, get_scenario
-from .sqlite_store import SQLiteEventStore
-from .stages import printed_stages, stage
+from personasim.simulation.scenario import ScenarioError, get_scenario
+from personasim.simulation.sqlite_store import SQLiteEventStore
+from personasim.simulation.stages import printed_stages, stage
 
 __all__ = [
     "ImportFormat",

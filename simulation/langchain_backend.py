@@ -11,7 +11,14 @@ from typing import Any
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
-from .llm import Backend, ChatRequest, ChatResponse, TokenLogprob, TransientLLMError, Usage
+from personasim.simulation.llm import (
+    Backend,
+    ChatRequest,
+    ChatResponse,
+    TokenLogprob,
+    TransientLLMError,
+    Usage,
+)
 
 __all__ = ["LangChainBackend"]
 

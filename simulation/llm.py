@@ -14,7 +14,7 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .events import dumps_payload
+from personasim.simulation.events import dumps_payload
 
 __all__ = [
     "Backend",

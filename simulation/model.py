@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import mesa
 
-from .client import LLMClient, ModelPool
-from .event_log import EventLog
-from .llm import ChatRequest, ChatResponse, ResponseFormat
+from personasim.simulation.client import LLMClient, ModelPool
+from personasim.simulation.event_log import EventLog
+from personasim.simulation.llm import ChatRequest, ChatResponse, ResponseFormat
 
 if TYPE_CHECKING:
-    from .agent import SimAgent
-    from .environment import Environment
+    from personasim.simulation.agent import SimAgent
+    from personasim.simulation.environment import Environment
 
 __all__ = ["Simulation"]
 

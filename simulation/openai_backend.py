@@ -18,15 +18,15 @@ from urllib.parse import urlsplit, urlunsplit
 import openai
 from openai._base_client import make_request_options
 
-from .direct_post import DirectPost
-from .endpoint_errors import (
+from personasim.simulation.direct_post import DirectPost
+from personasim.simulation.endpoint_errors import (
     Endpoint,
     connection_error,
     describe_page,
     not_json_error,
     status_error,
 )
-from .llm import (
+from personasim.simulation.llm import (
     Backend,
     ChatRequest,
     ChatResponse,

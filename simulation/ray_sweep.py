@@ -22,11 +22,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from .cache import default_cache_dir
-from .limiter import endpoint_key
-from .llm import Backend, LLMError
-from .runner import RunError, RunResult
-from .sweep import CellFailure, ScenarioRef, SweepCell, run_cell
+from personasim.simulation.cache import default_cache_dir
+from personasim.simulation.limiter import endpoint_key
+from personasim.simulation.llm import Backend, LLMError
+from personasim.simulation.runner import RunError, RunResult
+from personasim.simulation.sweep import CellFailure, ScenarioRef, SweepCell, run_cell
 
 try:
     import ray

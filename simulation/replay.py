@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from .events import Event, EventStore
+from personasim.simulation.events import Event, EventStore
 
 __all__ = [
     "agent_events",

@@ -25,24 +25,33 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from .cache import ResponseCache, default_cache_dir
-from .client import LLMClient, ModelPool, RetryPolicy
-from .event_log import RETRIED_KIND, EventLog, ResumeState, latest_attempts
-from .events import SCHEMA_VERSION, EventStore, events_frame
-from .fingerprint import endpoint_change, fingerprint_diff
-from .limiter import EndpointLimiter
-from .llm import RESPONSE_FORMATS, Backend, PermanentLLMError, ResponseFormat
-from .model import Simulation
-from .openai_backend import OpenAIBackend
-from .prompts import PromptPack, PromptPackError
-from .roles import RoleError, bind_roles
-from .run_lock import LOCK_FILE, RunLock
-from .run_signals import RunStopped, stop_on_signals
-from .scenario import Scenario, ScenarioParams, get_scenario
-from .scenario_file import check_same_scenario_file, resolve_scenario, scenario_file_record
-from .scripted import ScriptedBackend
-from .sqlite_store import EventStoreError, SQLiteEventStore
-from .validity import DECISION_KINDS, ValidityLimits, validity_from_events, validity_summary
+from personasim.simulation.cache import ResponseCache, default_cache_dir
+from personasim.simulation.client import LLMClient, ModelPool, RetryPolicy
+from personasim.simulation.event_log import RETRIED_KIND, EventLog, ResumeState, latest_attempts
+from personasim.simulation.events import SCHEMA_VERSION, EventStore, events_frame
+from personasim.simulation.fingerprint import endpoint_change, fingerprint_diff
+from personasim.simulation.limiter import EndpointLimiter
+from personasim.simulation.llm import RESPONSE_FORMATS, Backend, PermanentLLMError, ResponseFormat
+from personasim.simulation.model import Simulation
+from personasim.simulation.openai_backend import OpenAIBackend
+from personasim.simulation.prompts import PromptPack, PromptPackError
+from personasim.simulation.roles import RoleError, bind_roles
+from personasim.simulation.run_lock import LOCK_FILE, RunLock
+from personasim.simulation.run_signals import RunStopped, stop_on_signals
+from personasim.simulation.scenario import Scenario, ScenarioParams, get_scenario
+from personasim.simulation.scenario_file import (
+    check_same_scenario_file,
+    resolve_scenario,
+    scenario_file_record,
+)
+from personasim.simulation.scripted import ScriptedBackend
+from personasim.simulation.sqlite_store import EventStoreError, SQLiteEventStore
+from personasim.simulation.validity import (
+    DECISION_KINDS,
+    ValidityLimits,
+    validity_from_events,
+    validity_summary,
+)
 
 __all__ = [
     "EVENTS_FILE",

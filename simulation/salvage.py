@@ -16,10 +16,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .events import INCIDENT_SCOPE, MAIN_SCOPE, Event
-from .run_lock import RunLock
-from .runner import EVENTS_FILE, MANIFEST_FILE, RunError, _write_json, read_manifest
-from .sqlite_store import SQLiteEventStore
+from personasim.simulation.events import INCIDENT_SCOPE, MAIN_SCOPE, Event
+from personasim.simulation.run_lock import RunLock
+from personasim.simulation.runner import (
+    EVENTS_FILE,
+    MANIFEST_FILE,
+    RunError,
+    _write_json,
+    read_manifest,
+)
+from personasim.simulation.sqlite_store import SQLiteEventStore
 
 __all__ = ["SalvageResult", "salvage_run"]
 

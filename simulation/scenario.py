@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, get_origin
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
-from .prompts import PromptPack
-from .roles import Role
+from personasim.simulation.prompts import PromptPack
+from personasim.simulation.roles import Role
 
 if TYPE_CHECKING:
-    from .model import Simulation
+    from personasim.simulation.model import Simulation
 
 __all__ = [
     "Scenario",

@@ -19,7 +19,13 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
-from .scenario import BUILTIN_MODULE, ENTRY_POINT_GROUP, Scenario, ScenarioError, get_scenario
+from personasim.simulation.scenario import (
+    BUILTIN_MODULE,
+    ENTRY_POINT_GROUP,
+    Scenario,
+    ScenarioError,
+    get_scenario,
+)
 
 __all__ = [
     "check_same_scenario_file",

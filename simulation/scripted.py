@@ -33,8 +33,15 @@ from typing import Any
 
 import numpy as np
 
-from .drift import drift_response
-from .llm import Backend, ChatRequest, ChatResponse, Message, PermanentLLMError, Usage
+from personasim.simulation.drift import drift_response
+from personasim.simulation.llm import (
+    Backend,
+    ChatRequest,
+    ChatResponse,
+    Message,
+    PermanentLLMError,
+    Usage,
+)
 
 __all__ = [
     "BEHAVIOUR_VERSION",

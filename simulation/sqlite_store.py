@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from .events import SCHEMA_VERSION, Event, EventStore, dumps_payload
+from personasim.simulation.events import SCHEMA_VERSION, Event, EventStore, dumps_payload
 
 __all__ = ["EventStoreError", "SQLiteEventStore"]
 

@@ -17,18 +17,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .limiter import EndpointLimiter
-from .llm import Backend
-from .run_lock import RunLockedError
-from .runner import MANIFEST_FILE, RunError, RunResult, run_scenario
-from .scenario import Scenario
-from .scenario_file import (
+from personasim.simulation.limiter import EndpointLimiter
+from personasim.simulation.llm import Backend
+from personasim.simulation.run_lock import RunLockedError
+from personasim.simulation.runner import MANIFEST_FILE, RunError, RunResult, run_scenario
+from personasim.simulation.scenario import Scenario
+from personasim.simulation.scenario_file import (
     is_scenario_path,
     load_scenario_file,
     resolve_scenario,
     scenario_file_record,
 )
-from .tables import write_table
+from personasim.simulation.tables import write_table
 
 __all__ = ["EXECUTORS", "CellFailure", "SweepCell", "SweepResult", "run_cell", "run_sweep"]
 
@@ -126,7 +126,7 @@ def run_sweep(
     ]
     failed: list[CellFailure] = []
     if executor == "ray":
-        from .ray_sweep import run_cells_on_ray  # Ray is an optional extra
+        from personasim.simulation.ray_sweep import run_cells_on_ray  # Ray is an optional extra
 
         results, failed = run_cells_on_ray(
             _scenario_ref(scenario, scenario_cls), cells, run_options, address=ray_address

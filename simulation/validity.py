@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .events import Event
+from personasim.simulation.events import Event
 
 __all__ = ["DECISION_KINDS", "ValidityLimits", "validity_from_events", "validity_summary"]
 

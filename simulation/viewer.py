@@ -20,11 +20,11 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from .events import Event, EventStore
-from .replay import concerned_agents
-from .run_lock import lock_holder
-from .runner import METRICS_FILE, REPORTS_DIR, read_manifest
-from .scenario_file import scenario_for_run
+from personasim.simulation.events import Event, EventStore
+from personasim.simulation.replay import concerned_agents
+from personasim.simulation.run_lock import lock_holder
+from personasim.simulation.runner import METRICS_FILE, REPORTS_DIR, read_manifest
+from personasim.simulation.scenario_file import scenario_for_run
 
 __all__ = ["ViewServer", "collect_run", "render_page", "write_page"]
 
