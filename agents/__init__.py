@@ -1,13 +1,5 @@
 """Mesa agents: personas and their decision graphs, trustees, persona data and banks."""
 
-from personasim.agents import (  # register scripted rules
-    scripted_behaviours,
-    scripted_beliefs,
-    scripted_career_chat,
-    scripted_classroom,
-    scripted_forecast,
-    scripted_persona_gym,
-)
 from personasim.agents.decision import (
     Decision,
     DecisionParseError,
@@ -35,7 +27,6 @@ from personasim.agents.persona_bank import (
 )
 from personasim.agents.researcher import ResearcherAgent
 from personasim.agents.structured import format_instructions, json_parser, json_task
-from personasim.agents.trust_answers import ForecastAnswer, ReactAnswer, TrustorAnswer
 from personasim.agents.trustee import TrusteeAgent, archetype_cap
 
 __all__ = [
@@ -48,15 +39,12 @@ __all__ = [
     "Decision",
     "DecisionParseError",
     "DecisionTask",
-    "ForecastAnswer",
     "LevelNameError",
     "Persona",
     "PersonaAgent",
     "PersonaFileError",
-    "ReactAnswer",
     "ResearcherAgent",
     "TrusteeAgent",
-    "TrustorAnswer",
     "archetype_cap",
     "augment_big_five",
     "decide",
@@ -70,12 +58,6 @@ __all__ = [
     "parse_nonempty",
     "parse_structured",
     "sample_personas",
-    "scripted_behaviours",
-    "scripted_beliefs",
-    "scripted_career_chat",
-    "scripted_classroom",
-    "scripted_forecast",
-    "scripted_persona_gym",
     "select_personas",
     "synthetic_population",
 ]

@@ -1,6 +1,6 @@
 """Runs and sweeps as pandas frames, for analysis in a notebook or script.
 
-Thin, documented entry points over `personasim.simulation.event_data`, which the
+Thin, documented entry points over `personasim.simulation.runs.event_data`, which the
 `personasim export --format parquet` command writes from, so a frame loaded here and a Parquet
 file exported there hold the same rows and columns (`payload` is a dict here, JSON text there).
 """
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from personasim.simulation.event_data import run_events, sweep_events
+from personasim.simulation.runs.event_data import run_events, sweep_events
 
 __all__ = ["load_events", "load_sweep"]
 

@@ -12,7 +12,7 @@ matplotlib.use("Agg")  # files only: no display is needed or wanted
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
-from personasim.simulation.tables import MARK, write_table
+from personasim.simulation.runs.tables import MARK, write_table
 
 __all__ = ["SMALL_MARK", "model_label", "save_figure", "small_note", "write_table"]
 

@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 from personasim.simulation import import_run
-from personasim.simulation.stages import stage_listener
+from personasim.simulation.core.stages import stage_listener
 
 
 def _cpu_seconds() -> float:

@@ -38,7 +38,7 @@ from rich.console import Console
 from rich.table import Table
 
 from personasim.agents import DecisionTask, PersonaAgent, decide
-from personasim.scenarios.trust_population import TrustPopulation, TrustPopulationParams
+from personasim.scenarios.trust.population import TrustPopulation, TrustPopulationParams
 from personasim.simulation import (
     Backend,
     ChatRequest,

@@ -38,7 +38,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 from fake_openai import FakeOpenAIServer  # noqa: E402
 
 from personasim.simulation import SQLiteEventStore  # noqa: E402
-from personasim.simulation.event_log import latest_attempts  # noqa: E402
+from personasim.simulation.log.event_log import latest_attempts  # noqa: E402
 
 FAULTS = {"429:1": 0.10, "500": 0.05, "hang": 0.02, "malformed": 0.05}
 """Per request: the fault drawn and its probability (else a normal answer)."""
@@ -94,7 +94,7 @@ def run_once(
     server.set_fault_mix(mix, seed=args.seed)
     before = server.request_count
     command = [
-        sys.executable, "-m", "personasim.simulation.cli", "run", "trust-forecast",
+        sys.executable, "-m", "personasim.simulation.cli.main", "run", "trust-forecast",
         "--n-personas", str(args.agents), "--archetypes", "M1", "--rounds", str(args.rounds),
         "--population", "synthetic", "--model", "openai:fake-model",
         "--base-url", server.base_url, "--concurrency", str(args.concurrency),

@@ -1,6 +1,6 @@
 """Places agents act in: their rules and state, no prompts."""
 
-from personasim.environments.career_chat import (
+from personasim.environments.career_chat.place import (
     CareerChat,
     CareerChatFileError,
     Profile,
@@ -9,23 +9,23 @@ from personasim.environments.career_chat import (
     load_survey,
     synthetic_profiles,
 )
-from personasim.environments.classroom import Classroom, Grade
-from personasim.environments.gsm8k import (
+from personasim.environments.classroom.gsm8k import (
     QuestionFileError,
     WordProblem,
     load_word_problems,
     sample_problems,
 )
-from personasim.environments.numeric_answers import (
+from personasim.environments.classroom.numeric_answers import (
     AnswerReading,
     Reading,
     follows_format,
     read_answer,
 )
-from personasim.environments.persona_gym import TASKS, GymFileError, GymQuestion, PersonaGym
-from personasim.environments.trust_game import TrustGame, TrustOutcome
-from personasim.environments.trust_reference import HumanReference, human_reference
-from personasim.environments.trust_transfer import TransferReading, read_transfer
+from personasim.environments.classroom.place import Classroom, Grade
+from personasim.environments.persona_gym.place import TASKS, GymFileError, GymQuestion, PersonaGym
+from personasim.environments.trust_game.place import TrustGame, TrustOutcome
+from personasim.environments.trust_game.reference import HumanReference, human_reference
+from personasim.environments.trust_game.transfer import TransferReading, read_transfer
 
 __all__ = [
     "TASKS",

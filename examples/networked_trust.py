@@ -1,6 +1,6 @@
 """A networked Trust Game: personas on a social network play with their neighbours.
 
-The same graph machinery as `persona-journey` (`personasim.environments.journey.GraphSpace`, a
+The same graph machinery as `persona-journey` (`personasim.environments.journey.place.GraphSpace`, a
 networkx graph with Mesa's network space) puts every persona on its own node of a small-world or
 scale-free network; who plays whom follows the edges: along each edge, in both directions, the
 persona at one end is the trustor (seed 001's prompt, trust-population's pack) and its neighbour
@@ -22,18 +22,13 @@ import networkx as nx
 import pandas as pd
 from pydantic import Field
 
-from personasim.agents import (
-    DecisionTask,
-    PersonaAgent,
-    TrustorAnswer,
-    augment_big_five,
-    synthetic_population,
-)
+from personasim.agents import DecisionTask, PersonaAgent, augment_big_five, synthetic_population
 from personasim.analysis import shown_stat, stat_fields
-from personasim.analysis.journey import spearman
 from personasim.environments import TrustGame
-from personasim.environments.journey import GraphSpace
-from personasim.scenarios.trust_population import (
+from personasim.environments.journey.place import GraphSpace
+from personasim.scenarios.persona_journey.metrics import spearman
+from personasim.scenarios.trust.answers import TrustorAnswer
+from personasim.scenarios.trust.population import (
     TrustPopulation,
     checked_transfer,
     parse_transfer,

@@ -1,15 +1,15 @@
-"""Built-in scenarios, one file each; importing this package registers them."""
+"""Built-in scenarios, one package per paper; importing this package registers them."""
 
-from personasim.scenarios.career_chat import CareerChatParams, CareerChatScenario
-from personasim.scenarios.career_chat_import import MODEL_BEHAVIOR_ADAPTION
-from personasim.scenarios.classroom import ClassroomParams, ClassroomScenario
-from personasim.scenarios.persona_gym import PersonaGymParams, PersonaGymScenario
-from personasim.scenarios.persona_gym_import import PUBLISHED_SCORES
-from personasim.scenarios.persona_journey import PersonaJourney, PersonaJourneyParams
-from personasim.scenarios.trust_beliefs import TrustBeliefs, TrustBeliefsParams
-from personasim.scenarios.trust_conditioning import TrustConditioning, TrustConditioningParams
-from personasim.scenarios.trust_forecast import TrustForecast, TrustForecastParams
-from personasim.scenarios.trust_population import TrustPopulation, TrustPopulationParams
+from personasim.scenarios.career_chat.importer import MODEL_BEHAVIOR_ADAPTION
+from personasim.scenarios.career_chat.scenario import CareerChatParams, CareerChatScenario
+from personasim.scenarios.classroom.scenario import ClassroomParams, ClassroomScenario
+from personasim.scenarios.persona_gym.importer import PUBLISHED_SCORES
+from personasim.scenarios.persona_gym.scenario import PersonaGymParams, PersonaGymScenario
+from personasim.scenarios.persona_journey.scenario import PersonaJourney, PersonaJourneyParams
+from personasim.scenarios.trust.beliefs import TrustBeliefs, TrustBeliefsParams
+from personasim.scenarios.trust.conditioning import TrustConditioning, TrustConditioningParams
+from personasim.scenarios.trust.forecast import TrustForecast, TrustForecastParams
+from personasim.scenarios.trust.population import TrustPopulation, TrustPopulationParams
 
 __all__ = [
     "MODEL_BEHAVIOR_ADAPTION",

@@ -1,7 +1,20 @@
 """The kernel: simulation model, event log, LLM layer, runner, replay, scenario registry."""
 
-from personasim.simulation.agent import SimAgent
-from personasim.simulation.cache import (
+from personasim.simulation.core.agent import SimAgent
+from personasim.simulation.core.environment import Environment, InvalidActionError
+from personasim.simulation.core.model import Simulation
+from personasim.simulation.core.scenario import (
+    Scenario,
+    ScenarioError,
+    ScenarioParams,
+    csv_separator_problem,
+    get_scenario,
+    list_scenarios,
+    read_input,
+    register_scenario,
+    split_list,
+)
+from personasim.simulation.llm.cache import (
     CacheError,
     CacheInfo,
     ResponseCache,
@@ -9,37 +22,7 @@ from personasim.simulation.cache import (
     clear_cache,
     default_cache_dir,
 )
-from personasim.simulation.client import (
-    EndpointDownError,
-    HedgePolicy,
-    LLMCallFailedError,
-    LLMClient,
-    ModelPool,
-    RetryPolicy,
-)
-from personasim.simulation.environment import Environment, InvalidActionError
-from personasim.simulation.event_data import events_table, run_events, sweep_events, write_parquet
-from personasim.simulation.event_log import EventLog, ResumeMismatchError, ResumeState
-from personasim.simulation.events import (
-    INCIDENT_SCOPE,
-    MAIN_SCOPE,
-    SCHEMA_VERSION,
-    Event,
-    EventStore,
-    events_frame,
-)
-from personasim.simulation.importers import (
-    ImportedEvent,
-    ImportedRun,
-    ImportFormat,
-    file_identity,
-    import_formats,
-    import_run,
-    register_import_format,
-)
-from personasim.simulation.langchain_backend import LangChainBackend
-from personasim.simulation.limiter import EndpointLimiter
-from personasim.simulation.llm import (
+from personasim.simulation.llm.chat import (
     Backend,
     ChatRequest,
     ChatResponse,
@@ -52,12 +35,47 @@ from personasim.simulation.llm import (
     Usage,
     response_format_for,
 )
-from personasim.simulation.model import Simulation
-from personasim.simulation.openai_backend import OpenAIBackend
-from personasim.simulation.roles import Role, RoleError, bind_roles
-from personasim.simulation.run_lock import RunLock, RunLockedError, lock_holder
-from personasim.simulation.run_signals import RunStopped
-from personasim.simulation.runner import (
+from personasim.simulation.llm.client import (
+    EndpointDownError,
+    HedgePolicy,
+    LLMCallFailedError,
+    LLMClient,
+    ModelPool,
+    RetryPolicy,
+)
+from personasim.simulation.llm.langchain_backend import LangChainBackend
+from personasim.simulation.llm.limiter import EndpointLimiter
+from personasim.simulation.llm.openai_backend import OpenAIBackend
+from personasim.simulation.llm.roles import Role, RoleError, bind_roles
+from personasim.simulation.llm.scripted import ScriptedBackend, answer_schema, scripted_behaviour
+from personasim.simulation.log.event_log import EventLog, ResumeMismatchError, ResumeState
+from personasim.simulation.log.events import (
+    INCIDENT_SCOPE,
+    MAIN_SCOPE,
+    SCHEMA_VERSION,
+    Event,
+    EventStore,
+    events_frame,
+)
+from personasim.simulation.log.sqlite_store import EventStoreError, SQLiteEventStore
+from personasim.simulation.runs.event_data import (
+    events_table,
+    run_events,
+    sweep_events,
+    write_parquet,
+)
+from personasim.simulation.runs.importers import (
+    ImportedEvent,
+    ImportedRun,
+    ImportFormat,
+    file_identity,
+    import_formats,
+    import_run,
+    register_import_format,
+)
+from personasim.simulation.runs.run_lock import RunLock, RunLockedError, lock_holder
+from personasim.simulation.runs.run_signals import RunStopped
+from personasim.simulation.runs.runner import (
     EVENTS_FILE,
     MODEL_SPEC_PATTERN,
     RunError,
@@ -69,22 +87,9 @@ from personasim.simulation.runner import (
     read_manifest,
     run_scenario,
 )
-from personasim.simulation.salvage import SalvageResult, salvage_run
-from personasim.simulation.scenario import (
-    Scenario,
-    ScenarioError,
-    ScenarioParams,
-    csv_separator_problem,
-    get_scenario,
-    list_scenarios,
-    read_input,
-    register_scenario,
-    split_list,
-)
-from personasim.simulation.scenario_file import load_scenario_file, resolve_scenario
-from personasim.simulation.scripted import ScriptedBackend, answer_schema, scripted_behaviour
-from personasim.simulation.sqlite_store import EventStoreError, SQLiteEventStore
-from personasim.simulation.sweep import CellFailure, SweepResult, run_sweep
+from personasim.simulation.runs.salvage import SalvageResult, salvage_run
+from personasim.simulation.runs.scenario_file import load_scenario_file, resolve_scenario
+from personasim.simulation.runs.sweep import CellFailure, SweepResult, run_sweep
 
 __all__ = [
     "EVENTS_FILE",

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from personasim.simulation import ChatRequest, Message, ScriptedBackend, list_scenarios, scripted
-from personasim.simulation.cli import main
+from personasim.simulation import ChatRequest, Message, ScriptedBackend, list_scenarios
+from personasim.simulation.cli.main import main
+from personasim.simulation.llm import scripted
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "coin_guess.py"
 RULE_LINE = '    lean = 0.5 if not history else (0.3 if history[-1] == "heads" else 0.7)\n'

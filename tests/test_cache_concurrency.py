@@ -6,8 +6,8 @@ from __future__ import annotations
 import multiprocessing
 from pathlib import Path
 
-from personasim.simulation.cache import ResponseCache, cache_info
-from personasim.simulation.llm import ChatResponse
+from personasim.simulation.llm.cache import ResponseCache, cache_info
+from personasim.simulation.llm.chat import ChatResponse
 
 WRITERS = 4
 PUTS = 150

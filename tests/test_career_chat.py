@@ -20,7 +20,8 @@ from scipy.spatial.distance import jensenshannon
 from scipy.stats import wasserstein_distance
 from structured_runs import assert_formats_sent, assert_same_as_text, run_in_every_format
 
-from personasim.agents.career_answers import (
+from personasim.analysis import Undefined
+from personasim.scenarios.career_chat.answers import (
     AssistantReply,
     FirstQuestion,
     FollowUp,
@@ -28,8 +29,8 @@ from personasim.agents.career_answers import (
     Rating,
     Verdict,
 )
-from personasim.analysis import Undefined
-from personasim.analysis.career_chat import (
+from personasim.scenarios.career_chat.jobs import job_category, position_level
+from personasim.scenarios.career_chat.metrics import (
     DIMENSIONS,
     age_bin,
     country_group,
@@ -42,7 +43,6 @@ from personasim.analysis.career_chat import (
     pearson,
     random_pairing_emd,
 )
-from personasim.analysis.career_jobs import job_category, position_level
 from personasim.simulation import (
     RunResult,
     SQLiteEventStore,
@@ -50,8 +50,8 @@ from personasim.simulation import (
     response_format_for,
     run_scenario,
 )
-from personasim.simulation.cli import main
-from personasim.simulation.runner import RunSettings
+from personasim.simulation.cli.main import main
+from personasim.simulation.runs.runner import RunSettings
 
 VSM = DATA / "vsm2013"
 SMALL = {"n_users": 8, "n_items": 3, "judge_samples": 1}

@@ -12,7 +12,7 @@ import pytest
 from fake_openai import FakeOpenAIServer
 
 from personasim.simulation import RunResult, SQLiteEventStore, run_scenario
-from personasim.simulation.cli import main
+from personasim.simulation.cli.main import main
 
 SMALL = {"n_users": 4, "n_items": 2, "judge_samples": 0}
 GENERATING_TASKS = {"career.user", "career.ooc", "career.assistant"}

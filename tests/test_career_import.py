@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from personasim.analysis.career_jobs import job_category, position_level
+from personasim.scenarios.career_chat.jobs import job_category, position_level
 from personasim.simulation import import_formats, import_run, run_events
-from personasim.simulation.cli import main
+from personasim.simulation.cli.main import main
 
 DATA = Path(__file__).parent / "data" / "career_mba"
 FILES = {
@@ -197,7 +197,7 @@ def test_table2_shows_group_sizes_chance_and_holm(imported: Path) -> None:
     central 95% (where chance puts the ratio; the paper's line is 1) and a Holm-corrected p
     over the table's pairs; every group, "Unknown" included, has a row with its n."""
     from personasim.analysis import holm
-    from personasim.analysis.career_chat_reports import figure5, figure5_null
+    from personasim.scenarios.career_chat.reports import figure5, figure5_null
 
     reports = imported / "reports"
     metrics = json.loads((imported / "metrics.json").read_text())["metrics"]

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import csv
 from collections import Counter
+from importlib.resources import files
 from pathlib import Path
 
 import pytest
 
-from personasim.analysis.career_jobs import (
+from personasim.environments.career_chat.place import load_job_groups
+from personasim.scenarios.career_chat.jobs import (
     JOB_CATEGORIES,
     OTHER_CATEGORY,
     POSITION_LEVELS,
@@ -19,7 +21,6 @@ from personasim.analysis.career_jobs import (
     position_level,
     title_tokens,
 )
-from personasim.environments.career_chat import load_job_groups, shipped_career_file
 
 HAND = Path(__file__).parent / "data" / "career_jobs" / "hand_labels.csv"
 
@@ -94,7 +95,7 @@ def test_hand_labelled_titles_agree() -> None:
 def test_shipped_mapping_is_the_rule_and_loads_as_job_groups() -> None:
     """Every distinct title of the seed file with the rule's labels and the patterns that fired;
     it stays in step with the rule, and `--job-groups` takes it as it is."""
-    path = shipped_career_file("career_job_titles.csv")
+    path = Path(str(files("personasim.scenarios.career_chat") / "data" / "career_job_titles.csv"))
     rows = list(csv.DictReader(path.open(newline="", encoding="utf-8")))
     assert len(rows) == 636 and sum(int(r["seed_users"]) for r in rows) == 3000
     for row in rows:

@@ -6,14 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from personasim.analysis.career_chat import group_distances
-from personasim.analysis.career_uncertainty import (
+from personasim.analysis.undefined import Undefined
+from personasim.scenarios.career_chat.metrics import group_distances
+from personasim.scenarios.career_chat.uncertainty import (
     _bootstrap_weights,
     batched_distances,
     group_data,
     group_uncertainty,
 )
-from personasim.analysis.undefined import Undefined
 
 Responses = dict[str, dict[str, dict[str, list[float]]]]
 

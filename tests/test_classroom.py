@@ -16,7 +16,10 @@ from fake_openai import FakeOpenAIServer
 from scipy import stats
 from structured_runs import assert_formats_sent, assert_same_as_text, run_in_every_format
 
-from personasim.agents.classroom_answers import (
+from personasim.environments import load_word_problems
+from personasim.environments import read_answer as careful_reading
+from personasim.environments.classroom.gsm8k import gold_answer, parse_number, shipped_problems
+from personasim.scenarios.classroom.answers import (
     ContrastScore,
     Refinement,
     StudentAnswer,
@@ -27,17 +30,14 @@ from personasim.agents.classroom_answers import (
     read_judge_score,
     read_refinement,
 )
-from personasim.agents.scripted_classroom import judge_score
-from personasim.analysis.classroom import (
+from personasim.scenarios.classroom.metrics import (
     behaviour_distribution,
     behaviour_tags,
     judge_agreement,
     read_judge_validation,
 )
-from personasim.environments import load_word_problems
-from personasim.environments import read_answer as careful_reading
-from personasim.environments.gsm8k import gold_answer, parse_number, shipped_problems
-from personasim.scenarios.classroom import ClassroomScenario, doc_pairs
+from personasim.scenarios.classroom.scenario import ClassroomScenario, doc_pairs
+from personasim.scenarios.classroom.scripted import judge_score
 from personasim.simulation import (
     Backend,
     ChatRequest,
@@ -49,8 +49,8 @@ from personasim.simulation import (
     response_format_for,
     run_scenario,
 )
-from personasim.simulation.cli import main
-from personasim.simulation.runner import RunError, RunSettings
+from personasim.simulation.cli.main import main
+from personasim.simulation.runs.runner import RunError, RunSettings
 
 GSM8K = DATA / "gsm8k" / "test.jsonl"
 
@@ -772,7 +772,7 @@ def test_a_real_model_does_not_judge_itself_unless_named(tmp_path: Path, monkeyp
 
 
 def test_the_judge_validation_sample_is_stratified_as_appendix_b() -> None:
-    from personasim.analysis.classroom import validation_sample
+    from personasim.scenarios.classroom.metrics import validation_sample
 
     pairs = pd.DataFrame(
         {"race": ["none"] * 40 + ["AA"] * 20 + ["HS"] * 20, "judge_score": [1, 2, 3, 2] * 20}
@@ -816,7 +816,7 @@ def test_wide_tables_from_a_run_match_the_long_tables(tmp_path: Path) -> None:
 
 
 def test_a_sweep_writes_tables_1_and_2_and_figure_3_across_models(tmp_path: Path) -> None:
-    from personasim.simulation.sweep import run_sweep
+    from personasim.simulation.runs.sweep import run_sweep
 
     params = {"n_questions": 3, "repetitions": 2, "strategies": "none,zero-shot"}
     models = ["scripted", "scripted:drift=0.3"]
@@ -859,7 +859,7 @@ def test_a_sweep_writes_tables_1_and_2_and_figure_3_across_models(tmp_path: Path
 
 
 def test_figure_3_across_models_draws_no_bar_for_an_undefined_change() -> None:
-    from personasim.analysis.classroom_tables import race_effect_models_figure
+    from personasim.scenarios.classroom.tables import race_effect_models_figure
 
     def row(model: str, race: str, low: float | None, high: float | None) -> dict[str, Any]:
         return {

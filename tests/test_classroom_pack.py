@@ -10,12 +10,12 @@ import pytest
 import yaml
 from conftest import DATA
 
-from personasim.analysis.classroom import ENVIRONMENT_KIND, behaviour_tags
 from personasim.environments import Classroom, read_answer
-from personasim.scenarios.classroom import ClassroomParams, ClassroomScenario
+from personasim.scenarios.classroom.metrics import ENVIRONMENT_KIND, behaviour_tags
+from personasim.scenarios.classroom.scenario import ClassroomParams, ClassroomScenario
 from personasim.simulation import SQLiteEventStore, run_scenario
-from personasim.simulation.cli import main
-from personasim.simulation.prompts import PromptPack
+from personasim.simulation.cli.main import main
+from personasim.simulation.llm.prompts import PromptPack
 
 SEED_000 = DATA.parent / "seeds" / "000_71ddcda8064e1e0c.txt"
 """The REVERSO paper's text next to the checkout (the provenance test skips without it)."""
@@ -103,7 +103,7 @@ def test_an_edited_pack_is_what_students_and_judge_see(tmp_path: Path, capsys) -
     assert all(p.startswith("Compare two answers") for p in judge)
 
 
-# --- the paper's own texts (Figures 6-7, Table 4): packs/classroom-paper.yaml -------------------
+# --- the paper's own texts (Figures 6-7, Table 4): scenarios/classroom/classroom-paper.yaml ----
 
 PRINTED_FINAL_ANSWERS = {
     "demonstration_low": 85,
@@ -120,7 +120,7 @@ PRINTED_FINAL_ANSWERS = {
 def _paper_pack() -> PromptPack:
     from importlib.resources import files
 
-    resource = files("personasim.scenarios") / "packs" / "classroom-paper.yaml"
+    resource = files("personasim.scenarios.classroom") / "classroom-paper.yaml"
     return PromptPack.load(str(resource))
 
 

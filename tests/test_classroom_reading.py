@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from fake_openai import FakeOpenAIServer
 
-from personasim.analysis.classroom_tables import behaviour_wide_table, order_wide_table
-from personasim.environments.gsm8k import shipped_problems
+from personasim.environments.classroom.gsm8k import shipped_problems
+from personasim.scenarios.classroom.tables import behaviour_wide_table, order_wide_table
 from personasim.simulation import SQLiteEventStore, events_frame, run_scenario
 
 CLOSINGS = (

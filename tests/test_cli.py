@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from personasim.simulation.cli import main
+from personasim.simulation.cli.main import main
 
 
 def run_cli(*args: str) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from personasim.simulation import ScenarioError
-from personasim.simulation.cli import scenario_values
+from personasim.simulation.cli.main import scenario_values
 
 
 def test_both_forms_and_dashes_become_underscores() -> None:
@@ -59,7 +59,7 @@ def test_error_names_the_parameter() -> None:
 
 def test_scenario_flags_are_not_mistaken_for_abbreviated_kernel_flags(tmp_path, capsys) -> None:
     """`--mode` is not `--model` abbreviated: it reaches the scenario (which rejects it)."""
-    from personasim.simulation.cli import main
+    from personasim.simulation.cli.main import main
 
     assert main(["run", "trust-population", "--mode", "x", "--out", str(tmp_path / "r")]) == 2
     assert "--mode" in capsys.readouterr().err
@@ -91,7 +91,7 @@ def test_read_input_names_the_flag_for_every_kind_of_input_failure(tmp_path) -> 
     ],
 )
 def test_a_missing_input_file_is_one_clear_error(scenario, flag, tmp_path, capsys) -> None:
-    from personasim.simulation.cli import main
+    from personasim.simulation.cli.main import main
 
     out = tmp_path / "run"
     assert main(["run", scenario, flag, str(tmp_path / "absent.jsonl"), "--out", str(out)]) == 2

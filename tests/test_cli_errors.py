@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from personasim.simulation import RunError, run_scenario
-from personasim.simulation.cli import main
+from personasim.simulation.cli.main import main
 
 
 def one_error(capsys: pytest.CaptureFixture[str]) -> str:

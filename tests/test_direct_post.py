@@ -1,4 +1,4 @@
-"""`DirectPost` (simulation/direct_post.py): the OpenAI backend's requests sent straight over
+"""`DirectPost` (simulation/llm/direct_post.py): the OpenAI backend's requests sent straight over
 aiohttp must be the SDK's requests — same body, same headers — and fall back to the SDK's own
 path where only it knows what to do (a proxy from the environment)."""
 

@@ -44,8 +44,8 @@ from personasim.simulation import (
     scripted_behaviour,
     split_list,
 )
-from personasim.simulation.cli import main
-from personasim.simulation.drift import (
+from personasim.simulation.cli.main import main
+from personasim.simulation.llm.drift import (
     HABITS,
     PREAMBLE,
     REFUSAL,

@@ -16,6 +16,7 @@ import pytest
 from conftest import trustor_reply
 from fake_openai import FakeOpenAIServer, StatusFault
 
+import personasim.simulation.cli.main as cli_module
 from personasim.simulation import (
     ChatRequest,
     LLMClient,
@@ -25,8 +26,7 @@ from personasim.simulation import (
     RetryPolicy,
     TransientLLMError,
 )
-from personasim.simulation import cli as cli_module
-from personasim.simulation.cli import main
+from personasim.simulation.cli.main import main
 
 SECRET = "sk-personasim-test-SECRET-7f3a9c"
 
@@ -337,7 +337,7 @@ def test_transient_and_permanent_kinds_of_backend_errors(server) -> None:
 
 
 def test_the_endpoint_description_never_shows_the_key() -> None:
-    from personasim.simulation.endpoint_errors import Endpoint
+    from personasim.simulation.llm.endpoint_errors import Endpoint
 
     endpoint = Endpoint("http://h/v1", "m", "OPENAI_API_KEY", True, secret=SECRET)
     assert SECRET not in repr(endpoint)

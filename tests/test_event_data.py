@@ -13,9 +13,9 @@ import pytest
 
 from personasim.analysis import load_events, load_sweep
 from personasim.simulation import run_scenario
-from personasim.simulation.cli import main
-from personasim.simulation.sqlite_store import SQLiteEventStore
-from personasim.simulation.sweep import run_sweep
+from personasim.simulation.cli.main import main
+from personasim.simulation.log.sqlite_store import SQLiteEventStore
+from personasim.simulation.runs.sweep import run_sweep
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "sweeps.md"
 

@@ -1,4 +1,4 @@
-"""Conformance suite for the `EventStore` contract (simulation/events.py).
+"""Conformance suite for the `EventStore` contract (simulation/log/events.py).
 
 Every backend must pass the parametrized tests. To add one, append a `pytest.param` to
 `STORE_BACKENDS`: a function that opens (or reopens) the store kept in a given directory.

@@ -26,8 +26,8 @@ from personasim.simulation import (
     SQLiteEventStore,
     run_scenario,
 )
-from personasim.simulation.cli import main
-from personasim.simulation.event_log import ResumeState, latest_attempts
+from personasim.simulation.cli.main import main
+from personasim.simulation.log.event_log import ResumeState, latest_attempts
 
 N = 12
 FAST = RetryPolicy(max_attempts=2, initial_backoff=0.01, max_backoff=0.02, jitter=0)
@@ -146,7 +146,7 @@ def cli_args(server: FakeOpenAIServer, out: Path) -> list[str]:
 
 def cli(server: FakeOpenAIServer, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "personasim.simulation.cli", *cli_args(server, out), *extra],
+        [sys.executable, "-m", "personasim.simulation.cli.main", *cli_args(server, out), *extra],
         env={**os.environ, "OPENAI_API_KEY": "sk-test"},
         capture_output=True,
         text=True,

@@ -11,9 +11,9 @@ import pytest
 from conftest import trustor_reply
 from fake_openai import FakeOpenAIServer
 
-from personasim.scenarios.trust_population import TrustPopulation
-from personasim.simulation.cli import main
-from personasim.simulation.fingerprint import fingerprint_diff
+from personasim.scenarios.trust.population import TrustPopulation
+from personasim.simulation.cli.main import main
+from personasim.simulation.runs.fingerprint import fingerprint_diff
 
 
 def run_args(out: Path, n: int = 3, *extra: str) -> list[str]:

@@ -19,7 +19,7 @@ from personasim.simulation import (
     OpenAIBackend,
     RetryPolicy,
 )
-from personasim.simulation.hedging import LatencyWindow
+from personasim.simulation.llm.hedging import LatencyWindow
 
 QUICK_HEDGE = HedgePolicy(floor=0.3, min_samples=5)
 

@@ -7,7 +7,7 @@ import pytest
 
 from personasim.agents import SYNONYMS, DecisionParseError, LevelNameError, match_level_names
 from personasim.agents.persona_bank import TEST_SPLIT_LEVELS
-from personasim.scenarios.trust_beliefs import (
+from personasim.scenarios.trust.beliefs import (
     DollarBelief,
     RankingBelief,
     read_dollar_belief,

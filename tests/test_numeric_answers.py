@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from personasim.agents.classroom_answers import parse_refinement
 from personasim.environments import follows_format, read_answer
-from personasim.environments.numeric_answers import read_number, words_to_number
+from personasim.environments.classroom.numeric_answers import read_number, words_to_number
+from personasim.scenarios.classroom.answers import parse_refinement
 
 CORPUS = Path(__file__).parent / "data" / "gsm8k_replies" / "replies.jsonl"
 TARGET_ACCURACY = 0.99

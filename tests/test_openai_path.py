@@ -23,7 +23,7 @@ from personasim.simulation import (
     SQLiteEventStore,
     run_scenario,
 )
-from personasim.simulation.cli import main
+from personasim.simulation.cli.main import main
 
 SECRET = "sk-personasim-test-SECRET-7f3a9c"
 FAST_RETRY = RetryPolicy(max_attempts=4, timeout=0.5, initial_backoff=0.01, max_backoff=0.05)

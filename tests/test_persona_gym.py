@@ -23,7 +23,14 @@ from structured_runs import (
 )
 
 from personasim.agents import DecisionParseError
-from personasim.agents.persona_gym_answers import (
+from personasim.analysis import Undefined
+from personasim.environments.persona_gym.place import (
+    TASKS,
+    PersonaGym,
+    load_benchmark,
+    shipped_file,
+)
+from personasim.scenarios.persona_gym.answers import (
     Evaluation,
     PersonaAnswer,
     QuestionSet,
@@ -32,8 +39,7 @@ from personasim.agents.persona_gym_answers import (
     parse_score,
     read_score,
 )
-from personasim.analysis import Undefined
-from personasim.analysis.persona_gym import (
+from personasim.scenarios.persona_gym.metrics import (
     _score_table,
     bootstrap_correlation,
     ensemble_scores,
@@ -41,12 +47,6 @@ from personasim.analysis.persona_gym import (
     human_alignment,
     is_refusal,
     task_scores,
-)
-from personasim.environments.persona_gym import (
-    TASKS,
-    PersonaGym,
-    load_benchmark,
-    shipped_file,
 )
 from personasim.simulation import (
     EventLog,
@@ -60,9 +60,9 @@ from personasim.simulation import (
     SQLiteEventStore,
     events_frame,
     run_scenario,
-    scripted,
 )
-from personasim.simulation.cli import main
+from personasim.simulation.cli.main import main
+from personasim.simulation.llm import scripted
 
 SMALL = {"n_personas": 2, "n_environments": 2, "questions_per_task": 3}
 
@@ -509,7 +509,7 @@ def test_invalid_evaluator_roles(tmp_path: Path, evaluators: list[str], message:
     ],
 )
 def test_invalid_parameters(params: dict[str, Any], message: str) -> None:
-    from personasim.scenarios.persona_gym import PersonaGymScenario
+    from personasim.scenarios.persona_gym.scenario import PersonaGymScenario
 
     with pytest.raises(ScenarioError, match=message):
         PersonaGymScenario.parse_params(params)
@@ -611,9 +611,11 @@ def test_structured_runs_measure_what_the_text_run_measures(
 
 
 def test_the_shipped_authors_pack_runs(tmp_path: Path) -> None:
-    """`--prompts packs/persona-gym-authors.yaml` runs without the authors' files at hand; the
-    evaluators get their rubric, which asks for "Therefore, the final score is ..."."""
-    pack = Path(__file__).resolve().parents[1] / "scenarios" / "packs" / "persona-gym-authors.yaml"
+    """`--prompts scenarios/persona_gym/persona-gym-authors.yaml` runs without the authors'
+    files at hand; the evaluators get their rubric, which asks for "Therefore, the final score is
+    ..."."""
+    package = Path(__file__).resolve().parents[1] / "scenarios" / "persona_gym"
+    pack = package / "persona-gym-authors.yaml"
     out = tmp_path / "run"
     small = ["--n-personas", "1", "--n-environments", "1", "--questions-per-task", "1"]
     args = ["run", "persona-gym", *small, "--prompts", str(pack), "--out", str(out)]
@@ -647,7 +649,7 @@ def test_figures_3_to_5_are_drawn_from_the_metrics(dynamic: RunResult) -> None:
 
 def test_figure_inputs_are_counted_from_the_metrics(dynamic: RunResult) -> None:
     """Figure 3's counts are the placements of the log; Figure 5's n the scores per evaluator."""
-    from personasim.analysis.persona_gym_figures import attribute_words, selected_settings
+    from personasim.scenarios.persona_gym.figures import attribute_words, selected_settings
 
     metrics = dynamic.metrics["metrics"]
     placed = [s for e in events(dynamic, "gym.placed") for s in e.payload["settings"]]
@@ -664,7 +666,7 @@ def test_figure_inputs_are_counted_from_the_metrics(dynamic: RunResult) -> None:
 def test_figures_leave_an_undefined_score_out(tmp_path: Path) -> None:
     """A task without scores is no bar (and labelled undefined), not a zero bar; an evaluator
     without scores is an empty cell."""
-    from personasim.analysis.persona_gym_figures import write_gym_figures
+    from personasim.scenarios.persona_gym.figures import write_gym_figures
 
     metrics = {
         "tasks": ["Expected Action", "Toxicity Control"],

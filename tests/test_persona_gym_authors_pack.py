@@ -33,9 +33,9 @@ import pytest
 import yaml
 from conftest import DATA
 
-from personasim.environments.persona_gym import TASK_ALIASES, TASKS
+from personasim.environments.persona_gym.place import TASK_ALIASES, TASKS
 from personasim.simulation import SQLiteEventStore, list_scenarios
-from personasim.simulation.cli import main
+from personasim.simulation.cli.main import main
 
 RELEASE = DATA / "personagym"
 CODE = Path(__file__).parent / "data" / "personagym_code"
@@ -369,13 +369,13 @@ def test_the_authors_placeholders_map_one_to_one() -> None:
 
 
 SHIPPED_AUTHORS_PACK = (
-    Path(__file__).resolve().parents[1] / "scenarios" / "packs" / "persona-gym-authors.yaml"
+    Path(__file__).resolve().parents[1] / "scenarios" / "persona_gym" / "persona-gym-authors.yaml"
 )
 
 
 def test_the_shipped_authors_pack_is_a_fresh_build(tmp_path: Path) -> None:
-    """`packs/persona-gym-authors.yaml` (shipped with its provenance and the MIT licence) is what
-    `authors_pack` builds from the released files and today's shipped pack."""
+    """`scenarios/persona_gym/persona-gym-authors.yaml` (shipped with its provenance and the MIT
+    licence) is what `authors_pack` builds from the released files and today's shipped pack."""
     built = yaml.safe_load(authors_pack(tmp_path / "authors.yaml").read_text("utf-8"))
     assert yaml.safe_load(SHIPPED_AUTHORS_PACK.read_text("utf-8")) == built
     assert "Copyright (c) 2025 Vinay Samuel" in SHIPPED_AUTHORS_PACK.read_text("utf-8")

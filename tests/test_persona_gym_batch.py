@@ -18,22 +18,22 @@ from structured_runs import assert_formats_sent, assert_same_as_text, run_in_eve
 from test_drift import check_drift_run, drift_run
 
 from personasim.agents import DecisionParseError
-from personasim.agents.persona_gym_answers import (
+from personasim.scenarios.persona_gym.answers import (
     PersonaAnswer,
     QuestionSet,
     ScoreExamples,
     SettingSelection,
 )
-from personasim.agents.persona_gym_batch import (
+from personasim.scenarios.persona_gym.batch import (
     batch_format,
     batch_schema,
     parse_batch,
     read_batch,
     unusable,
 )
-from personasim.analysis.persona_gym import _score_table
+from personasim.scenarios.persona_gym.metrics import _score_table
 from personasim.simulation import RunResult, SQLiteEventStore, events_frame, run_scenario
-from personasim.simulation.cli import main
+from personasim.simulation.cli.main import main
 
 BATCH = "persona_gym.evaluate_batch"
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from conftest import DATA
 
-from personasim.simulation.cli import main
+from personasim.simulation.cli.main import main
 
 PUBLISHED = DATA / "personagym" / "published_scores.json"
 TASKS = ("Expected Action", "Linguistic Habits", "Persona Consistency", "Toxicity Control",

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from conftest import DATA
 
-from personasim.environments.persona_gym import SETTINGS_POOLS, load_settings, shipped_file
+from personasim.environments.persona_gym.place import SETTINGS_POOLS, load_settings, shipped_file
 from personasim.simulation import SQLiteEventStore
-from personasim.simulation.cli import main
+from personasim.simulation.cli.main import main
 
 RELEASED = DATA / "personagym" / "environments.txt"
 

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from fake_openai import FakeOpenAIServer
 
-from personasim.environments.persona_gym import TASKS
+from personasim.environments.persona_gym.place import TASKS
 from personasim.simulation import SQLiteEventStore
-from personasim.simulation.cli import main
+from personasim.simulation.cli.main import main
 
 SCENES = 100  # 2 personas x 5 tasks x 10 questions
 CONCURRENCY = 4
@@ -71,7 +71,7 @@ def test_a_killed_static_run_keeps_its_finished_scenes(tmp_path: Path, monkeypat
         responder=lambda body: "In character.\nTherefore, the final score is 4", latency=0.05
     ) as server:
         child = subprocess.Popen(
-            [sys.executable, "-m", "personasim.simulation.cli", *cli_args(server, out)],
+            [sys.executable, "-m", "personasim.simulation.cli.main", *cli_args(server, out)],
             env={**os.environ},
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

@@ -16,10 +16,14 @@ from scipy.stats import spearmanr
 from test_drift import Outcome, check_drift_run, drift_run
 
 from personasim.agents import DecisionParseError
-from personasim.agents.scripted_journey import NextPlace, read_place
-from personasim.analysis.journey import bootstrap_difference, bootstrap_spearman, spearman
 from personasim.analysis.undefined import Undefined
-from personasim.environments.journey import GraphSpace, check_walk, parse_edges
+from personasim.environments.journey.place import GraphSpace, check_walk, parse_edges
+from personasim.scenarios.persona_journey.metrics import (
+    bootstrap_difference,
+    bootstrap_spearman,
+    spearman,
+)
+from personasim.scenarios.persona_journey.scripted import NextPlace, read_place
 from personasim.simulation import (
     InvalidActionError,
     ScenarioError,
@@ -27,7 +31,7 @@ from personasim.simulation import (
     events_frame,
     run_scenario,
 )
-from personasim.simulation.cli import main
+from personasim.simulation.cli.main import main
 
 
 def _events(run_dir: Path) -> pd.DataFrame:

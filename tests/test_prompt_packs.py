@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from personasim.scenarios.trust_population import TrustPopulation
+from personasim.scenarios.trust.population import TrustPopulation
 from personasim.simulation import SQLiteEventStore, list_scenarios
-from personasim.simulation.cli import main
-from personasim.simulation.prompts import PromptPack, PromptPackError
+from personasim.simulation.cli.main import main
+from personasim.simulation.llm.prompts import PromptPack, PromptPackError
 
 ORIGINAL = "5. Condition your action on your persona profile."
 EDITED = "5. Let the character profile above guide what you do."

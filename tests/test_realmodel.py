@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from personasim.simulation import Event, SQLiteEventStore
-from personasim.simulation.cli import main
+from personasim.simulation.cli.main import main
 
 pytestmark = [pytest.mark.realmodel, pytest.mark.timeout(600)]
 

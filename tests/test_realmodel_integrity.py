@@ -14,7 +14,7 @@ from test_realmodel import MODEL, RUN_FLAGS
 from test_run_integrity import COMMAND, count, decisions_per_agent, start, wait_for_decisions
 
 from personasim.simulation import SQLiteEventStore
-from personasim.simulation.cli import main
+from personasim.simulation.cli.main import main
 
 pytestmark = [pytest.mark.realmodel, pytest.mark.timeout(1200)]
 

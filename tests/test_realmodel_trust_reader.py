@@ -20,9 +20,9 @@ import pytest
 
 from personasim.agents import DecisionParseError
 from personasim.environments import TrustGame
-from personasim.scenarios.trust_population import parse_transfer
+from personasim.scenarios.trust.population import parse_transfer
 from personasim.simulation import SQLiteEventStore
-from personasim.simulation.cli import NOT_VALID, main
+from personasim.simulation.cli.main import NOT_VALID, main
 
 pytestmark = [pytest.mark.realmodel, pytest.mark.timeout(900)]
 

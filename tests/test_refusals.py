@@ -1,5 +1,6 @@
-"""The out-of-persona reader (`analysis/refusals.py`) on labelled replies of real models and
-persona answers (tests/data/refusals/README.md): precision and recall, each at least 0.9."""
+"""The out-of-persona reader (`scenarios/persona_gym/refusals.py`) on labelled replies of real
+models and persona answers (tests/data/refusals/README.md): precision and recall, each at least
+0.9."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from personasim.analysis.refusals import RULES, is_refusal, refusal_rules
+from personasim.scenarios.persona_gym.refusals import RULES, is_refusal, refusal_rules
 
 LABELLED = Path(__file__).parent / "data" / "refusals" / "labelled_replies.jsonl"
 

@@ -17,7 +17,7 @@ from conftest import trustor_reply
 from fake_openai import FakeOpenAIServer
 
 from personasim.simulation import RunError, SQLiteEventStore, run_scenario
-from personasim.simulation.cli import main
+from personasim.simulation.cli.main import main
 
 N = 48
 
@@ -51,7 +51,7 @@ def count(db: Path, kind: str) -> int:
 def kill_part_way(server: FakeOpenAIServer, out: Path, env: dict[str, str]) -> int:
     """Start the CLI in a child process and SIGKILL it once some decisions are logged."""
     child = subprocess.Popen(
-        [sys.executable, "-m", "personasim.simulation.cli", *cli_args(server, out)],
+        [sys.executable, "-m", "personasim.simulation.cli.main", *cli_args(server, out)],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -9,7 +9,7 @@ import pytest
 from fake_openai import FakeOpenAIServer
 
 from personasim.simulation import Role, RoleError, SQLiteEventStore, bind_roles
-from personasim.simulation.cli import main
+from personasim.simulation.cli.main import main
 
 ROLES = {
     "persona": Role("the persona"),

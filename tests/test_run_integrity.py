@@ -25,12 +25,13 @@ import pytest
 from conftest import trustor_reply
 from fake_openai import FakeOpenAIServer
 
-from personasim.simulation.cli import main
-from personasim.simulation.run_lock import RunLock, lock_holder
-from personasim.simulation.sweep import run_sweep
+from personasim.simulation.cli.main import main
+from personasim.simulation.runs.run_lock import RunLock, lock_holder
+from personasim.simulation.runs.sweep import run_sweep
 
 SCRIPT = Path(sys.executable).with_name("personasim")
-COMMAND = [str(SCRIPT)] if SCRIPT.is_file() else [sys.executable, "-m", "personasim.simulation.cli"]
+MODULE = "personasim.simulation.cli.main"
+COMMAND = [str(SCRIPT)] if SCRIPT.is_file() else [sys.executable, "-m", MODULE]
 N = 24
 
 

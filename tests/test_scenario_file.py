@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from personasim.simulation import scenario as scenario_module
-from personasim.simulation import scripted
-from personasim.simulation.cli import main
+from personasim.simulation.cli.main import main
+from personasim.simulation.core import scenario as scenario_module
+from personasim.simulation.llm import scripted
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "coin_guess.py"
 ROUND_TWO = "        side = self.table.flip()\n"
@@ -77,7 +77,7 @@ def test_the_example_runs_as_from_a_fresh_clone(tmp_path: Path) -> None:
 
     def cli(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "personasim.simulation.cli", *args],
+            [sys.executable, "-m", "personasim.simulation.cli.main", *args],
             cwd=tmp_path,
             env=env,
             capture_output=True,

@@ -18,8 +18,8 @@ import pytest
 from fake_openai import FakeOpenAIServer
 from pydantic import BaseModel
 
-from personasim.agents import ForecastAnswer, ReactAnswer, TrustorAnswer
-from personasim.scenarios.trust_beliefs import DollarBelief, RankingBelief
+from personasim.scenarios.trust.answers import ForecastAnswer, ReactAnswer, TrustorAnswer
+from personasim.scenarios.trust.beliefs import DollarBelief, RankingBelief
 from personasim.simulation import (
     RunSettings,
     Scenario,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from personasim.simulation.cli import main
+from personasim.simulation.cli.main import main
 
 COIN_GUESS = Path(__file__).resolve().parents[1] / "examples" / "coin_guess.py"
 CLASSROOM = [

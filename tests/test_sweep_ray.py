@@ -16,12 +16,12 @@ import ray
 from fake_openai import FakeOpenAIServer
 from test_sweep_options import check_every_cell, sweep_with_every_option
 
-from personasim.simulation import scenario as scenario_module
-from personasim.simulation import scripted
-from personasim.simulation.cli import main
-from personasim.simulation.ray_sweep import CELL_RETRIES, run_cells_on_ray
-from personasim.simulation.sqlite_store import SQLiteEventStore
-from personasim.simulation.sweep import SweepCell, run_sweep
+from personasim.simulation.cli.main import main
+from personasim.simulation.core import scenario as scenario_module
+from personasim.simulation.llm import scripted
+from personasim.simulation.log.sqlite_store import SQLiteEventStore
+from personasim.simulation.runs.ray_sweep import CELL_RETRIES, run_cells_on_ray
+from personasim.simulation.runs.sweep import SweepCell, run_sweep
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "coin_guess.py"
 FLAKY = '''

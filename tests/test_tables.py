@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from personasim.simulation.tables import significant, write_table
+from personasim.simulation.runs.tables import significant, write_table
 
 
 @pytest.mark.parametrize(

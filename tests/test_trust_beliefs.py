@@ -14,8 +14,8 @@ import pytest
 from scipy import stats
 
 from personasim.agents import TEST_SPLIT_LEVELS, DecisionParseError, parse_structured
-from personasim.scenarios.trust_beliefs import RankingBelief, read_ranking_belief
-from personasim.scenarios.trust_conditioning import TrustConditioning, conditioning_text
+from personasim.scenarios.trust.beliefs import RankingBelief, read_ranking_belief
+from personasim.scenarios.trust.conditioning import TrustConditioning, conditioning_text
 from personasim.simulation import (
     Backend,
     ChatRequest,
@@ -25,7 +25,7 @@ from personasim.simulation import (
     run_scenario,
     run_sweep,
 )
-from personasim.simulation.cli import main
+from personasim.simulation.cli.main import main
 
 
 def events_of(run_dir: Path) -> pd.DataFrame:

@@ -15,19 +15,19 @@ import pandas as pd
 import pytest
 
 from personasim.agents import DecisionParseError
-from personasim.agents.scripted_forecast import (
+from personasim.environments import TrustGame
+from personasim.scenarios.trust.forecast import (
+    FORECAST_CLOSING,
+    TrustForecast,
+    archetype_description,
+)
+from personasim.scenarios.trust.population import parse_transfer
+from personasim.scenarios.trust.scripted_forecast import (
     ADAPTATION_RATE,
     expected_forecast,
     initial_send,
     intended_send,
 )
-from personasim.environments import TrustGame
-from personasim.scenarios.trust_forecast import (
-    FORECAST_CLOSING,
-    TrustForecast,
-    archetype_description,
-)
-from personasim.scenarios.trust_population import parse_transfer
 from personasim.simulation import (
     ChatRequest,
     ChatResponse,
@@ -38,7 +38,7 @@ from personasim.simulation import (
     SQLiteEventStore,
     run_scenario,
 )
-from personasim.simulation.cli import main
+from personasim.simulation.cli.main import main
 
 PACK = TrustForecast.shipped_prompts()
 NO_CONTEXT = PACK.text("no_context")

@@ -17,9 +17,9 @@ from conftest import DATA
 from scipy import stats
 
 from personasim.agents import TEST_SPLIT_LEVELS, DecisionParseError
-from personasim.agents.scripted_behaviours import trustor_share
 from personasim.environments import TrustGame
-from personasim.scenarios.trust_population import TrustPopulation, parse_transfer
+from personasim.scenarios.trust.population import TrustPopulation, parse_transfer
+from personasim.scenarios.trust.scripted import trustor_share
 from personasim.simulation import (
     SCHEMA_VERSION,
     RunError,
@@ -28,7 +28,7 @@ from personasim.simulation import (
     events_frame,
     run_scenario,
 )
-from personasim.simulation.cli import main
+from personasim.simulation.cli.main import main
 
 SMALL = {"n_personas": 40}
 
@@ -323,7 +323,7 @@ def test_readme_quickstart_run_line_runs(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "personasim.simulation.cli",
+            "personasim.simulation.cli.main",
             *command[1:],
             "--out",
             str(tmp_path / "q"),

@@ -19,8 +19,8 @@ from fake_openai import FakeOpenAIServer
 
 from personasim.agents import DecisionParseError
 from personasim.environments import TrustGame, read_transfer
-from personasim.scenarios.trust_forecast import FORECAST_CLOSING
-from personasim.scenarios.trust_population import parse_transfer
+from personasim.scenarios.trust.forecast import FORECAST_CLOSING
+from personasim.scenarios.trust.population import parse_transfer
 from personasim.simulation import RetryPolicy, SQLiteEventStore, run_scenario
 
 CORPUS = yaml.safe_load(
@@ -189,7 +189,9 @@ def test_a_model_that_never_gives_one_amount_is_a_counted_failure(tmp_path: Path
 def test_every_trust_task_reads_with_the_one_reader() -> None:
     """The journeys' trust place, the forecast and the examples use the same reader: no module
     keeps its own closing-sentence pattern."""
-    from personasim.scenarios import persona_journey, trust_forecast, trust_population
+    from personasim.scenarios.persona_journey import scenario as persona_journey
+    from personasim.scenarios.trust import forecast as trust_forecast
+    from personasim.scenarios.trust import population as trust_population
 
     assert persona_journey.parse_transfer is trust_population.parse_transfer
     assert trust_forecast.parse_transfer is trust_population.parse_transfer

@@ -25,7 +25,7 @@ from personasim.simulation import (
     get_scenario,
     run_scenario,
 )
-from personasim.simulation.cli import main
+from personasim.simulation.cli.main import main
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 

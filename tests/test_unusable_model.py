@@ -11,7 +11,7 @@ import pytest
 from fake_openai import FakeOpenAIServer
 
 from personasim.simulation import SQLiteEventStore
-from personasim.simulation.cli import main
+from personasim.simulation.cli.main import main
 
 JUNK = "I am not sure what you mean."
 

@@ -16,8 +16,8 @@ from conftest import trustor_reply
 from fake_openai import FakeOpenAIServer
 
 from personasim.simulation import SQLiteEventStore
-from personasim.simulation.cli import main
-from personasim.simulation.validity import ValidityLimits
+from personasim.simulation.cli.main import main
+from personasim.simulation.runs.validity import ValidityLimits
 
 
 def decision_counts(run_dir: Path) -> dict[str, Counter[str]]:
@@ -156,7 +156,7 @@ def test_metrics_of_an_interrupted_run_are_partial(tmp_path: Path) -> None:
     """Killed part-way, `personasim metrics` still computes, marked partial."""
     out = tmp_path / "r"
     script = (
-        "import sys; from personasim.simulation.cli import main; sys.exit(main(sys.argv[1:]))"
+        "import sys; from personasim.simulation.cli.main import main; sys.exit(main(sys.argv[1:]))"
     )
     with FakeOpenAIServer(responder=trustor_reply, latency=0.2) as server:
         proc = subprocess.Popen(

@@ -13,9 +13,9 @@ import pytest
 from fake_openai import FakeOpenAIServer
 
 from personasim.simulation import SQLiteEventStore, run_scenario
-from personasim.simulation.cli import main
-from personasim.simulation.replay import agent_events
-from personasim.simulation.viewer import ViewServer, collect_run, render_page
+from personasim.simulation.cli.main import main
+from personasim.simulation.runs.replay import agent_events
+from personasim.simulation.runs.viewer import ViewServer, collect_run, render_page
 
 SECRET = "sk-personasim-viewer-SECRET-51d2e0"
 INJECTION = (

@@ -19,7 +19,7 @@ from fake_openai import FakeOpenAIServer
 from test_viewer import INJECTION, SECRET
 
 from personasim.simulation import Event, SQLiteEventStore, run_scenario
-from personasim.simulation.cli import main
+from personasim.simulation.cli.main import main
 
 pytestmark = pytest.mark.browser
 

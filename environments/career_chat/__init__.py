@@ -1,0 +1,47 @@
+"""The career-chat place (seed 003): user profiles, the value survey, the dialogue controller,
+and dialogues made once and probed many times."""
+
+from personasim.environments.career_chat.dialogues import DialogueSource, load_dialogues
+from personasim.environments.career_chat.place import (
+    EDUCATION_LEVELS,
+    PROFILE_FIELDS,
+    REFERENCE_YEAR,
+    SEED_COLUMNS,
+    CareerChat,
+    CareerChatFileError,
+    Profile,
+    RecordedDialogue,
+    RecordedTurn,
+    SurveyItem,
+    jsonl_rows,
+    load_human_ratings,
+    load_job_groups,
+    load_profiles,
+    load_survey,
+    profile_from_row,
+    shipped_career_file,
+    synthetic_profiles,
+)
+
+__all__ = [
+    "EDUCATION_LEVELS",
+    "PROFILE_FIELDS",
+    "REFERENCE_YEAR",
+    "SEED_COLUMNS",
+    "CareerChat",
+    "CareerChatFileError",
+    "DialogueSource",
+    "Profile",
+    "RecordedDialogue",
+    "RecordedTurn",
+    "SurveyItem",
+    "jsonl_rows",
+    "load_dialogues",
+    "load_human_ratings",
+    "load_job_groups",
+    "load_profiles",
+    "load_survey",
+    "profile_from_row",
+    "shipped_career_file",
+    "synthetic_profiles",
+]

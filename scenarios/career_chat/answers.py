@@ -1,0 +1,95 @@
+"""The answer schemas of the career-chat tasks (seed 003) and how each is read into a value.
+
+The prompts ask for JSON (Figures 6, 7, 8–11, 12); the text path parses the reply into these
+models with `json_parser`, and a structured response format sends them as the request's schema.
+The scripted rules answer them too, so they live here rather than in the scenario. Each `read_*`
+turns a validated answer into the decision's value and refuses what the rules of the task forbid.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from personasim.agents.decision import DecisionParseError, parse_nonempty
+from personasim.scenarios.career_chat.metrics import N_OPTIONS
+
+__all__ = [
+    "AssistantReply",
+    "FirstQuestion",
+    "FollowUp",
+    "OptionAnswer",
+    "Rating",
+    "Verdict",
+    "read_first_question",
+    "read_follow_up",
+    "read_option",
+    "read_rating",
+    "read_reply",
+    "read_verdict",
+]
+
+
+class FirstQuestion(BaseModel):
+    proposed_question: str = Field(min_length=1)
+
+
+class FollowUp(BaseModel):
+    proposed_question: str = ""
+    end_conversation: bool
+
+
+class Verdict(BaseModel):
+    has_out_of_context: bool
+    updated_question: str = ""
+
+
+class OptionAnswer(BaseModel):
+    option_id: int = Field(ge=1, le=N_OPTIONS)
+    reason: str = ""
+
+
+class Rating(BaseModel):
+    rating: int = Field(ge=0, le=5)
+    reason: str = ""
+
+
+class AssistantReply(BaseModel):
+    """The assistant's free-text answer, under a structured response format."""
+
+    response: str
+
+
+def read_first_question(answer: FirstQuestion) -> dict[str, Any]:
+    return answer.model_dump()
+
+
+def read_follow_up(answer: FollowUp) -> dict[str, Any]:
+    if not answer.end_conversation and not answer.proposed_question.strip():
+        raise DecisionParseError("propose a question or set end_conversation to true")
+    return answer.model_dump()
+
+
+def read_verdict(verdict: Verdict) -> dict[str, Any]:
+    if verdict.has_out_of_context and not verdict.updated_question.strip():
+        raise DecisionParseError("an out-of-context question needs its updated_question")
+    return verdict.model_dump()
+
+
+def read_option(answer: OptionAnswer) -> int:
+    """The chosen option; its probabilities are read from the call's logprobs in the metrics
+    (the option's token inside the JSON), in every response format."""
+    if not 1 <= answer.option_id <= N_OPTIONS:
+        raise DecisionParseError(f"option_id must be 1 to {N_OPTIONS}, got {answer.option_id}")
+    return answer.option_id
+
+
+def read_rating(answer: Rating) -> int:
+    if not 0 <= answer.rating <= 5:
+        raise DecisionParseError(f"the rating must be 0 to 5, got {answer.rating}")
+    return answer.rating
+
+
+def read_reply(answer: AssistantReply) -> str:
+    return parse_nonempty(answer.response)

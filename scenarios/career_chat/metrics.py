@@ -1,0 +1,779 @@
+"""Metrics of the career-chat scenario (seed 003, §5.1, Appendices E, G).
+
+The statistics: option distributions from top-k logprobs, base-2 Jensen–Shannon divergence and
+centroids, group distances and their baseline, the ordinal EMD of the consistency check, the
+groupings (age bins, country development level, job category and position level in
+`career_jobs`), and judge–human agreement (Pearson r, ICC(3,k)), all pure: arrays in, numbers
+out. Then the scenario's metrics from its event table alone (`compute_metrics`); its tables,
+figures and console report are in `career_chat_reports`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import minimize
+
+from personasim.analysis.event_tables import min_group_n, payloads, rounded
+from personasim.analysis.reports import model_label
+from personasim.analysis.stats import holm, mean_of, ratio_of, small_groups
+from personasim.analysis.undefined import CONSTANT, NO_VALUES, Statistic, Undefined, stat_fields
+from personasim.environments.career_chat.place import DIMENSIONS, EDUCATION_ALIASES, education_label
+from personasim.scenarios.career_chat.countries import development_level
+from personasim.scenarios.career_chat.jobs import (
+    job_category,
+    position_level,
+)
+from personasim.scenarios.career_chat.uncertainty import (
+    Uncertainty,
+    group_data,
+    group_uncertainty,
+    in_processes,
+    js_rows,
+)
+from personasim.simulation.core.stages import stage
+
+__all__ = [
+    "AGE_BINS",
+    "DIMENSIONS",
+    "DIMENSION_LABELS",
+    "EDUCATION_ALIASES",
+    "FORMATS",
+    "GROUPINGS",
+    "N_OPTIONS",
+    "Centroid",
+    "GroupDistances",
+    "Resamples",
+    "age_bin",
+    "compute_metrics",
+    "country_group",
+    "education_label",
+    "emd_ordinal",
+    "group_distances",
+    "icc3k",
+    "js_centroid",
+    "jsd",
+    "one_hot",
+    "option_distribution",
+    "pearson",
+    "random_pairing_emd",
+]
+
+N_OPTIONS = 5
+"""Every survey item has five ordered options (VSM 2013)."""
+
+DIMENSION_LABELS = {
+    "coverage": "Attribute Coverage",
+    "correctness": "Attribute Correctness",
+    "diversity": "Question Diversity",
+    "relevance": "Relevance",
+}
+
+FORMATS = ("profile", "dialogue")
+"""BA_user and BA_dialogue (§5)."""
+
+_LN2 = math.log(2.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Appendix G: option distribution from the top-k logprobs at the option id's token
+# ---------------------------------------------------------------------------------------------
+
+_OPTION_KEY = re.compile(r'"?option_id"?\s*:\s*"?\s*(\d)')
+_TOKEN_TRIM = " \t\n\"'`:,{}"
+
+
+def _option_of(token: str, n_options: int) -> int | None:
+    """The option a token names ("3", " 3", "\\"3", "3,"), or None for anything else."""
+    text = token.strip(_TOKEN_TRIM)
+    if len(text) == 1 and text.isdigit() and 1 <= int(text) <= n_options:
+        return int(text)
+    return None
+
+
+def option_distribution(
+    logprobs: Sequence[Mapping[str, Any]] | None, n_options: int = N_OPTIONS
+) -> list[float] | None:
+    """Normalised probabilities of options 1..n at the token that emits `option_id`'s value.
+
+    `logprobs` are the response's tokens as logged (`{token, logprob, top}`). The option's
+    token is found by aligning the tokens with the text they spell; its top-k alternatives
+    that name an option contribute exp(logprob) (an option outside the top k gets 0), and the
+    result is renormalised over the options (Appendix G). None when there are no logprobs,
+    the value's token cannot be found, it comes without top alternatives, or no alternative
+    names an option: the caller falls
+    back to a one-hot distribution and flags it.
+    """
+    if not logprobs:
+        return None
+    tokens = [str(t.get("token", "")) for t in logprobs]
+    match = _OPTION_KEY.search("".join(tokens))
+    if match is None:
+        return None
+    position, offset = 0, 0
+    for position, token in enumerate(tokens):  # noqa: B007 - the position is the result
+        if offset + len(token) > match.start(1):
+            break
+        offset += len(token)
+    entry = logprobs[position]
+    alternatives = dict(entry.get("top") or {})
+    if not alternatives:  # the chosen token alone is no distribution: a fallback, counted
+        return None
+    mass = [0.0] * n_options
+    for token, logprob in alternatives.items():
+        option = _option_of(token, n_options)
+        if option is not None:
+            mass[option - 1] += math.exp(float(logprob))
+    total = sum(mass)
+    return [m / total for m in mass] if total > 0 else None
+
+
+def one_hot(option: int, n_options: int = N_OPTIONS) -> list[float]:
+    """The fallback distribution for an answer without logprobs."""
+    return [1.0 if k == option else 0.0 for k in range(1, n_options + 1)]
+
+
+# ---------------------------------------------------------------------------------------------
+# §5.1: Jensen–Shannon divergence and centroid
+# ---------------------------------------------------------------------------------------------
+
+
+def _kl2(p: np.ndarray, q: np.ndarray) -> float:
+    mask = p > 0
+    return float(np.sum(p[mask] * np.log2(p[mask] / q[mask])))
+
+
+def _distribution(values: Sequence[float], name: str) -> np.ndarray:
+    """A probability vector, or ValueError: an empty or massless vector has no divergence."""
+    array = np.asarray(values, dtype=float)
+    if array.ndim != 1 or array.size == 0 or np.any(array < 0) or array.sum() <= 0:
+        raise ValueError(f"{name} is not a probability distribution: {values!r}")
+    return array
+
+
+def jsd(p: Sequence[float], q: Sequence[float]) -> float:
+    """Base-2 Jensen–Shannon divergence (in [0, 1]); scipy's `jensenshannon` is its sqrt.
+
+    Empty, negative or massless vectors, or vectors of different lengths, raise ValueError.
+    """
+    a, b = _distribution(p, "p"), _distribution(q, "q")
+    if a.shape != b.shape:
+        raise ValueError(f"distributions of different lengths: {a.size} and {b.size}")
+    m = (a + b) / 2
+    return max(0.0, 0.5 * _kl2(a, m) + 0.5 * _kl2(b, m))
+
+
+@dataclass(frozen=True)
+class Centroid:
+    distribution: np.ndarray
+    converged: bool
+    objective: float
+
+
+def _objective(c: np.ndarray, points: np.ndarray) -> tuple[float, np.ndarray]:
+    """Σ JSD(c ‖ P_i) and its gradient in c: ∂JSD/∂c_k = ½ log2(c_k / m_k)."""
+    m = (c + points) / 2
+    value = float(js_rows(c[None, :], points).sum())
+    grad = 0.5 * np.log2(c / m).sum(axis=0)
+    return value, grad
+
+
+def js_centroid(distributions: Sequence[Sequence[float]], tol: float = 1e-7) -> Centroid:
+    """arg min_c Σ_i JSD(c ‖ P_i) over the simplex (Nielsen 2020), from the mean.
+
+    Options no distribution gives mass get 0 (any mass there only adds divergence); the rest
+    are a softmax of free parameters minimised by L-BFGS with the analytic gradient.
+    Convergence is checked by the optimiser's status and the projected gradient on the simplex.
+    """
+    if len(distributions) == 0:
+        raise ValueError("the centroid of no distributions is undefined")
+    points = np.asarray(distributions, dtype=float)
+    mean = points.mean(axis=0)
+    support = mean > 0
+    if len(points) == 1 or support.sum() <= 1:
+        return Centroid(mean, True, _objective_value(mean, points))
+    sub = points[:, support]
+
+    def fun(z: np.ndarray) -> tuple[float, np.ndarray]:
+        c = _softmax(z)
+        value, grad = _objective(c, sub)
+        return value, c * (grad - np.dot(c, grad))
+
+    start = np.log(mean[support])
+    result = minimize(fun, start, jac=True, method="L-BFGS-B", options={"gtol": tol / 10})
+    c = _softmax(result.x)
+    _, grad = _objective(c, sub)
+    projected = float(np.max(np.abs(c * (grad - np.dot(c, grad)))))
+    full = np.zeros_like(mean)
+    full[support] = c
+    return Centroid(full, bool(result.success) or projected < tol, float(result.fun))
+
+
+def _objective_value(c: np.ndarray, points: np.ndarray) -> float:
+    return float(js_rows(c[None, :], points).sum())
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    e = np.exp(z - z.max())
+    return e / e.sum()
+
+
+@dataclass(frozen=True)
+class GroupDistances:
+    """Table 2 for one grouping: pairwise distances, the baseline, and their ratios."""
+
+    groups: dict[str, int]
+    pairs: dict[tuple[str, str], float]
+    baseline: Statistic
+    centroids_failed: int
+
+    def ratio(self, pair: tuple[str, str]) -> Statistic:
+        """distance / baseline; undefined with no baseline or a zero one."""
+        return ratio_of(self.pairs[pair], self.baseline)
+
+
+def group_distances(
+    responses: Mapping[str, Mapping[str, Sequence[Sequence[float]]]],
+) -> GroupDistances:
+    """`responses[group][question]` = that group's distributions for the question.
+
+    Distance(g, g′) = mean over questions both answer of JSD(c_g ‖ c_g′); the baseline is the
+    mean over questions and groups of JSD(c_g ‖ c_all), c_all the centroid of all responses.
+    """
+    failed = 0
+    centroids: dict[str, dict[str, np.ndarray]] = {}
+    pooled: dict[str, list[Sequence[float]]] = {}
+    for group, by_question in responses.items():
+        centroids[group] = {}
+        for question, dists in by_question.items():
+            if not dists:
+                continue
+            centroid = js_centroid(dists)
+            failed += not centroid.converged
+            centroids[group][question] = centroid.distribution
+            pooled.setdefault(question, []).extend(dists)
+    overall = {q: js_centroid(d) for q, d in pooled.items()}
+    failed += sum(not c.converged for c in overall.values())
+    pairs = {}
+    for a, b in combinations(sorted(centroids), 2):
+        shared = sorted(set(centroids[a]) & set(centroids[b]))
+        if shared:
+            pairs[(a, b)] = float(np.mean([jsd(centroids[a][q], centroids[b][q]) for q in shared]))
+    to_global = [
+        jsd(c, overall[q].distribution) for per in centroids.values() for q, c in per.items()
+    ]
+    sizes = {g: max((len(d) for d in per.values()), default=0) for g, per in responses.items()}
+    baseline = float(np.mean(to_global)) if to_global else Undefined("no answers")
+    return GroupDistances(sizes, pairs, baseline, failed)
+
+
+# ---------------------------------------------------------------------------------------------
+# §5.1: consistency across formats
+# ---------------------------------------------------------------------------------------------
+
+
+def emd_ordinal(
+    selected_a: Sequence[int], selected_b: Sequence[int], n_options: int = N_OPTIONS
+) -> float:
+    """EMD between two option histograms on ordered unit-spaced bins: Σ_x |F_a(x) − F_b(x)|.
+
+    An empty side has no histogram: ValueError.
+    """
+    if len(selected_a) == 0 or len(selected_b) == 0:
+        raise ValueError("EMD needs at least one answer on each side")
+    a = np.bincount(np.asarray(selected_a) - 1, minlength=n_options) / len(selected_a)
+    b = np.bincount(np.asarray(selected_b) - 1, minlength=n_options) / len(selected_b)
+    return float(np.abs(np.cumsum(a) - np.cumsum(b))[:-1].sum())
+
+
+def random_pairing_emd(
+    profile: Sequence[Sequence[int]],
+    dialogue: Sequence[Sequence[int]],
+    rng: np.random.Generator,
+    repeats: int = 100,
+) -> Statistic:
+    """Mean EMD of user i's profile answers with another user's dialogue answers (Table 2's
+    baseline), averaged over `repeats` seeded random derangements; undefined with fewer than
+    two users (nobody to pair with)."""
+    n = len(profile)
+    if n < 2:
+        return Undefined("fewer than 2 users")
+    values = []
+    for _ in range(repeats):
+        shift = rng.permutation(n)
+        partner = np.roll(shift, 1)  # a cyclic shift of a random order never fixes a point
+        order = dict(zip(shift.tolist(), partner.tolist(), strict=True))
+        values.extend(emd_ordinal(profile[i], dialogue[order[i]]) for i in range(n))
+    return float(np.mean(values))
+
+
+# ---------------------------------------------------------------------------------------------
+# Groupings (§6.1, Appendix H)
+# ---------------------------------------------------------------------------------------------
+
+AGE_BINS = ("<30", "30-40", "40-50", "50-60", ">60")
+"""10-year brackets; 30 falls in 30-40 and 60 in >60 (the paper leaves the edges open)."""
+
+
+def age_bin(age: int) -> str:
+    if age < 30:
+        return "<30"
+    if age >= 60:
+        return ">60"
+    low = age // 10 * 10
+    return f"{low}-{low + 10}"
+
+
+def country_group(country: str) -> str:
+    """The authors' development level of the country (`career_countries`; "Unknown" else)."""
+    return development_level(country)
+
+
+GROUPINGS: dict[str, Callable[[Mapping[str, Any]], str]] = {
+    "age": lambda p: age_bin(int(p["age"])),
+    "education": lambda p: education_label(str(p["education"])),
+    "country": lambda p: country_group(str(p["country"])),
+    "job": lambda p: p.get("job_category") or job_category(str(p["job_title"])),
+    "position": lambda p: p.get("position_level") or position_level(str(p["job_title"])),
+}
+"""How a profile is grouped for each of the paper's attributes (the paper's education labels
+and ours are the same groups); job category and position level come from the run's
+`--job-groups` file where it names the title, else from `career_jobs`' word rule."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Appendix E: judge–human agreement
+# ---------------------------------------------------------------------------------------------
+
+
+def pearson(x: Sequence[float], y: Sequence[float]) -> Statistic:
+    """Pearson r; undefined with fewer than 3 pairs or a constant side."""
+    a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if len(a) < 3:
+        return Undefined("fewer than 3 pairs")
+    for label, side in (("x", a), ("y", b)):
+        if np.all(side == side[0]):
+            return Undefined(CONSTANT).within(label)
+    return float(np.corrcoef(a, b)[0, 1])
+
+
+def icc3k(ratings: Sequence[Sequence[float]]) -> Statistic:
+    """ICC(3,k) of Shrout & Fleiss (1979): two-way mixed, consistency, mean of k raters.
+
+    `ratings` is targets × raters; ICC(3,k) = (BMS − EMS) / BMS. Undefined with fewer than
+    2 targets or 2 raters, or when the targets' means are all equal (BMS = 0).
+    """
+    x = np.asarray(ratings, dtype=float)
+    if x.size == 0:
+        return Undefined(NO_VALUES)
+    n, k = x.shape
+    if n < 2:
+        return Undefined("fewer than 2 targets")
+    if k < 2:
+        return Undefined("fewer than 2 raters")
+    row_means = x.mean(axis=1)
+    if np.allclose(row_means, row_means[0], rtol=1e-12, atol=1e-12):
+        return Undefined("no variance between targets")
+    grand = x.mean()
+    bss = k * ((row_means - grand) ** 2).sum()
+    jss = n * ((x.mean(axis=0) - grand) ** 2).sum()
+    ess = ((x - grand) ** 2).sum() - bss - jss
+    bms = bss / (n - 1)
+    ems = ess / ((n - 1) * (k - 1))
+    return float((bms - ems) / bms)
+
+
+# ---------------------------------------------------------------------------------------------
+# The scenario's metrics, from the event table alone (§5.1, Tables 1–3, 5, Figure 4)
+# ---------------------------------------------------------------------------------------------
+
+
+def _profiles(events: pd.DataFrame) -> dict[str, dict[str, Any]]:
+    """Each user's attributes, with the job labels a `--job-groups` file gave its title."""
+    given = payloads(events, "career.job_groups")
+    labels = given[0]["titles"] if given else {}
+    return {
+        p["persona"]["id"]: {
+            **p["persona"]["attributes"],
+            **labels.get(p["persona"]["attributes"]["job_title"], {}),
+        }
+        for p in payloads(events, "agent.created")
+        if p.get("type") == "UserSimulator"
+    }
+
+
+def _decisions(events: pd.DataFrame, task: str) -> pd.DataFrame:
+    made = events[events["kind"] == "decision.made"]
+    # astype(bool): on no rows, map() gives an object Series, which pandas would read as a
+    # (empty) list of columns and return a frame without any (a run where nothing parsed)
+    return made[made["payload"].map(lambda p: p["task"] == task).astype(bool)]
+
+
+def _probe_table(events: pd.DataFrame) -> pd.DataFrame:
+    """One row per usable probe: user, format, item, selected option, distribution, source.
+
+    The distribution comes from the last `career.probe` call in the decision's unit (the
+    answer that was parsed); without usable logprobs it is one-hot and `source` says so.
+    """
+    calls = events[events["kind"] == "llm.call"]
+    calls = calls[calls["payload"].map(lambda p: p["task"] == "career.probe").astype(bool)]
+    last_call = calls.groupby("scope")["payload"].last().to_dict()
+    rows = []
+    for scope, p in _decisions(events, "career.probe")[["scope", "payload"]].itertuples(
+        index=False
+    ):
+        selected = int(p["value"])
+        if "distribution" in p:  # imported (`personasim import`): the released probabilities
+            distribution, source = p["distribution"], "imported"
+        else:
+            distribution = option_distribution(last_call[scope]["response"].get("logprobs"))
+            source = "logprobs" if distribution else "one_hot"
+        rows.append(
+            {
+                "user": p["user"],
+                "format": p["format"],
+                "item": p["item"],
+                "selected": selected,
+                "distribution": distribution or one_hot(selected),
+                "source": source,
+            }
+        )
+    columns = ["user", "format", "item", "selected", "distribution", "source"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _probe_stats(probes: pd.DataFrame, fmt: str) -> dict[str, Any]:
+    """Figure 4: mean probability of the selected option (`confidence`, the paper's text) and
+    of the most likely option (`confidence_top`, what the released numbers appear to use);
+    one-hot fallbacks counted."""
+    rows = probes[probes["format"] == fmt]
+    confidence = [d[s - 1] for d, s in zip(rows["distribution"], rows["selected"], strict=True)]
+    top = [max(d) for d in rows["distribution"]]
+    return {
+        "n": len(rows),
+        "one_hot_fallback": int((rows["source"] == "one_hot").sum()),
+        **stat_fields("confidence", mean_of(confidence, "no answers")),
+        **stat_fields("confidence_top", mean_of(top, "no answers")),
+    }
+
+
+@dataclass(frozen=True)
+class Resamples:
+    """Item 4's resampling: bootstrap resamples, label permutations, and their seed."""
+
+    bootstrap: int = 1000
+    permutations: int = 1000
+    seed: int = 0
+
+
+_NO_CI = Undefined("no answers to resample")
+
+
+def _adaptations(
+    probes: pd.DataFrame,
+    profiles: dict[str, dict[str, Any]],
+    smallest: int,
+    resamples: Resamples,
+) -> dict[str, dict[str, Any]]:
+    """Table 2 for BA_user and BA_dialogue: every grouping's distances, baseline and ratios;
+    groups of fewer than `smallest` users are listed in `small_groups`, and a pair with one
+    of them is `small`. The (format, grouping) cells are computed as one batch
+    (`in_processes`: over processes when the resampling is large)."""
+    cells = []
+    for fmt in FORMATS:
+        rows = probes[probes["format"] == fmt]
+        for index, (grouping, label) in enumerate(GROUPINGS.items()):
+            by_user: dict[str, dict[str, dict[str, list[float]]]] = {}
+            for user, item, dist in rows[["user", "item", "distribution"]].itertuples(index=False):
+                group = label(profiles[user])
+                by_user.setdefault(group, {}).setdefault(str(item), {})[user] = dist
+            seed = (resamples.seed, FORMATS.index(fmt), index)
+            cells.append(_Cell(fmt, grouping, by_user, resamples, seed))
+    stage(
+        f"centroids and resampling of {len(cells)} (format, grouping) cells: "
+        f"{resamples.bootstrap} bootstrap resamples and {resamples.permutations} permutations "
+        "each"
+    )
+    users = len(profiles)
+    work = users * len(cells) * (resamples.bootstrap + resamples.permutations)
+    result: dict[str, dict[str, Any]] = {fmt: {} for fmt in FORMATS}
+    computed = in_processes(_cell, cells, work, _announce)
+    for cell, (distances, spread) in zip(cells, computed, strict=True):
+        result[cell.fmt][cell.grouping] = _grouping_record(distances, spread, smallest)
+    return result
+
+
+def _announce(cell: _Cell) -> None:
+    stage(f"BA_{'user' if cell.fmt == 'profile' else 'dialogue'} by {cell.grouping}: done")
+
+
+@dataclass(frozen=True)
+class _Cell:
+    """One format and grouping: the users' distributions by group, question and user."""
+
+    fmt: str
+    grouping: str
+    by_user: dict[str, dict[str, dict[str, list[float]]]]
+    resamples: Resamples
+    seed: tuple[int, ...]
+
+
+def _cell(cell: _Cell) -> tuple[GroupDistances, Uncertainty]:
+    """A cell's distances (L-BFGS centroids) and their bootstrap and permutation spread."""
+    responses = {
+        g: {q: list(d.values()) for q, d in per.items()} for g, per in cell.by_user.items()
+    }
+    distances = group_distances(responses)
+    if not cell.by_user:
+        return distances, Uncertainty()
+    spread = group_uncertainty(
+        group_data(cell.by_user),
+        {pair: distances.ratio(pair) for pair in distances.pairs},
+        cell.resamples.bootstrap,
+        cell.resamples.permutations,
+        list(cell.seed),
+    )
+    return distances, spread
+
+
+def _grouping_record(
+    distances: GroupDistances, spread: Uncertainty, smallest: int
+) -> dict[str, Any]:
+    small = small_groups(distances.groups, smallest)
+    return {
+        "groups": dict(sorted(distances.groups.items())),
+        "small_groups": small,
+        **stat_fields("baseline", distances.baseline),
+        **stat_fields("baseline_ci", spread.baseline_ci),
+        "centroids_not_converged": distances.centroids_failed,
+        "pairs": [
+            {
+                "group_a": a,
+                "group_b": b,
+                "n_a": distances.groups[a],
+                "n_b": distances.groups[b],
+                "distance": rounded(value),
+                **stat_fields("distance_ci", spread.distance_ci.get((a, b), _NO_CI)),
+                **stat_fields("ratio", distances.ratio((a, b))),
+                **stat_fields("ratio_ci", spread.ratio_ci.get((a, b), _NO_CI)),
+                **stat_fields("ratio_p", spread.ratio_p.get((a, b), _NO_CI)),
+                **stat_fields("ratio_null", spread.ratio_null.get((a, b), _NO_CI)),
+                "small": a in small or b in small,
+            }
+            for (a, b), value in distances.pairs.items()
+        ],
+    }
+
+
+def _with_holm(adaptation: dict[str, Any]) -> dict[str, Any]:
+    """Each pair's `ratio_p_holm`: Holm-corrected over every pair of the run's Table 2 with a
+    defined p (both formats, every grouping: the pairs a reader scans for "significant" ones);
+    a pair without a p keeps its reason. `holm_family` counts the family."""
+    pairs = [p for per in adaptation.values() for r in per.values() for p in r["pairs"]]
+    tested = [p for p in pairs if p["ratio_p"] is not None]
+    for pair, adjusted in zip(tested, holm([p["ratio_p"] for p in tested]), strict=True):
+        pair.update(stat_fields("ratio_p_holm", adjusted))
+    for pair in pairs:
+        if pair["ratio_p"] is None:
+            pair.update(stat_fields("ratio_p_holm", Undefined(pair["ratio_p_undefined"])))
+    for per in adaptation.values():
+        for result in per.values():
+            result["holm_family"] = len(tested)
+    return adaptation
+
+
+def _consistency(probes: pd.DataFrame, seed: int, repeats: int, smallest: int) -> dict[str, Any]:
+    """Table 3: mean EMD(S_u, S_d) over users with both formats, on the items answered in both,
+    against seeded random user–dialogue pairings; `small` with fewer than `smallest` users."""
+    table = probes.pivot_table(
+        index=["user", "item"], columns="format", values="selected", aggfunc="first"
+    )
+    profile: list[list[int]] = []
+    dialogue: list[list[int]] = []
+    if set(FORMATS) <= set(table.columns):
+        table = table.dropna(subset=list(FORMATS))
+        users = sorted(table.index.get_level_values("user").unique())
+        profile = [table.loc[u, "profile"].astype(int).tolist() for u in users]
+        dialogue = [table.loc[u, "dialogue"].astype(int).tolist() for u in users]
+    distances = [emd_ordinal(a, b) for a, b in zip(profile, dialogue, strict=True)]
+    distance = mean_of(distances, "no user answered in both formats")
+    baseline = random_pairing_emd(profile, dialogue, np.random.default_rng(seed), repeats)
+    return {
+        "n_users": len(profile),
+        **stat_fields("distance", distance),
+        **stat_fields("baseline", baseline),
+        **stat_fields("ratio", ratio_of(distance, baseline)),
+        "small": len(profile) < smallest,
+    }
+
+
+def _dialogue_stats(events: pd.DataFrame) -> dict[str, Any]:
+    ended = [p["reason"] for p in payloads(events, "career.dialogue_ended")]
+    questions = payloads(events, "career.question")
+    flagged = sum(q["out_of_context"] for q in questions)
+    exchanges = [p["exchanges"] for p in payloads(events, "career.dialogue_ended")]
+    return {
+        "n": len(ended),
+        "ended": {
+            reason: ended.count(reason) for reason in ("goals_covered", "max_turns", "failed")
+        },
+        "questions": len(questions),
+        "out_of_context": flagged,
+        **stat_fields(
+            "out_of_context_rate",
+            mean_of([q["out_of_context"] for q in questions], "no questions"),
+        ),
+        **stat_fields("mean_exchanges", mean_of(exchanges, "no dialogues")),
+    }
+
+
+def _judge_table(events: pd.DataFrame) -> pd.DataFrame:
+    rows = [
+        {"user": p["user"], "dimension": p["dimension"], "rating": float(p["value"])}
+        for p in _decisions(events, "career.judge")["payload"]
+    ]
+    return pd.DataFrame(rows, columns=["user", "dimension", "rating"])
+
+
+def _judge_means(judge: pd.DataFrame) -> dict[str, Any]:
+    """Table 1's LLM-judge column: ratings averaged over samples, then over dialogues."""
+    per_dialogue = judge.groupby(["dimension", "user"])["rating"].mean()
+    means: dict[str, Any] = {}
+    for d in DIMENSIONS:
+        rated = per_dialogue[d] if d in per_dialogue.index.get_level_values(0) else []
+        means.update(stat_fields(d, mean_of(rated, "no ratings")))
+    return {"n_ratings": len(judge), "means": means}
+
+
+def _alignment(judge: pd.DataFrame, rows: list[list[Any]], smallest: int) -> list[dict[str, Any]]:
+    """Table 5: per dimension, the judge's mean vs the raters' mean on shared dialogues;
+    `small` with fewer than `smallest` shared dialogues."""
+    human = pd.DataFrame(rows, columns=["user", "dimension", "rating"])
+    human_mean = human.groupby(["dimension", "user"])["rating"].mean()
+    judge_mean = judge.groupby(["dimension", "user"])["rating"].mean()
+    result = []
+    for dimension in DIMENSIONS:
+        shared = sorted(
+            set(_users_of(judge_mean, dimension)) & set(_users_of(human_mean, dimension))
+        )
+        x = [judge_mean[(dimension, u)] for u in shared]
+        y = [human_mean[(dimension, u)] for u in shared]
+        none = "no dialogue rated by both"
+        result.append(
+            {
+                "dimension": DIMENSION_LABELS[dimension],
+                "n": len(shared),
+                **stat_fields("llm_judge", mean_of(x, none)),
+                **stat_fields("human", mean_of(y, none)),
+                **stat_fields(
+                    "icc3k", icc3k(list(zip(x, y, strict=True))) if shared else Undefined(none)
+                ),
+                **stat_fields("pearson", pearson(x, y)),
+                "small": len(shared) < smallest,
+            }
+        )
+    return result
+
+
+def _users_of(series: pd.Series, dimension: str) -> list[str]:
+    return list(series[dimension].index) if dimension in series.index.get_level_values(0) else []
+
+
+def _task_counts(events: pd.DataFrame, kind: str) -> dict[str, int]:
+    tasks = [p["task"] for p in payloads(events, kind)]
+    names = (
+        "career.user",
+        "career.ooc",
+        "career.assistant",
+        "career.reasoning",
+        "career.probe",
+        "career.judge",
+    )
+    return {name.split(".")[1]: tasks.count(name) for name in names}
+
+
+# ---------------------------------------------------------------------------------------------
+# The metrics hook
+# ---------------------------------------------------------------------------------------------
+
+
+def compute_metrics(events: pd.DataFrame) -> dict[str, Any]:
+    """Every number of the run, from its event table (the scenario's `compute_metrics`)."""
+    header = payloads(events, "run.started")[0]
+    params = header["params"]
+    profiles = _profiles(events)
+    probes = _probe_table(events)
+    human = payloads(events, "career.human_ratings")
+    judge = _judge_table(events)
+    smallest = min_group_n(events)
+    return {
+        "model": model_label(header["model"]),
+        "n_users": len(profiles),
+        "n_items": len(payloads(events, "career.survey")[0]["items"]),
+        "min_group_n": smallest,
+        "dialogues": _dialogue_stats(events),
+        "probes": {fmt: _probe_stats(probes, fmt) for fmt in FORMATS},
+        "adaptation": _with_holm(_adaptations(probes, profiles, smallest, _resamples(header))),
+        "consistency": _consistency(probes, header["seed"], params["emd_repeats"], smallest),
+        "judge": _judge_means(judge),
+        **stat_fields(
+            "human_alignment",
+            _alignment(judge, human[0]["rows"], smallest)
+            if human
+            else Undefined("no human ratings given (--human-ratings)"),
+        ),
+        "design": paper_differences(
+            header, len(payloads(events, "career.survey")[0]["items"]), len(profiles)
+        ),
+        "failures": _task_counts(events, "decision.failed"),
+        "reasks": _task_counts(events, "decision.reask"),
+    }
+
+
+PAPER_USERS = 1000
+PAPER_ITEMS = 18
+PAPER_ROLES = {"user": "gpt-4o-2024-08-06", "detector": "gpt-4o-mini-2024-07-18"}
+PAPER_ROLES |= {"judge": "gpt-4o-2024-08-06"}
+"""§3–§4: who played the simulated user, the out-of-context detector and the judge."""
+
+
+def paper_differences(header: Mapping[str, Any], n_items: int, n_users: int) -> list[str]:
+    """What of this run's design is not the paper's (empty: its survey, users and repetitions;
+    an import is the authors' own answers and has none)."""
+    if header.get("import"):
+        return []
+    params, differs = header["params"], []
+    if n_items != PAPER_ITEMS:
+        differs.append(f"{n_items} survey items (paper: the {PAPER_ITEMS} VSM-2013 items)")
+    if not params.get("profile_file") and not params.get("dialogues_from"):
+        differs.append(f"{n_users} synthetic users (paper: {PAPER_USERS:,} recruitment profiles)")
+    elif n_users != PAPER_USERS:
+        differs.append(f"{n_users} users (paper: {PAPER_USERS:,})")
+    if params.get("judge_samples", 10) != 10:
+        differs.append(f"{params['judge_samples']} judge samples (paper: 10)")
+    roles = header.get("roles") or {}
+    for role, paper_model in PAPER_ROLES.items():
+        specs = roles.get(role)
+        model = str(specs[0]) if specs else model_label(header["model"])
+        model = model.split("@")[0].removeprefix("openai:")  # the name, not the endpoint
+        if paper_model not in model:
+            differs.append(f"{role}: {model} (paper: {paper_model})")
+    return differs
+
+
+def _resamples(header: Mapping[str, Any]) -> Resamples:
+    """From the run's parameters; logs from before item 4 (and imports) get the defaults."""
+    params = header["params"]
+    default = Resamples()
+    return Resamples(
+        int(params.get("bootstrap", default.bootstrap)),
+        int(params.get("permutations", default.permutations)),
+        int(header.get("seed") or 0),
+    )

@@ -1,0 +1,229 @@
+"""Figures 3–5 of PersonaGym (seed 002, §4.2–4.3) for one run, drawn from its `metrics` alone,
+each with its n.
+
+- Figure 3: the distribution of the selected settings (how many personas were placed in each)
+  beside a word cloud of the persona descriptions' words (font size ∝ count; drawn with
+  matplotlib text laid out in rows, not a packed cloud: no extra dependency).
+- Figure 4: the refusal rate (answers out of persona, `refusals.py`) of the run's model,
+  with k of n answers, and per task; a sweep draws it per model (`write_sweep_refusal_figure`).
+- Figure 5: PersonaScore by question generator × evaluator: the run's generator (its reasoner
+  model) in the row, each evaluator's PersonaScore in a column, with the scored answers n.
+
+An undefined value is drawn as no bar (or an empty cell) and named, never as zero.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
+
+from personasim.analysis.reports import save_figure
+
+__all__ = [
+    "STOPWORDS",
+    "attribute_words",
+    "selected_settings",
+    "write_gym_figures",
+    "write_sweep_refusal_figure",
+]
+
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "the",
+        "of",
+        "in",
+        "on",
+        "at",
+        "to",
+        "from",
+        "for",
+        "with",
+        "who",
+        "whose",
+        "is",
+        "are",
+        "was",
+        "be",
+        "by",
+        "as",
+        "or",
+        "but",
+        "their",
+        "his",
+        "her",
+        "its",
+        "they",
+        "she",
+        "he",
+        "it",
+        "that",
+        "this",
+        "which",
+        "while",
+        "into",
+        "about",
+        "over",
+        "than",
+        "through",
+    ]
+)
+"""Words left out of the word cloud (articles, prepositions, pronouns, conjunctions)."""
+
+MAX_SETTINGS = 25
+"""Figure 3 shows at most this many settings (the most selected); the title says how many."""
+
+
+def selected_settings(metrics: Mapping[str, Any]) -> Counter[str]:
+    """Per setting, how many personas were placed in it (a persona not placed has None)."""
+    return Counter(s for record in metrics["personas"].values() for s in (record["settings"] or []))
+
+
+def attribute_words(metrics: Mapping[str, Any]) -> Counter[str]:
+    """The words of the persona descriptions (lower case, hyphenated kept whole) without
+    `STOPWORDS`, counted over personas."""
+    words = Counter[str]()
+    for record in metrics["personas"].values():
+        tokens = re.findall(r"[a-z][a-z'-]*[a-z]|\d+-year-old", record["description"].lower())
+        words.update(t for t in tokens if t not in STOPWORDS)
+    return words
+
+
+def _settings_panel(ax: Any, counts: Counter[str], n_placed: int) -> None:
+    shown = counts.most_common(MAX_SETTINGS)[::-1]
+    if not shown:
+        ax.text(0.5, 0.5, "no persona was placed", ha="center", va="center")
+        ax.set_axis_off()
+        return
+    ax.barh([name for name, _ in shown], [k for _, k in shown], color="#4c72b0")
+    more = f", top {MAX_SETTINGS} of {len(counts)}" if len(counts) > MAX_SETTINGS else ""
+    ax.set_title(f"Selected settings (n = {n_placed} personas placed{more})", fontsize="medium")
+    ax.set_xlabel("personas placed in the setting")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.tick_params(axis="y", labelsize="small")
+
+
+def _word_cloud(ax: Any, words: Counter[str], n_personas: int, limit: int = 60) -> None:
+    """Words in rows, largest first, font size from 8 to 28 points by count (14 when all
+    counts are equal)."""
+    ax.set_axis_off()
+    ax.set_title(f"Persona attributes (n = {n_personas} descriptions)", fontsize="medium")
+    top = words.most_common(limit)
+    if not top:
+        return
+    high, low = top[0][1], top[-1][1]
+    x, y, row_height = 0.0, 0.95, 0.0
+    renderer = FigureCanvasAgg(ax.figure).get_renderer()  # to measure each word
+    width = ax.get_window_extent(renderer).width
+    for word, count in top:
+        size = 8 + 20 * ((count - low) / (high - low) if high > low else 0.3)
+        text = ax.text(x, y, word, fontsize=size, va="top", transform=ax.transAxes)
+        box = text.get_window_extent(renderer)
+        if x > 0 and x + box.width / width > 1.0:  # next row
+            y -= row_height + 0.02
+            x, row_height = 0.0, 0.0
+            text.set_position((x, y))
+        if y < 0.05:
+            text.remove()
+            break
+        x += box.width / width + 0.02
+        row_height = max(row_height, box.height / ax.get_window_extent(renderer).height)
+
+
+def _figure3(metrics: Mapping[str, Any]) -> Figure:
+    figure = Figure(figsize=(13, 6))  # fixed axes: the word cloud is laid out in them
+    left, right = figure.subplots(1, 2, width_ratios=[1, 1.2])
+    figure.subplots_adjust(left=0.22, right=0.98, wspace=0.08)
+    placed = sum(1 for r in metrics["personas"].values() if r["settings"])
+    _settings_panel(left, selected_settings(metrics), placed)
+    _word_cloud(right, attribute_words(metrics), len(metrics["personas"]))
+    figure.suptitle(f"Figure 3 — settings and persona attributes ({metrics['model']})")
+    return figure
+
+
+def _value(fields: Mapping[str, Any], name: str) -> float:
+    value = fields.get(name)
+    return float(value) if value is not None else float("nan")
+
+
+def _refusal_bars(ax: Any, labels: Sequence[str], rates: Sequence[float], notes: Sequence[str]):
+    x = np.arange(len(labels))
+    ax.bar(x, rates, color="#c44e52")
+    for i, (rate, note) in enumerate(zip(rates, notes, strict=True)):
+        ax.text(i, 0 if np.isnan(rate) else rate, note, ha="center", va="bottom", fontsize=8)
+    ax.set_xticks(x, labels, fontsize="small")
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("refusal rate")
+
+
+def _figure4(metrics: Mapping[str, Any]) -> Figure:
+    refusals = metrics["refusals"]
+    tasks = list(metrics["tasks"])
+    figure = Figure(figsize=(2.2 + 1.5 * len(tasks), 3.8), layout="constrained")
+    model_ax, task_ax = figure.subplots(1, 2, width_ratios=[1, len(tasks)])
+    rate = _value(refusals, "rate")
+    note = f"{refusals['n']} of {refusals['n_answers']}" if refusals["n_answers"] else "no answers"
+    _refusal_bars(model_ax, [str(metrics["model"])], [rate], [note])
+    model_ax.set_title("per model")
+    per_task = [_value(refusals["by_task"], t) for t in tasks]
+    labels = [t.replace(" ", "\n") + ("\n(undefined)" if np.isnan(v) else "") for t, v in
+              zip(tasks, per_task, strict=True)]  # fmt: skip
+    _refusal_bars(task_ax, labels, per_task, [""] * len(tasks))
+    task_ax.set_title("per task")
+    figure.suptitle("Figure 4 — answers out of persona (refusals)")
+    return figure
+
+
+def _figure5(metrics: Mapping[str, Any]) -> Figure:
+    evaluators = list(metrics["evaluators"])
+    counts = metrics.get("n_scored_by_evaluator", {})
+    cells = np.array(
+        [[_value(metrics["by_evaluator"].get(e, {}), "PersonaScore") for e in evaluators]]
+    )
+    figure = Figure(figsize=(2.5 + 2.2 * len(evaluators), 2.8), layout="constrained")
+    ax = figure.subplots()
+    image = ax.imshow(np.ma.masked_invalid(cells), vmin=1, vmax=5, cmap="viridis")
+    for j, name in enumerate(evaluators):
+        value = cells[0, j]
+        shown = "undefined" if np.isnan(value) else f"{value:.2f}"
+        ax.text(j, 0, f"{shown}\nn = {counts.get(name, 0)}", ha="center", va="center",
+                color="white" if not np.isnan(value) and value < 3.5 else "black")  # fmt: skip
+    ax.set_xticks(range(len(evaluators)), [f"{e}\n{metrics['evaluators'][e]}" for e in evaluators])
+    ax.set_yticks([0], [f"generator\n{metrics.get('generator', 'unknown')}"])
+    ax.set_xlabel("evaluator")
+    figure.colorbar(image, ax=ax, label="PersonaScore (1–5)")
+    title = "Figure 5 — PersonaScore by question generator × evaluator"
+    figure.suptitle(f"{title} ({metrics['model']})")
+    return figure
+
+
+def write_gym_figures(metrics: Mapping[str, Any], directory: Path) -> list[Path]:
+    """figure3_settings.png, figure4_refusals.png and figure5_generator_evaluator.png."""
+    return [
+        save_figure(_figure3(metrics), directory, "figure3_settings"),
+        save_figure(_figure4(metrics), directory, "figure4_refusals"),
+        save_figure(_figure5(metrics), directory, "figure5_generator_evaluator"),
+    ]
+
+
+def write_sweep_refusal_figure(rows: Sequence[Mapping[str, Any]], directory: Path) -> Path:
+    """Figure 4 across a sweep's runs: the refusal rate per model, with k of n answers."""
+    labels = [str(r["model"]) for r in rows]
+    rates = [_value(r, "refusal_rate") for r in rows]
+    notes = [
+        f"{r['refusals']} of {r['answers']}" if r.get("answers") else "no answers" for r in rows
+    ]
+    figure = Figure(figsize=(2 + 1.6 * len(rows), 3.8), layout="constrained")
+    _refusal_bars(figure.subplots(), labels, rates, notes)
+    figure.suptitle("Figure 4 — answers out of persona (refusals) per model")
+    return save_figure(figure, directory, "figure4_refusals_by_model")

@@ -1,0 +1,615 @@
+"""PersonaScore and its checks (seed 002): ensembles, refusals, evaluator agreement, and
+alignment with human scores by bootstrap with Fisher's z (Appendix F).
+
+Scores come as one row per (persona, task, question, evaluator) with the evaluator's score, or
+NaN where its answer could not be parsed. A failed evaluation is left out of every mean, never
+counted as a low score.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from scipy.stats import pearsonr, rankdata, spearmanr
+
+from personasim.analysis.event_tables import min_group_n, payloads, rounded
+from personasim.analysis.reports import model_label, small_note, write_table
+from personasim.analysis.stats import mean_of, small_groups
+from personasim.analysis.undefined import (
+    CONSTANT,
+    Statistic,
+    Undefined,
+    read_stat,
+    shown_stat,
+    stat_fields,
+)
+from personasim.scenarios.persona_gym.figures import write_gym_figures
+from personasim.scenarios.persona_gym.human_agreement import HUMAN_COLUMNS, question_alignment
+from personasim.scenarios.persona_gym.published import (
+    published_metrics,
+    published_report_lines,
+    write_published_reports,
+)
+from personasim.scenarios.persona_gym.refusals import is_refusal, refusal_rules
+
+__all__ = [
+    "SCORE_COLUMNS",
+    "STAGE_TASKS",
+    "CorrelationInterval",
+    "bootstrap_correlation",
+    "ensemble_scores",
+    "evaluator_agreement",
+    "gym_metrics",
+    "human_alignment",
+    "is_refusal",
+    "persona_rows",
+    "persona_scores",
+    "report_lines",
+    "table2_rows",
+    "table2_spread",
+    "task_counts",
+    "task_scores",
+    "write_gym_reports",
+]
+
+SCORE_COLUMNS = ("persona", "task", "question", "evaluator", "score")
+"""The columns of an evaluator-score table."""
+
+Method = Literal["spearman", "kendall", "pearson"]
+
+
+def ensemble_scores(scores: pd.DataFrame) -> pd.DataFrame:
+    """One row per question: the mean of its evaluators' valid scores and how many there were.
+
+    Questions no evaluator could score are dropped (they have no score, not a zero).
+    """
+    valid = scores.dropna(subset=["score"])
+    grouped = valid.groupby(["persona", "task", "question"], sort=True)["score"]
+    return grouped.agg(score="mean", n_scores="count").reset_index()
+
+
+def task_scores(questions: pd.DataFrame, tasks: Sequence[str]) -> dict[str, Statistic]:
+    """Per task the mean ensemble score over all its questions, and PersonaScore = the mean
+    of the task scores. A task without a scored question is undefined, and so is the
+    PersonaScore then (a mean over fewer tasks would not be the same measure)."""
+    result: dict[str, Statistic] = {
+        t: mean_of(questions.loc[questions["task"] == t, "score"], "no scored questions")
+        for t in tasks
+    }
+    missing = [t for t in tasks if isinstance(result[t], Undefined)]
+    if not tasks:
+        result["PersonaScore"] = Undefined("no tasks")
+    elif missing:
+        result["PersonaScore"] = Undefined(f"no scored questions in {', '.join(missing)}")
+    else:
+        result["PersonaScore"] = float(np.mean([result[t] for t in tasks]))
+    return result
+
+
+def persona_scores(
+    questions: pd.DataFrame, tasks: Sequence[str]
+) -> dict[str, dict[str, Statistic]]:
+    """`task_scores` for each persona on its own."""
+    return {
+        str(persona): task_scores(group, tasks)
+        for persona, group in questions.groupby("persona", sort=True)
+    }
+
+
+def task_counts(questions: pd.DataFrame, tasks: Sequence[str]) -> dict[str, int]:
+    """How many scored questions each task's score averages (the group size to flag)."""
+    return {t: int((questions["task"] == t).sum()) for t in tasks}
+
+
+def evaluator_agreement(scores: pd.DataFrame) -> list[dict[str, Any]]:
+    """Per pair of evaluators, over the questions both scored: Spearman and Pearson of their
+    scores, mean absolute difference and the share of identical scores (null with a reason
+    where undefined: no shared question, fewer than 2, or one evaluator constant)."""
+    wide = scores.pivot_table(
+        index=["persona", "task", "question"], columns="evaluator", values="score"
+    )
+    rows = []
+    for first, second in itertools.combinations(sorted(wide.columns), 2):
+        pair = wide[[first, second]].dropna()
+        a, b = pair[first].to_numpy(), pair[second].to_numpy()
+        correlation = _correlation_undefined(a, b)
+        spearman = correlation or float(spearmanr(a, b).statistic)
+        pearson = correlation or float(pearsonr(a, b).statistic)
+        none = Undefined("no question scored by both")
+        rows.append(
+            {
+                "evaluators": f"{first} vs {second}",
+                "n": len(pair),
+                **stat_fields("spearman", spearman),
+                **stat_fields("pearson", pearson),
+                **stat_fields("mean_abs_diff", float(np.abs(a - b).mean()) if len(pair) else none),
+                **stat_fields("exact_agreement", float((a == b).mean()) if len(pair) else none),
+            }
+        )
+    return rows
+
+
+def _correlation_undefined(a: np.ndarray, b: np.ndarray) -> Undefined | None:
+    """Why a correlation of a with b is undefined (n < 2, either constant), or None."""
+    if len(a) < 2:
+        return Undefined("fewer than 2 pairs")
+    for label, side in (("x", a), ("y", b)):
+        if np.all(side == side[0]):
+            return Undefined(CONSTANT).within(label)
+    return None
+
+
+@dataclass(frozen=True)
+class CorrelationInterval:
+    """A correlation with its bootstrap interval; significant when the interval excludes 0.
+
+    `resamples` counts the resamples that had a correlation (a constant resample has none).
+    """
+
+    method: str
+    r: Statistic
+    low: Statistic
+    high: Statistic
+    n: int
+    significant: bool | Undefined
+    resamples: int = 0
+
+    def record(self) -> dict[str, Any]:
+        return {
+            "method": self.method,
+            **stat_fields("r", self.r),
+            **stat_fields("low", self.low),
+            **stat_fields("high", self.high),
+            "n": self.n,
+            **stat_fields("significant", self.significant),
+            "resamples": self.resamples,
+        }
+
+
+def bootstrap_correlation(
+    x: Sequence[float],
+    y: Sequence[float],
+    method: Method = "spearman",
+    *,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> CorrelationInterval:
+    """Appendix F.1: resample the (x, y) pairs with replacement `n_resamples` times, take each
+    resample's correlation to Fisher's z = artanh(r), and map the 2.5th and 97.5th percentiles
+    of z back with tanh.
+
+    The resamples are `numpy.random.default_rng(seed).integers(0, n, (n_resamples, n))`, one
+    row each. A resample whose x or y is constant has no correlation and is left out; r = ±1
+    is clipped to ±(1 − 1e-12) so that z stays finite. r is undefined with fewer than 2 pairs
+    or a constant side; the interval also with fewer than 3 pairs or no usable resample.
+    """
+    xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    n = len(xs)
+    r: Statistic = _correlation_undefined(xs, ys) or float(
+        _correlations(xs[None, :], ys[None, :], method)[0]
+    )
+    if isinstance(r, Undefined) or n < 3:
+        why = r if isinstance(r, Undefined) else Undefined("fewer than 3 pairs")
+        return CorrelationInterval(method, r, why, why, n, why)
+    rows = np.random.default_rng(seed).integers(0, n, size=(n_resamples, n))
+    chunk = max(1, 20_000_000 // (n * n))
+    resampled = np.concatenate(
+        [
+            _correlations(xs[rows[i : i + chunk]], ys[rows[i : i + chunk]], method)
+            for i in range(0, n_resamples, chunk)
+        ]
+    )
+    usable = resampled[~np.isnan(resampled)]
+    if usable.size == 0:
+        why = Undefined("every resample constant")
+        return CorrelationInterval(method, r, why, why, n, why)
+    z = np.arctanh(np.clip(usable, -1 + 1e-12, 1 - 1e-12))
+    tail = (1 - level) / 2 * 100
+    low, high = np.tanh(np.percentile(z, [tail, 100 - tail]))
+    return CorrelationInterval(
+        method, r, float(low), float(high), n, bool(low > 0 or high < 0), int(usable.size)
+    )
+
+
+def _correlations(x: np.ndarray, y: np.ndarray, method: Method) -> np.ndarray:
+    """Row-wise correlation of two (samples × n) arrays; NaN where a row is constant."""
+    if method == "kendall":
+        return _kendall_tau_b(x, y)
+    if method == "spearman":
+        x, y = rankdata(x, axis=1), rankdata(y, axis=1)
+    dx = x - x.mean(axis=1, keepdims=True)
+    dy = y - y.mean(axis=1, keepdims=True)
+    denominator = np.sqrt((dx * dx).sum(axis=1) * (dy * dy).sum(axis=1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(denominator > 0, (dx * dy).sum(axis=1) / denominator, np.nan)
+
+
+def _kendall_tau_b(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Kendall's τ-b row-wise (as `scipy.stats.kendalltau`): concordance over pairs i < j."""
+    sx = np.sign(x[:, :, None] - x[:, None, :])
+    sy = np.sign(y[:, :, None] - y[:, None, :])
+    concordance = (sx * sy).sum(axis=(1, 2))
+    untied = np.abs(sx).sum(axis=(1, 2)) * np.abs(sy).sum(axis=(1, 2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(untied > 0, concordance / np.sqrt(untied), np.nan)
+
+
+def human_alignment(
+    model: Mapping[str, Mapping[str, Statistic]],
+    human: Iterable[tuple[str, str, float]],
+    tasks: Sequence[str],
+    *,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+) -> list[dict[str, Any]]:
+    """Table 3 / Appendix F for one model: per task, and for PersonaScore, the Spearman and
+    Kendall τ between the model's and the humans' scores over personas, with bootstrap 95%
+    intervals.
+
+    `model` is persona → task → score (`persona_scores`, or the `scores` of a metrics file,
+    where an undefined score is null); `human` holds (persona, task, score) rows, several
+    annotators' rows for one item are averaged. The human PersonaScore of a
+    persona is the mean of its human task scores.
+    """
+    frame = pd.DataFrame(list(human), columns=["persona", "task", "score"])
+    items = frame.groupby(["persona", "task"])["score"].mean()
+    rows = []
+    for task in (*tasks, "PersonaScore"):
+        pairs = [
+            (scores[task], _human_score(items, persona, task, tasks))
+            for persona, scores in sorted(model.items())
+            if _defined(scores.get(task))
+        ]
+        pairs = [(m, h) for m, h in pairs if h is not None]
+        ms, hs = [m for m, _ in pairs], [h for _, h in pairs]
+        for method in ("spearman", "kendall"):
+            result = bootstrap_correlation(ms, hs, method, n_resamples=n_resamples, seed=seed)
+            rows.append({"task": task, **result.record()})
+    return rows
+
+
+def _defined(value: Any) -> bool:
+    """A score to correlate: not absent, not `Undefined`, not a metrics file's null."""
+    return value is not None and not isinstance(value, Undefined)
+
+
+def _human_score(items: pd.Series, persona: str, task: str, tasks: Sequence[str]) -> float | None:
+    if task != "PersonaScore":
+        return _number(items.get((persona, task)))
+    present = [items[(persona, t)] for t in tasks if (persona, t) in items.index]
+    return float(np.mean(present)) if len(present) == len(tasks) else None
+
+
+def _number(value: Any) -> float | None:
+    return None if value is None or pd.isna(value) else float(value)
+
+
+# ---------------------------------------------------------------------------------------------
+# The run's metrics (from the event table alone), its summary and its tables
+# ---------------------------------------------------------------------------------------------
+
+
+def gym_metrics(events: pd.DataFrame) -> dict[str, Any]:
+    """The run's `metrics`: scores per task and PersonaScore (Table 2), per persona and per
+    evaluator, refusals, failures, evaluator agreement and human alignment (Table 3)."""
+    header = payloads(events, "run.started")[0]
+    published = payloads(events, "gym.published")
+    if published:  # an import of the paper's published scores (`personasim import`)
+        return published_metrics(header, published[0], payloads(events, "gym.beside"))
+    params = header["params"]
+    tasks = params["tasks"]
+    scores = _score_table(events)
+    questions = ensemble_scores(scores)
+    per_persona = persona_scores(questions, tasks)
+    human = payloads(events, "gym.human_scores")
+    smallest = min_group_n(events)
+    counts = task_counts(questions, tasks)
+    return {
+        "model": model_label(header["model"]),
+        "pipeline": params["pipeline"],
+        "tasks": tasks,
+        "evaluators": {f"evaluator-{i}": s for i, s in enumerate(header["roles"]["evaluator"], 1)},
+        "generator": _generator(header),
+        "n_scored_by_evaluator": {
+            str(e): int(group["score"].notna().sum())
+            for e, group in scores.groupby("evaluator", sort=True)
+        },
+        "n_personas": len(_descriptions(events)),
+        "n_questions": sum(len(q["questions"]) for q in payloads(events, "gym.questions")),
+        "n_scored_questions": len(questions),
+        "min_group_n": smallest,
+        "n_scored_by_task": counts,
+        "small_tasks": small_groups(counts, smallest),
+        "scores": _score_fields(task_scores(questions, tasks)),
+        "by_evaluator": {
+            evaluator: _score_fields(task_scores(ensemble_scores(group), tasks))
+            for evaluator, group in scores.groupby("evaluator", sort=True)
+        },
+        "personas": _persona_records(events, per_persona, questions, tasks, smallest),
+        "refusals": _refusals(events, tasks),
+        "agreement": [
+            {**_rounded_record(r), "small": r["n"] < smallest} for r in evaluator_agreement(scores)
+        ],
+        "failures": {
+            **_counts(events, "decision.failed", per_answer=True),
+            "evaluate": int(scores["score"].isna().sum()),
+        },
+        "reasks": _counts(events, "decision.reask"),
+        "batch_reasks": _batch_reasks(events),
+        **_human_fields(human[0]["rows"] if human else None, events, questions, tasks, smallest),
+    }
+
+
+def _generator(header: dict[str, Any]) -> str:
+    """Who wrote the questions (Figure 5's row): the reasoner role's model, or the benchmark
+    file's authors in the static pipeline."""
+    if header["params"]["pipeline"] == "static":
+        return "benchmark file"
+    return ", ".join(str(m) for m in header["roles"].get("reasoner", [])) or "unknown"
+
+
+def _human_fields(
+    rows: list[list[Any]] | None,
+    events: pd.DataFrame,
+    questions: pd.DataFrame,
+    tasks: Sequence[str],
+    smallest: int,
+) -> dict[str, Any]:
+    """Appendix F: per persona (rows persona, task, score) or per question and rater (rows
+    persona, task, question, rater, score: Fleiss' κ and the correlations per question)."""
+    if rows is None:
+        return stat_fields("human_alignment", Undefined("no human scores given (--human-scores)"))
+    ids = {description: persona for persona, description in _descriptions(events).items()}
+    keyed = [[ids.get(row[0], row[0]), *row[1:]] for row in rows]
+    if rows and len(rows[0]) == len(HUMAN_COLUMNS):
+        human = pd.DataFrame(keyed, columns=HUMAN_COLUMNS)
+        found = question_alignment(questions, human, tasks)
+    else:
+        found = human_alignment(persona_scores(questions, tasks), keyed, tasks)
+    return stat_fields(
+        "human_alignment", [{**_rounded_record(r), "small": r["n"] < smallest} for r in found]
+    )
+
+
+def report_lines(metrics: dict[str, Any]) -> list[str]:
+    """The run's summary lines for the console."""
+    if "published" in metrics:
+        return published_report_lines(metrics)
+    scores = metrics["scores"]
+    per_task = ", ".join(f"{t} {shown_stat(scores, t)}" for t in metrics["tasks"])
+    failures = metrics["failures"]
+    lines = [
+        f"{metrics['model']}: PersonaScore {shown_stat(scores, 'PersonaScore')} over "
+        f"{metrics['n_personas']} personas, {metrics['n_scored_questions']} of "
+        f"{metrics['n_questions']} questions scored ({metrics['pipeline']} pipeline)",
+        f"  {per_task}",
+        f"  refusals {metrics['refusals']['n']} of {metrics['refusals']['n_answers']} answers "
+        f"({shown_stat(metrics['refusals'], 'rate')}); failures: "
+        + ", ".join(f"{k} {v}" for k, v in failures.items())
+        + f" (evaluator scores excluded: {failures['evaluate']})",
+    ]
+    if metrics["small_tasks"]:
+        lines.append(
+            f"  fewer than {metrics['min_group_n']} scored questions: "
+            + ", ".join(metrics["small_tasks"])
+        )
+    for row in metrics["agreement"]:
+        lines.append(
+            f"  {row['evaluators']}: Spearman {shown_stat(row, 'spearman')}, mean |diff| "
+            f"{shown_stat(row, 'mean_abs_diff')} over {row['n']} answers"
+        )
+    return lines
+
+
+def write_gym_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
+    """Table 2's row, per-persona scores, evaluator agreement and human alignment tables."""
+    if "published" in metrics:
+        return write_published_reports(metrics, directory, table2_spread)
+    smallest = metrics["min_group_n"]
+    small = metrics["small_tasks"]
+    notes = [small_note(smallest, f"scored questions in {', '.join(small)}")] if small else []
+    files = write_table(
+        table2_rows(metrics), directory, "table2_persona_score", flag="small_group", notes=notes
+    )
+    files += write_table(
+        persona_rows(metrics),
+        directory,
+        "persona_scores",
+        flag="small_group",
+        notes=[small_note(smallest, "scored questions in a task of the persona")],
+    )
+    pairs = small_note(smallest, "answers or personas in the row")
+    for key, name in (
+        ("agreement", "evaluator_agreement"),
+        ("human_alignment", "human_alignment"),
+    ):
+        if metrics[key]:
+            files += write_table(metrics[key], directory, name, flag="small", notes=[pairs])
+    return files + write_gym_figures(metrics, directory)
+
+
+STAGE_TASKS = {
+    "select": "persona_gym.select",
+    "generate": "persona_gym.questions",
+    "answer": "persona_gym.answer",
+    "examples": "persona_gym.examples",
+    "evaluate": "persona_gym.evaluate",
+}
+EVALUATE_TASKS = ("persona_gym.evaluate", "persona_gym.evaluate_batch")
+"""One answer per request, or several (`--grading-batch`)."""
+
+
+def _score_table(events: pd.DataFrame) -> pd.DataFrame:
+    """One row per evaluator and answer it was asked about; NaN score for a failure. A batch
+    evaluation (`--grading-batch`) gives one row per answer of its batch; an answer asked
+    again after an unusable evaluation in a batch reply keeps its last evaluation."""
+    decided = events[events["kind"].isin(["decision.made", "decision.failed"])]
+    rows = {
+        (p["persona"], p["gym_task"], question, p["evaluator"]): (
+            float("nan") if value is None or value["score"] is None else float(value["score"])
+        )
+        for p in decided["payload"]
+        if p["task"] in EVALUATE_TASKS
+        for question, value in _graded(p)
+    }
+    columns = ["persona", "task", "question", "evaluator", "score"]
+    table = pd.DataFrame([(*k, v) for k, v in rows.items()], columns=columns)
+    return table.astype({"score": float})
+
+
+def _graded(payload: dict[str, Any]) -> list[tuple[int, dict[str, Any] | None]]:
+    """(question, evaluation or None for a failure) of an evaluate decision: one, or a
+    batch's, whose failure fails each of its answers."""
+    if payload["task"] == "persona_gym.evaluate":
+        return [(payload["question"], payload.get("value"))]
+    values = payload.get("value") or [None] * len(payload["questions"])
+    return list(zip(payload["questions"], values, strict=True))
+
+
+def _batch_reasks(events: pd.DataFrame) -> dict[str, int]:
+    """Answers asked again, alone, after their evaluation in a batch reply was unusable, and
+    how many of them stayed unscored."""
+    again = [
+        p for kind in ("decision.made", "decision.failed") for p in payloads(events, kind)
+        if p["task"] == "persona_gym.evaluate_batch" and p.get("partial_reask")
+    ]  # fmt: skip
+    return {"answers": sum(len(p["questions"]) for p in again), "requests": len(again)}
+
+
+def _descriptions(events: pd.DataFrame) -> dict[str, str]:
+    return {
+        p["persona"]["id"]: p["persona"]["attributes"]["description"]
+        for p in payloads(events, "agent.created")
+        if "persona" in p
+    }
+
+
+def _persona_records(
+    events: pd.DataFrame,
+    per_persona: dict[str, dict[str, Statistic]],
+    questions: pd.DataFrame,
+    tasks: Sequence[str],
+    smallest: int,
+) -> dict[str, dict[str, Any]]:
+    """Per persona: description, settings, task scores and the tasks scored over fewer than
+    `smallest` questions (`small_tasks`)."""
+    placed = {
+        row["agent_id"]: row["payload"]["settings"]
+        for row in events.loc[events["kind"] == "gym.placed", ["agent_id", "payload"]].to_dict(
+            "records"
+        )
+    }
+    unscored = dict.fromkeys(tasks, Undefined("no scored questions"))
+    return {
+        persona: {
+            "description": description,
+            "settings": placed.get(persona),
+            "scores": _score_fields(
+                per_persona.get(persona, {**unscored, "PersonaScore": Undefined("no scores")})
+            ),
+            "small_tasks": small_groups(
+                task_counts(questions[questions["persona"] == persona], tasks), smallest
+            ),
+        }
+        for persona, description in _descriptions(events).items()
+    }
+
+
+def _refusals(events: pd.DataFrame, tasks: Sequence[str]) -> dict[str, Any]:
+    """Refusal / "as an AI" answers of the persona agent (§4.2, Figure 4), overall and per task."""
+    made = [p for p in payloads(events, "decision.made") if p["task"] == "persona_gym.answer"]
+    answers = [(p["gym_task"], is_refusal(p["value"])) for p in made]
+    rules = Counter(rule for p in made for rule in refusal_rules(p["value"]))
+    by_task = {t: [r for task, r in answers if task == t] for t in tasks}
+    flags = [r for _, r in answers]
+    return {
+        "n": sum(flags),
+        "n_answers": len(flags),
+        **stat_fields("rate", mean_of(flags, "no answers")),
+        "by_task": {
+            k: v
+            for t, f in by_task.items()
+            for k, v in stat_fields(t, mean_of(f, "no answers")).items()
+        },
+        "by_rule": dict(sorted(rules.items())),
+    }
+
+
+def _counts(events: pd.DataFrame, kind: str, per_answer: bool = False) -> dict[str, int]:
+    """Events of `kind` per stage. A batch evaluation counts once, or (`per_answer`, as for
+    failures: the evaluator scores lost) once per answer of its batch."""
+    found = payloads(events, kind)
+    tasks = [p["task"] for p in found]
+    counts = {stage: tasks.count(task) for stage, task in STAGE_TASKS.items()}
+    counts["evaluate"] += sum(
+        len(p["questions"]) if per_answer else 1
+        for p in found
+        if p["task"] == "persona_gym.evaluate_batch"
+    )
+    return counts
+
+
+def _score_fields(scores: dict[str, Statistic]) -> dict[str, Any]:
+    """Each task's score (and PersonaScore) with the reason beside an undefined one."""
+    return {k: v for task, value in scores.items() for k, v in stat_fields(task, value).items()}
+
+
+def _rounded_record(record: dict[str, Any]) -> dict[str, Any]:
+    return {k: rounded(v) if isinstance(v, float) else v for k, v in record.items()}
+
+
+def table2_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
+    """Table 2's shape: the model, its score per task, and PersonaScore; `small_group` when a
+    task's score rests on fewer scored questions than the run's `min_group_n`. An import of
+    the published scores gives a row per model (`persona_gym_published`)."""
+    if "published" in metrics:
+        return [*metrics["beside"], *metrics["published"]]
+    return [
+        {
+            "model": metrics["model"],
+            **metrics["scores"],
+            **stat_fields("refusal_rate", read_stat(metrics["refusals"], "rate")),
+            "refusals": metrics["refusals"]["n"],
+            "answers": metrics["refusals"]["n_answers"],
+            "small_group": bool(metrics["small_tasks"]),
+        }
+    ]
+
+
+def table2_spread(rows: Sequence[dict[str, Any]], tasks: Sequence[str]) -> list[dict[str, Any]]:
+    """Table 2 across a sweep's runs, and a last row `spread`: per task (and PersonaScore) the
+    highest minus the lowest score among the runs (§4.2: "Action Justification ... 2.10");
+    undefined, with its reason, where fewer than 2 runs have the score."""
+    columns = [*tasks, "PersonaScore"]
+    kept = ("model", *columns, "refusal_rate", "refusals", "answers")
+    table = [{k: r.get(k) for k in kept} for r in rows]
+    spread: dict[str, Any] = {"model": "spread (max - min)"}
+    for column in columns:
+        values = [float(r[column]) for r in rows if r.get(column) is not None]
+        spread |= stat_fields(
+            column,
+            max(values) - min(values) if len(values) >= 2 else Undefined("fewer than 2 runs"),
+        )
+    return [*table, spread]
+
+
+def persona_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per persona: its description, settings, task scores and PersonaScore."""
+    return [
+        {
+            "persona": persona,
+            "description": record["description"],
+            "settings": "; ".join(record["settings"] or []),
+            **record["scores"],
+            "small_group": bool(record["small_tasks"]),
+        }
+        for persona, record in metrics["personas"].items()
+    ]

@@ -1,0 +1,384 @@
+"""Cross-environment metrics of `persona-journey`, computed from the event log alone.
+
+Per persona: the Trust Game transfer, the survey's mean answer (the logprob-expected option
+where the response carries logprobs, else the chosen option, counted), the survey's stability
+(share of items answered alike in every repeat), the mean evaluator score over PersonaGym scenes
+and on the Persona Consistency scene. Across personas: Spearman's ρ between environments with
+percentile bootstrap intervals (personas resampled); per trait, ρ between the trait levels' means
+in two environments; order effects (a place visited first vs later) and memory effects (a mode
+vs `none`, after at least one earlier place) as differences of means with bootstrap intervals.
+Whatever cannot be computed is null with its reason. See docs/persona-journey.md.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from personasim.analysis.event_tables import agent_payloads, min_group_n, rounded
+from personasim.analysis.undefined import CONSTANT, Statistic, Undefined, shown_stat, stat_fields
+from personasim.scenarios.career_chat.metrics import option_distribution
+
+__all__ = [
+    "BOOTSTRAP_SEED",
+    "N_BOOTSTRAP",
+    "PAIRS",
+    "bootstrap_difference",
+    "bootstrap_spearman",
+    "journey_metrics",
+    "persona_table",
+    "report_lines",
+    "spearman",
+    "write_reports",
+]
+
+N_BOOTSTRAP = 1000
+BOOTSTRAP_SEED = 0
+"""Fixed, so `personasim metrics --check` recomputes the same intervals."""
+
+PAIRS = (
+    ("trust_vs_survey", "trust_sent", "survey_mean"),
+    ("trust_vs_gym", "trust_sent", "gym_score"),
+    ("survey_vs_gym", "survey_mean", "gym_score"),
+    ("consistency_vs_stability", "gym_consistency", "survey_stability"),
+)
+"""Per-persona measures compared across environments (name, x, y)."""
+
+OUTCOME = {"trust": "trust_sent", "survey": "survey_mean", "gym": "gym_score"}
+"""The per-persona outcome of each place, for order and memory effects."""
+
+CONSISTENCY_TASK = "Persona Consistency"
+
+
+# --- statistics ------------------------------------------------------------------------------
+
+
+def spearman(x: Sequence[float], y: Sequence[float]) -> Statistic:
+    """Spearman's ρ (scipy), or why it is undefined."""
+    if len(x) < 3:
+        return Undefined(f"fewer than 3 personas with both values (n={len(x)})")
+    if len(set(x)) < 2 or len(set(y)) < 2:
+        return Undefined(CONSTANT)
+    return float(stats.spearmanr(x, y).statistic)
+
+
+def _interval(draws: list[float], n_boot: int) -> tuple[Statistic, Statistic]:
+    if len(draws) < n_boot / 2:
+        why = Undefined(f"defined in only {len(draws)} of {n_boot} bootstrap resamples")
+        return why, why
+    low, high = np.percentile(draws, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def bootstrap_spearman(
+    x: Sequence[float], y: Sequence[float], n_boot: int = N_BOOTSTRAP, seed: int = BOOTSTRAP_SEED
+) -> dict[str, Any]:
+    """ρ with a 95% percentile interval over personas resampled with replacement."""
+    rho = spearman(x, y)
+    record = {"n": len(x), **stat_fields("rho", rho)}
+    if isinstance(rho, Undefined):
+        return {**record, **stat_fields("ci_low", rho), **stat_fields("ci_high", rho)}
+    rng = np.random.default_rng(seed)
+    xs, ys, draws = np.asarray(x), np.asarray(y), []
+    for _ in range(n_boot):
+        pick = rng.integers(len(xs), size=len(xs))
+        value = spearman(list(xs[pick]), list(ys[pick]))
+        if not isinstance(value, Undefined):
+            draws.append(value)
+    low, high = _interval(draws, n_boot)
+    return {**record, **stat_fields("ci_low", low), **stat_fields("ci_high", high)}
+
+
+def bootstrap_difference(
+    a: Sequence[float], b: Sequence[float], n_boot: int = N_BOOTSTRAP, seed: int = BOOTSTRAP_SEED
+) -> dict[str, Any]:
+    """mean(a) − mean(b) with a 95% percentile interval, each group resampled on its own."""
+    record: dict[str, Any] = {"n_a": len(a), "n_b": len(b)}
+    if not a or not b:
+        why = Undefined("an empty group (" + ("first" if not a else "second") + ")")
+        return {
+            **record,
+            **{k: v for n in ("diff", "ci_low", "ci_high") for k, v in stat_fields(n, why).items()},
+        }
+    xa, xb = np.asarray(a, float), np.asarray(b, float)
+    rng = np.random.default_rng(seed)
+    draws = [
+        float(rng.choice(xa, len(xa)).mean() - rng.choice(xb, len(xb)).mean())
+        for _ in range(n_boot)
+    ]
+    low, high = _interval(draws, n_boot)
+    if min(len(xa), len(xb)) < 2:
+        low = high = Undefined("a group has fewer than 2 values: no interval")
+    diff = float(xa.mean() - xb.mean())
+    return {
+        **record,
+        **stat_fields("diff", diff),
+        **stat_fields("ci_low", low),
+        **stat_fields("ci_high", high),
+    }
+
+
+# --- the per-persona table -------------------------------------------------------------------
+
+
+def _made(events: pd.DataFrame, task: str) -> pd.DataFrame:
+    rows = events[(events["kind"] == "decision.made")]
+    return rows[rows["payload"].map(lambda p: p.get("task") == task)]
+
+
+def _survey_answers(events: pd.DataFrame) -> tuple[list[dict[str, Any]], int]:
+    """One row per accepted survey answer: chosen option and the logprob-expected option
+    (from the last `llm.call` of that persona's unit before the decision), and how many had
+    no usable logprobs (their chosen option stands in)."""
+    rows, without = [], 0
+    last_call: dict[tuple[str, str], dict[str, Any]] = {}
+    for event in events.itertuples():
+        payload = event.payload
+        key = (event.scope, event.agent_id)
+        if event.kind == "llm.call" and payload.get("task") == "career.probe":
+            last_call[key] = payload
+        elif event.kind == "decision.made" and payload.get("task") == "career.probe":
+            response = (last_call.get(key) or {}).get("response") or {}
+            dist = option_distribution(response.get("logprobs"))
+            option = int(payload["value"])
+            if dist is None:
+                without += 1
+                expected = float(option)
+            else:
+                expected = float(sum(k * p for k, p in enumerate(dist, 1)))
+            rows.append(
+                {
+                    "persona": event.agent_id,
+                    "item": payload["item"],
+                    "repeat": payload["repeat"],
+                    "option": option,
+                    "expected": expected,
+                }
+            )
+    return rows, without
+
+
+def persona_table(events: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """One row per persona: its memory mode, route and the measures of each place."""
+    personas = {
+        r["agent_id"]: r["payload"].get("persona")
+        for r in agent_payloads(events, "agent.created")
+        if r["payload"].get("persona")
+    }
+    memory = {
+        r["agent_id"]: r["payload"]["memory"] for r in agent_payloads(events, "journey.assigned")
+    }
+    routes: dict[str, list[str]] = defaultdict(list)
+    for r in agent_payloads(events, "agent.moved"):
+        if r["payload"].get("graph") == "journey":
+            routes[r["agent_id"]].append(r["payload"]["to"])
+    sent = {
+        r.agent_id: float(r.payload["value"]) for r in _made(events, "trust.trustor").itertuples()
+    }
+    survey, without = _survey_answers(events)
+    scores: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for r in _made(events, "persona_gym.evaluate").itertuples():
+        scores[(r.payload["persona"], r.payload["gym_task"])].append(
+            float(r.payload["value"]["score"])
+        )
+    rows = []
+    for pid in memory:
+        answers = [a for a in survey if a["persona"] == pid]
+        tasks = {task: np.mean(v) for (p, task), v in scores.items() if p == pid}
+        rows.append(
+            {
+                "persona": pid,
+                "memory": memory[pid],
+                "route": "-".join(routes.get(pid, [])),
+                "trust_sent": sent.get(pid, np.nan),
+                "survey_mean": np.mean([a["expected"] for a in answers]) if answers else np.nan,
+                "survey_stability": _stability(answers),
+                "gym_score": float(np.mean(list(tasks.values()))) if tasks else np.nan,
+                "gym_consistency": tasks.get(CONSISTENCY_TASK, np.nan),
+                "traits": (personas.get(pid) or {}).get("traits", {}),
+            }
+        )
+    frame = pd.DataFrame(rows)
+    return frame, {"survey_answers": len(survey), "survey_without_logprobs": without}
+
+
+def _stability(answers: list[dict[str, Any]]) -> float:
+    """Share of items whose repeats all chose one option (NaN: no item answered twice)."""
+    by_item: dict[Any, set[int]] = defaultdict(set)
+    counts: dict[Any, int] = defaultdict(int)
+    for a in answers:
+        by_item[a["item"]].add(a["option"])
+        counts[a["item"]] += 1
+    repeated = [item for item, n in counts.items() if n >= 2]
+    if not repeated:
+        return float("nan")
+    return float(np.mean([len(by_item[i]) == 1 for i in repeated]))
+
+
+def _pairs(frame: pd.DataFrame, x: str, y: str) -> tuple[list[float], list[float]]:
+    both = frame[[x, y]].dropna()
+    return both[x].tolist(), both[y].tolist()
+
+
+# --- the metrics -----------------------------------------------------------------------------
+
+
+def journey_metrics(events: pd.DataFrame) -> dict[str, Any]:
+    frame, counts = persona_table(events)
+    failed = events[events["kind"] == "decision.failed"]["payload"].map(lambda p: p["task"])
+    made = events[events["kind"] == "decision.made"]["payload"].map(lambda p: p["task"])
+    metrics: dict[str, Any] = {
+        "n_personas": len(frame),
+        "decisions": {str(k): int(v) for k, v in made.value_counts().sort_index().items()},
+        "failures": {str(k): int(v) for k, v in failed.value_counts().sort_index().items()},
+        "moves": int((events["kind"] == "agent.moved").sum()),
+        **counts,
+    }
+    if frame.empty:
+        return metrics
+    metrics["personas"] = [_persona_record(r) for r in frame.to_dict("records")]
+    metrics["agreement"] = {name: bootstrap_spearman(*_pairs(frame, x, y)) for name, x, y in PAIRS}
+    metrics["per_trait"] = _per_trait(frame, min_group_n(events))
+    metrics["order_effects"] = _order_effects(frame)
+    metrics["memory_effects"] = _memory_effects(frame)
+    for name in ("trust_sent", "survey_mean", "gym_score", "survey_stability"):
+        values = frame[name].dropna()
+        metrics[f"mean_{name}"] = rounded(float(values.mean())) if len(values) else None
+    return metrics
+
+
+def _persona_record(row: Mapping[str, Any]) -> dict[str, Any]:
+    record = {k: row[k] for k in ("persona", "memory", "route")}
+    for name in ("trust_sent", "survey_mean", "survey_stability", "gym_score", "gym_consistency"):
+        value = row[name]
+        record[name] = None if pd.isna(value) else rounded(float(value))
+    return record
+
+
+def _per_trait(frame: pd.DataFrame, smallest: int) -> dict[str, Any]:
+    """Per trait: do its levels rank alike by trust transfer and by survey answer?"""
+    result: dict[str, Any] = {}
+    names = sorted({t for traits in frame["traits"] for t in traits})
+    for trait in names:
+        level = frame["traits"].map(lambda t, trait=trait: t.get(trait))
+        grouped = frame.assign(level=level).dropna(subset=["level"]).groupby("level")
+        means = grouped[["trust_sent", "survey_mean"]].mean().dropna()
+        sizes = grouped.size()
+        rho = spearman(means["trust_sent"].tolist(), means["survey_mean"].tolist())
+        if isinstance(rho, Undefined) and len(means) < 3:
+            rho = Undefined(f"fewer than 3 levels with both values ({len(means)})")
+        result[trait] = {
+            "levels": {str(k): int(sizes[k]) for k in means.index},
+            "small_levels": [str(k) for k in means.index if sizes[k] < smallest],
+            **stat_fields("rho_trust_survey", rho),
+        }
+    return result
+
+
+def _position(route: str, place: str) -> int | None:
+    stops = route.split("-") if route else []
+    return stops.index(place) + 1 if place in stops else None
+
+
+def _order_effects(frame: pd.DataFrame) -> dict[str, Any]:
+    """Per place: outcome at its earliest position in the routes minus at its latest."""
+    result = {}
+    for place, outcome in OUTCOME.items():
+        pos = frame["route"].map(lambda r, p=place: _position(r, p))
+        seen = sorted(int(k) for k in pos.dropna().unique())
+        if len(seen) < 2:
+            where = f"step {seen[0]}" if seen else "no step"
+            why = Undefined(
+                f"every persona visited {place} at {where}: vary --order across "
+                "runs or use --route shuffled"
+            )
+            result[place] = {
+                k: v for n in ("diff", "ci_low", "ci_high") for k, v in stat_fields(n, why).items()
+            }
+            continue
+        early = frame.loc[pos == seen[0], outcome].dropna().tolist()
+        late = frame.loc[pos == seen[-1], outcome].dropna().tolist()
+        result[place] = {"positions": [seen[0], seen[-1]], **bootstrap_difference(early, late)}
+    return result
+
+
+def _memory_effects(frame: pd.DataFrame) -> dict[str, Any]:
+    """Per mode other than none and place: outcome minus none's, over visits after another
+    place (a first visit has nothing to remember)."""
+    result: dict[str, Any] = {}
+    modes = sorted(set(frame["memory"]) - {"none"})
+    if "none" not in set(frame["memory"]) or not modes:
+        return {
+            "undefined": "one memory mode in this run (or no `none` baseline): run with "
+            "--memory none,summary,full to compare modes"
+        }
+    for mode in modes:
+        for place, outcome in OUTCOME.items():
+            later = frame["route"].map(lambda r, p=place: (_position(r, p) or 0) > 1)
+            a = frame.loc[later & (frame["memory"] == mode), outcome].dropna().tolist()
+            b = frame.loc[later & (frame["memory"] == "none"), outcome].dropna().tolist()
+            record = bootstrap_difference(a, b)
+            if not a or not b:
+                why = Undefined(
+                    f"no persona with memory {mode if not a else 'none'} visited "
+                    f"{place} after another place"
+                )
+                record.update(
+                    {
+                        k: v
+                        for n in ("diff", "ci_low", "ci_high")
+                        for k, v in stat_fields(n, why).items()
+                    }
+                )
+            result[f"{mode}/{place}"] = record
+    return result
+
+
+# --- report and figure -----------------------------------------------------------------------
+
+
+def report_lines(metrics: dict[str, Any]) -> list[str]:
+    lines = [
+        f"personas: {metrics['n_personas']}, moves: {metrics['moves']}, "
+        f"failures: {sum(metrics['failures'].values())}"
+    ]
+    for name, record in metrics.get("agreement", {}).items():
+        lines.append(
+            f"{name}: rho {shown_stat(record, 'rho')} "
+            f"[{shown_stat(record, 'ci_low')}, {shown_stat(record, 'ci_high')}] "
+            f"n={record['n']}"
+        )
+    return lines
+
+
+def write_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
+    """`journey_personas.csv` and `journey_agreement.png` (two cross-environment scatters)."""
+    if not metrics.get("personas"):
+        return []
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    directory.mkdir(parents=True, exist_ok=True)
+    table = pd.DataFrame(metrics["personas"])
+    csv = directory / "journey_personas.csv"
+    table.to_csv(csv, index=False)
+    fig, axes = plt.subplots(1, 2, figsize=(9, 4))
+    for ax, (name, x, y) in zip(axes, (PAIRS[0], PAIRS[3]), strict=True):
+        both = table[[x, y]].dropna()
+        ax.scatter(both[x], both[y])
+        ax.set_xlabel(x)
+        ax.set_ylabel(y)
+        ax.set_title(f"{name}: rho {shown_stat(metrics['agreement'][name], 'rho')}")
+    fig.tight_layout()
+    png = directory / "journey_agreement.png"
+    fig.savefig(png, dpi=100)
+    plt.close(fig)
+    return [csv, png]

@@ -1,0 +1,248 @@
+"""`Scenario`: the class users subclass to define an experiment, and the registry of them.
+
+A scenario declares typed parameters (a pydantic model), builds agents and environments in
+`setup`, plays rounds in `play_round`, and computes its metrics from the event table alone, so
+`personasim metrics RUN_DIR` can recompute them without any model call.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import inspect
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, get_origin
+
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+
+from personasim.simulation.llm.prompts import PromptPack
+from personasim.simulation.llm.roles import Role
+
+if TYPE_CHECKING:
+    from personasim.simulation.core.model import Simulation
+
+__all__ = [
+    "Scenario",
+    "ScenarioError",
+    "ScenarioParams",
+    "csv_separator_problem",
+    "get_scenario",
+    "list_scenarios",
+    "read_input",
+    "register_scenario",
+    "split_list",
+]
+
+BUILTIN_MODULE = "personasim.scenarios"
+ENTRY_POINT_GROUP = "personasim.scenarios"
+
+T = TypeVar("T")
+
+
+class ScenarioError(ValueError):
+    """Unknown scenario or invalid parameters; the message says what to change."""
+
+
+class ScenarioParams(BaseModel):
+    """Base of every scenario's parameters: unknown names are errors, values are validated.
+
+    A tuple- or list-typed parameter also accepts a comma-separated string, as typed on the
+    command line.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _split_lists(cls, values: Any) -> Any:
+        if not isinstance(values, dict):
+            return values
+        split = dict(values)
+        for name, info in cls.model_fields.items():
+            if isinstance(split.get(name), str) and get_origin(info.annotation) in (tuple, list):
+                split[name] = tuple(split_list(split[name]))
+        return split
+
+
+_LIST_COMMA = re.compile(r",(?![A-Za-z_]+=)")
+
+
+def split_list(text: str) -> list[str]:
+    """A comma-separated list as typed on the command line. A comma that starts `name=` belongs
+    to the item before it, so a model spec's options stay together: `scripted:drift=0.1,seed=3,
+    openai:m` is two items."""
+    return [item.strip() for item in _LIST_COMMA.split(text)]
+
+
+class Scenario(ABC):
+    """Subclass, set the class attributes, implement the three methods, decorate with
+    `@register_scenario`."""
+
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    Params: ClassVar[type[ScenarioParams]]
+    version: ClassVar[int] = 1
+    """Bumped when the scenario's prompts or rules change what it sends or how it reads
+    answers: a run started under another version is not resumed (its fingerprint differs)."""
+    roles: ClassVar[dict[str, Role]] = {"persona": Role("the persona agents' decisions")}
+    """The parts models play; `--role NAME=SPEC` binds one, `--model` the others."""
+
+    def __init__(self, params: ScenarioParams, prompts: PromptPack | None = None) -> None:
+        self.params = params
+        self.prompts = prompts or self.shipped_prompts()
+        """The texts this run sends (the shipped pack unless `--prompts FILE`)."""
+
+    @classmethod
+    def shipped_prompts(cls) -> PromptPack | None:
+        """The pack `<name>.yaml` (or `packs/<name>.yaml`) beside the scenario's module, or beside
+        a base class's module for a subclass defined elsewhere (None: no pack)."""
+        for klass in cls.__mro__:
+            if issubclass(klass, Scenario) and klass is not Scenario:
+                folder = Path(inspect.getfile(klass)).parent
+                for path in (folder / f"{cls.name}.yaml", folder / "packs" / f"{cls.name}.yaml"):
+                    if path.is_file():
+                        return dataclasses.replace(PromptPack.load(path), from_package=True)
+        return None
+
+    def rounds(self) -> int:
+        """How many rounds the runner plays; a `rounds` parameter if the scenario has one."""
+        return int(getattr(self.params, "rounds", 1))
+
+    def prepare(self) -> None:  # noqa: B027 - optional hook
+        """Load and check inputs (data files...) before anything is written; raise
+        `ScenarioError` with a message naming the problem."""
+
+    @abstractmethod
+    def setup(self, sim: Simulation) -> None:
+        """Create agents and environments (draw all persona randomness here)."""
+
+    @abstractmethod
+    async def play_round(self, sim: Simulation, round_index: int) -> None:
+        """Play round `round_index` (1-based); use `sim.concurrently` for independent calls."""
+
+    @classmethod
+    @abstractmethod
+    def compute_metrics(cls, events: pd.DataFrame) -> dict[str, Any]:
+        """The run's metrics as a pure function of its events (JSON-ready)."""
+
+    @classmethod
+    def report(cls, metrics: dict[str, Any]) -> list[str]:
+        """A few human-readable lines for the end of a run."""
+        return []
+
+    @classmethod
+    def summary_rows(cls, metrics: dict[str, Any]) -> list[dict[str, Any]]:
+        """The rows this run contributes to a sweep's combined table (default: its top-level
+        numbers)."""
+        return [{k: v for k, v in metrics.items() if isinstance(v, int | float | str | None)}]
+
+    @classmethod
+    def write_sweep_reports(
+        cls, rows: list[dict[str, Any]], varied: list[str], directory: Path
+    ) -> list[Path]:
+        """Tables and figures a sweep writes from its combined rows (`varied`: the parameters
+        the sweep varies), e.g. a paper's table across models; returns the files written."""
+        return []
+
+    @classmethod
+    def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
+        """Tables (CSV and Markdown) and figures (PNG) made from the metrics alone, written
+        into `directory` (the run's `reports/`); returns the files written."""
+        return []
+
+    @classmethod
+    def parse_params(cls, values: dict[str, Any]) -> ScenarioParams:
+        """Validate raw values (strings from the command line are coerced)."""
+        try:
+            return cls.Params.model_validate(values)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"--{'.'.join(str(p) for p in err['loc']).replace('_', '-')}: {err['msg']}"
+                + (f" (got {err['input']!r})" if err["type"] != "extra_forbidden" else "")
+                for err in exc.errors()
+            )
+            raise ScenarioError(
+                f"{cls.name}: invalid parameters: {problems}. "
+                f"`personasim list` shows the parameters of each scenario."
+            ) from None
+
+
+def read_input(flag: str, load: Callable[[], T]) -> T:
+    """Run a loader of user-given input (a file named by `flag`), turning its failure into one
+    `ScenarioError` that names the flag; loaders raise ValueErrors naming file and line."""
+    try:
+        return load()
+    except FileNotFoundError as exc:
+        raise ScenarioError(f"{flag}: {exc.filename}: no such file") from None
+    except (OSError, ValueError) as exc:
+        raise ScenarioError(f"{flag}: {exc}") from None
+
+
+_SEPARATORS = {";": "semicolons", "\t": "tabs", "|": "'|'"}
+
+
+def csv_separator_problem(columns: Sequence[str] | None) -> str | None:
+    """What is wrong when a CSV header, read as comma-separated, is one column that holds
+    another separator (a spreadsheet's ';' export): None when the header looks fine."""
+    if not columns or len(columns) != 1:
+        return None
+    for separator, name in _SEPARATORS.items():
+        if separator in columns[0]:
+            return (
+                f"the header row reads as the single column {columns[0]!r}: the file is "
+                f"separated by {name}, but CSV input must be comma-separated; re-save it "
+                "with commas"
+            )
+    return None
+
+
+_REGISTRY: dict[str, type[Scenario]] = {}
+
+
+def register_scenario(cls: type[Scenario]) -> type[Scenario]:
+    """Class decorator that makes a scenario runnable by name."""
+    existing = _REGISTRY.get(cls.name)
+    if existing is not None and existing is not cls and not _same_file(existing, cls):
+        raise ScenarioError(f"two scenarios are named {cls.name!r}: {existing} and {cls}")
+    _REGISTRY[cls.name] = cls
+    return cls
+
+
+def _same_file(a: type, b: type) -> bool:
+    """Both classes come from one source file: the file was loaded again (edited, or run as a
+    script and loaded as a scenario file), and the newer definition replaces the older."""
+    try:
+        files = [inspect.getsourcefile(a), inspect.getsourcefile(b)]
+    except TypeError:  # defined in the interpreter
+        return False
+    if None in files or a.__qualname__ != b.__qualname__:
+        return False
+    return Path(files[0]).resolve() == Path(files[1]).resolve()
+
+
+def _load_all() -> None:
+    """Import the built-in scenarios and any installed under the entry-point group."""
+    importlib.import_module(BUILTIN_MODULE)
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        entry.load()
+
+
+def list_scenarios() -> dict[str, type[Scenario]]:
+    _load_all()
+    return dict(sorted(_REGISTRY.items()))
+
+
+def get_scenario(name: str) -> type[Scenario]:
+    scenarios = list_scenarios()
+    if name not in scenarios:
+        raise ScenarioError(
+            f"unknown scenario {name!r}; known scenarios: {', '.join(scenarios) or 'none'}. "
+            f"Run a scenario of your own from its file (personasim run path/to/scenario.py), "
+            f"or declare its package under the entry-point group {ENTRY_POINT_GROUP!r}"
+        )
+    return scenarios[name]

@@ -1,0 +1,462 @@
+"""`LLMClient`: the one way agents reach a model.
+
+Around any backend it adds, in this order: answers already in the run's log (resume), the
+response cache, a concurrency cap, a requests-per-minute limit, a per-attempt timeout and one
+retry layer (exponential backoff with jitter that honours Retry-After), with one hedged
+duplicate for a request that has waited far past the endpoint's usual latency
+(`simulation/llm/hedging.py`). Every finished call is an `llm.call` event; every call that failed an
+`llm.error` incident, written at once. A call that ran out of attempts on transient errors
+raises `LLMCallFailedError`, which the decision graph records as a failed decision; a permanent
+error (refused connection, bad key, unknown model...) stops the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiolimiter import AsyncLimiter
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception_type,
+    wait_exponential_jitter,
+)
+
+from personasim.simulation.llm.cache import ResponseCache
+from personasim.simulation.llm.chat import (
+    Backend,
+    ChatRequest,
+    ChatResponse,
+    LLMError,
+    TransientLLMError,
+)
+from personasim.simulation.llm.endpoint_errors import timeout_error
+from personasim.simulation.llm.hedging import HedgePolicy, LatencyWindow
+from personasim.simulation.llm.limiter import EndpointLimiter, endpoint_key
+
+__all__ = [
+    "EndpointDownError",
+    "HedgePolicy",
+    "LLMCallFailedError",
+    "LLMClient",
+    "ModelPool",
+    "RetryPolicy",
+]
+
+Emit = Callable[..., None]
+
+
+class LLMCallFailedError(LLMError):
+    """A request that failed with a transient error on every attempt.
+
+    The decision that sent it is recorded as failed (`decision.failed`, reason `call_failed`)
+    and the run goes on; `--resume --retry-failed` asks such units again. `request_key` names
+    the request, so a resumed run can replay the failure from its log.
+    """
+
+    def __init__(self, message: str, request_key: str | None = None) -> None:
+        super().__init__(message)
+        self.request_key = request_key
+
+
+class EndpointDownError(LLMError):
+    """A request ran out of attempts and the endpoint has answered nothing since the previous
+    request that did, nor since this one was first sent (or never answered at all): it is down,
+    not unlucky, so the run stops instead of turning every remaining decision into a failure.
+    The run is left resumable."""
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How hard to try. None of these values changes an answer, so none is in the cache key."""
+
+    max_attempts: int = 5
+    timeout: float = 60.0
+    initial_backoff: float = 0.5
+    max_backoff: float = 8.0
+    jitter: float = 0.5
+    """Waits between attempts: 0.5, 1, 2, 4 s (capped at 8) plus up to 0.5 s of jitter (the
+    openai SDK's initial and largest delays); a Retry-After from the server replaces it. A
+    round waits for its slowest unit, so a longer schedule costs every round a call that
+    needed it (benchmarks/bench_faults.py)."""
+    max_retry_after: float = 600.0
+    hedge: HedgePolicy = field(default_factory=HedgePolicy)
+
+    def __post_init__(self) -> None:
+        if self.max_attempts < 1 or not (math.isfinite(self.timeout) and self.timeout > 0):
+            raise ValueError("max_attempts must be at least 1 and timeout positive")
+
+
+class LLMClient:
+    """Shared by all agents of a run; safe to call from many concurrent tasks."""
+
+    def __init__(
+        self,
+        backend: Backend,
+        *,
+        cache: ResponseCache | None = None,
+        retry: RetryPolicy | None = None,
+        concurrency: int = 16,
+        requests_per_minute: float | None = None,
+        emit: Emit | None = None,
+        incident: Emit | None = None,
+        replay: Callable[[str], dict[str, Any] | None] | None = None,
+        limiter: EndpointLimiter | None = None,
+    ) -> None:
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        self.backend = backend
+        self._identity = backend.identity()
+        self.cache = cache
+        self.retry = retry or RetryPolicy()
+        self.concurrency = concurrency
+        self._slots = asyncio.Semaphore(concurrency)
+        # Evenly paced (a bucket of one), so a minute's quota is not spent in a first burst.
+        self._limiter = AsyncLimiter(1, 60 / requests_per_minute) if requests_per_minute else None
+        if limiter is not None:  # limits shared with other runs (a sweep's workers)
+            self._slots, self._limiter = limiter.slots, limiter.pacer
+        self._emit = emit or (lambda *args, **kwargs: None)
+        self._incident = incident or self._emit
+        self._replay = replay or (lambda key: None)
+        self._backoff = wait_exponential_jitter(
+            multiplier=self.retry.initial_backoff,
+            max=self.retry.max_backoff,
+            jitter=self.retry.jitter,
+        )
+        self.calls = 0
+        self.cache_hits = 0
+        self.hedges = 0
+        self._hedging = 0
+        self._last_answer: float | None = None  # when the endpoint last answered a request
+        self._last_give_up = -math.inf  # when a call last ran out of attempts
+        # Only an endpoint is hedged: an in-process backend (scripted) answers or fails at once.
+        hedge = self.retry.hedge
+        on_endpoint = endpoint_key(self._identity) is not None
+        self._latency = LatencyWindow(hedge) if hedge.enabled and on_endpoint else None
+
+    async def complete(
+        self,
+        request: ChatRequest,
+        *,
+        agent_id: str | None = None,
+        round: int | None = None,
+        role: str | None = None,
+    ) -> ChatResponse:
+        """Answer `request`, from the log or cache when possible, else from the backend."""
+        key = self.backend.cache_key(request)
+        started = time.perf_counter()
+        source, response = self._stored(key)
+        call = _Call()
+        if response is None:
+            try:
+                response = await self._call_with_retries(request, call)
+            except LLMError as exc:
+                if isinstance(exc, LLMCallFailedError):
+                    exc.request_key = key
+                self._record_failure(request, key, exc, agent_id, round)
+                raise
+            source = "model"
+            if self.cache is not None:
+                self.cache.put(key, response)
+        self._record_call(request, key, response, source, call, started, agent_id, round, role)
+        return response
+
+    def _stored(self, key: str) -> tuple[str, ChatResponse | None]:
+        """An answer the run already has: from its own log (resume), else from the cache.
+
+        A call the log records as failed (its unit's `decision.failed`) fails again, so a
+        resumed run re-derives that unit as it was; `--retry-failed` asks it anew instead.
+        """
+        if (logged := self._replay(key)) is not None:
+            if "error" in logged:
+                raise LLMCallFailedError(logged["error"], key)
+            return "log", ChatResponse.model_validate(logged)
+        if self.cache is not None and (hit := self.cache.get(key)) is not None:
+            self.cache_hits += 1
+            return "cache", hit
+        return "model", None
+
+    async def _call_with_retries(self, request: ChatRequest, call: _Call) -> ChatResponse:
+        """The first attempt runs on its own: most calls succeed at once, and setting up the
+        retry loop costs more than the rest of the client. A transient failure then enters the
+        loop as its first attempt's outcome, so waits and attempt counts are the loop's.
+
+        `max_attempts` bounds the requests sent, a hedged duplicate included."""
+        try:
+            return await self._attempt(request, call)
+        except TransientLLMError as exc:
+            first: TransientLLMError | None = exc
+        except LLMError as exc:
+            exc.attempts = call.requests
+            raise
+        retrying = AsyncRetrying(
+            stop=lambda state: call.requests >= self.retry.max_attempts,
+            wait=self._wait,
+            retry=retry_if_exception_type(TransientLLMError),
+            reraise=True,
+        )
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    if first is not None:  # attempt 1, already made
+                        failed, first = first, None
+                        raise failed
+                    response = await self._attempt(request, call)
+        except TransientLLMError as exc:
+            failure = self._gave_up(
+                f"{self._where()}: gave up after {call.requests} attempt(s): {exc}", call
+            )
+            failure.attempts = call.requests
+            raise failure from exc
+        except LLMError as exc:
+            exc.attempts = call.requests
+            raise
+        return response
+
+    async def _attempt(self, request: ChatRequest, call: _Call) -> ChatResponse:
+        """One attempt: one request, or, once it has waited past the hedge delay, that request
+        and one duplicate, whichever comes back first (the other is cancelled)."""
+        if self._latency is None:
+            return await self._send(request, call)
+        return await self._hedged(request, call, self._latency)
+
+    async def _hedged(
+        self, request: ChatRequest, call: _Call, latency: LatencyWindow
+    ) -> ChatResponse:
+        """The request, and one duplicate once it is past the hedge delay; the first outcome
+        decides (the rules are in docs/events.md, "Hedged requests")."""
+        loop = asyncio.get_running_loop()
+        sent: list[float] = []  # when the first request left (after its slot and pacing)
+        tasks = {loop.create_task(self._send(request, call, sent))}
+        hedging = False
+        try:
+            while (wait := _hedge_wait(latency, sent, loop.time())) > 0:
+                # The delay is looked up again each time: a request sent before the endpoint's
+                # latency was known (the run's first burst) is hedged once it is.
+                done, _ = await asyncio.wait(tasks, timeout=wait)
+                if done:
+                    return done.pop().result()
+            if not self._may_hedge(call):
+                return await tasks.pop()
+            hedging = True
+            self._hedging += 1
+            (first,) = tasks
+            dup_sent: list[float] = []
+            duplicate = loop.create_task(self._send(request, call, dup_sent, duplicate=True))
+            tasks.add(duplicate)
+            while tasks:
+                wait = _hedge_wait(latency, dup_sent, loop.time())
+                done, _ = await asyncio.wait(
+                    tasks, timeout=max(wait, 0.0), return_when=asyncio.FIRST_COMPLETED
+                )
+                if not done:
+                    if not dup_sent:
+                        continue  # the duplicate still waits for its slot
+                    raise _hung_error(loop.time() - sent[0])
+                for task in done:
+                    if task.exception() is None:
+                        return task.result()
+                if duplicate in done or not isinstance(first.exception(), TransientLLMError):
+                    # An error from the duplicate is the endpoint's answer to this attempt:
+                    # the first request, past the hedge delay, is presumed hung, and the
+                    # retry loop asks again rather than wait out its timeout.
+                    raise next(iter(done)).exception()  # type: ignore[misc]
+                tasks.discard(first)  # failed (its timeout): the duplicate is under way
+            raise AssertionError("unreachable: the duplicate is always awaited")
+        finally:
+            if hedging:
+                self._hedging -= 1
+            for task in tasks:
+                task.cancel()
+            if tasks:
+                await asyncio.gather(*tasks, return_exceptions=True)
+
+    def _gave_up(self, message: str, call: _Call) -> LLMError:
+        """A failed decision if the endpoint answered some request since the last call that
+        gave up, or since this one was first sent (it is alive, this call was unlucky); else
+        the endpoint is down. A dead endpoint thus costs at most the calls in flight when it
+        died, not one failed decision per remaining unit."""
+        since = min(call.first_sent, self._last_give_up)
+        self._last_give_up = time.monotonic()
+        if self._last_answer is not None and self._last_answer > since:
+            return LLMCallFailedError(message)
+        return EndpointDownError(message)
+
+    def _may_hedge(self, call: _Call) -> bool:
+        """A duplicate (one per request: each attempt's at most) within the call's attempt
+        budget, and only a few at a time (when the whole endpoint slows down, duplicates
+        would add to its load)."""
+        return call.requests < self.retry.max_attempts and self._hedging < max(
+            1, self.concurrency // 4
+        )
+
+    async def _send(
+        self,
+        request: ChatRequest,
+        call: _Call,
+        sent: list[float] | None = None,
+        duplicate: bool = False,
+    ) -> ChatResponse:
+        """One HTTP request, within a concurrency slot and the request pacing; a `duplicate`
+        (hedge) counts as hedged only once it has its slot and is sent."""
+        async with self._slots:
+            if self._limiter is not None:
+                await self._limiter.acquire()
+            self.calls += 1
+            call.requests += 1
+            if duplicate:
+                call.hedged = True
+                self.hedges += 1
+            if call.requests == 1:
+                call.first_sent = time.monotonic()
+            started = time.perf_counter()
+            if sent is not None:
+                sent.append(asyncio.get_running_loop().time())
+            try:
+                async with asyncio.timeout(self.retry.timeout):
+                    response = await self.backend.complete(request, self.retry.timeout)
+            except TimeoutError as exc:
+                raise timeout_error(self.retry.timeout) from exc
+            self._last_answer = time.monotonic()
+            if self._latency is not None:
+                self._latency.observe(time.perf_counter() - started)
+            return response
+
+    def _wait(self, state: RetryCallState) -> float:
+        exc = state.outcome.exception() if state.outcome else None
+        if isinstance(exc, TransientLLMError) and exc.retry_after is not None:
+            return min(exc.retry_after, self.retry.max_retry_after)
+        return self._backoff(state)
+
+    def _where(self) -> str:
+        identity = self.backend.identity()
+        return " ".join(str(identity[k]) for k in ("base_url", "model") if k in identity) or str(
+            identity.get("backend", "model")
+        )
+
+    def _record_call(
+        self,
+        request: ChatRequest,
+        key: str,
+        response: ChatResponse,
+        source: str,
+        call: _Call,
+        started: float,
+        agent_id: str | None,
+        round: int | None,
+        role: str | None,
+    ) -> None:
+        payload: dict[str, Any] = {
+            "request_key": key,
+            "task": request.task,
+            "role": role,
+            "backend": self._identity,
+            "sampling": request.sampling(),
+            "messages": request.plain_messages(),
+            "response": response.model_dump(exclude_none=True),
+            "cached": source != "model",
+            "source": source,
+            "attempts": call.requests,
+            "hedged": call.hedged,
+            "latency_s": elapsed_since(started),
+        }
+        if request.response_format is not None:  # text requests log as they always have
+            payload["response_format"] = request.response_format
+        self._emit("llm.call", payload, agent_id=agent_id, round=round)
+
+    def _record_failure(
+        self,
+        request: ChatRequest,
+        key: str,
+        exc: LLMError,
+        agent_id: str | None,
+        round: int | None,
+    ) -> None:
+        self._incident(
+            "llm.error",
+            {
+                "request_key": key,
+                "task": request.task,
+                "attempts": exc.attempts,
+                "error": str(exc),
+                "error_class": type(exc).__name__,
+            },
+            agent_id=agent_id,
+            round=round,
+        )
+
+    async def aclose(self) -> None:
+        await self.backend.aclose()
+
+
+def _hung_error(waited: float) -> TransientLLMError:
+    """Both the request and its duplicate are past the hedge delay: the attempt ends as a
+    timeout would, so a double hang costs two hedge delays, not a whole `--timeout`."""
+    return TransientLLMError(
+        f"no answer within {waited:.1f}s from the request nor from its duplicate — the server "
+        "may be overloaded or the model slow: lower --concurrency or raise --timeout"
+    )
+
+
+def _hedge_wait(latency: LatencyWindow, sent: list[float], now: float) -> float:
+    """Seconds to wait before looking again whether to hedge (0 or less: hedge now). Until the
+    delay is known, or while the request waits for its slot, look again after the floor or
+    the delay."""
+    if (delay := latency.delay()) is None:
+        return latency.policy.floor
+    if not sent:
+        return delay
+    return sent[0] + delay - now
+
+
+class _Call:
+    """One logical request: the HTTP requests sent for it, and whether one was a duplicate."""
+
+    __slots__ = ("first_sent", "hedged", "requests")
+
+    def __init__(self) -> None:
+        self.requests = 0
+        self.hedged = False
+        self.first_sent = math.inf
+
+
+def elapsed_since(started: float) -> float:
+    return float(f"{time.perf_counter() - started:.6f}")
+
+
+class ModelPool:
+    """The run's main model and any other model its roles are bound to (judges, evaluators).
+
+    Other models are built on first use from their spec (`openai:NAME`...) and share the run's
+    cache, limits and log; their answers have their own cache entries because the backend's
+    identity is part of every key. `main_spec` is the spec the main model was built from.
+    """
+
+    def __init__(
+        self,
+        main: LLMClient,
+        build: Callable[[str], LLMClient] | None = None,
+        main_spec: str | None = None,
+    ) -> None:
+        self.main = main
+        self.main_spec = main_spec
+        self._build = build
+        self._others: dict[str, LLMClient] = {}
+
+    def get(self, spec: str | None = None) -> LLMClient:
+        if spec is None or spec == self.main_spec:
+            return self.main
+        if spec not in self._others:
+            if self._build is None:
+                raise LLMError(f"this run cannot reach other models (asked for {spec!r})")
+            self._others[spec] = self._build(spec)
+        return self._others[spec]
+
+    async def aclose(self) -> None:
+        for client in (self.main, *self._others.values()):
+            await client.aclose()

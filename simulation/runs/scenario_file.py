@@ -1,0 +1,208 @@
+"""Scenarios run from a Python file, with no package: `personasim run path/to/scenario.py`.
+
+The file is loaded as a module under a name of its own, and its one concrete `Scenario`
+subclass is the scenario. A run of it records the file's absolute path and SHA-256 in the
+manifest (`scenario_file_record`), so `metrics` can load the scenario again from the file in a
+later process (`scenario_for_run`) and `--resume` can refuse code that changed since the run
+began (`check_same_scenario_file`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.machinery
+import importlib.util
+import inspect
+import sys
+import traceback
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any
+
+from personasim.simulation.core.scenario import (
+    BUILTIN_MODULE,
+    ENTRY_POINT_GROUP,
+    Scenario,
+    ScenarioError,
+    get_scenario,
+)
+
+__all__ = [
+    "check_same_scenario_file",
+    "is_scenario_path",
+    "load_scenario_file",
+    "resolve_scenario",
+    "scenario_file_record",
+    "scenario_for_run",
+]
+
+MODULE_PREFIX = "personasim_scenario_file_"
+"""Modules loaded from scenario files are named this plus a hash of the path and content."""
+
+_LOADED: dict[Path, tuple[str, Any]] = {}
+"""Resolved path → (sha256, module) of its latest load. A file unchanged since is not executed
+again; any other content is, so what it registers (scripted rules) is always that content's."""
+
+
+def is_scenario_path(name: str) -> bool:
+    """A scenario argument names a file when it ends in `.py` or is an existing file."""
+    return name.endswith(".py") or Path(name).is_file()
+
+
+def resolve_scenario(name_or_path: str) -> type[Scenario]:
+    """The scenario a command-line argument names: a registered name, or a file's scenario."""
+    if is_scenario_path(name_or_path):
+        return load_scenario_file(name_or_path)
+    return get_scenario(name_or_path)
+
+
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def load_scenario_file(path: str | Path, class_name: str | None = None) -> type[Scenario]:
+    """Load `path` as a module and return the one concrete `Scenario` subclass defined in it
+    (or, given `class_name`, that class: a run started from Python records which one).
+
+    An unchanged file is loaded once per process; an edited one is loaded again as a new
+    module (a class it registers by name replaces the earlier definition from the same file).
+    """
+    resolved = Path(path).expanduser().resolve()
+    if not resolved.is_file():
+        raise ScenarioError(f"{path}: no such scenario file")
+    digest = file_sha256(resolved)
+    latest_digest, module = _LOADED.get(resolved, ("", None))
+    if module is None or latest_digest != digest:
+        module = _exec_module(resolved, digest, shown=str(path))
+        _LOADED[resolved] = (digest, module)
+    if class_name is None:
+        return _the_scenario(module, shown=str(path))
+    cls = getattr(module, class_name, None)
+    if not (inspect.isclass(cls) and issubclass(cls, Scenario)):
+        raise ScenarioError(f"{path} no longer defines the scenario class {class_name}")
+    return cls
+
+
+def _exec_module(resolved: Path, digest: str, shown: str) -> Any:
+    tag = hashlib.sha256(f"{resolved}\0{digest}".encode()).hexdigest()[:16]
+    name = MODULE_PREFIX + tag
+    loader = importlib.machinery.SourceFileLoader(name, str(resolved))
+    spec = importlib.util.spec_from_loader(name, loader)
+    assert spec is not None  # a SourceFileLoader always gives a spec
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses and pydantic look their module up by name
+    try:
+        loader.exec_module(module)
+    except SyntaxError as exc:
+        del sys.modules[name]
+        raise ScenarioError(f"{shown}:{exc.lineno}: syntax error: {exc.msg}") from None
+    except ScenarioError as exc:
+        del sys.modules[name]
+        raise ScenarioError(f"{shown}: {exc}") from None
+    except Exception as exc:
+        del sys.modules[name]
+        raise ScenarioError(
+            f"{shown}{_line_in(exc, resolved)}: loading it failed: {type(exc).__name__}: {exc}"
+        ) from None
+    return module
+
+
+def _line_in(exc: BaseException, path: Path) -> str:
+    """`:LINE` of the deepest frame of the traceback inside the scenario file, if any."""
+    lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename) == path]
+    return f":{lines[-1]}" if lines else ""
+
+
+def _the_scenario(module: Any, shown: str) -> type[Scenario]:
+    defined = [
+        obj
+        for obj in vars(module).values()
+        if inspect.isclass(obj) and issubclass(obj, Scenario) and obj.__module__ == module.__name__
+    ]
+    concrete = [cls for cls in defined if not inspect.isabstract(cls)]
+    if len(concrete) == 1:
+        return concrete[0]
+    if concrete:
+        names = ", ".join(cls.__name__ for cls in concrete)
+        raise ScenarioError(
+            f"{shown} defines {len(concrete)} Scenario subclasses ({names}); a scenario file "
+            "must define exactly one (import shared bases from another module)"
+        )
+    abstract = ", ".join(
+        f"{cls.__name__} (missing {', '.join(sorted(cls.__abstractmethods__))})" for cls in defined
+    )
+    found = f"; abstract, so not runnable: {abstract}" if abstract else ""
+    raise ScenarioError(f"{shown} defines no Scenario subclass{found}")
+
+
+def _packaged(cls: type[Scenario]) -> bool:
+    """True when a fresh process finds `cls` by name: a built-in or entry-point scenario."""
+    modules = {BUILTIN_MODULE, *(e.module for e in entry_points(group=ENTRY_POINT_GROUP))}
+    return any(cls.__module__ == m or cls.__module__.startswith(m + ".") for m in modules)
+
+
+def _registered(name: str) -> type[Scenario] | None:
+    try:
+        return get_scenario(name)
+    except ScenarioError:
+        return None
+
+
+def scenario_file_record(cls: type[Scenario]) -> dict[str, str] | None:
+    """`{"path", "sha256", "class"}` of the file a scenario that no package provides was
+    defined in (None for built-in and entry-point scenarios, or when it has no file)."""
+    if _packaged(cls) or "<locals>" in cls.__qualname__:  # a function's class: no file gives it
+        return None
+    try:
+        source = inspect.getsourcefile(cls)
+    except TypeError:  # defined in the interpreter, not in a file
+        return None
+    if source is None or not Path(source).is_file():
+        return None
+    path = Path(source).resolve()
+    return {"path": str(path), "sha256": file_sha256(path), "class": cls.__qualname__}
+
+
+def check_same_scenario_file(
+    previous: dict[str, str] | None, current: dict[str, str] | None, run_dir: Path
+) -> None:
+    """Refuse to resume a run whose scenario file changed since the run started (re-executing
+    other code would not reproduce the logged run)."""
+    if previous is None or current is None or previous["sha256"] == current["sha256"]:
+        return
+    raise ScenarioError(
+        f"cannot resume {run_dir}: the scenario file changed since the run started "
+        f"({current['path']}: sha256 {current['sha256'][:12]}…, the run has "
+        f"{previous['sha256'][:12]}…); restore the file as it was, or start a new run "
+        "with another --out"
+    )
+
+
+def scenario_for_run(manifest: dict[str, Any]) -> tuple[type[Scenario], str | None]:
+    """The scenario of a run and a note when its code is not the code the run used.
+
+    A run from a file is recomputed from that file (even if a package now has a scenario of
+    the same name); any other run's scenario is found by name.
+    """
+    name = manifest["scenario"]
+    record = manifest.get("scenario_file")
+    if record is None:
+        return get_scenario(name), None
+    path = Path(record["path"])
+    if not path.is_file():
+        registered = _registered(name)
+        if registered is not None and _packaged(registered):
+            return registered, f"{path} is gone; the installed scenario {name!r} computes these"
+        raise ScenarioError(
+            f"the run's scenario {name!r} came from {path}, which no longer exists; "
+            "restore the file to recompute this run"
+        )
+    scenario = load_scenario_file(path, record.get("class"))
+    if scenario.name != name:
+        raise ScenarioError(
+            f"{path} now defines scenario {scenario.name!r}, but the run is of {name!r}"
+        )
+    note = None
+    if file_sha256(path) != record["sha256"]:
+        note = f"{path} changed since the run; its current code computes these metrics"
+    return scenario, note

@@ -1,0 +1,273 @@
+"""`personasim view`: one self-contained HTML page to inspect runs in a browser.
+
+The page holds the run's data as JSON (escaped so no text can close its `<script>` block) and
+a small script that renders it with `textContent` only, so a model's reply is never markup.
+Each agent's events sit in their own JSON block, parsed only when that agent is opened, so a
+10,000-agent run opens in seconds. No network, no CDN: it works from `file://`.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import http.server
+import json
+import re
+import threading
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from personasim.simulation.log.events import Event, EventStore
+from personasim.simulation.runs.replay import concerned_agents
+from personasim.simulation.runs.run_lock import lock_holder
+from personasim.simulation.runs.runner import METRICS_FILE, REPORTS_DIR, read_manifest
+from personasim.simulation.runs.scenario_file import scenario_for_run
+
+__all__ = ["ViewServer", "collect_run", "render_page", "write_page"]
+
+_LABEL_KEYS = ("name", "first_name", "age", "sex", "gender", "job_title", "performance_level")
+_TABLE_ATTRIBUTES = 6
+"""Attribute columns shown in the agents table by default (the page can show all)."""
+
+
+def collect_run(run_dir: Path, store: EventStore) -> dict[str, Any]:
+    """Everything the page shows about one run, read from its directory and log alone."""
+    manifest = read_manifest(run_dir)
+    metrics = _read_json(run_dir / METRICS_FILE)
+    events = list(store.read())
+    calls = [e for e in events if e.kind == "llm.call"]
+    agents, trajectories = _agents(events)
+    return {
+        "dir": run_dir.name or str(run_dir),
+        "running": lock_holder(run_dir) is not None,
+        "manifest": manifest,
+        "metrics": metrics,
+        "summary": _summary(manifest, metrics),
+        "reports": _reports(run_dir / REPORTS_DIR),
+        "kinds": dict(sorted(Counter(e.kind for e in events).items())),
+        "sources": dict(Counter(str(e.payload.get("source")) for e in calls)),
+        "agents": agents,
+        "trajectories": trajectories,
+    }
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    """metrics.json when present (an interrupted run has none: the page says so)."""
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        return {"unreadable": f"{path.name}: {exc}"}
+
+
+def _summary(manifest: dict[str, Any], metrics: dict[str, Any] | None) -> list[str]:
+    """The scenario's own report lines (as `personasim run` prints them), when it can load."""
+    if not metrics or "metrics" not in metrics:
+        return []
+    try:
+        scenario, _ = scenario_for_run(manifest)
+        return [str(line) for line in scenario.report(metrics["metrics"])]
+    except Exception as exc:
+        return [f"(the scenario's report is unavailable: {exc})"]
+
+
+def _reports(directory: Path) -> list[dict[str, Any]]:
+    """Tables (CSV, as rows) and figures (PNG, as data: URIs) from `RUN_DIR/reports/`."""
+    if not directory.is_dir():
+        return []
+    reports: list[dict[str, Any]] = []
+    for path in sorted(directory.iterdir()):
+        if path.suffix == ".png":
+            data = base64.b64encode(path.read_bytes()).decode("ascii")
+            src = f"data:image/png;base64,{data}"
+            reports.append({"name": path.name, "kind": "figure", "src": src})
+        elif path.suffix == ".csv":
+            with path.open(newline="", encoding="utf-8") as handle:
+                rows = list(csv.reader(handle))
+            reports.append({"name": path.name, "kind": "table", "rows": rows})
+    return reports
+
+
+def _agents(events: Sequence[Event]) -> tuple[dict[str, Any], dict[str, list[list[Any]]]]:
+    """The agents table (one compact row each) and each agent's events, keyed by agent id."""
+    created = {e.agent_id: e.payload for e in events if e.kind == "agent.created" and e.agent_id}
+    trajectories: dict[str, list[list[Any]]] = defaultdict(list)
+    for event in events:
+        for agent_id in concerned_agents(event) & created.keys():
+            trajectories[agent_id].append(
+                [event.seq, event.round, event.kind, event.agent_id, event.payload]
+            )
+    attributes = _attribute_names(created.values())
+    stats = {agent_id: _agent_stats(agent_id, trajectories[agent_id]) for agent_id in created}
+    outcomes = sorted({name for row in stats.values() for name in row if ":" in name})
+    counts = ["decisions", "failed", "reasks", "calls", "tokens"]
+    columns = ["id", "label", "persona", "type", *attributes, *counts, *outcomes]
+    rows = []
+    for agent_id, payload in created.items():
+        persona = payload.get("persona") or {}
+        values = persona.get("attributes") or {}
+        rows.append(
+            [
+                agent_id,
+                _label(agent_id, payload),
+                persona.get("id"),
+                payload.get("type"),
+                *(_cell(values.get(name)) for name in attributes),
+                *(stats[agent_id].get(name) for name in (*counts, *outcomes)),
+            ]
+        )
+    table = {
+        "columns": columns,
+        "attributes": attributes,
+        "shown_attributes": attributes[:_TABLE_ATTRIBUTES],
+        "rows": rows,
+    }
+    return table, dict(trajectories)
+
+
+def _attribute_names(payloads: Iterable[dict[str, Any]]) -> list[str]:
+    names: dict[str, None] = {}
+    for payload in payloads:
+        for name in (payload.get("persona") or {}).get("attributes") or {}:
+            names.setdefault(name, None)
+    return list(names)
+
+
+def _cell(value: Any) -> Any:
+    """Table cells are scalars; anything else is shown as its JSON text."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _label(agent_id: str, payload: dict[str, Any]) -> str:
+    """A readable name: a few persona attributes, a trustee's archetype, or the type."""
+    persona = payload.get("persona")
+    if persona:
+        values = persona.get("attributes") or {}
+        parts = [str(values[key]) for key in _LABEL_KEYS if values.get(key) not in (None, "")]
+        if not parts and values.get("description"):
+            parts = [_short(str(values["description"]), 60)]
+        return " · ".join(parts[:3]) or str(persona.get("id", agent_id))
+    if "archetype" in payload:
+        return f"trustee {payload['archetype']}"
+    role = payload.get("role")
+    return f"{payload.get('type', 'agent')}" + (f" ({_short(str(role), 40)})" if role else "")
+
+
+def _short(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _agent_stats(agent_id: str, events: list[list[Any]]) -> dict[str, Any]:
+    """Counts of the agent's decision steps, and its outcomes: the mean of each numeric field
+    of its own environment events (`trust.transfer:sent`) and of each task's numeric decisions
+    (`decision:trust.trustor`); a mean over one event is that event's value."""
+    counts: Counter[str] = Counter()
+    numbers: dict[str, list[float]] = defaultdict(list)
+    for _, _, kind, actor, payload in events:
+        if actor != agent_id:
+            continue
+        if kind == "llm.call":
+            counts["calls"] += 1
+            usage = (payload.get("response") or {}).get("usage") or {}
+            counts["tokens"] += sum(v for v in usage.values() if isinstance(v, int))
+        elif kind in ("decision.made", "decision.failed"):
+            counts["decisions"] += 1
+            counts["failed"] += kind == "decision.failed"
+            if _is_number(payload.get("value")):
+                numbers[f"decision:{payload.get('task')}"].append(payload["value"])
+        elif kind == "decision.reask":
+            counts["reasks"] += 1
+        elif not kind.startswith(("agent.", "env.", "llm.", "round.", "run.")):
+            for name, value in payload.items():
+                if _is_number(value):
+                    numbers[f"{kind}:{name}"].append(value)
+    stats: dict[str, Any] = dict(counts)
+    stats.update({name: round(sum(v) / len(v), 4) for name, v in numbers.items()})
+    return stats
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def render_page(runs: Sequence[dict[str, Any]]) -> str:
+    """The HTML page for one run, or for several (with the compare view)."""
+    template = files("personasim.simulation.runs").joinpath("viewer_assets/viewer.html").read_text()
+    script = files("personasim.simulation.runs").joinpath("viewer_assets/viewer.js").read_text()
+    style = files("personasim.simulation.runs").joinpath("viewer_assets/viewer.css").read_text()
+    blocks = []
+    for index, run in enumerate(runs):
+        for number, events in enumerate(run["trajectories"].values()):
+            blocks.append(_json_block(f"r{index}-a{number}", events))
+    data = [
+        {**{k: v for k, v in run.items() if k != "trajectories"},
+         "blocks": {agent_id: f"r{index}-a{n}" for n, agent_id in enumerate(run["trajectories"])}}
+        for index, run in enumerate(runs)
+    ]
+    title = " vs ".join(f"{r['manifest'].get('scenario', '?')} ({r['dir']})" for r in runs)
+    parts = {
+        "title": _html_text(f"personasim — {title}"),
+        "style": style,
+        "data": _json_block("runs", data),
+        "agents": "\n".join(blocks),
+        "script": script,
+    }
+    # one pass, so a run's text that looks like a placeholder is never substituted
+    return re.sub(r"\{\{(\w+)\}\}", lambda match: parts[match.group(1)], template)
+
+
+def _json_block(element_id: str, value: Any) -> str:
+    """A `<script type="application/json">` block whose text no content can break out of."""
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, allow_nan=False)
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    return f'<script type="application/json" id="{element_id}">{text}</script>'
+
+
+def _html_text(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def write_page(html: str, path: Path) -> None:
+    """Written aside, then renamed: never a half-written page."""
+    partial = path.with_name(path.name + ".partial")
+    try:
+        partial.write_text(html, encoding="utf-8")
+        partial.replace(path)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+class ViewServer(http.server.ThreadingHTTPServer):
+    """The page on 127.0.0.1 (standard library only); every path answers with the page."""
+
+    def __init__(self, html: str, port: int = 0) -> None:
+        body = html.encode("utf-8")
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        super().__init__(("127.0.0.1", port), Handler)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/"
+
+    def serve_in_background(self) -> threading.Thread:
+        thread = threading.Thread(target=self.serve_forever, daemon=True)
+        thread.start()
+        return thread
