@@ -19,8 +19,8 @@ from typing import Any
 import pandas as pd
 
 from personasim.simulation.log.events import EVENT_COLUMNS, Event
-from personasim.simulation.runs.runner import EVENTS_FILE, MANIFEST_FILE, RunError, read_manifest
 from personasim.simulation.log.sqlite_store import SQLiteEventStore
+from personasim.simulation.runs.runner import EVENTS_FILE, MANIFEST_FILE, RunError, read_manifest
 
 __all__ = [
     "PARQUET_FILE",

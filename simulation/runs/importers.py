@@ -17,8 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from personasim.simulation.core.scenario import ScenarioError, get_scenario
+from personasim.simulation.core.stages import printed_stages, stage
 from personasim.simulation.log.event_log import EventLog
 from personasim.simulation.log.events import SCHEMA_VERSION
+from personasim.simulation.log.sqlite_store import SQLiteEventStore
 from personasim.simulation.runs.runner import (
     EVENTS_FILE,
     MANIFEST_FILE,
@@ -33,9 +36,6 @@ from personasim.simulation.runs.runner import (
     compute_run_metrics,
     write_run_reports,
 )
-from personasim.simulation.core.scenario import ScenarioError, get_scenario
-from personasim.simulation.log.sqlite_store import SQLiteEventStore
-from personasim.simulation.core.stages import printed_stages, stage
 
 __all__ = [
     "ImportFormat",

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from personasim.simulation.llm.cache import default_cache_dir
-from personasim.simulation.llm.limiter import endpoint_key
 from personasim.simulation.llm.chat import Backend, LLMError
+from personasim.simulation.llm.limiter import endpoint_key
 from personasim.simulation.runs.runner import RunError, RunResult
 from personasim.simulation.runs.sweep import CellFailure, ScenarioRef, SweepCell, run_cell
 

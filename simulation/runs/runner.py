@@ -25,27 +25,32 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from personasim.simulation.llm.cache import ResponseCache, default_cache_dir
-from personasim.simulation.llm.client import LLMClient, ModelPool, RetryPolicy
-from personasim.simulation.log.event_log import RETRIED_KIND, EventLog, ResumeState, latest_attempts
-from personasim.simulation.log.events import SCHEMA_VERSION, EventStore, events_frame
-from personasim.simulation.runs.fingerprint import endpoint_change, fingerprint_diff
-from personasim.simulation.llm.limiter import EndpointLimiter
-from personasim.simulation.llm.chat import RESPONSE_FORMATS, Backend, PermanentLLMError, ResponseFormat
 from personasim.simulation.core.model import Simulation
+from personasim.simulation.core.scenario import Scenario, ScenarioParams, get_scenario
+from personasim.simulation.llm.cache import ResponseCache, default_cache_dir
+from personasim.simulation.llm.chat import (
+    RESPONSE_FORMATS,
+    Backend,
+    PermanentLLMError,
+    ResponseFormat,
+)
+from personasim.simulation.llm.client import LLMClient, ModelPool, RetryPolicy
+from personasim.simulation.llm.limiter import EndpointLimiter
 from personasim.simulation.llm.openai_backend import OpenAIBackend
 from personasim.simulation.llm.prompts import PromptPack, PromptPackError
 from personasim.simulation.llm.roles import RoleError, bind_roles
+from personasim.simulation.llm.scripted import ScriptedBackend
+from personasim.simulation.log.event_log import RETRIED_KIND, EventLog, ResumeState, latest_attempts
+from personasim.simulation.log.events import SCHEMA_VERSION, EventStore, events_frame
+from personasim.simulation.log.sqlite_store import EventStoreError, SQLiteEventStore
+from personasim.simulation.runs.fingerprint import endpoint_change, fingerprint_diff
 from personasim.simulation.runs.run_lock import LOCK_FILE, RunLock
 from personasim.simulation.runs.run_signals import RunStopped, stop_on_signals
-from personasim.simulation.core.scenario import Scenario, ScenarioParams, get_scenario
 from personasim.simulation.runs.scenario_file import (
     check_same_scenario_file,
     resolve_scenario,
     scenario_file_record,
 )
-from personasim.simulation.llm.scripted import ScriptedBackend
-from personasim.simulation.log.sqlite_store import EventStoreError, SQLiteEventStore
 from personasim.simulation.runs.validity import (
     DECISION_KINDS,
     ValidityLimits,

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from personasim.simulation.log.events import INCIDENT_SCOPE, MAIN_SCOPE, Event
+from personasim.simulation.log.sqlite_store import SQLiteEventStore
 from personasim.simulation.runs.run_lock import RunLock
 from personasim.simulation.runs.runner import (
     EVENTS_FILE,
@@ -25,7 +26,6 @@ from personasim.simulation.runs.runner import (
     _write_json,
     read_manifest,
 )
-from personasim.simulation.log.sqlite_store import SQLiteEventStore
 
 __all__ = ["SalvageResult", "salvage_run"]
 

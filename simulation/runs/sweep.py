@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from personasim.simulation.llm.limiter import EndpointLimiter
+from personasim.simulation.core.scenario import Scenario
 from personasim.simulation.llm.chat import Backend
+from personasim.simulation.llm.limiter import EndpointLimiter
 from personasim.simulation.runs.run_lock import RunLockedError
 from personasim.simulation.runs.runner import MANIFEST_FILE, RunError, RunResult, run_scenario
-from personasim.simulation.core.scenario import Scenario
 from personasim.simulation.runs.scenario_file import (
     is_scenario_path,
     load_scenario_file,
@@ -126,7 +126,9 @@ def run_sweep(
     ]
     failed: list[CellFailure] = []
     if executor == "ray":
-        from personasim.simulation.runs.ray_sweep import run_cells_on_ray  # Ray is an optional extra
+        from personasim.simulation.runs.ray_sweep import (
+            run_cells_on_ray,  # Ray is an optional extra
+        )
 
         results, failed = run_cells_on_ray(
             _scenario_ref(scenario, scenario_cls), cells, run_options, address=ray_address
