@@ -1,6 +1,6 @@
 """The three roles of the career-chat dialogues (seed 003, §3): simulated user, out-of-context
-detector, assistant. Each is a Mesa agent deciding through the decision graph; the prompts are
-the scenario's."""
+detector, assistant; and the optional job-title classifier (`--role classifier`). Each is a
+Mesa agent deciding through the decision graph; the prompts are the scenario's."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from personasim.agents.researcher import ResearcherAgent
 if TYPE_CHECKING:
     from personasim.simulation import Simulation
 
-__all__ = ["Assistant", "OutOfContextDetector", "UserSimulator"]
+__all__ = ["Assistant", "JobTitleClassifier", "OutOfContextDetector", "UserSimulator"]
 
 
 class UserSimulator(PersonaAgent):
@@ -36,3 +36,11 @@ class Assistant(ResearcherAgent):
 
     def __init__(self, model: Simulation, agent_id: str = "assistant") -> None:
         super().__init__(model, agent_id, role="assistant (qa_llm, BA_user, BA_dialogue)")
+
+
+class JobTitleClassifier(ResearcherAgent):
+    """Labels each distinct job title with a category and a position level (the authors used a
+    zero-shot classifier, §5.1); only with `--role classifier=…`."""
+
+    def __init__(self, model: Simulation, agent_id: str = "job-classifier") -> None:
+        super().__init__(model, agent_id, role="job-title classifier (--role classifier)")

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-__all__ = ["SYNONYMS", "LevelNameError", "level_key", "match_level_names"]
+__all__ = ["SYNONYMS", "LevelNameError", "level_key", "match_level_name", "match_level_names"]
 
 SYNONYMS: dict[str, tuple[str, ...]] = {
     "65+": ("65 and over", "65 and older", "65 or older", "over 65", "65 plus"),
@@ -42,6 +42,15 @@ class LevelNameError(ValueError):
 def level_key(name: str) -> str:
     """What two names of one level share: case-folded letters, digits and '+'."""
     return re.sub(r"[^\w+]|_", "", name.casefold())
+
+
+def match_level_name(name: object, levels: Sequence[str]) -> str:
+    """The offered level one chosen `name` means (a single choice among `levels`, by the same
+    rule); LevelNameError if it means none of them or more than one."""
+    found = _lookup(levels).get(level_key(name)) if isinstance(name, str) else None
+    if found is None:
+        raise LevelNameError(f"{name!r} is not one of {list(levels)}")
+    return found
 
 
 def match_level_names(said: Iterable[str], levels: Sequence[str]) -> list[str]:

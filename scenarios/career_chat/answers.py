@@ -13,17 +13,21 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from personasim.agents.decision import DecisionParseError, parse_nonempty
+from personasim.agents.level_names import LevelNameError, match_level_name
+from personasim.scenarios.career_chat.jobs import CATEGORY_LABELS, POSITION_LEVELS
 from personasim.scenarios.career_chat.metrics import N_OPTIONS
 
 __all__ = [
     "AssistantReply",
     "FirstQuestion",
     "FollowUp",
+    "JobLabelsAnswer",
     "OptionAnswer",
     "Rating",
     "Verdict",
     "read_first_question",
     "read_follow_up",
+    "read_job_labels",
     "read_option",
     "read_rating",
     "read_reply",
@@ -53,6 +57,13 @@ class OptionAnswer(BaseModel):
 class Rating(BaseModel):
     rating: int = Field(ge=0, le=5)
     reason: str = ""
+
+
+class JobLabelsAnswer(BaseModel):
+    """The classifier's choice for one job title: one offered label of each set."""
+
+    job_category: str
+    position_level: str
 
 
 class AssistantReply(BaseModel):
@@ -93,3 +104,15 @@ def read_rating(answer: Rating) -> int:
 
 def read_reply(answer: AssistantReply) -> str:
     return parse_nonempty(answer.response)
+
+
+def read_job_labels(answer: JobLabelsAnswer) -> dict[str, str]:
+    """Each choice as the offered label it names (case, spacing and punctuation aside, as
+    `level_names` reads them); a label that names none of the offered ones is re-asked."""
+    try:
+        return {
+            "job_category": match_level_name(answer.job_category, CATEGORY_LABELS),
+            "position_level": match_level_name(answer.position_level, POSITION_LEVELS),
+        }
+    except LevelNameError as exc:
+        raise DecisionParseError(str(exc)) from None

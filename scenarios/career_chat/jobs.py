@@ -35,17 +35,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 __all__ = [
+    "CATEGORY_LABELS",
     "CATEGORY_RULES",
     "JOB_CATEGORIES",
     "LEVEL_RULES",
     "OTHER_CATEGORY",
     "POSITION_LEVELS",
+    "UNCLASSIFIED",
     "UNRANKED_LEVEL",
     "JobLabels",
     "Rule",
     "classify_title",
     "job_category",
     "position_level",
+    "title_key",
     "title_tokens",
 ]
 
@@ -57,6 +60,14 @@ POSITION_LEVELS = ("Entry Level", "Professional", "Management", "Senior Manageme
 
 OTHER_CATEGORY = "Other"
 UNRANKED_LEVEL = "Professional"
+
+CATEGORY_LABELS = (*JOB_CATEGORIES, OTHER_CATEGORY)
+"""Every category a title can get: the authors' seven and the word rule's "Other" (the labels
+a bound classifier chooses among too)."""
+
+UNCLASSIFIED = "Unclassified"
+"""The group of a title the bound classifier gave no usable labels for (a counted failed
+decision): shown as a group of its own with its n, never replaced by a guess."""
 _GAP = "..."
 _MAX_GAP = 3
 
@@ -75,6 +86,12 @@ class Rule:
 def title_tokens(title: str) -> list[str]:
     """Lower-case word tokens; a possessive "'s" is dropped with its apostrophe."""
     return re.findall(r"[a-z0-9]+", re.sub(r"['’]s\b", "", title.lower()))
+
+
+def title_key(title: str) -> str:
+    """What two spellings of one title share (its words, case-folded): a bound classifier is
+    asked once per key."""
+    return " ".join(title.split()).casefold()
 
 
 def _token_matches(pattern: str, token: str) -> bool:

@@ -396,9 +396,11 @@ def icc3k(ratings: Sequence[Sequence[float]]) -> Statistic:
 
 
 def _profiles(events: pd.DataFrame) -> dict[str, dict[str, Any]]:
-    """Each user's attributes, with the job labels a `--job-groups` file gave its title."""
-    given = payloads(events, "career.job_groups")
-    labels = given[0]["titles"] if given else {}
+    """Each user's attributes, with the job labels the log gives its title: a `--job-groups`
+    file's, then a bound classifier's (`--role classifier`, for the titles the file left)."""
+    labels: dict[str, dict[str, str]] = {}
+    for given in payloads(events, "career.job_groups"):
+        labels |= given["titles"]
     return {
         p["persona"]["id"]: {
             **p["persona"]["attributes"],
@@ -686,6 +688,22 @@ def _users_of(series: pd.Series, dimension: str) -> list[str]:
     return list(series[dimension].index) if dimension in series.index.get_level_values(0) else []
 
 
+def _job_labels(events: pd.DataFrame, profiles: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """Where the job groups came from: a `--job-groups` file, a bound classifier, or the word
+    rule for every title neither labelled; with the titles a classifier left "Unclassified" and
+    how many users they hold."""
+    sources = [p.get("source", "file") for p in payloads(events, "career.job_groups")]
+    by_classifier = [p for p in payloads(events, "career.job_groups") if p.get("source")]
+    unclassified = sorted({t for p in by_classifier for t in p["unclassified"]})
+    return {
+        "sources": [*sources, "word rule"],
+        "classifier": by_classifier[0]["classifier"] if by_classifier else None,
+        "titles_asked": sum(p["asked"] for p in by_classifier),
+        "unclassified_titles": unclassified,
+        "unclassified_users": sum(p["job_title"] in unclassified for p in profiles.values()),
+    }
+
+
 def _task_counts(events: pd.DataFrame, kind: str) -> dict[str, int]:
     tasks = [p["task"] for p in payloads(events, kind)]
     names = (
@@ -695,6 +713,7 @@ def _task_counts(events: pd.DataFrame, kind: str) -> dict[str, int]:
         "career.reasoning",
         "career.probe",
         "career.judge",
+        "career.classify",
     )
     return {name.split(".")[1]: tasks.count(name) for name in names}
 
@@ -732,6 +751,7 @@ def compute_metrics(events: pd.DataFrame) -> dict[str, Any]:
         "design": paper_differences(
             header, len(payloads(events, "career.survey")[0]["items"]), len(profiles)
         ),
+        "job_labels": _job_labels(events, profiles),
         "failures": _task_counts(events, "decision.failed"),
         "reasks": _task_counts(events, "decision.reask"),
     }

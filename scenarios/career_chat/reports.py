@@ -11,7 +11,12 @@ import numpy as np
 
 from personasim.analysis.reports import save_figure, small_note, write_table
 from personasim.analysis.undefined import shown_stat
-from personasim.scenarios.career_chat.jobs import JOB_CATEGORIES, OTHER_CATEGORY, POSITION_LEVELS
+from personasim.scenarios.career_chat.jobs import (
+    JOB_CATEGORIES,
+    OTHER_CATEGORY,
+    POSITION_LEVELS,
+    UNCLASSIFIED,
+)
 from personasim.scenarios.career_chat.metrics import (
     DIMENSION_LABELS,
     DIMENSIONS,
@@ -186,7 +191,7 @@ def _with_n(groups: Sequence[str], sizes: Mapping[str, int]) -> list[str]:
 def _group_order(group: str) -> tuple[int, str]:
     order = ("<30", "30-40", "40-50", "50-60", ">60", "High School", "Bachelor's", "Master's")
     order += ("PhD", "Developed", "Developing", "Third World", "Unknown")
-    order += (*POSITION_LEVELS, *JOB_CATEGORIES, OTHER_CATEGORY)
+    order += (*POSITION_LEVELS, *JOB_CATEGORIES, OTHER_CATEGORY, UNCLASSIFIED)
     return (order.index(group) if group in order else len(order), group)
 
 
@@ -315,7 +320,22 @@ def report_lines(metrics: dict[str, Any]) -> list[str]:
     means = metrics["judge"]["means"]
     judge = ", ".join(f"{d} {shown_stat(means, d, 3)}" for d in DIMENSIONS)
     lines.append(f"  judge: {judge}; failures: {_counts_text(metrics['failures'])}")
+    if classified := _classifier_line(metrics.get("job_labels") or {}):
+        lines.append(classified)
     return lines
+
+
+def _classifier_line(labels: Mapping[str, Any]) -> str | None:
+    """What a bound job-title classifier did (None: the groups are the word rule's or a
+    file's alone)."""
+    if not labels.get("classifier"):
+        return None
+    failed = labels["unclassified_titles"]
+    return (
+        f"  job groups: {', '.join(labels['classifier'])} labelled {labels['titles_asked']} "
+        f"distinct titles; {len(failed)} without a usable answer, their "
+        f"{labels['unclassified_users']} users in the group {UNCLASSIFIED!r}"
+    )
 
 
 def write_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:

@@ -12,6 +12,11 @@ Three rounds:
    with top-5 logprobs, turned into option distributions (Appendix G) by the metrics.
 3. **Judge** (§4.1, Appendix D), one unit per dialogue: four dimensions, `judge_samples` each.
 
+Job category and position level come from the word rule (`scenarios/career_chat/jobs.py`)
+unless a `--job-groups` file names a title's labels or `--role classifier=…` binds a model: then
+round 1 also asks the classifier once per distinct title (one unit each) and logs the labels as
+a `career.job_groups` event; a title it gave no usable answer for is "Unclassified".
+
 Every text sent is an entry of the prompt pack `scenarios/career_chat/career-chat.yaml`; the survey
 items are data (VSM CSV files). The metrics (§5.1, Tables 1–3, 5, Figures 4–5) are computed from
 the event log in `scenarios/career_chat/metrics.py`.
@@ -19,7 +24,7 @@ the event log in `scenarios/career_chat/metrics.py`.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
@@ -27,7 +32,12 @@ from typing import Any, ClassVar
 import pandas as pd
 from pydantic import Field, model_validator
 
-from personasim.agents.dialogue_roles import Assistant, OutOfContextDetector, UserSimulator
+from personasim.agents.dialogue_roles import (
+    Assistant,
+    JobTitleClassifier,
+    OutOfContextDetector,
+    UserSimulator,
+)
 from personasim.environments.career_chat.dialogues import load_dialogues
 from personasim.environments.career_chat.place import (
     REFERENCE_YEAR,
@@ -43,6 +53,7 @@ from personasim.environments.career_chat.place import (
 )
 from personasim.scenarios.career_chat import metrics as career_chat
 from personasim.scenarios.career_chat import reports as career_chat_reports
+from personasim.scenarios.career_chat.jobs import UNCLASSIFIED, title_key
 from personasim.scenarios.career_chat.metrics import DIMENSIONS, FORMATS
 from personasim.scenarios.career_chat.tasks import CareerTasks
 from personasim.simulation import (
@@ -160,6 +171,11 @@ class CareerChatScenario(Scenario):
         "assistant": Role("the career-advice assistant in the dialogues"),
         "respondent": Role("the probed model answering the value survey (BA_user, BA_dialogue)"),
         "judge": Role("the dialogue-quality judge (Appendix E)"),
+        "classifier": Role(
+            "job category and position level of each distinct job title (a zero-shot "
+            "classifier in the paper; unbound: the word rule)",
+            optional=True,
+        ),
     }
     params: CareerChatParams
 
@@ -221,20 +237,20 @@ class CareerChatScenario(Scenario):
             sim.emit("career.human_ratings", {"rows": self._human})
         if self._job_groups is not None:
             sim.emit("career.job_groups", self._job_groups)
+        bound = bool(sim.roles.get("classifier"))
+        self._to_classify = self._titles_to_classify(profiles) if bound else []
+        if self._to_classify:
+            self.classifier = JobTitleClassifier(sim)
         if self._source is not None:
             sim.emit("career.dialogues_source", {**self._source.record, "users": len(self.users)})
 
     # --- rounds ------------------------------------------------------------------------------
 
     async def play_round(self, sim: Simulation, round_index: int) -> None:
-        work: dict[str, Callable[[], Awaitable[None]]]
-        if round_index == 1 and self._source is not None:  # no user, detector or assistant call
-            for user in self.users:
-                self.chat.replay(user, self._recorded[user.agent_id])
-            return
+        work: dict[str, Callable[[], Awaitable[Any]]]
         if round_index == 1:
-            work = {u.agent_id: (lambda u=u: self._dialogue(u)) for u in self.users}
-        elif round_index == 2:
+            return await self._first_round(sim)
+        if round_index == 2:
             work = {
                 f"{u.agent_id}/{fmt}/q{item.index}": (
                     lambda u=u, f=fmt, i=item: self._probe(u, f, i)
@@ -249,6 +265,55 @@ class CareerChatScenario(Scenario):
                 u.agent_id: (lambda u=u: self._judge(u)) for u in self.users if self.chat.usable(u)
             }
         await sim.concurrently(work)
+
+    async def _first_round(self, sim: Simulation) -> None:
+        """The dialogues (or their replay: no user, detector or assistant call) and, with a
+        bound classifier, one unit per distinct job title; its labels are logged at the end."""
+        work: dict[str, Callable[[], Awaitable[Any]]] = {
+            f"classify/{i}": partial(self._classify, title)
+            for i, title in enumerate(self._to_classify)
+        }
+        if self._source is not None:
+            for user in self.users:
+                self.chat.replay(user, self._recorded[user.agent_id])
+        else:
+            work |= {u.agent_id: (lambda u=u: self._dialogue(u)) for u in self.users}
+        if not work:
+            return
+        done = await sim.concurrently(work)
+        if self._to_classify:
+            sim.emit("career.job_groups", self._classified(sim, done))
+
+    def _titles_to_classify(self, profiles: Sequence[Profile]) -> list[str]:
+        """Each distinct title once (spacing and case aside; its first spelling is asked),
+        except those a `--job-groups` file labels in full."""
+        given = self._job_groups["titles"] if self._job_groups else {}
+        first: dict[str, str] = {}
+        for profile in profiles:
+            title = profile.job_title
+            if len(given.get(title, {})) < 2:
+                first.setdefault(title_key(title), " ".join(title.split()))
+        return [first[key] for key in sorted(first)]
+
+    async def _classify(self, title: str) -> dict[str, str] | None:
+        decision = await self.classifier.decide(self.tasks.classify(title))
+        return decision.value if decision.ok else None
+
+    def _classified(self, sim: Simulation, done: dict[str, Any]) -> dict[str, Any]:
+        """`career.job_groups` of the classifier: every user's title → its labels, or
+        "Unclassified" for both where the classifier's decision failed."""
+        unusable = {"job_category": UNCLASSIFIED, "position_level": UNCLASSIFIED}
+        by_key = {
+            title_key(title): done[f"classify/{i}"] for i, title in enumerate(self._to_classify)
+        }
+        users = [p.job_title for p in self.profiles.values() if title_key(p.job_title) in by_key]
+        return {
+            "titles": {title: by_key[title_key(title)] or unusable for title in users},
+            "source": "classifier",
+            "classifier": list(sim.roles["classifier"]),
+            "asked": len(by_key),
+            "unclassified": sorted({t for t in users if by_key[title_key(t)] is None}),
+        }
 
     async def _dialogue(self, user: UserSimulator) -> None:
         """Algorithm 1 for one user, with the detector's rewrite in place of the skip."""

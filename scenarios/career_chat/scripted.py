@@ -5,7 +5,9 @@ sometimes (a seeded rate) stating a wrong age; the detector catches wrong ages a
 first-person framing and rewrites; survey answers come from a distribution whose centre moves
 with age and education, with top-5 logprobs at the option token; the judge counts attributes.
 The other rules answer JSON in every format (their prompts ask for it); asked for JSON, the
-assistant answers `{"response": ...}`. Documented in docs/scripted.md.
+assistant answers `{"response": ...}`; the job-title classifier (`--role classifier=scripted`)
+answers the word rule's labels (`scenarios/career_chat/jobs.py`) in the JSON its prompt asks for.
+Documented in docs/scripted.md.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from personasim.scenarios.career_chat.jobs import classify_title
 from personasim.simulation import (
     ChatRequest,
     ChatResponse,
@@ -101,6 +104,16 @@ def _detector(request: ChatRequest, rng: np.random.Generator) -> str:
         fixed = f"As a {profile['job_title']}, I would like advice: {fixed}"
     flagged = fixed != question
     return json.dumps({"has_out_of_context": flagged, "updated_question": fixed if flagged else ""})
+
+
+# --- the job-title classifier (--role classifier=scripted) ----------------------------------
+
+
+@scripted_behaviour("career.classify")
+def _classifier(request: ChatRequest, rng: np.random.Generator) -> str:
+    """The word rule's labels of the title, so a scripted run's groups are the default run's."""
+    labels = classify_title(str(request.hints["title"]))
+    return json.dumps({"job_category": labels.category, "position_level": labels.level})
 
 
 # --- the assistant ----------------------------------------------------------------------------

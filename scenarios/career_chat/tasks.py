@@ -18,10 +18,12 @@ from pydantic import BaseModel
 from personasim.agents.decision import DecisionParseError, DecisionTask, parse_nonempty
 from personasim.agents.structured import json_task
 from personasim.scenarios.career_chat import answers
+from personasim.scenarios.career_chat.jobs import CATEGORY_LABELS, POSITION_LEVELS
 from personasim.simulation import ChatRequest, Message
 from personasim.simulation.llm.prompts import PromptPack
 
 __all__ = [
+    "CLASSIFY_TEMPERATURE",
     "JUDGE_TEMPERATURE",
     "REASONING_MAX_TOKENS",
     "REASONING_TEMPERATURE",
@@ -38,6 +40,10 @@ HISTORY_LINE = {"user": "history_user", "assistant": "history_chatbot"}
 
 JUDGE_TEMPERATURE = 0.7
 """§4.1: the judge's repeated samples must differ ("10 random seeds")."""
+
+CLASSIFY_TEMPERATURE = 0.0
+"""The job-title classifier answers greedily: one title, one answer, as the authors' zero-shot
+classifier took its highest-scoring label."""
 
 REASONING_TEMPERATURE = 0.6
 REASONING_MAX_TOKENS = 4096
@@ -260,6 +266,27 @@ class CareerTasks:
             {"profile": profile, "questions": questions, "dimension": dimension},
             temperature=JUDGE_TEMPERATURE,
             sample_index=sample,
+        )
+
+    # --- job labels by a bound classifier (`--role classifier=…`) -------------------------
+
+    def classify(self, title: str) -> DecisionTask:
+        """One job title's category and position level, chosen among the word rule's labels
+        (the authors' zero-shot classifier's, with "Other")."""
+        prompt = self.prompts.render(
+            "classify_prompt",
+            title=title,
+            categories=", ".join(CATEGORY_LABELS),
+            levels=", ".join(POSITION_LEVELS),
+        )
+        return self._json(
+            "career.classify",
+            "classifier",
+            self._messages("classify_system", prompt),
+            (answers.JobLabelsAnswer, answers.read_job_labels),
+            {"title": title},
+            {"title": title},
+            temperature=CLASSIFY_TEMPERATURE,
         )
 
 

@@ -554,6 +554,7 @@ def _list(args: argparse.Namespace, extra: Sequence[str]) -> int:
         out.print(f"{name} — {scenario.summary}{origin}", style="bold")
         for role_name, role in scenario.roles.items():
             seats = "" if role.max_models == 1 else f" ({role.arity()})"
+            seats += " (optional: only when --role names it)" if role.optional else ""
             out.print(f"  role {role_name:<15} {role.description}{seats}")
         for field, info in scenario.Params.model_fields.items():
             flag = "--" + field.replace("_", "-")

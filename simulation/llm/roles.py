@@ -5,7 +5,9 @@ line `--role NAME=SPEC[,SPEC...]` binds one and `--model` binds every role not n
 model can generate dialogues while another is probed, and a judge can be a stronger model. A
 role is never played by the scripted double unless the user names it: where the run's model may
 not play a role (PersonaGym's evaluators may not score their own model's answers), the run
-refuses to start and says which `--role` to pass.
+refuses to start and says which `--role` to pass. An `optional` role is played only when
+`--role` names it; unnamed, it is bound to no model and the scenario does without it (career
+chat's job-title classifier: its word rule).
 """
 
 from __future__ import annotations
@@ -33,13 +35,16 @@ class Role:
     """One part a model plays. `models`: how many models play it at once (an ensemble of
     evaluators has several); `not_played_by`: roles whose real models may not play this one;
     `must_name`: a real `--model` does not fill it by default (a judge the paper ran on a
-    stronger model), so a run with a real model must say with `--role` who plays it."""
+    stronger model), so a run with a real model must say with `--role` who plays it;
+    `optional`: played only when `--role` names it, by no model otherwise (not even the
+    scripted double), and the scenario does the part without a model."""
 
     description: str
     min_models: int = 1
     max_models: int | None = 1
     not_played_by: tuple[str, ...] = ()
     must_name: bool = False
+    optional: bool = False
 
     def takes(self, count: int) -> bool:
         return count >= self.min_models and (self.max_models is None or count <= self.max_models)
@@ -96,6 +101,8 @@ def _bind_one(name: str, role: Role, model: str, given: Sequence[str] | None) ->
         if len(set(real)) != len(real):
             raise RoleError(f"--role {name}: each model may appear once ('scripted' may repeat)")
         return specs
+    if role.optional:
+        return ()
     if is_scripted(model):  # the scripted double may play every seat of an ensemble
         return (model,) * role.min_models
     if role.must_name:
