@@ -25,6 +25,7 @@ from personasim.analysis.career_jobs import (
     classify_title,
     title_key,
 )
+from personasim.environments.career_chat import load_job_groups
 from personasim.simulation import RunResult, SQLiteEventStore, run_scenario
 from personasim.simulation.cli import main
 
@@ -132,6 +133,8 @@ def test_unbound_the_word_rule_groups_and_no_classifier_is_asked(tmp_path: Path)
     words = Counter(classify_title(t).category for t in TITLES)
     assert job_sizes(result) == dict(words)
     assert result.metrics["metrics"]["job_labels"]["classifier"] is None
+    rows = (result.run_dir / "reports" / "job_titles.csv").read_text().splitlines()
+    assert "Doctor,Health,Professional,word rule,2" in rows
 
 
 @pytest.mark.parametrize("classifier", ["scripted", "scripted:drift=0.15", "scripted:drift=0.6"])
@@ -211,6 +214,12 @@ def test_metrics_use_the_logged_labels_and_an_unusable_answer_is_unclassified(
     table = (result.run_dir / "reports" / "table2_groups.csv").read_text().splitlines()
     assert f"BA_user,job,{UNCLASSIFIED},1,True" in table
     assert f"BA_user,position,{UNCLASSIFIED},1,True" in table
+    titles = result.run_dir / "reports" / "job_titles.csv"
+    rows = titles.read_text().splitlines()
+    assert rows[0] == "job_title,job_category,position_level,source,n"
+    assert f"Astronaut,{UNCLASSIFIED},{UNCLASSIFIED},unclassified,1" in rows
+    assert "Doctor,Hospitality,C-Suite,classifier,2" in rows
+    assert len(load_job_groups(titles)) == 6  # usable as --job-groups
 
 
 def test_a_rerun_with_the_cache_asks_the_classifier_nothing(tmp_path: Path) -> None:

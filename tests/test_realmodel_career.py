@@ -3,14 +3,32 @@ real model with the reasoning model's two queries. Invariants, never opinions.""
 
 from __future__ import annotations
 
+import json
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
-from test_realmodel import check_replay_and_metrics, check_run, read_events, run_cli, summary
+from test_realmodel import (
+    MODEL,
+    RUN_FLAGS,
+    check_decisions,
+    check_replay_and_metrics,
+    check_run,
+    read_events,
+    run_cli,
+    summary,
+)
 
+from personasim.analysis.career_jobs import (
+    CATEGORY_LABELS,
+    POSITION_LEVELS,
+    UNCLASSIFIED,
+    classify_title,
+)
 from personasim.simulation import run_scenario
+from personasim.simulation.cli import main
 
 pytestmark = [pytest.mark.realmodel, pytest.mark.timeout(600)]
 
@@ -60,9 +78,7 @@ def test_smollm2_probes_dialogues_made_elsewhere_in_two_passes(
         if e.kind == "decision.made" and e.payload["task"] == "career.reasoning"
     }
     probes = [
-        e.payload
-        for e in events
-        if e.kind == "llm.call" and e.payload["task"] == "career.probe"
+        e.payload for e in events if e.kind == "llm.call" and e.payload["task"] == "career.probe"
     ]
     for probe in probes:  # asked only after a usable thinking, which it carries
         thought = probe["messages"][-1]
@@ -73,3 +89,98 @@ def test_smollm2_probes_dialogues_made_elsewhere_in_two_passes(
     realmodel_runs["career-chat --dialogues-from --reasoning-pass (json_object)"] = summary(
         out, elapsed
     )
+
+
+CLASSIFIED_TITLES = (
+    "Software Engineer",
+    "Chief Executive Officer",
+    "Nurse",
+    "Pastry Chef",
+    "Primary School Teacher",
+    "Sales Manager",
+    "Research Scientist",
+    "Graphic Designer",
+)
+"""One user each, a title per category the word rule knows and levels from three rungs."""
+
+
+@pytest.mark.parametrize("response_format", ["text", "json_object"])
+def test_smollm2_as_the_job_title_classifier(
+    smollm2: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    realmodel_runs: dict[str, dict[str, Any]],
+    response_format: str,
+) -> None:
+    """`--role classifier=SmolLM2`, every other role scripted: the run completes; each title is
+    asked once and ends with labels from the offered sets or as a counted failed decision
+    ("Unclassified", with its users); the groups the metrics use are the logged ones. SmolLM2
+    is tiny: its agreement with the word rule is printed, not asserted."""
+    profiles = tmp_path / "profiles.jsonl"
+    profiles.write_text(
+        "\n".join(
+            json.dumps(
+                {"id": f"u{i}", "age": 30 + i, "gender": "F", "education": "PhD"}
+                | {"experience": 5, "job_title": title, "country": "Kenya"}
+            )
+            for i, title in enumerate(CLASSIFIED_TITLES)
+        )
+    )
+    out = tmp_path / "run"
+    started = time.perf_counter()
+    code = main(
+        [
+            "run", "career-chat", "--model", "scripted", "--out", str(out),
+            "--role", f"classifier={MODEL}@{smollm2}", *RUN_FLAGS,
+            "--response-format", response_format, "--profile-file", str(profiles),
+            "--n-users", str(len(CLASSIFIED_TITLES)), "--n-items", "1", "--max-turns", "1",
+            "--judge-samples", "0", "--max-repairs", "1", "--emd-repeats", "10",
+            "--bootstrap", "0", "--permutations", "0",
+        ]
+    )  # fmt: skip
+    elapsed = time.perf_counter() - started
+    printed = capsys.readouterr()
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["status"] == "complete", printed.out + printed.err
+    assert (code, manifest["validity"]["overall"]["ok"]) in ((0, True), (3, False))
+    events = read_events(out)
+    check_decisions(events, manifest["validity"])  # counts equal the log, task by task
+    check_replay_and_metrics(out, capsys)
+    asked = [
+        e.payload for e in events if e.kind == "llm.call" and e.payload["task"] == "career.classify"
+    ]
+    assert {(c["role"], c["backend"]["backend"]) for c in asked} == {("classifier", "openai")}
+    assert all(c["response"]["usage"]["prompt_tokens"] > 0 for c in asked)  # the server's count
+    ended = {
+        e.payload["title"]: e.kind
+        for e in events
+        if e.kind in ("decision.made", "decision.failed") and e.payload["task"] == "career.classify"
+    }
+    assert sorted(ended) == sorted(CLASSIFIED_TITLES)  # each title decided once
+    (logged,) = [e.payload for e in events if e.kind == "career.job_groups"]
+    allowed = {"job_category": set(CATEGORY_LABELS), "position_level": set(POSITION_LEVELS)}
+    for title, labels in logged["titles"].items():
+        if ended[title] == "decision.failed":
+            assert title in logged["unclassified"]
+            assert set(labels.values()) == {UNCLASSIFIED}
+        else:
+            assert all(labels[k] in allowed[k] for k in allowed), labels
+    metrics = json.loads((out / "metrics.json").read_text())["metrics"]
+    groups = metrics["adaptation"]["profile"]["job"]["groups"]
+    assert groups == dict(Counter(labels["job_category"] for labels in logged["titles"].values()))
+    assert metrics["job_labels"]["unclassified_users"] == len(logged["unclassified"])
+    labelled = {t: v for t, v in logged["titles"].items() if t not in logged["unclassified"]}
+    same = {
+        key: sum(
+            v[key] == getattr(classify_title(t), "category" if key == "job_category" else "level")
+            for t, v in labelled.items()
+        )
+        for key in allowed
+    }
+    print(
+        f"\nSmolLM2 classifier ({response_format}): {len(labelled)} of {len(CLASSIFIED_TITLES)} "
+        f"titles labelled, {len(logged['unclassified'])} unclassified; agreement with the word "
+        f"rule: category {same['job_category']}/{len(labelled)}, level "
+        f"{same['position_level']}/{len(labelled)}"
+    )
+    realmodel_runs[f"career-chat --role classifier ({response_format})"] = summary(out, elapsed)

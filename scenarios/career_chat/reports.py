@@ -366,6 +366,8 @@ def write_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
         notes=[users],
     )
     files += write_table(confidence_rows(metrics), directory, "figure4_confidence")
+    if titles := (metrics.get("job_labels") or {}).get("titles"):
+        files += write_table(titles, directory, "job_titles", notes=[JOB_TITLES_NOTE])
     if metrics["human_alignment"]:
         files += write_table(
             metrics["human_alignment"],
@@ -380,6 +382,14 @@ def write_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
             if figure is not None:
                 files.append(save_figure(figure, directory, f"figure5_{grouping}{suffix}"))
     return files
+
+
+JOB_TITLES_NOTE = (
+    "Each distinct job title with its users' n and the job category and position level the "
+    "metrics use: from a --job-groups file, a bound classifier (--role classifier; "
+    "'unclassified': no usable answer after the re-asks, the group 'Unclassified'), or the "
+    "word rule (analysis/career_jobs.py). Usable as --job-groups."
+)
 
 
 def summary_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
