@@ -116,3 +116,13 @@ def test_list_typed_parameters_take_comma_lists() -> None:
         names: list[str] = Field(default_factory=list)
 
     assert Params.model_validate({"names": "a, b,c"}).names == ["a", "b", "c"]
+
+
+def test_an_optional_role_is_played_only_when_named() -> None:
+    """No model fills an optional role by default, not even the scripted double; named, it is
+    bound like any other."""
+    roles = {"persona": Role("the persona"), "classifier": Role("labels", optional=True)}
+    for model in ("scripted", "scripted:drift=0.15", "openai:m"):
+        assert bind_roles(roles, model, {})["classifier"] == ()
+    named = bind_roles(roles, "openai:m", {"classifier": ["openai:c"]})
+    assert named == {"persona": ("openai:m",), "classifier": ("openai:c",)}
