@@ -14,20 +14,20 @@ from typing import Any
 import pytest
 from fake_openai import FakeOpenAIServer
 
-from personasim.agents.career_answers import JobLabelsAnswer, read_job_labels
 from personasim.agents.decision import DecisionParseError, parse_structured
 from personasim.agents.level_names import LevelNameError, match_level_name
-from personasim.analysis.career_chat_reports import report_lines
-from personasim.analysis.career_jobs import (
+from personasim.environments.career_chat.place import load_job_groups
+from personasim.scenarios.career_chat.answers import JobLabelsAnswer, read_job_labels
+from personasim.scenarios.career_chat.jobs import (
     CATEGORY_LABELS,
     POSITION_LEVELS,
     UNCLASSIFIED,
     classify_title,
     title_key,
 )
-from personasim.environments.career_chat import load_job_groups
+from personasim.scenarios.career_chat.reports import report_lines
 from personasim.simulation import RunResult, SQLiteEventStore, run_scenario
-from personasim.simulation.cli import main
+from personasim.simulation.cli.main import main
 
 TITLES = (
     "Software Engineer",

@@ -21,14 +21,14 @@ from test_realmodel import (
     summary,
 )
 
-from personasim.analysis.career_jobs import (
+from personasim.scenarios.career_chat.jobs import (
     CATEGORY_LABELS,
     POSITION_LEVELS,
     UNCLASSIFIED,
     classify_title,
 )
 from personasim.simulation import run_scenario
-from personasim.simulation.cli import main
+from personasim.simulation.cli.main import main
 
 pytestmark = [pytest.mark.realmodel, pytest.mark.timeout(600)]
 

@@ -388,7 +388,7 @@ JOB_TITLES_NOTE = (
     "Each distinct job title with its users' n and the job category and position level the "
     "metrics use: from a --job-groups file, a bound classifier (--role classifier; "
     "'unclassified': no usable answer after the re-asks, the group 'Unclassified'), or the "
-    "word rule (analysis/career_jobs.py). Usable as --job-groups."
+    "word rule (scenarios/career_chat/jobs.py). Usable as --job-groups."
 )
 
 
