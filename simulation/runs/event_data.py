@@ -20,7 +20,7 @@ import pandas as pd
 
 from personasim.simulation.log.events import EVENT_COLUMNS, Event
 from personasim.simulation.log.sqlite_store import SQLiteEventStore
-from personasim.simulation.runs.runner import EVENTS_FILE, MANIFEST_FILE, RunError, read_manifest
+from personasim.simulation.runs.run_dir import EVENTS_FILE, MANIFEST_FILE, RunError, read_manifest
 
 __all__ = [
     "PARQUET_FILE",

@@ -2,8 +2,9 @@
 
 A scenario (or its analysis) registers an `ImportFormat`: the files it reads, its options, and
 a `build` function that turns them into events of our schema. `import_run` then writes what a
-run writes — manifest, event log, metrics, reports — so `metrics --check`, `replay`, tables
-and figures work on the imported outputs unchanged. What marks the run as imported: the
+run writes — manifest, event log, metrics, reports — through the run-directory API the runner
+uses too (`run_dir.py`), so `metrics --check`, `replay`, tables and figures work on the
+imported outputs unchanged. What marks the run as imported: the
 `run.started` event and the manifest carry `import` (format, and per source file its name,
 size and SHA-256); no `llm.call` is logged (no model was called here), and the manifest's
 `llm` counts are zero.
@@ -20,22 +21,19 @@ from typing import Any
 from personasim.simulation.core.scenario import ScenarioError, get_scenario
 from personasim.simulation.core.stages import printed_stages, stage
 from personasim.simulation.log.event_log import EventLog
-from personasim.simulation.log.events import SCHEMA_VERSION
 from personasim.simulation.log.sqlite_store import SQLiteEventStore
-from personasim.simulation.runs.runner import (
+from personasim.simulation.runs.run_dir import (
     EVENTS_FILE,
-    MANIFEST_FILE,
-    METRICS_FILE,
     RunResult,
-    RunSettings,
-    _finish,
-    _now,
-    _package_versions,
-    _prepare_run_dir,
-    _write_json,
     compute_run_metrics,
+    create_run_dir,
+    finish_manifest,
+    new_manifest,
+    write_manifest,
+    write_metrics,
     write_run_reports,
 )
+from personasim.simulation.runs.runner import RunSettings
 
 __all__ = [
     "ImportFormat",
@@ -157,22 +155,13 @@ def _import_run(
     params = scenario_cls.parse_params(imported.params)
     settings = settings or RunSettings()
     record = {"format": format_name, "options": values, "sources": sources}
-    manifest = {
-        **settings.to_json(),
-        "schema_version": SCHEMA_VERSION,
-        "scenario": scenario,
-        "params": params.model_dump(mode="json"),
-        "seed": 0,
-        "model": imported.model,
-        "roles": {},
-        "prompts": None,
-        "import": record,
-        "packages": _package_versions(),
-        "status": "interrupted",
-        "created_at": _now(),
-    }
-    run_dir = _prepare_run_dir(out, scenario, False)
-    _write_json(run_dir / MANIFEST_FILE, manifest)
+    manifest = new_manifest(
+        settings.to_json(), scenario, params.model_dump(mode="json"), 0, imported.model
+    )
+    manifest.update(roles={}, prompts=None)
+    manifest["import"] = record
+    run_dir = create_run_dir(out, scenario)
+    write_manifest(run_dir, manifest)
     with SQLiteEventStore(run_dir / EVENTS_FILE) as store:
         log = EventLog(store)
         header = ("scenario", "params", "seed", "model", "roles", "prompts", "import")
@@ -183,10 +172,10 @@ def _import_run(
         log.emit("run.completed")
         stage("computing metrics")
         metrics = compute_run_metrics(store, scenario_cls)
-        _write_json(run_dir / METRICS_FILE, metrics)
+        write_metrics(run_dir, metrics)
         stage("writing reports")
         write_run_reports(run_dir, metrics, scenario_cls)
-        _finish(run_dir, manifest, store, settings, "complete")
+        finish_manifest(run_dir, manifest, store, settings.validity, "complete")
         stage("done")
     lines = [f"imported {format_name} ({', '.join(s['file'] for s in sources.values())})"]
     return RunResult(run_dir, manifest, metrics, lines + scenario_cls.report(metrics["metrics"]))

@@ -18,14 +18,13 @@ from typing import Any
 
 from personasim.simulation.log.events import INCIDENT_SCOPE, MAIN_SCOPE, Event
 from personasim.simulation.log.sqlite_store import SQLiteEventStore
-from personasim.simulation.runs.run_lock import RunLock
-from personasim.simulation.runs.runner import (
+from personasim.simulation.runs.run_dir import (
     EVENTS_FILE,
-    MANIFEST_FILE,
     RunError,
-    _write_json,
     read_manifest,
+    write_manifest,
 )
+from personasim.simulation.runs.run_lock import RunLock
 
 __all__ = ["SalvageResult", "salvage_run"]
 
@@ -78,7 +77,7 @@ def salvage_run(run_dir: str | Path, target: str | Path | None = None) -> Salvag
             "stopped_by": stopped_by,
         },
     )
-    _write_json(target / MANIFEST_FILE, manifest)
+    write_manifest(target, manifest)
     return SalvageResult(target, len(rows), readable - len(rows), stopped_by)
 
 

@@ -22,8 +22,8 @@ from typing import Any
 
 from personasim.simulation.log.events import Event, EventStore
 from personasim.simulation.runs.replay import concerned_agents
+from personasim.simulation.runs.run_dir import METRICS_FILE, REPORTS_DIR, read_manifest
 from personasim.simulation.runs.run_lock import lock_holder
-from personasim.simulation.runs.runner import METRICS_FILE, REPORTS_DIR, read_manifest
 from personasim.simulation.runs.scenario_file import scenario_for_run
 
 __all__ = ["ViewServer", "collect_run", "render_page", "write_page"]
