@@ -1,6 +1,7 @@
 """`persona-journey`: the same personas through several environments, in one run and one log.
 
-Each persona walks a graph of places (`environments/journey/place.py`): the Trust Game as trustor
+Each persona walks a graph of places (`environments/journey/place.py`; the places themselves, one
+registered class each, are `places.py`): the Trust Game as trustor
 (seed 001), the VSM value survey in profile phrasing with logprobs (seed 003, BA_user), and a few
 PersonaGym scenes scored by an evaluator ensemble (seed 002). One round is one step of every
 persona's walk; the route is a fixed order along the graph's edges, or a seeded rule
@@ -24,13 +25,10 @@ import numpy as np
 import pandas as pd
 from pydantic import Field, field_validator, model_validator
 
-from personasim.agents import Decision, DecisionTask, PersonaAgent, ResearcherAgent, TrusteeAgent
+from personasim.agents import Decision, DecisionTask, PersonaAgent, ResearcherAgent
 from personasim.agents.trustee import ARCHETYPE_PATTERN
-from personasim.environments import TrustGame
 from personasim.environments.career_chat.place import load_survey, shipped_career_file
 from personasim.environments.journey.place import JourneyMap, check_walk, parse_edges
-from personasim.environments.journey.survey import ValueSurvey
-from personasim.environments.persona_gym.place import GymQuestion, PersonaGym
 from personasim.scenarios.career_chat.scenario import CareerChatScenario
 from personasim.scenarios.persona_gym.scenario import PersonaGymScenario
 from personasim.scenarios.persona_gym.tasks import GymTasks
@@ -38,22 +36,24 @@ from personasim.scenarios.persona_journey import metrics as journey_metrics
 from personasim.scenarios.persona_journey.memory import (
     MemoryMode,
     Traveller,
-    keep_exchange,
     with_memory,
 )
+from personasim.scenarios.persona_journey.places import (
+    PLACES,
+    SCENES,
+    JourneyPlace,
+    get_journey_place,
+    journey_places,
+    unknown_places,
+)
 from personasim.scenarios.persona_journey.tasks import JourneyTasks
-from personasim.scenarios.trust.answers import TrustorAnswer
 from personasim.scenarios.trust.population import (
     PopulationParams,
     TrustPopulation,
-    checked_transfer,
     draw_personas,
     load_bank,
-    parse_transfer,
 )
 from personasim.simulation import (
-    ChatRequest,
-    Message,
     Role,
     Scenario,
     ScenarioError,
@@ -62,18 +62,7 @@ from personasim.simulation import (
     register_scenario,
 )
 
-__all__ = ["PLACES", "SCENES", "PersonaJourney", "PersonaJourneyParams"]
-
-PLACES = ("trust", "survey", "gym")
-"""The built-in places, nodes of the journey graph."""
-
-SCENES = (
-    ("Expected Action", "a neighbourhood meeting"),
-    ("Persona Consistency", "a job interview"),
-    ("Linguistic Habits", "a family dinner"),
-    ("Action Justification", "a charity fundraiser"),
-)
-"""PersonaGym task and setting of each scene; the questions are the pack's `scene.N` entries."""
+__all__ = ["PLACES", "SCENES", "PersonaJourney", "PersonaJourneyParams"]  # places: places.py
 
 
 class PersonaJourneyParams(PopulationParams):
@@ -113,9 +102,10 @@ class PersonaJourneyParams(PopulationParams):
     @model_validator(mode="after")
     def _route_on_graph(self) -> PersonaJourneyParams:
         graph = parse_edges(self.edges)
-        unknown = [n for n in graph if n not in PLACES]
+        unknown = unknown_places(graph)
         if unknown:
-            raise ValueError(f"--edges: unknown places {unknown}; places are {', '.join(PLACES)}")
+            known = ", ".join(journey_places())
+            raise ValueError(f"--edges: unknown places {unknown}; places are {known}")
         check_walk(graph, self.order)
         if len(set(self.order)) != len(self.order):
             raise ValueError("--order visits a place twice")
@@ -146,7 +136,7 @@ class PersonaJourney(Scenario):
         )
         if p.n_items is not None and p.n_items > len(items):
             raise ScenarioError(f"--n-items {p.n_items}: the survey has {len(items)} items")
-        self._items = items[: p.n_items]
+        self.items = items[: p.n_items]
         self.packs = {
             "trust": TrustPopulation.shipped_prompts(),
             "survey": CareerChatScenario.shipped_prompts(),
@@ -164,15 +154,15 @@ class PersonaJourney(Scenario):
 
     def setup(self, sim: Simulation) -> None:
         p = self.params
-        self.game = TrustGame(sim, endowment=p.endowment, name="trust")
-        self.trustee = TrusteeAgent(sim, p.trustee)
-        self.trustee.move_to(self.game)
-        self.survey = ValueSurvey(sim, self._items)
-        scenes = SCENES[: p.scenes]
-        self.gym = PersonaGym(sim, [s for _, s in scenes], sorted({t for t, _ in scenes}), "gym")
         graph = parse_edges(p.edges)
-        places = {"trust": self.game, "survey": self.survey, "gym": self.gym}
-        self.map = JourneyMap(sim, graph, {n: places[n] for n in graph})
+        # The built-in places are set up in every run (as ever: their events are in every log),
+        # another place when the graph has it.
+        self.places: dict[str, JourneyPlace] = {
+            name: place(self, sim)
+            for name in dict.fromkeys((*PLACES, *map(str, graph)))
+            if (place := get_journey_place(name)) is not None
+        }
+        self.map = JourneyMap(sim, graph, {n: self.places[n].environment for n in graph})
         personas = draw_personas(self._bank, p, sim.rng)
         self.travellers = {}
         for i, persona in enumerate(personas):
@@ -233,7 +223,7 @@ class PersonaJourney(Scenario):
         else:
             self.map.place(traveller.agent, place)
         traveller.visited.append(place)
-        await {"trust": self._trust, "survey": self._survey, "gym": self._gym}[place](traveller)
+        await self.places[place].visit(traveller)
 
     async def _choose(self, t: Traveller, options: list[str]) -> str | None:
         """The next place: the only option, the rule's seeded draw, or the persona's decision."""
@@ -241,99 +231,15 @@ class PersonaJourney(Scenario):
             return options[0]
         if self.params.route == "shuffled":
             return options[int(t.rng.integers(len(options)))]
-        decision, _ = await self._decide(t, self.tasks.choose(t.agent, options, len(t.visited) + 1))
+        offered = {o: self.places[o].description() for o in options}
+        decision, _ = await self.decide(t, self.tasks.choose(t.agent, offered, len(t.visited) + 1))
         return decision.value if decision.ok else None
 
-    async def _decide(self, t: Traveller, task: DecisionTask) -> tuple[Decision, DecisionTask]:
-        """The persona decides `task` with its memory of earlier places put in."""
+    async def decide(self, t: Traveller, task: DecisionTask) -> tuple[Decision, DecisionTask]:
+        """The persona decides `task` with its memory of earlier places put in (every place's
+        persona decisions go through here)."""
         task = replace(task, request=with_memory(t, task.request, self.prompts))
         return await t.agent.decide(task), task
-
-    # --- the three places --------------------------------------------------------------------
-
-    async def _trust(self, t: Traveller) -> None:
-        p, pack = self.params, self.packs["trust"]
-        prompt = pack.render(
-            "trustor",
-            initial_amount=p.endowment,
-            persona_details=t.agent.persona.profile_text(),
-            theoretical_props="",
-        )
-        task = DecisionTask(
-            name="trust.trustor",
-            request=ChatRequest(
-                messages=(Message(role="user", content=prompt),),
-                temperature=p.trust_temperature,
-                task="trust.trustor",
-                hints={"traits": dict(t.agent.persona.traits), "endowment": p.endowment},
-            ),
-            parse=lambda reply: parse_transfer(reply, self.game),
-            reminder=lambda e: pack.render("format_reminder", error=e, initial_amount=p.endowment),
-            max_repairs=p.max_repairs,
-            details={"place": "trust", "step": len(t.visited)},
-            schema=TrustorAnswer,
-            read=lambda answer: checked_transfer(answer.amount, self.game),
-        )
-        decision, task = await self._decide(t, task)
-        if not decision.ok:
-            return
-        received = self.game.transfer(t.agent, self.trustee, decision.value)
-        outcome = self.game.repay(t.agent, self.trustee, self.trustee.respond(received))
-        keep_exchange(t, task, decision.reply)
-        t.summaries.append(
-            self.prompts.render(
-                "memory.trust", endowment=p.endowment, sent=outcome.sent, returned=outcome.returned
-            )
-        )
-
-    async def _survey(self, t: Traveller) -> None:
-        chosen: list[int] = []
-        for item in self._items:
-            for repeat in range(self.params.survey_repeats):
-                task = self.tasks.survey_item(t.agent, item, repeat, len(t.visited))
-                decision, task = await self._decide(t, task)
-                if decision.ok:
-                    chosen.append(int(decision.value))
-                    if repeat == 0:
-                        keep_exchange(t, task, decision.reply)
-        if chosen:
-            mean = f"{np.mean(chosen):.1f}"
-            t.summaries.append(self.prompts.render("memory.survey", n=len(self._items), mean=mean))
-
-    async def _gym(self, t: Traveller) -> None:
-        scenes = SCENES[: self.params.scenes]
-        self.gym.place(t.agent, [setting for _, setting in scenes])
-        answered = 0
-        for index, (task, setting) in enumerate(scenes, 1):
-            question = GymQuestion(task, index, setting, self.prompts.text(f"scene.{index}"))
-            self.gym.pose(t.agent, task, [question], source="journey")
-            answered += await self._scene(t, question)
-        if answered:
-            settings = ", ".join(s for _, s in scenes)
-            t.summaries.append(self.prompts.render("memory.gym", n=answered, settings=settings))
-
-    async def _scene(self, t: Traveller, q: GymQuestion) -> int:
-        """The persona answers; examples are written; every evaluator scores (seed 002, §3.2)."""
-        persona = t.agent.persona.profile_text()
-        scene = {**q.scene(t.agent.agent_id), "place": "gym", "step": len(t.visited)}
-        answer, task = await self._decide(
-            t, self.gym_tasks.answer(persona, q.task, q.text, q.index, scene)
-        )
-        if not answer.ok:
-            return 0
-        keep_exchange(t, task, answer.reply)
-        examples = await self.example_writer.decide(
-            self.gym_tasks.examples(persona, q.task, q.text, scene)
-        )
-        if not examples.ok:
-            return 1
-        for member, evaluator in enumerate(self.evaluators):
-            details = {**scene, "evaluator": evaluator.agent_id}
-            evaluation = self.gym_tasks.evaluation(
-                persona, q.task, q.text, answer.value, examples.value, member, details
-            )
-            await evaluator.decide(evaluation)
-        return 1
 
     # --- metrics -----------------------------------------------------------------------------
 

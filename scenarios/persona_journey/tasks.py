@@ -9,7 +9,7 @@ any object with `index`, `profile_text` and `options`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Protocol
@@ -45,14 +45,15 @@ class JourneyTasks:
     temperature: float
     survey_temperature: float
 
-    def choose(self, agent: PersonaAgent, options: Sequence[str], step: int) -> DecisionTask:
-        """The persona picks its next place among `options` (`--route persona`)."""
-        options = list(options)
-        offered = "\n".join(f"- {o}: {self.prompts.text(f'place.{o}')}" for o in options)
+    def choose(self, agent: PersonaAgent, offered: Mapping[str, str], step: int) -> DecisionTask:
+        """The persona picks its next place among `offered` (name → the place's description,
+        its pack's `place.NAME`), with `--route persona`."""
+        options = list(offered)
+        listed = "\n".join(f"- {name}: {text}" for name, text in offered.items())
         prompt = self.prompts.render(
             "choose_place",
             persona=agent.persona.profile_text(),
-            options=offered,
+            options=listed,
             format_instructions=format_instructions(NextPlace),
         )
         read = partial(read_place, options=options)

@@ -16,6 +16,11 @@ model's habits (`drift.py`). The drift rate is part of the backend's identity, h
 key, but not of the seed the rules draw from: a drifting backend gives the same answers as a
 plain one, except the rewritten ones.
 
+Rules are registered with `@scripted_behaviour(task)`: ours when their scenario package is
+imported, an outside package's from the entry-point group `personasim.scripted_rules` (each entry
+names a module whose import registers its rules). That group is read from package metadata only
+when the backend meets a task with no rule, so start-up imports nothing it does not need.
+
 The cache key (not the seed) also holds a hash of the source of the rule registered for the
 request's task, so an edited rule is never answered from the cache, while an edit that does not
 change its draws (a comment) still decides alike.
@@ -29,6 +34,7 @@ import inspect
 import marshal
 from collections.abc import Callable
 from functools import cache
+from importlib.metadata import entry_points
 from typing import Any
 
 import numpy as np
@@ -45,10 +51,12 @@ from personasim.simulation.llm.drift import drift_response
 
 __all__ = [
     "BEHAVIOUR_VERSION",
+    "RULES_ENTRY_POINT_GROUP",
     "ScriptedBackend",
     "ScriptedBehaviour",
     "answer_schema",
     "scripted_behaviour",
+    "scripted_rule",
 ]
 
 BEHAVIOUR_VERSION = 4
@@ -56,7 +64,13 @@ BEHAVIOUR_VERSION = 4
 
 ScriptedBehaviour = Callable[[ChatRequest, np.random.Generator], str | ChatResponse]
 
+RULES_ENTRY_POINT_GROUP = "personasim.scripted_rules"
+"""Entry-point group of outside packages' scripted rules (docs/scripted.md)."""
+
 _BEHAVIOURS: dict[str, ScriptedBehaviour] = {}
+_LOADED: set[str] = set()
+"""Entry points of the group already loaded (each once per process)."""
+_LOAD_ERRORS: dict[str, str] = {}
 
 
 def scripted_behaviour(task: str) -> Callable[[ScriptedBehaviour], ScriptedBehaviour]:
@@ -67,6 +81,28 @@ def scripted_behaviour(task: str) -> Callable[[ScriptedBehaviour], ScriptedBehav
         return behaviour
 
     return register
+
+
+def scripted_rule(task: str) -> ScriptedBehaviour | None:
+    """The rule registered for `task`; when there is none, the packages of the entry-point
+    group are loaded first (each once), so an installed package's rules are found."""
+    rule = _BEHAVIOURS.get(task)
+    if rule is None:
+        _load_rule_packages()
+        rule = _BEHAVIOURS.get(task)
+    return rule
+
+
+def _load_rule_packages() -> None:
+    for entry in entry_points(group=RULES_ENTRY_POINT_GROUP):
+        key = f"{entry.name} = {entry.value}"
+        if key in _LOADED:
+            continue
+        _LOADED.add(key)
+        try:
+            entry.load()
+        except Exception as exc:  # reported with the missing rule, not as a crash mid-run
+            _LOAD_ERRORS[key] = f"{type(exc).__name__}: {exc}"
 
 
 def answer_schema(request: ChatRequest) -> dict[str, Any] | None:
@@ -113,16 +149,18 @@ class ScriptedBackend(Backend):
     def cache_key(self, request: ChatRequest) -> str:
         """The request's content address, extended by its rule's source hash."""
         base = super().cache_key(request)
-        rule = _BEHAVIOURS.get(request.task)
+        rule = scripted_rule(request.task)
         return base if rule is None else _sha256(f"{base}:{rule_fingerprint(rule)}")
 
     async def complete(self, request: ChatRequest, timeout: float) -> ChatResponse:
-        behaviour = _BEHAVIOURS.get(request.task)
+        behaviour = scripted_rule(request.task)
         if behaviour is None:
             known = ", ".join(sorted(_BEHAVIOURS)) or "none"
+            failed = "".join(f"; entry point {k} failed: {e}" for k, e in _LOAD_ERRORS.items())
             raise PermanentLLMError(
                 f"the scripted backend has no behaviour for task {request.task!r} (known: {known});"
-                " register one with @scripted_behaviour or use a real model"
+                " register one with @scripted_behaviour (in an installed package: under the"
+                f" entry-point group {RULES_ENTRY_POINT_GROUP!r}) or use a real model{failed}"
             )
         if self.latency:
             await asyncio.sleep(self.latency)

@@ -25,8 +25,8 @@ from typing import Any
 from personasim.simulation.llm.cache import default_cache_dir
 from personasim.simulation.llm.chat import Backend, LLMError
 from personasim.simulation.llm.limiter import endpoint_key
-from personasim.simulation.runs.runner import RunError, RunResult
-from personasim.simulation.runs.sweep import CellFailure, ScenarioRef, SweepCell, run_cell
+from personasim.simulation.runs.run_dir import RunError, RunResult
+from personasim.simulation.runs.sweep_cells import CellFailure, ScenarioRef, SweepCell, run_cell
 
 try:
     import ray

@@ -5,62 +5,34 @@ directory under the sweep's folder, so every run can be replayed, re-scored or r
 own. Runs share the response cache, so a repeated sweep makes no model calls, and an
 interrupted sweep continues where it stopped: a complete run is reused, an interrupted one
 resumed. Cells run one after another (`executor="local"`) or as Ray tasks
-(`executor="ray"`, `simulation/runs/ray_sweep.py`); both give the same runs and tables.
+(`executor="ray"`, `simulation/runs/ray_sweep.py`); both give the same runs and tables. A
+cell and how it is run are `sweep_cells.py`, which both executors import.
 """
 
 from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from personasim.simulation.core.scenario import Scenario
-from personasim.simulation.llm.chat import Backend
-from personasim.simulation.llm.limiter import EndpointLimiter
+from personasim.simulation.runs.run_dir import RunError, RunResult
 from personasim.simulation.runs.run_lock import RunLockedError
-from personasim.simulation.runs.runner import MANIFEST_FILE, RunError, RunResult, run_scenario
 from personasim.simulation.runs.scenario_file import (
     is_scenario_path,
-    load_scenario_file,
     resolve_scenario,
     scenario_file_record,
 )
+from personasim.simulation.runs.sweep_cells import CellFailure, ScenarioRef, SweepCell, run_cell
 from personasim.simulation.runs.tables import write_table
 
 __all__ = ["EXECUTORS", "CellFailure", "SweepCell", "SweepResult", "run_cell", "run_sweep"]
 
 Executor = Literal["local", "ray"]
 EXECUTORS: tuple[str, ...] = ("local", "ray")
-
-ScenarioRef = str | tuple[str, str] | type[Scenario]
-"""How a cell names its scenario so that another process can load it: a registered name, a
-scenario file as (path, class name), or a class importable by reference."""
-
-
-@dataclass(frozen=True)
-class SweepCell:
-    """One run of a sweep: a model, one combination of the varied values and the seed."""
-
-    name: str
-    model: str
-    point: dict[str, Any]
-    params: dict[str, Any]
-    """Every scenario parameter as given (the cell validates them again where it runs)."""
-    run_dir: Path
-    seed: int | None = None
-    """The cell's seed when the sweep varies seeds (else the run options' `seed`)."""
-
-
-@dataclass(frozen=True)
-class CellFailure:
-    """A cell that failed on every attempt; its run directory can be resumed."""
-
-    cell: str
-    run_dir: Path
-    error: str
 
 
 @dataclass
@@ -126,9 +98,8 @@ def run_sweep(
     ]
     failed: list[CellFailure] = []
     if executor == "ray":
-        from personasim.simulation.runs.ray_sweep import (
-            run_cells_on_ray,  # Ray is an optional extra
-        )
+        # Ray is an optional extra; ray_sweep imports sweep_cells, never this module.
+        from personasim.simulation.runs.ray_sweep import run_cells_on_ray
 
         results, failed = run_cells_on_ray(
             _scenario_ref(scenario, scenario_cls), cells, run_options, address=ray_address
@@ -175,28 +146,6 @@ def _run_cells_here(
             results.append(None)
             failed.append(CellFailure(cell.name, cell.run_dir, str(exc)))
     return results, failed
-
-
-def run_cell(
-    scenario: ScenarioRef,
-    cell: SweepCell,
-    run_options: Mapping[str, Any],
-    limiter_for: Callable[[Backend], EndpointLimiter | None] | None = None,
-) -> RunResult:
-    """Run one cell into its directory, resuming what an earlier attempt left there."""
-    if isinstance(scenario, tuple):
-        scenario = load_scenario_file(*scenario)
-    resume = (cell.run_dir / MANIFEST_FILE).exists()
-    options = dict(run_options) if cell.seed is None else {**run_options, "seed": cell.seed}
-    return run_scenario(
-        scenario,
-        cell.params,
-        model=cell.model,
-        out=cell.run_dir,
-        resume=resume,
-        limiter_for=limiter_for,
-        **options,
-    )
 
 
 def _scenario_ref(scenario: str | Path | type[Scenario], cls: type[Scenario]) -> ScenarioRef:
