@@ -17,13 +17,14 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, get_origin
 
-import pandas as pd
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from personasim.simulation.llm.prompts import PromptPack
 from personasim.simulation.llm.roles import Role
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from personasim.simulation.core.model import Simulation
 
 __all__ = [

@@ -1,7 +1,8 @@
-"""Any LangChain chat model object, passed from Python.
+"""Any LangChain chat model: an object passed from Python, or a class named by a spec
+(`--model langchain:MODULE:CLASS?NAME=VALUE`, built in `backend_kinds`).
 
 The model object keeps its own configuration; set its own retries to zero (for example
-`ChatOpenAI(max_retries=0)`) so that `LLMClient` stays the one retry layer.
+`ChatOpenAI(max_retries=0)`) so that `LLMClient` stays the one retry layer (a spec does this).
 """
 
 from __future__ import annotations
@@ -30,15 +31,21 @@ class LangChainBackend(Backend):
 
     name = "langchain"
 
-    def __init__(self, model: BaseChatModel, name: str | None = None) -> None:
+    def __init__(
+        self, model: BaseChatModel, name: str | None = None, spec: str | None = None
+    ) -> None:
         self.model = model
         self.model_name = name or getattr(model, "model_name", None) or type(model).__name__
+        self.spec = spec
+        """The model spec it was built from (its options change answers, so they key the cache)."""
 
     def identity(self) -> dict[str, Any]:
+        built = {"spec": self.spec} if self.spec else {}
         return {
             "backend": "langchain",
             "class": type(self.model).__name__,
             "model": self.model_name,
+            **built,
         }
 
     async def complete(self, request: ChatRequest, timeout: float) -> ChatResponse:

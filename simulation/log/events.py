@@ -11,9 +11,10 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["INCIDENT_SCOPE", "MAIN_SCOPE", "SCHEMA_VERSION", "Event", "EventStore", "events_frame"]
 
@@ -103,5 +104,7 @@ EVENT_COLUMNS = ["seq", "round", "agent_id", "kind", "scope", "ts", "payload"]
 
 def events_frame(events: Iterable[Event]) -> pd.DataFrame:
     """Events as a table (payload left as a dict column), the input every metric takes."""
+    import pandas as pd  # here, so reading a command line does not import pandas
+
     rows = [(e.seq, e.round, e.agent_id, e.kind, e.scope, e.ts, e.payload) for e in events]
     return pd.DataFrame(rows, columns=EVENT_COLUMNS)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import math
-import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -21,18 +20,12 @@ from rich.console import Console
 from personasim.simulation.core.model import Simulation
 from personasim.simulation.core.scenario import Scenario, ScenarioParams
 from personasim.simulation.llm.cache import ResponseCache, default_cache_dir
-from personasim.simulation.llm.chat import (
-    RESPONSE_FORMATS,
-    Backend,
-    PermanentLLMError,
-    ResponseFormat,
-)
+from personasim.simulation.llm.chat import RESPONSE_FORMATS, Backend, ResponseFormat
 from personasim.simulation.llm.client import LLMClient, ModelPool, RetryPolicy
 from personasim.simulation.llm.limiter import EndpointLimiter
-from personasim.simulation.llm.openai_backend import OpenAIBackend
+from personasim.simulation.llm.model_spec import ModelSpecError, make_backend, parse_model_spec
 from personasim.simulation.llm.prompts import PromptPack, PromptPackError
 from personasim.simulation.llm.roles import RoleError, bind_roles
-from personasim.simulation.llm.scripted import ScriptedBackend
 from personasim.simulation.log.event_log import EventLog, ResumeState
 from personasim.simulation.log.events import EventStore
 from personasim.simulation.log.sqlite_store import EventStoreError, SQLiteEventStore
@@ -74,17 +67,14 @@ __all__ = [
     "EVENTS_FILE",
     "MANIFEST_FILE",
     "METRICS_FILE",
-    "MODEL_SPEC_PATTERN",
     "ClientLimits",
     "RunError",
     "RunResult",
     "RunSettings",
     "arun_scenario",
     "compute_run_metrics",
-    "make_backend",
     "read_manifest",
     "run_scenario",
-    "scripted_options",
     "write_run_reports",
 ]
 # RunError, RunResult, the file names and the metrics/report writers live in run_dir.py (the
@@ -117,61 +107,12 @@ class RunSettings:
         }
 
 
-_DRIFT = r"drift=(?:0(?:\.\d*)?|1(?:\.0*)?|\.\d+)"
-_SEED = r"seed=\d+"
-MODEL_SPEC_PATTERN = (
-    rf"^(scripted(?::(?:{_DRIFT}(?:,{_SEED})?|{_SEED}(?:,{_DRIFT})?))?|openai:[^@\s]+(@\S+)?)$"
-)
-"""A model on the command line: `scripted`, `scripted:drift=D,seed=S` (either option or both),
-`openai:NAME`, or `openai:NAME@BASE_URL`."""
-
-SCRIPTED_OPTIONS = {"drift": "a share of answers from 0 to 1", "seed": "a whole number"}
-"""Options of a `scripted:` spec and what each takes."""
-
-
-def make_backend(model: str, base_url: str | None = None, seed: int = 0) -> Backend:
-    """`scripted[:OPTIONS]`, `openai:NAME` (at `base_url`), or `openai:NAME@URL` (its own URL).
-
-    A scripted backend takes the run's `seed` unless its spec names one.
-    """
-    if model == "scripted" or model.startswith("scripted:"):
-        return ScriptedBackend(**{"seed": seed, **scripted_options(model)})
-    if re.match(MODEL_SPEC_PATTERN, model):
-        name, _, own_url = model.removeprefix("openai:").partition("@")
-        try:
-            return OpenAIBackend(name, base_url=own_url or base_url)
-        except PermanentLLMError as exc:  # no key, or a URL that cannot work: bad input
-            raise RunError(str(exc)) from None
-    raise RunError(
-        f"unknown model {model!r}: use 'scripted' (or 'scripted:drift=0.15,seed=3'), "
-        "'openai:MODEL_NAME' (with --base-url for a non-OpenAI endpoint) or "
-        "'openai:MODEL_NAME@BASE_URL'; LangChain chat models can be passed from Python"
-    )
-
-
-def scripted_options(spec: str) -> dict[str, Any]:
-    """The options of `scripted:drift=D,seed=S` as keyword arguments of `ScriptedBackend`."""
-    options: dict[str, Any] = {}
-    _, _, listed = spec.partition(":")
-    for item in listed.split(",") if ":" in spec else []:
-        name, sep, value = item.partition("=")
-        if name not in SCRIPTED_OPTIONS or not sep:
-            known = ", ".join(f"{k}=" for k in SCRIPTED_OPTIONS)
-            raise RunError(f"model {spec!r}: unknown option {item!r}; scripted takes {known}")
-        if name in options:
-            raise RunError(f"model {spec!r}: {name} is given twice")
-        options[name] = _option_value(spec, name, value)
-    return options
-
-
-def _option_value(spec: str, name: str, value: str) -> float | int:
+def _backend(model: str, base_url: str | None, seed: int) -> Backend:
+    """`make_backend`, a spec that cannot be used raised as bad input (`RunError`)."""
     try:
-        number = float(value) if name == "drift" else int(value)
-    except ValueError:
-        number = None
-    if number is None or (name == "drift" and not 0.0 <= number <= 1.0) or number < 0:
-        raise RunError(f"model {spec!r}: {name}={value} must be {SCRIPTED_OPTIONS[name]}")
-    return number
+        return make_backend(model, base_url, seed)
+    except ModelSpecError as exc:
+        raise RunError(str(exc)) from None
 
 
 @dataclass(frozen=True)
@@ -261,7 +202,7 @@ async def arun_scenario(
     )
     main_spec = model if backend is None else backend.name
     bound = _bind_roles(scenario_cls, main_spec, roles or {})
-    backend = backend or make_backend(model, base_url, seed)
+    backend = backend or _backend(model, base_url, seed)
     instance = scenario_cls(checked, _prompt_pack(scenario_cls, prompts))
     instance.prepare()
     limits = ClientLimits(concurrency, requests_per_minute, retry or RetryPolicy())
@@ -324,7 +265,7 @@ async def arun_scenario(
 
             models = ModelPool(
                 client_for(backend),
-                lambda spec: client_for(make_backend(spec, base_url, seed)),
+                lambda spec: client_for(_backend(spec, base_url, seed)),
                 main_spec=main_spec,
             )
             bar = progress_bar(console or Console(stderr=True), progress, scenario_cls.name)
@@ -389,11 +330,10 @@ def _bind_roles(
     """Each role's model specs, checked before anything is written."""
     for name, specs in named.items():
         for spec in specs:
-            if not re.match(MODEL_SPEC_PATTERN, spec):
-                raise RunError(
-                    f"--role {name}={spec}: unknown model; use 'scripted', 'openai:MODEL_NAME' "
-                    "or 'openai:MODEL_NAME@BASE_URL'"
-                )
+            try:
+                parse_model_spec(spec)
+            except ModelSpecError as exc:
+                raise RunError(f"--role {name}={spec}: {exc}") from None
     try:
         return bind_roles(scenario_cls.roles, main_spec, named, scenario=scenario_cls.name)
     except RoleError as exc:

@@ -1,0 +1,122 @@
+"""The built-in backend kinds: `scripted`, `openai` and `langchain` (see `model_spec`).
+
+Each imports its backend only when it builds one, so reading a spec imports nothing heavy.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from personasim.simulation.llm.model_spec import (
+    BackendKind,
+    ModelSpec,
+    ModelSpecError,
+    backend_kind,
+)
+
+if TYPE_CHECKING:
+    from personasim.simulation.llm.chat import Backend
+
+__all__ = ["SCRIPTED_OPTIONS", "LangChainKind", "OpenAIKind", "ScriptedKind"]
+
+SCRIPTED_OPTIONS = {"drift": "a share of answers from 0 to 1", "seed": "a whole number"}
+"""Options of a `scripted:` spec and what each takes."""
+
+
+@backend_kind("scripted")
+class ScriptedKind(BackendKind):
+    """`scripted`, `scripted:drift=D,seed=S` (either option or both): the behaviour model."""
+
+    usage = "scripted[:drift=D,seed=S]"
+
+    def parse(self, text: str, rest: str | None) -> ModelSpec:
+        options: dict[str, Any] = {}
+        for item in rest.split(",") if rest is not None else []:
+            name, sep, value = item.partition("=")
+            if name not in SCRIPTED_OPTIONS or not sep:
+                known = ", ".join(f"{k}=" for k in SCRIPTED_OPTIONS)
+                raise ModelSpecError(
+                    f"model {text!r}: unknown option {item!r}; scripted takes {known}"
+                )
+            if name in options:
+                raise ModelSpecError(f"model {text!r}: {name} is given twice")
+            options[name] = _scripted_value(text, name, value)
+        return ModelSpec(text, "scripted", options=tuple(options.items()))
+
+    def build(self, spec: ModelSpec, *, base_url: str | None, seed: int) -> Backend:
+        from personasim.simulation.llm.scripted import ScriptedBackend
+
+        return ScriptedBackend(**{"seed": seed, **spec.option_dict})
+
+
+def _scripted_value(text: str, name: str, value: str) -> float | int:
+    try:
+        number = float(value) if name == "drift" else int(value)
+    except ValueError:
+        number = None
+    if number is None or (name == "drift" and not 0.0 <= number <= 1.0) or number < 0:
+        raise ModelSpecError(f"model {text!r}: {name}={value} must be {SCRIPTED_OPTIONS[name]}")
+    return number
+
+
+@backend_kind("openai")
+class OpenAIKind(BackendKind):
+    """`openai:NAME` (at `--base-url`, else OpenAI) or `openai:NAME@BASE_URL` (its own URL)."""
+
+    usage = "openai:MODEL_NAME[@BASE_URL] (key from OPENAI_API_KEY)"
+    takes_options = False
+
+    def build(self, spec: ModelSpec, *, base_url: str | None, seed: int) -> Backend:
+        from personasim.simulation.llm.chat import PermanentLLMError
+        from personasim.simulation.llm.openai_backend import OpenAIBackend
+
+        try:
+            return OpenAIBackend(spec.name, base_url=spec.url or base_url)
+        except PermanentLLMError as exc:  # no key, or a URL that cannot work: bad input
+            raise ModelSpecError(str(exc)) from None
+
+
+@backend_kind("langchain")
+class LangChainKind(BackendKind):
+    """`langchain:MODULE:CLASS[?NAME=VALUE&...]`: a LangChain chat model class, built with the
+    options as keyword arguments (values read as JSON when they parse, else as text)."""
+
+    usage = "langchain:MODULE:CLASS[?NAME=VALUE&...]"
+
+    def parse(self, text: str, rest: str | None) -> ModelSpec:
+        spec = super().parse(text, rest)
+        module, colon, cls = spec.name.partition(":")
+        if not (module and colon and cls.isidentifier()) or spec.url is not None:
+            raise ModelSpecError(
+                f"model {text!r}: use {self.usage}, e.g. "
+                "langchain:langchain_openai:ChatOpenAI?model=gpt-4o-mini&temperature=0"
+            )
+        return spec
+
+    def build(self, spec: ModelSpec, *, base_url: str | None, seed: int) -> Backend:
+        from langchain_core.language_models.chat_models import BaseChatModel
+
+        from personasim.simulation.llm.langchain_backend import LangChainBackend
+
+        module_name, _, class_name = spec.name.partition(":")
+        try:
+            cls = getattr(importlib.import_module(module_name), class_name)
+        except (ImportError, AttributeError) as exc:
+            reason = f"cannot import {spec.name} ({exc})"
+            raise ModelSpecError(f"model {spec.text!r}: {reason}") from None
+        if not (isinstance(cls, type) and issubclass(cls, BaseChatModel)):
+            raise ModelSpecError(f"model {spec.text!r}: {spec.name} is not a LangChain chat model")
+        options = spec.option_dict
+        if "max_retries" in getattr(cls, "model_fields", {}):
+            options.setdefault("max_retries", 0)  # LLMClient stays the one retry layer
+        try:
+            model = cls(**options)
+        except Exception as exc:  # pydantic's ValidationError, or the class's own checks
+            raise ModelSpecError(f"model {spec.text!r}: {class_name}(...) failed: {exc}") from None
+        return LangChainBackend(model, name=_model_name(spec, model), spec=spec.text)
+
+
+def _model_name(spec: ModelSpec, model: Any) -> str:
+    name = spec.option_dict.get("model") or getattr(model, "model_name", None)
+    return str(name or spec.name.partition(":")[2])

@@ -1,0 +1,205 @@
+"""Model specs: the one reader of `--model`, `--role`, `run_scenario(model=...)` and sweeps' models.
+
+A spec is `KIND[:REST]`. The kind names a backend kind; the kind reads the rest. Built in:
+
+- `scripted[:drift=D,seed=S]` — the scripted behaviour model (not a language model);
+- `openai:NAME[@BASE_URL]` — an OpenAI-compatible endpoint (key from `OPENAI_API_KEY`);
+- `langchain:MODULE:CLASS[?NAME=VALUE&...]` — any LangChain chat model class, built with those
+  keyword options (each value read as JSON when it parses, else as text).
+
+Backend kinds are an extension point in the project's one style: `@backend_kind("name")` on a
+`BackendKind` subclass registers it, and an outside package adds one without editing ours by
+naming the module that registers it under the entry-point group `personasim.backends` (entry
+point name = the kind). Entry points are listed from package metadata and loaded only when a spec
+asks for that kind, so nothing heavy is imported to read a command line.
+
+A spec is recorded in manifests and events, so it never holds a secret: options named like one
+(`api_key`, `token`, ...) are refused; keys come from environment variables.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from personasim.simulation.llm.chat import Backend
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "BackendKind",
+    "ModelSpec",
+    "ModelSpecError",
+    "backend_kind",
+    "backend_kinds",
+    "make_backend",
+    "parse_model_spec",
+]
+
+ENTRY_POINT_GROUP = "personasim.backends"
+BUILTIN_KINDS = ("scripted", "openai", "langchain")
+_KIND = re.compile(r"[a-z][a-z0-9_-]*")
+_SECRET = re.compile(r"key|token|secret|password|credential", re.IGNORECASE)
+
+
+class ModelSpecError(ValueError):
+    """A model spec that cannot be read or built; the message names the spec."""
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A parsed spec. `text` is the spec as given (what manifests record); `options` are the
+    kind's keyword options, in the order given."""
+
+    text: str
+    kind: str
+    name: str = ""
+    url: str | None = None
+    options: tuple[tuple[str, Any], ...] = field(default=())
+
+    def __str__(self) -> str:
+        return self.text
+
+    @property
+    def option_dict(self) -> dict[str, Any]:
+        return dict(self.options)
+
+
+class BackendKind:
+    """A kind of backend: how its specs read (`parse`) and how one is built (`build`).
+
+    The default `parse` reads `KIND:NAME[@URL][?NAME=VALUE&...]`; override it for another form.
+    """
+
+    kind: str = ""
+    usage: str = ""
+    """How a spec of this kind reads, shown in errors (e.g. `openai:MODEL_NAME[@BASE_URL]`)."""
+    takes_options: bool = True
+    """Whether `?NAME=VALUE&...` is read as options (else it is part of the name or URL)."""
+
+    def parse(self, text: str, rest: str | None) -> ModelSpec:
+        if not rest:
+            raise ModelSpecError(f"model {text!r}: {self.kind} needs a name; use {self.usage}")
+        before, _, query = rest.partition("?") if self.takes_options else (rest, "", "")
+        name, at, url = before.partition("@")
+        if not name or re.search(r"\s", before) or (at and not url):
+            raise ModelSpecError(f"model {text!r}: cannot read it; use {self.usage}")
+        return ModelSpec(text, self.kind, name, url or None, _query_options(text, query))
+
+    def build(self, spec: ModelSpec, *, base_url: str | None, seed: int) -> Backend:
+        raise NotImplementedError
+
+
+_KINDS: dict[str, BackendKind] = {}
+K = TypeVar("K", bound=type[BackendKind])
+
+
+def backend_kind(name: str) -> Callable[[K], K]:
+    """Class decorator that makes `name:...` specs build this kind of backend."""
+    if not _KIND.fullmatch(name):
+        raise ValueError(f"backend kind {name!r}: use lower-case letters, digits, - and _")
+
+    def register(cls: K) -> K:
+        existing = _KINDS.get(name)
+        if existing is not None and type(existing).__qualname__ != cls.__qualname__:
+            raise ValueError(f"two backend kinds are named {name!r}: {type(existing)} and {cls}")
+        instance = cls()
+        instance.kind = name
+        _KINDS[name] = instance
+        return cls
+
+    return register
+
+
+def backend_kinds() -> dict[str, str]:
+    """Every kind a spec may name, built in or installed, and how its specs read; installed
+    kinds are listed from package metadata, not imported."""
+    _load_builtins()
+    listed = {name: kind.usage for name, kind in _KINDS.items()}
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        listed.setdefault(entry.name, f"{entry.name}:... (from {entry.value})")
+    return listed
+
+
+def parse_model_spec(text: str | ModelSpec) -> ModelSpec:
+    """The spec `text` read by its kind; `ModelSpecError` names the spec and what to write."""
+    if isinstance(text, ModelSpec):
+        return text
+    text = str(text).strip()
+    kind, colon, rest = text.partition(":")
+    found = _kind(kind) if _KIND.fullmatch(kind) else None
+    if found is None:
+        known = "; ".join(f"{usage}" for usage in backend_kinds().values())
+        raise ModelSpecError(
+            f"unknown model {text!r}: a model is KIND:..., one of: {known} (more kinds come from "
+            f"packages under the entry-point group {ENTRY_POINT_GROUP!r})"
+        )
+    return found.parse(text, rest if colon else None)
+
+
+def make_backend(spec: str | ModelSpec, base_url: str | None = None, seed: int = 0) -> Backend:
+    """The backend a spec names. `base_url` serves specs without their own URL; `seed` is the
+    run's (a scripted backend takes it unless its spec names one)."""
+    parsed = parse_model_spec(spec)
+    kind = _kind(parsed.kind)
+    if kind is None:
+        raise ModelSpecError(f"model {parsed.text!r}: no backend kind {parsed.kind!r}")
+    return kind.build(parsed, base_url=base_url, seed=seed)
+
+
+def _kind(name: str) -> BackendKind | None:
+    """The registered kind, importing a built-in or an entry point's module on first use."""
+    if name in _KINDS:
+        return _KINDS[name]
+    if name in BUILTIN_KINDS:
+        _load_builtins()
+    else:
+        for entry in entry_points(group=ENTRY_POINT_GROUP, name=name):
+            try:
+                entry.load()
+            except Exception as exc:  # an installed package that is broken: say which
+                raise ModelSpecError(
+                    f"backend kind {name!r} (entry point {entry.value}) failed to load: {exc}"
+                ) from exc
+            if name not in _KINDS:
+                raise ModelSpecError(
+                    f"entry point {entry.value} under {ENTRY_POINT_GROUP!r} registered no "
+                    f"backend kind {name!r} (decorate its class with @backend_kind({name!r}))"
+                )
+    return _KINDS.get(name)
+
+
+def _load_builtins() -> None:
+    importlib.import_module("personasim.simulation.llm.backend_kinds")
+
+
+def _query_options(text: str, query: str) -> tuple[tuple[str, Any], ...]:
+    """`model=x&temperature=0` → (("model", "x"), ("temperature", 0)); JSON values when they
+    parse (numbers, true, lists), else text."""
+    options: dict[str, Any] = {}
+    for item in query.split("&") if query else []:
+        name, eq, value = item.partition("=")
+        if not eq or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            raise ModelSpecError(f"model {text!r}: option {item!r}: use NAME=VALUE")
+        if _SECRET.search(name):
+            raise ModelSpecError(
+                f"model {text!r}: option {name!r} looks like a secret; a spec is recorded in "
+                "the run's manifest, so keys come from environment variables the class reads "
+                "(e.g. OPENAI_API_KEY), never from the spec"
+            )
+        if name in options:
+            raise ModelSpecError(f"model {text!r}: {name} is given twice")
+        options[name] = _value(value)
+    return tuple(options.items())
+
+
+def _value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
