@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from personasim.simulation import ScenarioError
-from personasim.simulation.cli.main import scenario_values
+from personasim.simulation.cli.options import scenario_values
 
 
 def test_both_forms_and_dashes_become_underscores() -> None:

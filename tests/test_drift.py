@@ -26,11 +26,10 @@ import pytest
 
 from personasim.analysis import model_label
 from personasim.simulation import (
-    MODEL_SPEC_PATTERN,
     ChatRequest,
     ChatResponse,
     Message,
-    RunError,
+    ModelSpecError,
     RunResult,
     RunSettings,
     Scenario,
@@ -40,6 +39,7 @@ from personasim.simulation import (
     compute_run_metrics,
     events_frame,
     make_backend,
+    parse_model_spec,
     run_scenario,
     scripted_behaviour,
     split_list,
@@ -96,8 +96,9 @@ def test_drift_spec_is_parsed_and_part_of_the_identity() -> None:
     assert "not a language model" in drifting.describe()["note"]
     assert model_label(drifting.describe()) == "scripted:drift=0.15"
     assert model_label(plain.describe()) == "scripted"
-    for good in ("scripted:drift=0.15", "scripted:drift=0.15,seed=3", "scripted:seed=2"):
-        assert re.match(MODEL_SPEC_PATTERN, good)
+    spec = parse_model_spec("scripted:drift=0.15,seed=3")
+    assert (spec.kind, spec.option_dict) == ("scripted", {"drift": 0.15, "seed": 3})
+    assert parse_model_spec("scripted:seed=2").option_dict == {"seed": 2}
 
 
 @pytest.mark.parametrize(
@@ -116,9 +117,10 @@ def test_drift_spec_is_parsed_and_part_of_the_identity() -> None:
     ],
 )
 def test_bad_drift_specs_are_clear_errors(spec: str, message: str) -> None:
-    with pytest.raises(RunError, match=re.escape(message)):
+    with pytest.raises(ModelSpecError, match=re.escape(f"model {spec!r}: ")):
+        parse_model_spec(spec)  # read before anything is built
+    with pytest.raises(ModelSpecError, match=re.escape(message)):
         make_backend(spec)
-    assert not re.match(MODEL_SPEC_PATTERN, spec)  # scenario parameters refuse it too
 
 
 def test_bad_spec_on_the_command_line_exits_2_and_writes_nothing(tmp_path: Path, capsys) -> None:

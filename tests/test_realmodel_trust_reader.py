@@ -22,7 +22,8 @@ from personasim.agents import DecisionParseError
 from personasim.environments import TrustGame
 from personasim.scenarios.trust.population import parse_transfer
 from personasim.simulation import SQLiteEventStore
-from personasim.simulation.cli.main import NOT_VALID, main
+from personasim.simulation.cli.main import main
+from personasim.simulation.cli.options import NOT_VALID
 
 pytestmark = [pytest.mark.realmodel, pytest.mark.timeout(900)]
 

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from personasim.simulation.core.scenario import ScenarioError, get_scenario
-from personasim.simulation.runs.importers import get_import_format, import_run
 
 __all__ = ["add_import_command"]
 
@@ -29,6 +28,8 @@ def add_import_command(commands: Any, printer: Any) -> None:
 
 
 def _format_arguments(scenario: str, name: str, extra: Sequence[str]) -> argparse.Namespace:
+    from personasim.simulation.runs.importers import get_import_format
+
     get_scenario(scenario)
     fmt = get_import_format(scenario, name)
     parser = argparse.ArgumentParser(prog=f"personasim import {scenario} --format {name}")
@@ -44,6 +45,8 @@ def _format_arguments(scenario: str, name: str, extra: Sequence[str]) -> argpars
 
 
 def _import(args: argparse.Namespace, extra: Sequence[str], printer: Any) -> int:
+    from personasim.simulation.runs.importers import get_import_format, import_run
+
     fmt = get_import_format(get_scenario(args.scenario).name, args.import_format)
     values = vars(_format_arguments(args.scenario, args.import_format, extra))
     result = import_run(

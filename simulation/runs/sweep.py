@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from personasim.simulation.core.scenario import Scenario
+from personasim.simulation.llm.model_spec import ModelSpecError, parse_model_spec
 from personasim.simulation.runs.run_dir import RunError, RunResult
 from personasim.simulation.runs.run_lock import RunLockedError
 from personasim.simulation.runs.scenario_file import (
@@ -80,6 +81,11 @@ def run_sweep(
     points = [dict(zip(grid, values, strict=True)) for values in itertools.product(*grid.values())]
     # Validate every combination before the first run starts; label rows with typed values.
     checked = [scenario_cls.parse_params({**(params or {}), **point}) for point in points]
+    for model in models:  # every spec read before the first cell runs
+        try:
+            parse_model_spec(model)
+        except ModelSpecError as exc:
+            raise RunError(str(exc)) from None
     if seeds is not None and (not seeds or len(set(seeds)) != len(seeds)):
         raise RunError(f"seeds {list(seeds)}: give one or more, each once")
     seed_list: list[int | None] = list(seeds) if seeds is not None else [None]

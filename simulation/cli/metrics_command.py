@@ -1,0 +1,79 @@
+"""`personasim metrics RUN_DIR [--check]`: recompute metrics.json from the event log alone."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from personasim.simulation.cli.options import err, open_store, out
+
+if TYPE_CHECKING:
+    from personasim.simulation.log.sqlite_store import SQLiteEventStore
+
+__all__ = ["add_metrics_command"]
+
+
+def add_metrics_command(commands: Any) -> None:
+    metrics = commands.add_parser("metrics", help="recompute metrics.json from the log alone")
+    metrics.add_argument("run_dir", type=Path)
+    metrics.add_argument("--check", action="store_true", help="only compare; exit 1 if different")
+    metrics.set_defaults(handler=_metrics)
+
+
+def _metrics(args: argparse.Namespace, extra: Sequence[str]) -> int:
+    from personasim.simulation.runs.runner import (
+        EVENTS_FILE,
+        METRICS_FILE,
+        compute_run_metrics,
+        read_manifest,
+        write_run_reports,
+    )
+    from personasim.simulation.runs.scenario_file import scenario_for_run
+
+    scenario, note = scenario_for_run(read_manifest(args.run_dir))
+    if note:
+        err.print(f"note: {note}")
+    with open_store(args.run_dir) as store:
+        metrics = compute_run_metrics(store, scenario)
+        log_ok = _check_log_against_manifest(args.run_dir, store) if args.check else True
+    path = args.run_dir / METRICS_FILE
+    text = json.dumps(metrics, indent=2, sort_keys=True, allow_nan=False) + "\n"
+    same = path.exists() and path.read_text() == text
+    if args.check:
+        out.print(f"{path}: {'identical to' if same else 'DIFFERS from'} the recomputed metrics")
+        return 0 if same and log_ok else 1
+    path.write_text(text)
+    state = "unchanged" if same else "written"
+    out.print(f"{path}: {state} (recomputed from {EVENTS_FILE}, no model call)")
+    if metrics["partial"]:
+        out.print("partial: the run did not complete, so these metrics cover only its events")
+    for report in write_run_reports(args.run_dir, metrics, scenario):
+        out.print(f"  {report}")
+    return 0
+
+
+def _check_log_against_manifest(run_dir: Path, store: SQLiteEventStore) -> bool:
+    """The log's event count and hash against what the manifest recorded when the run last
+    stopped or finished; False when they differ."""
+    from personasim.simulation.runs.runner import EVENTS_FILE, read_manifest
+
+    recorded = read_manifest(run_dir).get("log")
+    path = run_dir / EVENTS_FILE
+    if not recorded or recorded.get("events") is None:
+        out.print(
+            f"{path}: the manifest records no event count or hash (a run still running, or "
+            "written by an older personasim); not compared"
+        )
+        return True
+    count, sha256 = store.digest()
+    if recorded == {"events": count, "sha256": sha256}:
+        out.print(f"{path}: {count} events, identical to what the manifest recorded")
+        return True
+    out.print(
+        f"{path}: DIFFERS from the manifest: it recorded {recorded['events']} events (sha256 "
+        f"{recorded['sha256'][:12]}…), the log holds {count} (sha256 {sha256[:12]}…)"
+    )
+    return False

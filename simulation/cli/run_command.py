@@ -1,0 +1,71 @@
+"""`personasim run SCENARIO`: run or resume a scenario into a run directory."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from personasim.simulation.cli.options import (
+    NOT_VALID,
+    add_run_arguments,
+    out,
+    run_options,
+    scenario_values,
+)
+
+__all__ = ["MODEL_HELP", "add_run_command"]
+
+MODEL_HELP = (
+    "'scripted', 'scripted:drift=0.15' (real models' habits), 'openai:MODEL_NAME[@BASE_URL]' or "
+    "'langchain:MODULE:CLASS[?NAME=VALUE&...]' (docs/backends.md)"
+)
+
+
+def add_run_command(commands: Any) -> None:
+    run = commands.add_parser(
+        "run",
+        allow_abbrev=False,  # a scenario's --mode must not be taken for --model
+        help="run or resume a scenario",
+        description="Run a scenario. Scenario parameters go as --name value (see `list`).",
+    )
+    run.add_argument("scenario", help="a scenario's name, or a .py file that defines one")
+    run.add_argument("--model", default="scripted", help=MODEL_HELP)
+    run.add_argument("--out", type=Path, help="run directory (default runs/SCENARIO-TIME)")
+    run.add_argument("--resume", action="store_true", help="continue the interrupted run in --out")
+    run.add_argument(
+        "--retry-failed",
+        action="store_true",
+        help="with --resume: ask again the units whose model call ran out of attempts",
+    )
+    add_run_arguments(run)
+    run.set_defaults(handler=_run)
+
+
+def _run(args: argparse.Namespace, extra: Sequence[str]) -> int:
+    from personasim.simulation.runs.runner import run_scenario
+    from personasim.simulation.runs.scenario_file import resolve_scenario
+
+    scenario = resolve_scenario(args.scenario)
+    params = scenario.parse_params(scenario_values(extra))
+    result = run_scenario(
+        scenario,
+        params,
+        model=args.model,
+        out=args.out,
+        resume=args.resume,
+        retry_failed=args.retry_failed,
+        **run_options(args),
+    )
+    llm = result.manifest["llm"]
+    for line in result.report:
+        out.print(line)
+    if "note" in result.manifest["model"]:
+        out.print(f"model: {result.manifest['model']['note']}")
+    out.print(
+        f"model calls {llm['calls']}, cache hits {llm['cache_hits']}, failures {llm['failures']}, "
+        f"tokens {llm['prompt_tokens']}+{llm['completion_tokens']}"
+    )
+    out.print(f"run directory: {result.run_dir}")
+    return 0 if result.valid else NOT_VALID

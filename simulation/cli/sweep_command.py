@@ -1,0 +1,104 @@
+"""`personasim sweep SCENARIO`: one scenario over models and parameter values, one table."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from personasim.simulation.cli.options import (
+    NOT_VALID,
+    add_run_arguments,
+    err,
+    fail,
+    out,
+    run_options,
+    scenario_values,
+    seed_list,
+)
+from personasim.simulation.core.scenario import ScenarioError, split_list
+
+__all__ = ["EXECUTORS", "add_sweep_command"]
+
+EXECUTORS = ("local", "ray")
+"""`run_sweep`'s executors (`simulation.runs.sweep.EXECUTORS`, which imports the runner; a test
+keeps the two equal)."""
+
+
+def add_sweep_command(commands: Any) -> None:
+    sweep = commands.add_parser(
+        "sweep",
+        allow_abbrev=False,
+        help="one scenario over models and parameter values, into one combined table",
+        description="Run SCENARIO for every model and every combination of --vary values "
+        "(each an ordinary run under --out), then write OUT/combined.csv and .md. "
+        "Other scenario parameters go as --name value.",
+    )
+    sweep.add_argument("scenario", help="a scenario's name, or a .py file that defines one")
+    sweep.add_argument("--models", default="scripted", help="comma-separated model specs")
+    sweep.add_argument(
+        "--vary",
+        action="append",
+        default=[],
+        metavar="NAME=V1,V2",
+        help="a parameter and its values (repeatable)",
+    )
+    sweep.add_argument(
+        "--seeds",
+        type=seed_list,
+        metavar="S1,S2",
+        help="run every cell once per seed (a dimension of the sweep; replaces --seed)",
+    )
+    sweep.add_argument("--out", type=Path, required=True, help="folder for the runs and tables")
+    sweep.add_argument(
+        "--executor",
+        choices=EXECUTORS,
+        default="local",
+        help="local: cells one after another; ray: each cell a Ray task (the ray extra), "
+        "endpoint limits held across all cells",
+    )
+    sweep.add_argument(
+        "--ray-address", help="Ray cluster to join (default: a local one; see docs/sweeps.md)"
+    )
+    add_run_arguments(sweep)
+    sweep.set_defaults(handler=_sweep)
+
+
+def _sweep(args: argparse.Namespace, extra: Sequence[str]) -> int:
+    from personasim.simulation.runs.sweep import run_sweep
+
+    grid = {}
+    for item in args.vary:
+        name, sep, values = item.partition("=")
+        if not sep or not values:
+            raise ScenarioError(f"--vary {item!r}: use NAME=V1,V2 (e.g. endowment=10,44,100)")
+        grid[name.replace("-", "_")] = values.split(",")
+    result = run_sweep(
+        args.scenario,
+        [m for m in split_list(args.models) if m],
+        grid,
+        scenario_values(extra),
+        out=args.out,
+        executor=args.executor,
+        ray_address=args.ray_address,
+        seeds=args.seeds,
+        **run_options(args),
+    )
+    out.print(f"{len(result.runs)} runs under {result.directory}")
+    if result.failed:
+        for failure in result.failed:
+            err.print(f"cell {failure.cell} failed: {failure.error}", markup=False)
+        names = ", ".join(failure.cell for failure in result.failed)
+        return fail(
+            f"{len(result.failed)} of {len(result.failed) + len(result.runs)} cells failed "
+            f"({names}); no combined table written; the same command resumes them",
+            1,
+        )
+    for report in result.reports:
+        out.print(f"  {report}")
+    invalid = [str(run.run_dir) for run in result.runs if not run.valid]
+    if invalid:
+        out.print(f"NOT VALID (failure rate over the limit): {', '.join(invalid)}")
+        return NOT_VALID
+    return 0

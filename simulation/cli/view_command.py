@@ -1,0 +1,50 @@
+"""`personasim view RUN_DIR [RUN_DIR ...]`: the runs as one self-contained HTML page."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from personasim.simulation.cli.options import int_from, open_store, out, size
+
+__all__ = ["add_view_command"]
+
+
+def add_view_command(commands: Any) -> None:
+    view = commands.add_parser("view", help="inspect runs in a browser (one HTML file, offline)")
+    view.add_argument("run_dirs", type=Path, nargs="+", metavar="RUN_DIR", help="2+: compare")
+    view.add_argument("--output", type=Path, help="HTML file to write (default RUN_DIR/view.html)")
+    view.add_argument("--serve", action="store_true", help="serve the page on 127.0.0.1 instead")
+    view.add_argument("--port", type=int_from(0), default=8000, help="with --serve (0: any free)")
+    view.set_defaults(handler=_view)
+
+
+def _view(args: argparse.Namespace, extra: Sequence[str]) -> int:
+    from personasim.simulation.runs.runner import RunError
+    from personasim.simulation.runs.viewer import ViewServer, collect_run, render_page, write_page
+
+    runs = []
+    for run_dir in args.run_dirs:
+        with open_store(run_dir) as store:
+            runs.append(collect_run(run_dir, store))
+    html = render_page(runs)
+    if args.serve:
+        try:
+            server = ViewServer(html, args.port)
+        except OSError as exc:
+            reason = f"cannot serve on 127.0.0.1:{args.port} ({exc.strerror})"
+            raise RunError(f"{reason}; choose another --port (0: any free)") from None
+        out.print(f"serving {len(runs)} run(s) at {server.url} (Ctrl-C stops)")
+        with server:
+            server.serve_forever()
+        return 0
+    target = args.output or args.run_dirs[0] / "view.html"
+    try:
+        write_page(html, target)
+    except OSError as exc:
+        raise RunError(f"cannot write {target} ({exc.strerror}); choose another --output") from None
+    agents = sum(len(r["agents"]["rows"]) for r in runs)
+    out.print(f"{target}: {size(target.stat().st_size)}, {agents} agents")
+    return 0
