@@ -5,7 +5,7 @@ A spec is `KIND[:REST]`. The kind names a backend kind; the kind reads the rest.
 - `scripted[:drift=D,seed=S]` — the scripted behaviour model (not a language model);
 - `openai:NAME[@BASE_URL]` — an OpenAI-compatible endpoint (key from `OPENAI_API_KEY`);
 - `langchain:MODULE:CLASS[?NAME=VALUE&...]` — any LangChain chat model class, built with those
-  keyword options (each value read as JSON when it parses, else as text).
+  keyword options (each value percent-decoded, then read as JSON when it parses, else as text).
 
 Backend kinds are an extension point in the project's one style: `@backend_kind("name")` on a
 `BackendKind` subclass registers it, and an outside package adds one without editing ours by
@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, TypeVar
+from urllib.parse import unquote
 
 if TYPE_CHECKING:
     from personasim.simulation.llm.chat import Backend
@@ -199,6 +200,9 @@ def _query_options(text: str, query: str) -> tuple[tuple[str, Any], ...]:
 
 
 def _value(text: str) -> Any:
+    """A percent-decoded value (`%26` for `&`, `%2C` for a comma in a list of specs), read as
+    JSON when it parses."""
+    text = unquote(text)
     try:
         return json.loads(text)
     except ValueError:
