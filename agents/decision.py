@@ -12,13 +12,15 @@ the run, since every other call would fail the same way.
 
 The graph is built and compiled once; everything that differs between decisions (the agent,
 the prompt, the parser) travels in the run's context, not in the mutable state. It is a Pregel
-graph, LangGraph's runtime under `StateGraph`: each node receives the decision's state on its
-own channel and writes the next state to the channel of the node that follows (or to `done`).
-A `StateGraph` would add a `__start__` step to every run, and each LangGraph step costs more
-CPU than the rest of a decision (benchmarks/README.md); here the request enters on the ask
-node's channel, so a valid decision is one step. Every node is a coroutine (LangGraph runs
-plain functions in a worker thread, which would cost a thread hop per node and write events
-from outside the event loop), and untraced, as `StateGraph` makes its nodes.
+graph, LangGraph's runtime under `StateGraph`, built with its public API (`NodeBuilder`,
+`Pregel`, a channel class): each node returns a `Route` — the next node (or `done`) and the
+state it gets — which is written to every node's channel, and each channel keeps only the
+routes addressed to it, so only the next node runs. A `StateGraph` would add a `__start__`
+step to every run, and each LangGraph step costs more CPU than the rest of a decision
+(benchmarks/README.md); here the request enters on the ask node's channel, so a valid decision
+is one step. Every node is a coroutine run by a minimal `Runnable` (LangGraph runs plain
+functions in a worker thread, which would cost a thread hop per node and write events from
+outside the event loop), and untraced, as `StateGraph` makes its nodes.
 
 With a structured response format (`Simulation.response_format`), a task that declares its
 answer's `schema` is sent with that schema as the request's `response_format`, and its reply is
@@ -27,17 +29,16 @@ read as JSON into the schema and then by `read`; the prompt's wording stays the 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict, TypeVar
 
 from langchain_core.exceptions import OutputParserException
 from langchain_core.output_parsers import PydanticOutputParser
-from langgraph._internal._runnable import RunnableCallable
+from langchain_core.runnables import Runnable, RunnableConfig
 from langgraph.channels import EphemeralValue, LastValue
 from langgraph.pregel import NodeBuilder, Pregel
-from langgraph.pregel._write import ChannelWriteTupleEntry
-from langgraph.runtime import Runtime
+from langgraph.runtime import Runtime, get_runtime
 from pydantic import BaseModel
 
 from personasim.simulation import ChatRequest, LLMCallFailedError, response_format_for
@@ -175,8 +176,11 @@ class _State(TypedDict, total=False):
     failure: dict[str, Any]
 
 
-Route = list[tuple[str, _State]]
-"""A node's output: the channel of the node that runs next (or `done`) and the state it gets."""
+class Route(NamedTuple):
+    """A node's output: the node that runs next (or `done`) and the state it gets."""
+
+    to: str
+    state: _State
 
 
 async def _ask(state: _State, runtime: Runtime[_Context]) -> Route:
@@ -193,15 +197,15 @@ async def _ask(state: _State, runtime: Runtime[_Context]) -> Route:
         if exc.request_key is not None:
             failure["request_key"] = exc.request_key
         lost: _State = {**state, "attempts": attempts, "error": str(exc), "failure": failure}
-        return [("fail", lost)]
+        return Route("fail", lost)
     try:
         value = task.parse(response.text)
     except DecisionParseError as exc:
         failed: _State = {**state, "reply": response.text, "attempts": attempts, "error": str(exc)}
-        return [("repair" if attempts <= task.max_repairs else "fail", failed)]
+        return Route("repair" if attempts <= task.max_repairs else "fail", failed)
     _record(ctx, "decision.made", attempts, value=value)
     done: _State = {**state, "reply": response.text, "attempts": attempts, "value": value}
-    return [("done", {**done, "error": None})]
+    return Route("done", {**done, "error": None})
 
 
 async def _repair(state: _State, runtime: Runtime[_Context]) -> Route:
@@ -212,7 +216,7 @@ async def _repair(state: _State, runtime: Runtime[_Context]) -> Route:
         agent_id=ctx.agent_id,
     )
     request = state["request"].with_reply(state["reply"], ctx.task.reminder(state["error"]))
-    return [("ask", {**state, "request": request})]
+    return Route("ask", {**state, "request": request})
 
 
 async def _fail(state: _State, runtime: Runtime[_Context]) -> Route:
@@ -224,7 +228,7 @@ async def _fail(state: _State, runtime: Runtime[_Context]) -> Route:
         last_reply=state.get("reply"),
         **state.get("failure", _UNPARSABLE),
     )
-    return [("done", state)]
+    return Route("done", state)
 
 
 _UNPARSABLE = {"reason": "unparsable", "error_class": DecisionParseError.__name__}
@@ -235,28 +239,63 @@ def _record(ctx: _Context, kind: str, attempts: int, **outcome: Any) -> None:
     ctx.sim.emit(kind, payload, agent_id=ctx.agent_id)
 
 
-def _node(name: str, function: Any) -> NodeBuilder:
-    """A node that runs on the state written to its own channel and writes the route it
-    returns (LangGraph has no public form of a conditional write without a step of its own)."""
-    return (
-        NodeBuilder()
-        .subscribe_only(name)
-        .do(RunnableCallable(None, function, name=name, trace=False))
-        .write_to(ChannelWriteTupleEntry(mapper=_as_writes))  # type: ignore[arg-type]
-    )
+class _Addressed(EphemeralValue[_State]):
+    """A node's channel: keeps the state of a route addressed to it (its key, the node's
+    name) and ignores the others, so writing a route to every channel triggers one node."""
+
+    def update(self, values: Sequence[Any]) -> bool:
+        return super().update(_addressed(self.key, values))
 
 
-def _as_writes(route: Route) -> Route:
-    return route
+class _Result(LastValue[_State]):
+    """The `done` channel: the final state, kept after the last step (the graph's output)."""
+
+    def update(self, values: Sequence[Any]) -> bool:
+        return super().update(_addressed(self.key, values))
+
+
+def _addressed(key: str, routes: Sequence[Route]) -> list[_State]:
+    return [route.state for route in routes if route.to == key]
+
+
+def _channel(name: str) -> _Addressed | _Result:
+    channel = _Result(dict) if name == "done" else _Addressed(dict)
+    channel.key = name  # `BaseChannel.key`: the channel's name, which routes address
+    return channel
+
+
+_Node = Callable[[_State, Runtime[_Context]], Awaitable[Route]]
+
+
+class _Step(Runnable[_State, Route]):
+    """Runs one node's coroutine on the event loop, untraced (no callback run per node)."""
+
+    def __init__(self, name: str, function: _Node) -> None:
+        self.name = name
+        self.function = function
+
+    def invoke(self, input: _State, config: RunnableConfig | None = None, **_: Any) -> Route:
+        raise TypeError("the decision graph runs only asynchronously (ainvoke)")
+
+    async def ainvoke(self, input: _State, config: RunnableConfig | None = None, **_: Any) -> Route:
+        return await self.function(input, get_runtime(_Context))
+
+
+_EDGES: dict[str, tuple[_Node, tuple[str, ...]]] = {
+    "ask": (_ask, ("done", "repair", "fail")),
+    "repair": (_repair, ("ask",)),
+    "fail": (_fail, ("done",)),
+}
+"""Each node, and the channels its routes may address (the picture at the top)."""
 
 
 def _build() -> Pregel:
-    nodes = {"ask": _ask, "repair": _repair, "fail": _fail}
-    channels: dict[str, Any] = {name: EphemeralValue(dict) for name in nodes}
-    channels["done"] = LastValue(dict)
     return Pregel(
-        nodes={name: _node(name, function) for name, function in nodes.items()},
-        channels=channels,
+        nodes={
+            name: NodeBuilder().subscribe_only(name).do(_Step(name, fn)).write_to(*targets)
+            for name, (fn, targets) in _EDGES.items()
+        },
+        channels={name: _channel(name) for name in (*_EDGES, "done")},
         input_channels="ask",
         output_channels="done",
         context_schema=_Context,
@@ -269,9 +308,14 @@ DECISION_GRAPH = _build()
 async def decide(sim: Simulation, agent_id: str, task: DecisionTask) -> Decision:
     """Run the decision graph once for `agent_id`, in the run's response format."""
     task = task.structured(sim.response_format)
-    final = await DECISION_GRAPH.ainvoke(
-        {"request": task.request, "attempts": 0}, context=_Context(sim, agent_id, task)
-    )
+    start = Route("ask", {"request": task.request, "attempts": 0})
+    final: _State = {}
+    async for final in DECISION_GRAPH.astream(  # noqa: B007 - the last state is the outcome
+        start, context=_Context(sim, agent_id, task), stream_mode="values", output_keys="done"
+    ):
+        pass
+    if "attempts" not in final:  # a route to a channel its node may not address
+        raise RuntimeError(f"the decision graph ended without an outcome for {agent_id}")
     ok = final.get("error") is None
     value = final.get("value") if ok else None
     return Decision(ok, value, final["attempts"], final.get("error"), final.get("reply"))
