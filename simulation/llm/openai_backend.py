@@ -1,22 +1,28 @@
 """Any OpenAI-compatible endpoint: OpenAI, vLLM, Ollama, llama.cpp server, a LiteLLM proxy.
 
-The SDK's own retries are off (`max_retries=0`): `LLMClient` is the one retry layer, so
-attempts never multiply. The aiohttp transport is used because the default httpx one spends
-several times more CPU per call under many requests in flight. Chat completions are posted by
-`DirectPost`: over aiohttp, with the SDK's headers, auth and timeouts, failing with the SDK's
-error types; the SDK's per-call request and response objects and its conversion of arguments
-and replies took most of the client's CPU per call (benchmarks/README.md). The reply is read
-from its JSON directly. Behind a proxy from the environment, the SDK's own `post` is used.
+Chat completions are posted by `DirectPost` (simulation/direct_post.py), straight over aiohttp
+with the auth and organisation headers the SDK would send: the SDK's per-call conversion of
+arguments, request and response objects took most of the client's CPU per call
+(benchmarks/README.md). The reply is read from its JSON directly, and an error status is read
+here as the SDK reads it (the body's `error` object), so messages and retry decisions are the
+same on both paths. Behind a proxy from the environment, or with credentials or a query in the
+base URL, the SDK's public API posts instead (`with_streaming_response`: its raw reply). The
+SDK's own retries are off (`max_retries=0`): `LLMClient` is the one retry layer, so attempts
+never multiply; the SDK's aiohttp transport is used because its default httpx one spends
+several times more CPU per call under many requests in flight.
 """
 
 from __future__ import annotations
 
+import json
 import os
+from collections.abc import Mapping
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+import aiohttp
 import openai
-from openai._base_client import make_request_options
 
 from personasim.simulation.llm.chat import (
     Backend,
@@ -28,7 +34,7 @@ from personasim.simulation.llm.chat import (
     TransientLLMError,
     Usage,
 )
-from personasim.simulation.llm.direct_post import DirectPost
+from personasim.simulation.llm.direct_post import DirectPost, StatusFailure
 from personasim.simulation.llm.endpoint_errors import (
     Endpoint,
     connection_error,
@@ -85,10 +91,10 @@ class OpenAIBackend(Backend):
             max_retries=0,
             http_client=openai.DefaultAioHttpClient(),
         )
-        self._options_by_timeout: dict[float, Any] = {}
         self._direct: DirectPost | None = None  # the SDK's own path behind a proxy
-        if DirectPost.usable(self._client):
-            self._direct = DirectPost(self._client, "/chat/completions")
+        if DirectPost.usable(self.base_url):
+            url = f"{self.base_url.rstrip('/')}/chat/completions"
+            self._direct = DirectPost(url, _headers(self._client))
         self._public_url = public_url(self.base_url)
         self._keyed_url = self._public_url  # in every request's cache key
 
@@ -110,28 +116,35 @@ class OpenAIBackend(Backend):
             body["response_format"] = request.response_format
         try:
             completion = await self._post(body, timeout)
-        except openai.APIStatusError as exc:
-            raise await self._status_error(exc, request) from exc
-        except openai.APIConnectionError as exc:  # includes timeouts
-            raise connection_error(exc, self._endpoint(), timeout) from exc
-        if isinstance(completion, str):  # the SDK hands back a body that is not JSON as text
+        except StatusFailure as failure:
+            raise await self._status_error(failure, request) from failure
+        except (openai.APIConnectionError, aiohttp.ClientError, OSError) as exc:
+            raise connection_error(exc, self._endpoint(), timeout) from exc  # timeouts too
+        if isinstance(completion, str):  # a body that is not JSON comes back as text
             raise not_json_error(200, completion, self._endpoint())
         return _to_response(completion)
 
     async def _post(self, body: dict[str, Any], timeout: float) -> Any:
         if self._direct is not None:
             return await self._direct.post(body, timeout)
-        return await self._client.post(
-            "/chat/completions", body=body, cast_to=object, options=self._options(timeout)
-        )
+        return await self._post_with_sdk(body, timeout)
 
-    def _options(self, timeout: float) -> Any:
-        """What `chat.completions.create` sends besides the body: bearer auth, the timeout."""
-        if timeout not in self._options_by_timeout:
-            self._options_by_timeout[timeout] = make_request_options(
-                timeout=timeout, security={"bearer_auth": True}
-            )
-        return self._options_by_timeout[timeout]
+    async def _post_with_sdk(self, body: dict[str, Any], timeout: float) -> Any:
+        """The same request through the SDK's public API, read as `DirectPost` reads it."""
+        create = self._client.chat.completions.with_streaming_response.create
+        try:
+            async with create(**body, timeout=timeout) as reply:
+                is_json = reply.headers.get("content-type", "").split(";")[0].endswith("json")
+                text = await reply.text()
+        except openai.APIStatusError as exc:  # the SDK has read the body
+            response = exc.response
+            raise StatusFailure(exc.status_code, response.headers, response.text) from exc
+        if is_json:
+            try:
+                return json.loads(text)
+            except ValueError:
+                pass
+        return text
 
     def _endpoint(self) -> Endpoint:
         return Endpoint(
@@ -142,10 +155,12 @@ class OpenAIBackend(Backend):
             secret=self._client.api_key,
         )
 
-    async def _status_error(self, exc: openai.APIStatusError, request: ChatRequest) -> LLMError:
-        status, body, endpoint = exc.status_code, exc.body, self._endpoint()
-        if "json" in exc.response.headers.get("content-type", ""):
-            error = body if isinstance(body, dict) else {"message": str(body or exc.message)}
+    async def _status_error(self, failure: StatusFailure, request: ChatRequest) -> LLMError:
+        status, endpoint = failure.status, self._endpoint()
+        body = _error_body(failure.text)
+        if "json" in failure.headers.get("content-type", ""):
+            message = f"Error code: {status}"
+            error = body if isinstance(body, dict) else {"message": str(body or message)}
         elif status == 404:  # a web server's own page: the path itself is not there
             error = {"message": describe_page(str(body or ""), endpoint)}
         else:
@@ -154,7 +169,7 @@ class OpenAIBackend(Backend):
         if request.response_format is not None:
             sent["response_format"] = request.response_format
         served = await self._served_models() if status == 404 else None
-        return status_error(status, error, endpoint, sent, served, _retry_after(exc))
+        return status_error(status, error, endpoint, sent, served, _retry_after(failure.headers))
 
     async def _served_models(self) -> list[str] | None:
         """The server's model names, to say which exist when one is not found; None if the
@@ -171,8 +186,39 @@ class OpenAIBackend(Backend):
         await self._client.close()
 
 
-def _retry_after(exc: openai.APIStatusError) -> float | None:
-    value = exc.response.headers.get("retry-after")
+def _headers(client: openai.AsyncOpenAI) -> dict[str, str]:
+    """What `DirectPost` sends with every request: the key as bearer auth, the organisation
+    and project the SDK read from its environment (`OPENAI_ORG_ID`, `OPENAI_PROJECT_ID`)."""
+    try:
+        ours = version("personasim")
+    except PackageNotFoundError:  # pragma: no cover - run from a source tree
+        ours = "dev"
+    headers = {
+        "Accept": "application/json",
+        "Content-Type": "application/json",
+        "User-Agent": f"personasim/{ours} aiohttp/{aiohttp.__version__}",
+        "Authorization": f"Bearer {client.api_key}",
+    }
+    if client.organization:
+        headers["OpenAI-Organization"] = client.organization
+    if client.project:
+        headers["OpenAI-Project"] = client.project
+    return headers
+
+
+def _error_body(text: str) -> Any:
+    """An error reply's body as the SDK reads it: its JSON's `error` member (or the whole
+    JSON when it has none), else its text."""
+    text = text.strip()
+    try:
+        body = json.loads(text)
+    except ValueError:
+        return text
+    return body.get("error", body) if isinstance(body, dict) else body
+
+
+def _retry_after(headers: Mapping[str, str]) -> float | None:
+    value = headers.get("retry-after")
     try:
         return max(0.0, float(value)) if value is not None else None
     except ValueError:
