@@ -6,9 +6,9 @@ the reply, which took most of the client's CPU per call with many calls in fligh
 (benchmarks/README.md). `DirectPost` sends the JSON body over one `aiohttp.ClientSession` and
 hands back the reply's JSON. It knows nothing of the endpoint's errors: an error status comes
 back as `StatusFailure` (status, headers, text) and no answer as aiohttp's own exceptions
-(`aiohttp.ClientError`, `TimeoutError`, `OSError`), which `OpenAIBackend` turns into its errors
-(simulation/endpoint_errors.py). A proxy from the environment and credentials or a query in the
-base URL are left to the SDK (`usable`), as are connections through them.
+(`aiohttp.ClientError`, `TimeoutError`, `OSError`), which `OpenAIBackend` turns into its
+errors (simulation/llm/endpoint_errors.py). A proxy from the environment and credentials or a
+query in the base URL are left to the SDK (`usable`), as are connections through them.
 """
 
 from __future__ import annotations

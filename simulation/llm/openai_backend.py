@@ -1,8 +1,8 @@
 """Any OpenAI-compatible endpoint: OpenAI, vLLM, Ollama, llama.cpp server, a LiteLLM proxy.
 
-Chat completions are posted by `DirectPost` (simulation/direct_post.py), straight over aiohttp
-with the auth and organisation headers the SDK would send: the SDK's per-call conversion of
-arguments, request and response objects took most of the client's CPU per call
+Chat completions are posted by `DirectPost` (simulation/llm/direct_post.py), straight over
+aiohttp with the auth and organisation headers the SDK would send: the SDK's per-call
+conversion of arguments, request and response objects took most of the client's CPU per call
 (benchmarks/README.md). The reply is read from its JSON directly, and an error status is read
 here as the SDK reads it (the body's `error` object), so messages and retry decisions are the
 same on both paths. Behind a proxy from the environment, or with credentials or a query in the
