@@ -1,15 +1,5 @@
 """Pure functions from event tables to numbers, tables and figures."""
 
-from personasim.analysis.consistency import (
-    QUALITATIVE_ETA_SQUARED,
-    Ranking,
-    effect_size_value,
-    eta_squared_from_group_stats,
-    mae_by_horizon,
-    median_of_defined,
-    perturb_ranking,
-    ranking_spearman,
-)
 from personasim.analysis.event_tables import (
     DEFAULT_MIN_GROUP_N,
     agent_payloads,
@@ -19,6 +9,7 @@ from personasim.analysis.event_tables import (
     shown,
 )
 from personasim.analysis.loading import load_events, load_sweep
+from personasim.analysis.rankings import Ranking, perturb_ranking, ranking_spearman
 from personasim.analysis.reports import (
     SMALL_MARK,
     model_label,
@@ -29,8 +20,10 @@ from personasim.analysis.reports import (
 from personasim.analysis.stats import (
     LevelSummary,
     eta_squared,
+    eta_squared_from_group_stats,
     holm,
     mean_of,
+    median_of_defined,
     rank_levels,
     ratio_of,
     sample_sd,
@@ -56,7 +49,6 @@ __all__ = [
     "DEFAULT_MIN_GROUP_N",
     "FEWER_THAN_2",
     "NO_VALUES",
-    "QUALITATIVE_ETA_SQUARED",
     "SINGLE_LEVEL",
     "SMALL_MARK",
     "ZERO_BASELINE",
@@ -65,14 +57,12 @@ __all__ = [
     "Statistic",
     "Undefined",
     "agent_payloads",
-    "effect_size_value",
     "eta_squared",
     "eta_squared_from_group_stats",
     "first_undefined",
     "holm",
     "load_events",
     "load_sweep",
-    "mae_by_horizon",
     "mean_of",
     "median_of_defined",
     "min_group_n",

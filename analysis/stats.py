@@ -23,8 +23,10 @@ from personasim.analysis.undefined import (
 __all__ = [
     "LevelSummary",
     "eta_squared",
+    "eta_squared_from_group_stats",
     "holm",
     "mean_of",
+    "median_of_defined",
     "rank_levels",
     "ratio_of",
     "sample_sd",
@@ -99,7 +101,7 @@ def rank_levels(values: Sequence[float], groups: Sequence[str]) -> list[str]:
 
     Ties keep alphabetical order so that the list is deterministic; it is for reading only.
     A Spearman ρ against it must use the level means (`summarize_levels`) so that tied levels
-    share an average rank (see `analysis.consistency.ranking_spearman`).
+    share an average rank (see `analysis.rankings.ranking_spearman`).
     """
     summaries = summarize_levels(values, groups)
     return [s.level for s in sorted(summaries, key=lambda s: -s.mean)]
@@ -126,3 +128,47 @@ def eta_squared(values: Sequence[float], groups: Sequence[str]) -> Statistic:
         for mask in [labels == level]
     )
     return float(between / total)
+
+
+def eta_squared_from_group_stats(
+    stats: Mapping[str, tuple[float, float]], n_per_group: int = 100
+) -> Statistic:
+    """One-way ANOVA η² from per-level (mean, sd), each level having `n_per_group` members.
+
+    CTX+$ beliefs state only means and sds (C.2.2), "assuming 100 individuals per group"
+    (C.1.3), so η̂² has to come from the summary statistics:
+    SS_between = Σ n (m_i − grand)², SS_within = Σ (n − 1) sd_i², η² = SS_b / (SS_b + SS_w),
+    with sd the sample (n − 1) standard deviation. Undefined with fewer than two levels or
+    no variance at all, matching `analysis.stats.eta_squared`.
+    """
+    if n_per_group < 1:
+        raise ValueError(f"n_per_group must be at least 1, got {n_per_group}")
+    if len(stats) < 2:
+        return Undefined(SINGLE_LEVEL if stats else NO_VALUES)
+    pairs = np.asarray([tuple(v) for v in stats.values()], dtype=float)
+    if pairs.ndim != 2 or pairs.shape[1] != 2:
+        raise ValueError("each level needs a (mean, sd) pair")
+    if not np.all(np.isfinite(pairs)):
+        raise ValueError(f"means and sds must be finite: {dict(stats)!r}")
+    means, sds = pairs[:, 0], pairs[:, 1]
+    if np.any(sds < 0):
+        raise ValueError(f"standard deviations must be non-negative: {dict(stats)!r}")
+    # identical means give exactly zero, not a rounding residue of the grand mean
+    if np.all(means == means[0]):
+        ss_between = 0.0
+    else:
+        ss_between = float(n_per_group * ((means - means.mean()) ** 2).sum())
+    ss_within = float((n_per_group - 1) * (sds**2).sum())
+    total = ss_between + ss_within
+    if total == 0.0:
+        return Undefined(CONSTANT)
+    return ss_between / total
+
+
+def median_of_defined(values: Iterable[Statistic]) -> Statistic:
+    """Median of the defined values (Table 3's median over attributes); undefined values are
+    skipped, not counted as zero, and with none defined the median is undefined."""
+    present = [float(v) for v in values if not isinstance(v, Undefined)]
+    if not present:
+        return Undefined("no defined values")
+    return float(np.median(present))

@@ -11,16 +11,15 @@ import pytest
 from scipy import stats
 
 from personasim.analysis import (
-    QUALITATIVE_ETA_SQUARED,
     Undefined,
-    effect_size_value,
     eta_squared,
     eta_squared_from_group_stats,
-    mae_by_horizon,
     median_of_defined,
     perturb_ranking,
     ranking_spearman,
 )
+from personasim.scenarios.trust.effect_sizes import QUALITATIVE_ETA_SQUARED, effect_size_value
+from personasim.scenarios.trust.forecast_metrics import mae_by_horizon
 
 
 def scipy_rho(a: list[str], b: list[str]) -> float:

@@ -7,9 +7,9 @@ relate to trust, and, concurrently, every persona plays the Trust Game as in `tr
 
 - Belief ranking π_t^(S) and effect size η̂²_t^(S): NoCtx+Tr and Ctx+Tr state a ranking and an
   omnibus effect size (Appendix C.2.1; a word is mapped to a number, see
-  `analysis.consistency.effect_size_value`); Ctx+$ states each level's mean and SD of dollars
-  sent, for 100 people per group (C.1.3), from which the ranking (by mean) and η̂² (one-way
-  ANOVA from the group statistics) follow.
+  `scenarios.trust.effect_sizes.effect_size_value`); Ctx+$ states each level's mean and SD
+  of dollars sent, for 100 people per group (C.1.3), from which the ranking (by mean) and η̂²
+  (one-way ANOVA from the group statistics) follow.
 - Behaviour π*_t and η²_t: as in `trust-population`.
 - Consistency: ρ_t = Spearman(π_t^(S), π*_t) and |Δη²_t| = |η̂²_t − η²_t|, with their medians over
   traits (Table 3) and the mean ρ (Table 9).
@@ -38,9 +38,10 @@ from personasim.agents import (
     match_level_names,
     parse_structured,
 )
-from personasim.analysis import Undefined, effect_size_value, eta_squared_from_group_stats
+from personasim.analysis import Undefined, eta_squared_from_group_stats
 from personasim.environments import human_reference
 from personasim.scenarios.trust import metrics as trust_metrics
+from personasim.scenarios.trust.effect_sizes import effect_size_value
 from personasim.scenarios.trust.population import TrustPopulation, TrustPopulationParams
 from personasim.simulation import ChatRequest, Message, Simulation, register_scenario
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,6 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from personasim.analysis.consistency import mae_by_horizon
 from personasim.analysis.event_tables import agent_payloads, min_group_n, payloads
 from personasim.analysis.reports import model_label, save_figure, small_note, write_table
 from personasim.analysis.stats import mean_of, sample_sd
@@ -25,6 +25,7 @@ __all__ = [
     "forecast_report",
     "forecast_summary_rows",
     "game_name",
+    "mae_by_horizon",
     "mae_figure",
     "mae_rows",
     "write_explanation_reports",
@@ -365,3 +366,27 @@ def write_forecast_sweep_reports(
     """Figure 1 across the sweep's models: one line per model–archetype."""
     rounds = max(row["horizon"] for row in rows) if rows else 1
     return [save_figure(mae_figure(rows, rounds), directory, "mae_by_horizon")]
+
+
+def mae_by_horizon(
+    rows: Iterable[tuple[int, float, float]],
+) -> dict[int, dict[str, float | int]]:
+    """Per forecast horizon, MAE = mean |forecast − actual| and the two means (§5.2, Fig. 1).
+
+    `rows` are (horizon, forecast, actual); the result is keyed by horizon in ascending
+    order, each with {"n", "mae", "mean_forecast", "mean_actual"}, so MAE's growth with the
+    horizon can be read off directly.
+    """
+    grouped: dict[int, list[tuple[float, float]]] = {}
+    for horizon, forecast, actual in rows:
+        grouped.setdefault(int(horizon), []).append((float(forecast), float(actual)))
+    result: dict[int, dict[str, float | int]] = {}
+    for horizon in sorted(grouped):
+        pairs = np.asarray(grouped[horizon], dtype=float)
+        result[horizon] = {
+            "n": len(pairs),
+            "mae": float(np.abs(pairs[:, 0] - pairs[:, 1]).mean()),
+            "mean_forecast": float(pairs[:, 0].mean()),
+            "mean_actual": float(pairs[:, 1].mean()),
+        }
+    return result

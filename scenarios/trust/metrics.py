@@ -20,15 +20,18 @@ from typing import Any
 import pandas as pd
 from matplotlib.figure import Figure
 
-from personasim.analysis.consistency import (
-    Ranking,
-    eta_squared_from_group_stats,
-    median_of_defined,
-    ranking_spearman,
-)
 from personasim.analysis.event_tables import agent_payloads, min_group_n, payloads
+from personasim.analysis.rankings import Ranking, ranking_spearman
 from personasim.analysis.reports import model_label, save_figure, small_note, write_table
-from personasim.analysis.stats import eta_squared, mean_of, rank_levels, sample_sd, summarize_levels
+from personasim.analysis.stats import (
+    eta_squared,
+    eta_squared_from_group_stats,
+    mean_of,
+    median_of_defined,
+    rank_levels,
+    sample_sd,
+    summarize_levels,
+)
 from personasim.analysis.undefined import (
     CONSTANT,
     NO_VALUES,

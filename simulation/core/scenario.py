@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Scenario",
     "ScenarioError",
+    "ScenarioMetrics",
     "ScenarioParams",
     "csv_separator_problem",
     "get_scenario",
@@ -80,9 +81,22 @@ def split_list(text: str) -> list[str]:
     return [item.strip() for item in _LIST_COMMA.split(text)]
 
 
+@dataclasses.dataclass(frozen=True)
+class ScenarioMetrics:
+    """A scenario's metrics hooks, declared once (`metrics = ScenarioMetrics(...)` on the class)
+    instead of forwarding each `Scenario` classmethod by hand: `compute` makes the metrics from
+    the event table alone; the others are optional, and a missing one keeps the base default."""
+
+    compute: Callable[[pd.DataFrame], dict[str, Any]]
+    report: Callable[[dict[str, Any]], list[str]] | None = None
+    write_reports: Callable[[dict[str, Any], Path], list[Path]] | None = None
+    summary_rows: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None
+    write_sweep_reports: Callable[[list[dict[str, Any]], list[str], Path], list[Path]] | None = None
+
+
 class Scenario(ABC):
-    """Subclass, set the class attributes, implement the three methods, decorate with
-    `@register_scenario`."""
+    """Subclass, set the class attributes, implement the three methods (or declare `metrics`
+    in place of `compute_metrics`), decorate with `@register_scenario`."""
 
     name: ClassVar[str]
     summary: ClassVar[str]
@@ -92,6 +106,22 @@ class Scenario(ABC):
     answers: a run started under another version is not resumed (its fingerprint differs)."""
     roles: ClassVar[dict[str, Role]] = {"persona": Role("the persona agents' decisions")}
     """The parts models play; `--role NAME=SPEC` binds one, `--model` the others."""
+    metrics: ClassVar[ScenarioMetrics | None] = None
+    """The metrics hooks in one declaration; the classmethods below call them. A scenario may
+    override the classmethods instead (as a scenario file usually does)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A class that declares `metrics` has its `compute_metrics`: the abstract method is
+        filled in here, before `ABC` counts what is missing, so a scenario with neither stays
+        abstract and is reported as missing `compute_metrics`."""
+        super().__init_subclass__(**kwargs)
+        if cls.metrics is not None and getattr(cls.compute_metrics, "__isabstractmethod__", False):
+            cls.compute_metrics = Scenario.__dict__["_declared_metrics"]  # type: ignore[method-assign]
+
+    @classmethod
+    def _declared_metrics(cls, events: pd.DataFrame) -> dict[str, Any]:
+        assert cls.metrics is not None
+        return cls.metrics.compute(events)
 
     def __init__(self, params: ScenarioParams, prompts: PromptPack | None = None) -> None:
         self.params = params
@@ -134,12 +164,15 @@ class Scenario(ABC):
     @classmethod
     def report(cls, metrics: dict[str, Any]) -> list[str]:
         """A few human-readable lines for the end of a run."""
-        return []
+        hook = cls.metrics.report if cls.metrics else None
+        return hook(metrics) if hook else []
 
     @classmethod
     def summary_rows(cls, metrics: dict[str, Any]) -> list[dict[str, Any]]:
         """The rows this run contributes to a sweep's combined table (default: its top-level
         numbers)."""
+        if cls.metrics and cls.metrics.summary_rows:
+            return cls.metrics.summary_rows(metrics)
         return [{k: v for k, v in metrics.items() if isinstance(v, int | float | str | None)}]
 
     @classmethod
@@ -148,13 +181,15 @@ class Scenario(ABC):
     ) -> list[Path]:
         """Tables and figures a sweep writes from its combined rows (`varied`: the parameters
         the sweep varies), e.g. a paper's table across models; returns the files written."""
-        return []
+        hook = cls.metrics.write_sweep_reports if cls.metrics else None
+        return hook(rows, varied, directory) if hook else []
 
     @classmethod
     def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
         """Tables (CSV and Markdown) and figures (PNG) made from the metrics alone, written
         into `directory` (the run's `reports/`); returns the files written."""
-        return []
+        hook = cls.metrics.write_reports if cls.metrics else None
+        return hook(metrics, directory) if hook else []
 
     @classmethod
     def parse_params(cls, values: dict[str, Any]) -> ScenarioParams:
