@@ -23,10 +23,8 @@ trait with fewer than two such levels is not asked about.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from pathlib import Path
 from typing import Any
 
-import pandas as pd
 from pydantic import BaseModel, Field, field_validator
 
 from personasim.agents import (
@@ -39,11 +37,23 @@ from personasim.agents import (
     parse_structured,
 )
 from personasim.analysis import Undefined, eta_squared_from_group_stats
-from personasim.environments import human_reference
-from personasim.scenarios.trust import metrics as trust_metrics
+from personasim.scenarios.trust.beliefs_metrics import (
+    beliefs_metrics,
+    beliefs_report,
+    beliefs_summary_rows,
+    write_beliefs_reports,
+    write_beliefs_sweep_reports,
+)
 from personasim.scenarios.trust.effect_sizes import effect_size_value
+from personasim.scenarios.trust.metrics import with_human_reference
 from personasim.scenarios.trust.population import TrustPopulation, TrustPopulationParams
-from personasim.simulation import ChatRequest, Message, Simulation, register_scenario
+from personasim.simulation import (
+    ChatRequest,
+    Message,
+    ScenarioMetrics,
+    Simulation,
+    register_scenario,
+)
 
 __all__ = ["STRATEGIES", "TrustBeliefs", "TrustBeliefsParams"]
 
@@ -240,25 +250,10 @@ class TrustBeliefs(TrustPopulation):
             read=read,
         )
 
-    @classmethod
-    def compute_metrics(cls, events: pd.DataFrame) -> dict[str, Any]:
-        return {**trust_metrics.beliefs_metrics(events), "human_reference": human_reference()}
-
-    @classmethod
-    def report(cls, metrics: dict[str, Any]) -> list[str]:
-        return trust_metrics.beliefs_report(metrics)
-
-    @classmethod
-    def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
-        return trust_metrics.write_beliefs_reports(metrics, directory)
-
-    @classmethod
-    def summary_rows(cls, metrics: dict[str, Any]) -> list[dict[str, Any]]:
-        return trust_metrics.beliefs_summary_rows(metrics)
-
-    @classmethod
-    def write_sweep_reports(
-        cls, rows: list[dict[str, Any]], varied: list[str], directory: Path
-    ) -> list[Path]:
-        """Table 9's shape when the sweep varies the endowment: mean ρ per endowment."""
-        return trust_metrics.write_beliefs_sweep_reports(rows, varied, directory)
+    metrics = ScenarioMetrics(
+        compute=with_human_reference(beliefs_metrics),
+        report=beliefs_report,
+        write_reports=write_beliefs_reports,
+        summary_rows=beliefs_summary_rows,
+        write_sweep_reports=write_beliefs_sweep_reports,
+    )

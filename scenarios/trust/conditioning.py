@@ -19,18 +19,21 @@ history.
 from __future__ import annotations
 
 import itertools
-from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
-import pandas as pd
 from pydantic import Field
 
 from personasim.analysis import perturb_ranking
-from personasim.environments import human_reference
-from personasim.scenarios.trust import metrics as trust_metrics
 from personasim.scenarios.trust.beliefs import TrustBeliefs
+from personasim.scenarios.trust.conditioning_metrics import (
+    conditioning_metrics,
+    conditioning_report,
+    conditioning_summary_rows,
+    write_conditioning_reports,
+)
+from personasim.scenarios.trust.metrics import with_human_reference
 from personasim.scenarios.trust.population import Prior, TrustPopulationParams
-from personasim.simulation import Simulation, register_scenario
+from personasim.simulation import ScenarioMetrics, Simulation, register_scenario
 from personasim.simulation.llm.prompts import PromptPack
 
 __all__ = ["CONDITIONS", "TrustConditioning", "TrustConditioningParams", "conditioning_text"]
@@ -105,26 +108,11 @@ class TrustConditioning(TrustBeliefs):
             )
         return Prior(conditioning_text(rankings, self.prompts), rankings)
 
-    @classmethod
-    def compute_metrics(cls, events: pd.DataFrame) -> dict[str, Any]:
-        return {**trust_metrics.conditioning_metrics(events), "human_reference": human_reference()}
-
-    @classmethod
-    def report(cls, metrics: dict[str, Any]) -> list[str]:
-        return trust_metrics.conditioning_report(metrics)
-
-    @classmethod
-    def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
-        return trust_metrics.write_conditioning_reports(metrics, directory)
-
-    @classmethod
-    def summary_rows(cls, metrics: dict[str, Any]) -> list[dict[str, Any]]:
-        return trust_metrics.conditioning_summary_rows(metrics)
-
-    @classmethod
-    def write_sweep_reports(
-        cls, rows: list[dict[str, Any]], varied: list[str], directory: Path
-    ) -> list[Path]:
-        """No paper table spans conditioning runs: the sweep's combined table is the report
-        (trust-beliefs' Table 9 needs its `mean_rho` column, which conditioning rows lack)."""
-        return []
+    metrics = ScenarioMetrics(
+        compute=with_human_reference(conditioning_metrics),
+        report=conditioning_report,
+        write_reports=write_conditioning_reports,
+        summary_rows=conditioning_summary_rows,
+    )
+    """No paper table spans conditioning runs: the sweep's combined table is the report
+    (trust-beliefs' Table 9 needs its `mean_rho` column, which conditioning rows lack)."""

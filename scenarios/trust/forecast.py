@@ -17,18 +17,23 @@ ever defaulted. Choices where the paper is silent are listed in docs/trust-forec
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import pandas as pd
 from pydantic import Field, field_validator
 
 from personasim.agents import DecisionTask, Persona, PersonaAgent, TrusteeAgent, archetype_cap
 from personasim.agents.trustee import ARCHETYPE_PATTERN
-from personasim.environments import TrustGame, TrustOutcome, human_reference
-from personasim.scenarios.trust import forecast_metrics as trust_metrics
+from personasim.environments import TrustGame, TrustOutcome
 from personasim.scenarios.trust.answers import ForecastAnswer, ReactAnswer
-from personasim.scenarios.trust.forecast_metrics import game_name
+from personasim.scenarios.trust.forecast_metrics import (
+    forecast_metrics,
+    forecast_report,
+    forecast_summary_rows,
+    game_name,
+    write_forecast_reports,
+    write_forecast_sweep_reports,
+)
+from personasim.scenarios.trust.metrics import with_human_reference
 from personasim.scenarios.trust.population import (
     PopulationParams,
     checked_transfer,
@@ -36,7 +41,14 @@ from personasim.scenarios.trust.population import (
     load_bank,
     parse_transfer,
 )
-from personasim.simulation import ChatRequest, Message, Scenario, Simulation, register_scenario
+from personasim.simulation import (
+    ChatRequest,
+    Message,
+    Scenario,
+    ScenarioMetrics,
+    Simulation,
+    register_scenario,
+)
 from personasim.simulation.llm.prompts import PromptPack
 
 __all__ = [
@@ -284,29 +296,13 @@ class TrustForecast(Scenario):
             hints=hints,
         )
 
-    @classmethod
-    def compute_metrics(cls, events: pd.DataFrame) -> dict[str, Any]:
-        return {**trust_metrics.forecast_metrics(events), "human_reference": human_reference()}
-
-    @classmethod
-    def report(cls, metrics: dict[str, Any]) -> list[str]:
-        return trust_metrics.forecast_report(metrics)
-
-    @classmethod
-    def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
-        return trust_metrics.write_forecast_reports(metrics, directory)
-
-    @classmethod
-    def summary_rows(cls, metrics: dict[str, Any]) -> list[dict[str, Any]]:
-        """MAE per archetype and horizon; a sweep labels each row with its model."""
-        return trust_metrics.forecast_summary_rows(metrics)
-
-    @classmethod
-    def write_sweep_reports(
-        cls, rows: list[dict[str, Any]], varied: list[str], directory: Path
-    ) -> list[Path]:
-        """Figure 1 across the sweep's models: one line per model–archetype."""
-        return trust_metrics.write_forecast_sweep_reports(rows, varied, directory)
+    metrics = ScenarioMetrics(
+        compute=with_human_reference(forecast_metrics),
+        report=forecast_report,
+        write_reports=write_forecast_reports,
+        summary_rows=forecast_summary_rows,
+        write_sweep_reports=write_forecast_sweep_reports,
+    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -3,17 +3,15 @@ consistency), computed from a run's event table alone.
 
 - trust-population (§4.1): per trait, the behavioural ranking π*_t of its levels by mean
   transfer, η²_t from a one-way ANOVA, and n per level.
-- trust-beliefs (§4.1–4.2, Table 3; Appendix D.1, Table 9): each elicited belief's ranking and
-  η̂², ρ_t = Spearman(belief, behaviour) and |Δη²_t|, medians over traits.
-- trust-conditioning (§4.3, Table 4): per condition, ρ between the prior in force and behaviour
-  under it, and the mean |η̂² − η²|.
+- every Trust Game scenario: the published human benchmarks beside the amounts sent.
 
-trust-forecast's are in `trust_forecast`.
+trust-beliefs' are in `beliefs_metrics`, trust-conditioning's in `conditioning_metrics`,
+trust-forecast's in `forecast_metrics`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,13 +19,10 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from personasim.analysis.event_tables import agent_payloads, min_group_n, payloads
-from personasim.analysis.rankings import Ranking, ranking_spearman
-from personasim.analysis.reports import model_label, save_figure, small_note, write_table
+from personasim.analysis.reports import save_figure, small_note, write_table
 from personasim.analysis.stats import (
     eta_squared,
-    eta_squared_from_group_stats,
     mean_of,
-    median_of_defined,
     rank_levels,
     sample_sd,
     summarize_levels,
@@ -37,34 +32,23 @@ from personasim.analysis.undefined import (
     NO_VALUES,
     SINGLE_LEVEL,
     Undefined,
-    first_undefined,
     read_stat,
     shown_stat,
     stat_fields,
 )
+from personasim.environments import human_reference
 
 __all__ = [
+    "amount_sent_rows",
     "analysed_levels",
     "behaviour_metrics",
-    "behaviour_scores",
-    "belief_eta",
-    "belief_metrics",
-    "belief_scores",
-    "beliefs_metrics",
-    "beliefs_report",
-    "beliefs_summary_rows",
-    "conditioning_metrics",
-    "conditioning_report",
-    "conditioning_summary_rows",
-    "conditioning_trait_rows",
-    "has_small_level",
+    "human_line",
+    "human_note",
     "population_metrics",
     "population_report",
     "population_rows",
-    "table3_rows",
-    "write_beliefs_reports",
-    "write_beliefs_sweep_reports",
-    "write_conditioning_reports",
+    "with_human_reference",
+    "write_amount_sent",
     "write_population_reports",
 ]
 
@@ -333,503 +317,13 @@ def write_amount_sent(
     return write_table(rows, directory, "amount_sent", notes=[note])
 
 
-# ---------------------------------------------------------------------------------------------
-# trust-beliefs: elicited beliefs against behaviour (§4.1–4.2, Table 3, Table 9)
-# ---------------------------------------------------------------------------------------------
+def with_human_reference(
+    compute: Callable[[pd.DataFrame], dict[str, Any]],
+) -> Callable[[pd.DataFrame], dict[str, Any]]:
+    """A Trust Game scenario's metrics with the published human benchmarks beside them (the
+    shipped reference, not the run's events), as its `ScenarioMetrics.compute`."""
 
+    def metrics(events: pd.DataFrame) -> dict[str, Any]:
+        return {**compute(events), "human_reference": human_reference()}
 
-def beliefs_metrics(events: pd.DataFrame) -> dict[str, Any]:
-    header = payloads(events, "run.started")[0]
-    behaviour = behaviour_metrics(events, header["params"]["attributes"])
-    return {
-        "model": model_label(header["model"]),
-        "behaviour": behaviour,
-        **belief_metrics(events, behaviour["attributes"]),
-    }
-
-
-def belief_metrics(events: pd.DataFrame, behaviour: Mapping[str, Any]) -> dict[str, Any]:
-    """Beliefs per strategy and trait, their consistency with `behaviour`, and the medians.
-
-    Every strategy has a record for every analysed trait: a trait that was not asked about
-    (fewer than two levels in the split) or whose elicitation failed has null statistics and
-    the reason in words (`missing`), so a table can show its row and a summary can say over
-    how many traits its median is taken."""
-    params = payloads(events, "run.started")[0]["params"]
-    made: dict[tuple[str, str], Any] = {}
-    for payload in payloads(events, "decision.made"):
-        if payload["task"].startswith("trust.belief."):
-            made[(payload["strategy"], payload["attribute"])] = payload["value"]
-    failures = [
-        p for p in payloads(events, "decision.failed") if p["task"].startswith("trust.belief.")
-    ]
-    failed = {(p["strategy"], p["attribute"]): p for p in failures}
-    strategies = params.get("strategies") or [params["strategy"]]
-    beliefs: dict[str, dict[str, Any]] = {}
-    for strategy in strategies:
-        per_trait = beliefs.setdefault(strategy, {})
-        for attribute, shown in behaviour.items():
-            belief = made.get((strategy, attribute))
-            per_trait[attribute] = (
-                _consistency(belief, shown)
-                if belief is not None
-                else _no_belief(_why_no_belief(failed.get((strategy, attribute)), shown), shown)
-            )
-    return {
-        "beliefs": beliefs,
-        "summary": {strategy: _summary(per_trait) for strategy, per_trait in beliefs.items()},
-        "elicitation_failures": len(failures),
-    }
-
-
-def _why_no_belief(failure: Mapping[str, Any] | None, behaviour: Mapping[str, Any]) -> str:
-    """Why a strategy has no belief about a trait, in words."""
-    if failure is not None:
-        return f"the elicitation failed after {failure['attempts']} attempts"
-    levels = list(behaviour["levels"])
-    if behaviour.get("n_personas") == 0 or not levels:
-        reason = read_stat(behaviour, "eta_squared")
-        detail = reason.reason.split(": ", 1)[-1] if isinstance(reason, Undefined) else ""
-        return f"not asked: {detail or 'no level of this trait among the deciders'}"
-    if len(levels) < 2:
-        return f"not asked: a single level in the split ({levels[0][:30]})"
-    return "no elicitation recorded (the run did not finish it)"
-
-
-def _no_belief(reason: str, behaviour: Mapping[str, Any]) -> dict[str, Any]:
-    """The record of a trait without a belief: behaviour as measured, the rest null + reason."""
-    absent = Undefined(reason)
-    return {
-        **stat_fields("belief_ranking", absent),
-        **stat_fields("belief_eta_squared", absent),
-        "behaviour_ranking": behaviour["ranking"],
-        **stat_fields("behaviour_eta_squared", read_stat(behaviour, "eta_squared")),
-        **stat_fields("rho", absent),
-        **stat_fields("abs_delta_eta_squared", absent),
-        **_trait_n(behaviour),
-        "small_group": has_small_level(behaviour),
-        "missing": reason,
-    }
-
-
-def _trait_n(behaviour: Mapping[str, Any]) -> dict[str, Any]:
-    """n behind a trait's row: deciders at its analysed levels, of the personas there."""
-    n = sum(s["n"] for s in behaviour["levels"].values())
-    return {
-        "n": n,
-        "n_personas": behaviour.get("n_personas", n),
-        "n_levels": len(behaviour["levels"]),
-    }
-
-
-def belief_scores(belief: Mapping[str, Any]) -> Ranking:
-    """What a belief's ρ is computed from: Ctx+$'s stated mean per level (equal means tie), or
-    the stated ranking (NoCtx+Tr, Ctx+Tr)."""
-    stats = belief.get("stated", {}).get("mean_sd_level_stats")
-    if stats:
-        return {level: float(s["mean"]) for level, s in stats.items()}
-    return belief["ranking"]
-
-
-def belief_eta(belief: Mapping[str, Any]) -> float | Undefined:
-    """A belief's η̂²: recomputed from Ctx+$'s stated means and SDs (so an undefined one keeps
-    its reason), else the stated effect size."""
-    stats = belief.get("stated", {}).get("mean_sd_level_stats")
-    if stats:
-        return eta_squared_from_group_stats({k: (s["mean"], s["sd"]) for k, s in stats.items()})
-    return float(belief["eta_squared"])
-
-
-def behaviour_scores(behaviour: Mapping[str, Any]) -> dict[str, float]:
-    """The behavioural mean per level: π* with ties kept, for ρ with average ranks."""
-    return {level: s["mean"] for level, s in behaviour["levels"].items()}
-
-
-def has_small_level(behaviour: Mapping[str, Any]) -> bool:
-    return any(s["small"] for s in behaviour["levels"].values())
-
-
-def _consistency(belief: dict[str, Any], behaviour: dict[str, Any]) -> dict[str, Any]:
-    rho = ranking_spearman(belief_scores(belief), behaviour_scores(behaviour))
-    eta = belief_eta(belief)
-    shown = read_stat(behaviour, "eta_squared")
-    delta = first_undefined(belief=eta, behaviour=shown) or abs(eta - shown)
-    return {
-        "belief_ranking": belief["ranking"],
-        **stat_fields("belief_eta_squared", eta),
-        "behaviour_ranking": behaviour["ranking"],
-        **stat_fields("behaviour_eta_squared", shown),
-        **stat_fields("rho", rho),
-        **stat_fields("abs_delta_eta_squared", delta),
-        **_trait_n(behaviour),
-        "small_group": has_small_level(behaviour),
-    }
-
-
-def _summary(per_trait: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """Medians over the traits with a value; the traits without one, each with its reason."""
-    rhos = [read_stat(v, "rho") for v in per_trait.values()]
-    deltas = [read_stat(v, "abs_delta_eta_squared") for v in per_trait.values()]
-    defined = [r for r in rhos if not isinstance(r, Undefined)]
-    return {
-        "n_attributes": len(per_trait),
-        "n_rho_defined": len(defined),
-        "n_delta_defined": sum(not isinstance(d, Undefined) for d in deltas),
-        "no_rho": {
-            a: r.reason for a, r in zip(per_trait, rhos, strict=True) if isinstance(r, Undefined)
-        },
-        **stat_fields("median_rho", median_of_defined(rhos)),
-        **stat_fields("mean_rho", mean_of(defined, "no defined values")),
-        **stat_fields("median_abs_delta_eta_squared", median_of_defined(deltas)),
-    }
-
-
-def beliefs_report(metrics: dict[str, Any]) -> list[str]:
-    """Per strategy the medians and how many traits they are over, naming those without a ρ
-    (with their reason) rather than counting them."""
-    behaviour = {**metrics["behaviour"], "human_reference": metrics.get("human_reference", [])}
-    lines = population_report(behaviour)[:1]
-    if humans := human_line(behaviour, behaviour.get("endowment")):
-        lines.append(humans)
-    for strategy, summary in metrics["summary"].items():
-        lines.append(
-            f"  {strategy}: median ρ = {shown_stat(summary, 'median_rho', 3)} over "
-            f"{summary['n_rho_defined']} of {summary['n_attributes']} traits, median "
-            f"|Δη²| = {shown_stat(summary, 'median_abs_delta_eta_squared', 3)} over "
-            f"{summary.get('n_delta_defined', summary['n_attributes'])}"
-        )
-        lines += [f"    no ρ for {a}: {why}" for a, why in summary.get("no_rho", {}).items()]
-    return lines
-
-
-def table3_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
-    """Table 3's shape: strategy × trait, |Δη²| and ρ, with a median row per strategy; a trait
-    with a behavioural level smaller than the run's `min_group_n` is flagged `small_group`."""
-    rows = []
-    for strategy, per_trait in metrics["beliefs"].items():
-        for attribute, result in per_trait.items():
-            rows.append(
-                {
-                    "model": metrics["model"],
-                    "strategy": strategy,
-                    "attribute": attribute,
-                    "n": result.get("n"),
-                    "abs_delta_eta_squared": result["abs_delta_eta_squared"],
-                    "abs_delta_eta_squared_undefined": result.get(
-                        "abs_delta_eta_squared_undefined", ""
-                    ),
-                    "rho": result["rho"],
-                    "rho_undefined": result.get("rho_undefined", ""),
-                    "small_group": result["small_group"],
-                }
-            )
-        summary = metrics["summary"][strategy]
-        rows.append(
-            {
-                "model": metrics["model"],
-                "strategy": strategy,
-                "attribute": "Median",
-                "n": summary["n_rho_defined"],
-                "abs_delta_eta_squared": summary["median_abs_delta_eta_squared"],
-                "abs_delta_eta_squared_undefined": summary.get(
-                    "median_abs_delta_eta_squared_undefined", ""
-                ),
-                "rho": summary["median_rho"],
-                "rho_undefined": summary.get("median_rho_undefined", ""),
-                "small_group": False,
-            }
-        )
-    return rows
-
-
-def write_beliefs_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
-    smallest = metrics["behaviour"]["min_group_n"]
-    return [
-        *write_table(
-            table3_rows(metrics),
-            directory,
-            "table3_consistency",
-            flag="small_group",
-            notes=[small_note(smallest, "deciders in a level of the trait"), N_NOTE],
-        ),
-        *write_amount_sent(
-            {"this run": metrics["behaviour"]}, metrics.get("human_reference", []), directory
-        ),
-    ]
-
-
-N_NOTE = (
-    "n: personas who decided, at the trait's analysed levels; on a Median row, the number of "
-    "traits with a ρ. A trait without a belief keeps its row, with the reason in rho_undefined."
-)
-
-
-def beliefs_summary_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
-    """Per strategy a "Median" row (Table 3's medians, Table 9's mean ρ) and a row per trait,
-    so a sweep can lay Table 3 out wide (traits × strategies, per model)."""
-    rows = []
-    for strategy, summary in metrics["summary"].items():
-        rows.append(
-            {
-                "strategy": strategy,
-                "attribute": "Median",
-                "rho": summary["median_rho"],
-                "abs_delta_eta_squared": summary["median_abs_delta_eta_squared"],
-                **summary,
-            }
-        )
-        rows += [
-            {
-                "strategy": strategy,
-                "attribute": attribute,
-                "rho": result["rho"],
-                "rho_undefined": result.get("rho_undefined", ""),
-                "abs_delta_eta_squared": result["abs_delta_eta_squared"],
-            }
-            for attribute, result in metrics["beliefs"][strategy].items()
-        ]
-    return rows
-
-
-def write_beliefs_sweep_reports(
-    rows: list[dict[str, Any]], varied: list[str], directory: Path
-) -> list[Path]:
-    """Table 3's wide shape (traits × strategies, |Δη²| and ρ per model, one block per other
-    varied setting) and, when the sweep varies the endowment, Table 9 (mean ρ per endowment)."""
-    if not rows:
-        return []
-    frame = pd.DataFrame(rows)
-    others = [name for name in varied if name != "model"]
-    wide = frame.pivot_table(
-        index=[*others, "strategy", "attribute"],
-        columns="model",
-        values=["abs_delta_eta_squared", "rho"],
-        aggfunc="first",
-        dropna=False,
-        sort=False,
-    )
-    wide = wide.swaplevel(axis=1).sort_index(axis=1, level=0, sort_remaining=False)
-    wide.columns = [f"{model} {'ρ' if v == 'rho' else 'abs Δη²'}" for model, v in wide.columns]
-    written = write_table(wide.reset_index().to_dict("records"), directory, "table3_wide")
-    if "endowment" not in varied:
-        return written
-    medians = frame[frame["attribute"] == "Median"]
-    by_endowment = medians.pivot_table(
-        index=["model", "strategy"], columns="endowment", values="mean_rho", aggfunc="first"
-    )
-    by_endowment.columns = [f"${c}" for c in by_endowment.columns]
-    table = by_endowment.reset_index().to_dict("records")
-    return [*written, *write_table(table, directory, "table9_mean_spearman_by_endowment")]
-
-
-# ---------------------------------------------------------------------------------------------
-# trust-conditioning: priors in the prompt against behaviour (§4.3, Table 4)
-# ---------------------------------------------------------------------------------------------
-
-
-def conditioning_metrics(events: pd.DataFrame) -> dict[str, Any]:
-    """Table 4: per condition (one round each, after the elicitation round), ρ and |Δη²|."""
-    header = payloads(events, "run.started")[0]
-    params = header["params"]
-    elicited = {
-        p["attribute"]: p["value"]
-        for p in payloads(events, "decision.made")
-        if p["task"].startswith("trust.belief.")
-    }
-    imposed = {(p["condition"], p["attribute"]): p for p in payloads(events, "belief.imposed")}
-    failed = {
-        p["attribute"]: p
-        for p in payloads(events, "decision.failed")
-        if p["task"].startswith("trust.belief.")
-    }
-    conditions = {}
-    for index, condition in enumerate(params["conditions"], start=2):
-        behaviour = behaviour_metrics(events, params["attributes"], round_index=index)
-        conditions[condition] = {
-            **_condition_metrics(condition, behaviour, elicited, imposed),
-            **_traits_without_rho(behaviour["attributes"], elicited, failed),
-        }
-    return {
-        "model": model_label(header["model"]),
-        "strategy": params["strategy"],
-        "targets": {"weak": params.get("weak_rho"), "strong": params.get("strong_rho")},
-        "elicited": elicited,
-        "min_group_n": min_group_n(events),
-        "conditions": conditions,
-    }
-
-
-def _condition_metrics(
-    condition: str,
-    behaviour: dict[str, Any],
-    elicited: dict[str, dict[str, Any]],
-    imposed: dict[tuple[str, str], dict[str, Any]],
-) -> dict[str, Any]:
-    """Table 4's cell for one condition. The prior in force is the imposed ranking, or for
-    unconditioned and self the elicited belief (Ctx+$: its stated means, ties kept); behaviour
-    enters ρ by its level means, so tied levels share an average rank."""
-    per_trait: dict[str, dict[str, Any]] = {}
-    for attribute, belief in elicited.items():
-        shown = behaviour["attributes"][attribute]
-        prior = imposed.get((condition, attribute), {}).get("ranking", belief["ranking"])
-        scores = prior if (condition, attribute) in imposed else belief_scores(belief)
-        eta, shown_eta = belief_eta(belief), read_stat(shown, "eta_squared")
-        achieved = imposed.get((condition, attribute), {}).get("rho_with_elicited")
-        per_trait[attribute] = {
-            "prior_ranking": prior,
-            "imposed_rho": achieved,
-            "behaviour_ranking": shown["ranking"],
-            "rho": ranking_spearman(scores, behaviour_scores(shown)),
-            "abs_delta_eta_squared": first_undefined(belief=eta, behaviour=shown_eta)
-            or abs(eta - shown_eta),
-            "small_levels": sorted(lvl for lvl, s in shown["levels"].items() if s["small"]),
-        }
-    deltas = [
-        v["abs_delta_eta_squared"]
-        for v in per_trait.values()
-        if not isinstance(v["abs_delta_eta_squared"], Undefined)
-    ]
-    return {
-        "n_decisions": behaviour["n_decisions"],
-        "endowment": behaviour["endowment"],
-        **stat_fields("mean_sent", read_stat(behaviour, "mean_sent")),
-        "parse_failures": behaviour["parse_failures"],
-        **stat_fields("median_rho", median_of_defined(v["rho"] for v in per_trait.values())),
-        **stat_fields("mae_eta_squared", mean_of(deltas, "no defined values")),
-        **_achieved_fields(condition, per_trait),
-        "small_levels": {a: v["small_levels"] for a, v in per_trait.items() if v["small_levels"]},
-        "attributes": {
-            a: {
-                **v,
-                **stat_fields("rho", v["rho"]),
-                **stat_fields("abs_delta_eta_squared", v["abs_delta_eta_squared"]),
-                **stat_fields(
-                    "imposed_rho",
-                    Undefined("no prior imposed") if v["imposed_rho"] is None else v["imposed_rho"],
-                ),
-            }
-            for a, v in per_trait.items()
-        },
-    }
-
-
-def _traits_without_rho(
-    behaviour: Mapping[str, Any],
-    elicited: Mapping[str, Any],
-    failed: Mapping[str, Mapping[str, Any]],
-) -> dict[str, Any]:
-    """Every analysed trait's place in a Table 4 cell: how many have a ρ and, for the others,
-    why not (not asked, elicitation failed), with n per trait."""
-    reasons = {
-        a: _why_no_belief(failed.get(a), shown)
-        for a, shown in behaviour.items()
-        if a not in elicited
-    }
-    return {
-        "n_attributes": len(behaviour),
-        "no_belief": reasons,
-        "n_by_attribute": {a: _trait_n(shown)["n"] for a, shown in behaviour.items()},
-    }
-
-
-def _achieved_fields(condition: str, per_trait: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """The ρ an imposed prior actually has with the elicited belief, per condition: its median
-    over traits and the traits it left unperturbed (ρ = 1: a 2-level trait cannot reach 0.8),
-    so a "weak" condition that partly equals "self" says so."""
-    achieved = {a: v["imposed_rho"] for a, v in per_trait.items() if v["imposed_rho"] is not None}
-    if not achieved:
-        reason = "no prior imposed" if condition in {"unconditioned", "self"} else "no beliefs"
-        return {**stat_fields("median_imposed_rho", Undefined(reason)), "unperturbed": []}
-    return {
-        **stat_fields("median_imposed_rho", float(pd.Series(list(achieved.values())).median())),
-        "unperturbed": sorted(a for a, rho in achieved.items() if rho >= 1.0 - 1e-12),
-    }
-
-
-def conditioning_report(metrics: dict[str, Any]) -> list[str]:
-    lines = []
-    for condition, m in metrics["conditions"].items():
-        lines.append(
-            f"  {condition}: median ρ(prior, behaviour) = {shown_stat(m, 'median_rho', 3)} over "
-            f"{_n_rho(m)} of {m.get('n_attributes', len(m['attributes']))} traits, mean |Δη²| = "
-            f"{shown_stat(m, 'mae_eta_squared', 3)} ({m['n_decisions']} deciders)"
-            + (
-                f"; prior's achieved ρ with the elicited belief: median "
-                f"{shown_stat(m, 'median_imposed_rho', 2)}, {len(m['unperturbed'])} traits "
-                "unperturbed"
-                if m["median_imposed_rho"] is not None
-                else ""
-            )
-        )
-        lines += [f"    no ρ for {a}: {why}" for a, why in _no_rho(m).items()]
-    return lines
-
-
-def _n_rho(cell: Mapping[str, Any]) -> int:
-    return sum(1 for v in cell["attributes"].values() if v["rho"] is not None)
-
-
-def _no_rho(cell: Mapping[str, Any]) -> dict[str, str]:
-    """The traits of a Table 4 cell without a ρ, and why (no belief, or ρ undefined)."""
-    undefined = {a: v["rho_undefined"] for a, v in cell["attributes"].items() if v["rho"] is None}
-    return {**cell.get("no_belief", {}), **undefined}
-
-
-def conditioning_summary_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
-    return [
-        {
-            "condition": condition,
-            "n": m["n_decisions"],
-            "n_traits_with_rho": _n_rho(m),
-            "median_rho": m["median_rho"],
-            "mae_eta_squared": m["mae_eta_squared"],
-            "median_imposed_rho": m["median_imposed_rho"],
-            "unperturbed": len(m["unperturbed"]),
-            "traits_without_rho": "; ".join(f"{a}: {why}" for a, why in _no_rho(m).items()),
-            "small_group": bool(m["small_levels"]),
-        }
-        for condition, m in metrics["conditions"].items()
-    ]
-
-
-def conditioning_trait_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
-    """Table 4 by trait: a row per condition and analysed trait, with n and ρ or its reason."""
-    rows = []
-    for condition, m in metrics["conditions"].items():
-        reasons = _no_rho(m)
-        for attribute, n in m.get("n_by_attribute", {}).items():
-            cell = m["attributes"].get(attribute, {})
-            rows.append(
-                {
-                    "condition": condition,
-                    "attribute": attribute,
-                    "n": n,
-                    "rho": cell.get("rho"),
-                    "abs_delta_eta_squared": cell.get("abs_delta_eta_squared"),
-                    "rho_undefined": reasons.get(attribute, ""),
-                }
-            )
-    return rows
-
-
-def write_conditioning_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
-    rows = [{"model": metrics["model"], **row} for row in conditioning_summary_rows(metrics)]
-    note = small_note(metrics["min_group_n"], "deciders in a level of a trait, in this condition")
-    achieved = [
-        {"condition": c, "attribute": a, "achieved_rho": v["imposed_rho"], "target_rho": target}
-        for c, m in metrics["conditions"].items()
-        for a, v in m["attributes"].items()
-        if (target := metrics.get("targets", {}).get(c)) is not None
-    ]
-    by_trait = conditioning_trait_rows(metrics)
-    sent = {
-        c: m
-        for c, m in metrics["conditions"].items()
-        if "mean_sent" in m or "mean_sent_undefined" in m
-    }
-    return [
-        *write_amount_sent(sent, metrics.get("human_reference", []), directory),
-        *write_table(rows, directory, "table4_conditioning", flag="small_group", notes=[note]),
-        *(write_table(by_trait, directory, "table4_by_trait") if by_trait else []),
-        *(write_table(achieved, directory, "table4_achieved_prior_rho") if achieved else []),
-    ]
+    return metrics

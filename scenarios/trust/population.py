@@ -19,10 +19,9 @@ import zlib
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
-import pandas as pd
 from pydantic import Field, field_validator
 
 from personasim.agents import (
@@ -42,16 +41,22 @@ from personasim.agents import (
     synthetic_population,
 )
 from personasim.agents.trustee import ARCHETYPE_PATTERN
-from personasim.environments import TrustGame, human_reference
+from personasim.environments import TrustGame
 from personasim.environments.trust_game.transfer import CLOSING_SENTENCE
-from personasim.scenarios.trust import metrics as trust_metrics
 from personasim.scenarios.trust.answers import TrustorAnswer
+from personasim.scenarios.trust.metrics import (
+    population_metrics,
+    population_report,
+    with_human_reference,
+    write_population_reports,
+)
 from personasim.simulation import (
     ChatRequest,
     InvalidActionError,
     Message,
     Scenario,
     ScenarioError,
+    ScenarioMetrics,
     ScenarioParams,
     Simulation,
     read_input,
@@ -264,18 +269,11 @@ class TrustPopulation(Scenario):
             read=lambda answer: checked_transfer(answer.amount, self.game),
         )
 
-    @classmethod
-    def compute_metrics(cls, events: pd.DataFrame) -> dict[str, Any]:
-        return {**trust_metrics.population_metrics(events), "human_reference": human_reference()}
-
-    @classmethod
-    def report(cls, metrics: dict[str, Any]) -> list[str]:
-        return trust_metrics.population_report(metrics)
-
-    @classmethod
-    def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
-        """Rankings and η² per trait, n per level, and η² drawn (§4.1)."""
-        return trust_metrics.write_population_reports(metrics, directory)
+    metrics = ScenarioMetrics(
+        compute=with_human_reference(population_metrics),
+        report=population_report,
+        write_reports=write_population_reports,
+    )
 
 
 @dataclass(frozen=True)
