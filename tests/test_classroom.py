@@ -30,14 +30,10 @@ from personasim.scenarios.classroom.answers import (
     read_judge_score,
     read_refinement,
 )
-from personasim.scenarios.classroom.metrics import (
-    behaviour_distribution,
-    behaviour_tags,
-    judge_agreement,
-    read_judge_validation,
-)
+from personasim.scenarios.classroom.metrics import behaviour_distribution, behaviour_tags
 from personasim.scenarios.classroom.scenario import ClassroomScenario, doc_pairs
 from personasim.scenarios.classroom.scripted import judge_score
+from personasim.scenarios.classroom.validation import judge_agreement, read_judge_validation
 from personasim.simulation import (
     Backend,
     ChatRequest,
@@ -772,7 +768,7 @@ def test_a_real_model_does_not_judge_itself_unless_named(tmp_path: Path, monkeyp
 
 
 def test_the_judge_validation_sample_is_stratified_as_appendix_b() -> None:
-    from personasim.scenarios.classroom.metrics import validation_sample
+    from personasim.scenarios.classroom.validation import validation_sample
 
     pairs = pd.DataFrame(
         {"race": ["none"] * 40 + ["AA"] * 20 + ["HS"] * 20, "judge_score": [1, 2, 3, 2] * 20}

@@ -29,7 +29,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
-import pandas as pd
 from pydantic import Field, model_validator
 
 from personasim.agents.dialogue_roles import (
@@ -51,15 +50,15 @@ from personasim.environments.career_chat.place import (
     shipped_career_file,
     synthetic_profiles,
 )
-from personasim.scenarios.career_chat import metrics as career_chat
-from personasim.scenarios.career_chat import reports as career_chat_reports
 from personasim.scenarios.career_chat.jobs import UNCLASSIFIED, title_key
-from personasim.scenarios.career_chat.metrics import DIMENSIONS, FORMATS
+from personasim.scenarios.career_chat.metrics import DIMENSIONS, FORMATS, compute_metrics
+from personasim.scenarios.career_chat.reports import report_lines, summary_rows, write_reports
 from personasim.scenarios.career_chat.tasks import CareerTasks
 from personasim.simulation import (
     Role,
     Scenario,
     ScenarioError,
+    ScenarioMetrics,
     ScenarioParams,
     Simulation,
     file_identity,
@@ -370,21 +369,11 @@ class CareerChatScenario(Scenario):
     def _profile(self, user: UserSimulator) -> dict[str, Any]:
         return self.profiles[user.agent_id].record()
 
-    # --- metrics and reports (analysis/career_chat*.py) --------------------------------------
+    # --- metrics (metrics.py) and reports (reports.py) ----------------------------------------
 
-    @classmethod
-    def compute_metrics(cls, events: pd.DataFrame) -> dict[str, Any]:
-        return career_chat.compute_metrics(events)
-
-    @classmethod
-    def report(cls, metrics: dict[str, Any]) -> list[str]:
-        return career_chat_reports.report_lines(metrics)
-
-    @classmethod
-    def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
-        return career_chat_reports.write_reports(metrics, directory)
-
-    @classmethod
-    def summary_rows(cls, metrics: dict[str, Any]) -> list[dict[str, Any]]:
-        """Table 3's row with Figure 4's confidences; a sweep labels it with its model."""
-        return career_chat_reports.summary_rows(metrics)
+    metrics = ScenarioMetrics(
+        compute=compute_metrics,
+        report=report_lines,
+        write_reports=write_reports,
+        summary_rows=summary_rows,
+    )

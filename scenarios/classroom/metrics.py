@@ -6,30 +6,23 @@ effect (Figure 3), and the agreement of the DoC judge with human annotators (App
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
-from scipy import stats
 
 from personasim.analysis.event_tables import min_group_n, payloads, rounded
-from personasim.analysis.reports import model_label, save_figure, small_note, write_table
+from personasim.analysis.reports import model_label
 from personasim.analysis.stats import mean_of, sample_sd
 from personasim.analysis.undefined import (
-    CONSTANT,
     NO_VALUES,
     Statistic,
     Undefined,
     first_undefined,
     read_stat,
-    shown_stat,
     stat_fields,
 )
 
@@ -44,23 +37,13 @@ __all__ = [
     "READINGS",
     "STRATEGIES",
     "TABLE_LEVELS",
-    "VALIDATION_PER_SETTING",
     "Cell",
-    "accuracy_rows",
     "behaviour_distribution",
-    "behaviour_rows",
     "behaviour_tags",
     "cells_of",
     "classroom_metrics",
-    "doc_pairs",
-    "judge_agreement",
     "mean_and_sd",
-    "race_effect_figure",
-    "read_judge_validation",
-    "report_lines",
-    "summary_rows",
-    "validation_sample",
-    "write_reports",
+    "select_rows",
 ]
 
 STRATEGIES = ("none", "zero-shot", "one-shot", "self-refine", "two-stage")
@@ -120,53 +103,6 @@ def mean_and_sd(
     return mean, mean if isinstance(mean, Undefined) else sample_sd(values, too_few)
 
 
-def judge_agreement(judge: Sequence[float], human_mean: Sequence[float]) -> dict[str, Any]:
-    """Pearson r (with its two-sided p) between judge scores and mean human scores (App. B).
-
-    r and p are null with a reason for fewer than 3 pairs or a constant set of scores.
-    """
-    if len(judge) != len(human_mean):
-        raise ValueError("judge and human scores must pair up one to one")
-    r: Statistic
-    p: Statistic
-    if len(judge) < 3:
-        r = p = Undefined("fewer than 3 pairs")
-    elif np.ptp(judge) == 0 or np.ptp(human_mean) == 0:
-        r = p = Undefined(CONSTANT).within("judge" if np.ptp(judge) == 0 else "human")
-    else:
-        result = stats.pearsonr(np.asarray(judge, float), np.asarray(human_mean, float))
-        r, p = float(result.statistic), float(result.pvalue)
-    return {**stat_fields("r", r, None), **stat_fields("p", p, None), "n_pairs": len(judge)}
-
-
-def read_judge_validation(
-    source: Path | str | pd.DataFrame,
-    judge_column: str = "judge_score",
-    human_prefix: str = "human",
-) -> dict[str, Any]:
-    """Judge–human agreement from a table with one row per response pair.
-
-    Columns: `judge_column` (the judge's 1–3) and one column per annotator whose name starts
-    with `human_prefix` (e.g. `human_1`, `human_2`, `human_3`); empty cells are skipped in the
-    mean. Rows without a judge score or any human score are left out (counted).
-    """
-    frame = source if isinstance(source, pd.DataFrame) else pd.read_csv(source)
-    humans = [c for c in frame.columns if str(c).startswith(human_prefix)]
-    if judge_column not in frame.columns or not humans:
-        raise ValueError(
-            f"the table needs a {judge_column!r} column and at least one {human_prefix}* column;"
-            f" it has {', '.join(map(str, frame.columns))}"
-        )
-    human_mean = frame[humans].apply(pd.to_numeric, errors="coerce").mean(axis=1)
-    judge = pd.to_numeric(frame[judge_column], errors="coerce")
-    usable = judge.notna() & human_mean.notna()
-    return {
-        **judge_agreement(judge[usable].tolist(), human_mean[usable].tolist()),
-        "n_annotators": len(humans),
-        "n_left_out": int((~usable).sum()),
-    }
-
-
 # ---------------------------------------------------------------------------------------------
 # Cells: the persona conditions a run asked for
 # ---------------------------------------------------------------------------------------------
@@ -212,7 +148,8 @@ def _n_questions(events: pd.DataFrame) -> int:
     return len(created[0]["settings"]["questions"]) if created else 0
 
 
-def _select(frame: pd.DataFrame, **labels: str) -> pd.DataFrame:
+def select_rows(frame: pd.DataFrame, **labels: str) -> pd.DataFrame:
+    """The rows whose columns hold the given labels (none when a column is missing)."""
     if frame.empty:
         return frame
     mask = pd.Series(True, index=frame.index)
@@ -282,8 +219,8 @@ def _accuracy(
     (denominator `n_answers`). `format_compliance` (%) is the share of graded replies in the
     paper's asked format, side by side with accuracy."""
     labels = {"strategy": strategy, "race": race, "order": order, "level": level}
-    rows = _select(graded, **labels)
-    lost = _select(failed, **labels)
+    rows = select_rows(graded, **labels)
+    lost = select_rows(failed, **labels)
     readings = _readings(rows)
     clear = rows[readings != "ambiguous"] if len(rows) else rows
     by_rep = _per_repetition(clear, "correct", 100.0)
@@ -322,20 +259,20 @@ def _counted_wrong(graded: pd.DataFrame, lost: pd.DataFrame) -> dict[int, float]
 
 def _doc(made: pd.DataFrame, failed: pd.DataFrame, cell: Cell, smallest: int) -> dict[str, Any]:
     labels = {"strategy": cell.strategy, "race": cell.race, "order": cell.order}
-    scores = _select(made, task="classroom.judge", **labels)
+    scores = select_rows(made, task="classroom.judge", **labels)
     by_rep = _per_repetition(scores, "value")
     mean, sd = mean_and_sd(list(by_rep.values()), "no judged pairs")
     return {
         **stat_fields("mean", mean),
         **stat_fields("sd", sd),
         "n_judged": len(scores),
-        "judge_failures": len(_select(failed, task="classroom.judge", **labels)),
+        "judge_failures": len(select_rows(failed, task="classroom.judge", **labels)),
         "small": len(scores) < smallest,
     }
 
 
 def _final_responses(made: pd.DataFrame, cell: Cell, level: str) -> list[str]:
-    rows = _select(
+    rows = select_rows(
         made, strategy=cell.strategy, race=cell.race, order=cell.order, level=level, final=True
     )
     return [v["revised_response"] if isinstance(v, dict) else v for v in rows["value"]]
@@ -402,7 +339,7 @@ def _race_effect(graded: pd.DataFrame, smallest: int) -> list[dict[str, Any]]:
     when either side has fewer than `smallest` graded answers."""
     if graded.empty:
         return []
-    zero = _select(graded, strategy="zero-shot")
+    zero = select_rows(graded, strategy="zero-shot")
     orders = [o for o in ORDERS if o in set(zero.get("order", []))]
     if not orders or "none" not in set(zero["race"]):
         return []
@@ -410,7 +347,7 @@ def _race_effect(graded: pd.DataFrame, smallest: int) -> list[dict[str, Any]]:
     rows = []
     for race in (r for r in RACES[1:] if r in set(zero["race"])):
         for level in LEVELS:
-            sides = [_select(zero, race=r, order=order, level=level) for r in (race, "none")]
+            sides = [select_rows(zero, race=r, order=order, level=level) for r in (race, "none")]
             with_race, without = (_per_repetition(f, "correct", 100.0) for f in sides)
             diffs = [with_race[k] - without[k] for k in with_race if k in without]
             mean, sd = mean_and_sd(diffs, "no repetition graded with and without the race")
@@ -432,159 +369,8 @@ def _count(failed: pd.DataFrame, which: Callable[[str], bool]) -> int:
     return 0 if failed.empty else int(failed["task"].map(which).sum())
 
 
-def _pm(record: dict[str, Any], key: str, sd_key: str, digits: int = 1) -> str:
-    """ "mean ± sd", or the mean alone when the SD is undefined, or "undefined (reason)"."""
-    text = shown_stat(record, key, digits)
-    sd = record[sd_key]
-    return text if record[key] is None or sd is None else f"{text} ± {sd:.{digits}f}"
-
-
-def _signed(record: dict[str, Any], key: str) -> str:
-    value = record[key]
-    return shown_stat(record, key) if value is None else f"{value:+.1f}"
-
-
 # ---------------------------------------------------------------------------------------------
-# Tables, figure and the judge-validation export
-# ---------------------------------------------------------------------------------------------
-
-
-def accuracy_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
-    """Tables 1 and 2: per strategy × race × order, low and high accuracy (%) as a careful
-    grader reads, their change against the no-persona baseline, and the mean DoC, each with
-    its SD over repetitions; beside them the format compliance (%), the graded and the
-    ambiguous answers; `small_group` when one of them rests on fewer answers than the run's
-    `min_group_n`."""
-    rows = []
-    for cell in metrics["cells"]:
-        row = {
-            "model": metrics["model"],
-            "strategy": cell["strategy"],
-            "race": cell["race"],
-            "order": cell["order"],
-            "no_persona": metrics["baseline"]["accuracy"],
-        }
-        for level in TABLE_LEVELS:
-            row[f"acc_{level}"] = cell[level]["accuracy"]
-            row[f"acc_{level}_sd"] = cell[level]["accuracy_sd"]
-            row[f"acc_{level}_change"] = cell[level]["change"]
-        for level in TABLE_LEVELS:
-            row[f"format_{level}"] = cell[level].get("format_compliance")
-            row[f"n_{level}"] = cell[level]["n_graded"]
-            row[f"ambiguous_{level}"] = cell[level].get("ambiguous_answers", 0)
-        row["doc"] = cell["doc"]["mean"]
-        row["doc_sd"] = cell["doc"]["sd"]
-        row["n_judged"] = cell["doc"]["n_judged"]
-        row["small_group"] = any(cell[g]["small"] for g in (*TABLE_LEVELS, "doc"))
-        rows.append(row)
-    return rows
-
-
-def behaviour_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
-    """Table 3: the share (%) of each tagged low-performance behaviour per cell."""
-    return [
-        {
-            "model": metrics["model"],
-            "strategy": cell["strategy"],
-            "race": cell["race"],
-            "order": cell["order"],
-            **{f"({c})": share for c, share in cell["behaviours"]["shares"].items()},
-            "n_comments": cell["behaviours"]["n_comments"],
-        }
-        for cell in metrics["cells"]
-    ]
-
-
-def _or_nan(value: float | None) -> float:
-    return math.nan if value is None else value
-
-
-def race_effect_figure(
-    rows: list[dict[str, Any]], model: str, note: str | None = None, min_group_n: int = 5
-) -> Figure:
-    """Figure 3: change in zero-shot accuracy when a race is added, per race and level; a bar
-    resting on fewer than `min_group_n` graded answers on either side is labelled †."""
-    figure = Figure(figsize=(6.4, 4.0))
-    axes = figure.subplots()
-    races = list(dict.fromkeys(r["race"] for r in rows))
-    width = 0.38
-    for offset, level in ((-width / 2, "low"), (width / 2, "high")):
-        points = {r["race"]: r for r in rows if r["level"] == level}
-        # an undefined change draws no bar (not a bar at 0); an undefined SD no error bar
-        values = [_or_nan(points[race]["change"]) for race in races]
-        errors = [_or_nan(points[race]["sd"]) for race in races]
-        bars = axes.bar(
-            [i + offset for i in range(len(races))],
-            [0.0 if math.isnan(v) else v for v in values],
-            width,
-            yerr=errors,
-            capsize=4,
-            label=f"{level}-performing",
-            color="#d9534f" if level == "low" else "#337ab7",
-        )
-        labels = [
-            "undefined" if math.isnan(v) else f"{v:+.1f}" + ("†" if points[r]["small"] else "")
-            for v, r in zip(values, races, strict=True)
-        ]
-        axes.bar_label(bars, labels=labels, padding=3, fontsize=8)
-    axes.axhline(0, color="black", linewidth=0.8)
-    axes.set_xticks(range(len(races)), [f"{RACE_NAMES[r]} ({r})" for r in races])
-    axes.set_ylabel("accuracy change vs no race (points; bars ± SD)")
-    axes.set_title(f"classroom: adding race, zero-shot — {model} (seed 000, Fig. 3)")
-    axes.margins(y=0.2)
-    axes.grid(axis="y", alpha=0.3)
-    axes.legend()
-    notes = [note] if note else []
-    if any(r["small"] for r in rows):
-        notes.append(small_note(min_group_n, "graded answers on one side of the bar"))
-    if notes:
-        figure.text(0.5, -0.01, "\n".join(notes), ha="center", va="top", fontsize=8, style="italic")
-    return figure
-
-
-def doc_pairs(events: pd.DataFrame) -> pd.DataFrame:
-    """Every judged pair of a run, for human annotation (Appendix B): the question, both final
-    responses and the judge's score. Add `human_1`, `human_2`, ... columns and pass the table to
-    `personasim.scenarios.classroom.metrics.read_judge_validation`."""
-    made = pd.DataFrame(payloads(events, "decision.made"))
-    keys = ["strategy", "race", "order", "repetition", "question_id"]
-    finals = _select(made, final=True)
-    finals = finals[finals["level"].isin(LEVELS)].assign(
-        response=lambda f: [v["revised_response"] if isinstance(v, dict) else v for v in f.value]
-    )
-    wide = finals.pivot_table(index=keys, columns="level", values="response", aggfunc="first")
-    judged = _select(made, task="classroom.judge")[[*keys, "value"]].rename(
-        columns={"value": "judge_score"}
-    )
-    pairs = judged.merge(wide.reset_index(), on=keys, how="left")
-    return pairs.rename(columns={"high": "high_response", "low": "low_response"})
-
-
-VALIDATION_PER_SETTING = 30
-"""Appendix B: 30 judged pairs from "Level Only" and 30 from "Level and Race" (60 in all)."""
-
-
-def validation_sample(
-    pairs: pd.DataFrame, per_setting: int = VALIDATION_PER_SETTING, seed: int = 0
-) -> pd.DataFrame:
-    """The judge-validation sample stratified as Appendix B: `per_setting` pairs drawn without
-    replacement from the level-only cells (race "none") and as many from the cells with a race,
-    marked in a `setting` column ("level only", "level and race"). A setting with fewer pairs
-    than asked is an error naming both counts: a smaller sample would not be the paper's."""
-    with_race = pairs["race"] != "none"
-    drawn = []
-    for setting, rows in (("level only", pairs[~with_race]), ("level and race", pairs[with_race])):
-        if len(rows) < per_setting:
-            raise ValueError(
-                f"the judge-validation sample needs {per_setting} judged pairs in the "
-                f"{setting!r} setting; the run has {len(rows)}"
-            )
-        drawn.append(rows.sample(per_setting, random_state=seed).assign(setting=setting))
-    return pd.concat(drawn, ignore_index=True)
-
-
-# ---------------------------------------------------------------------------------------------
-# The scenario's metrics, report lines, report files and sweep rows
+# The scenario's metrics (its report, tables and sweep rows: `reports`)
 # ---------------------------------------------------------------------------------------------
 
 
@@ -619,92 +405,3 @@ def classroom_metrics(events: pd.DataFrame) -> dict[str, Any]:
         "judge_failures": _count(failed, lambda t: t == "classroom.judge"),
         "reasks": len(payloads(events, "decision.reask")),
     }
-
-
-def _both(record: dict[str, Any]) -> str:
-    """Accuracy over the graded answers, and with ambiguous and unparseable answers counted
-    wrong, each with its denominator."""
-    return (
-        f"{_pm(record, 'accuracy', 'accuracy_sd')} % of {record['n_graded']} "
-        f"[{shown_stat(record, 'accuracy_all', 1)} % of {record['n_answers']}]"
-    )
-
-
-def _format(record: dict[str, Any]) -> str:
-    """The format compliance beside the accuracy (nothing where no format was asked)."""
-    share = record.get("format_compliance")
-    return "" if share is None else f", format {share:.1f} %"
-
-
-def report_lines(metrics: dict[str, Any]) -> list[str]:
-    """The console report: the run's counts, then one line per cell."""
-    base = metrics["baseline"]
-    lines = [
-        f"{metrics['model']}: {metrics['n_questions']} questions × {metrics['repetitions']} "
-        f"repetitions; no persona {_both(base)}; "
-        f"{metrics['missing_final_answers']} answers without an explicit final answer, "
-        f"{metrics.get('ambiguous_answers', 0)} ambiguous, "
-        f"{metrics['answer_failures']} failed answers, {metrics['judge_failures']} failed "
-        f"judgements, {metrics['reasks']} re-asks"
-    ]
-    for row in metrics["cells"]:
-        low, high, doc = row["low"], row["high"], row["doc"]
-        lines.append(
-            f"  {row['strategy']:<11} {row['race']:<4} {row['order']:<6}  "
-            f"low {_both(low)} ({_signed(low, 'change')}){_format(low)}  "
-            f"high {_both(high)} ({_signed(high, 'change')}){_format(high)}"
-            f"  DoC {_pm(doc, 'mean', 'sd', 2)}"
-        )
-    return lines
-
-
-def write_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
-    """Tables 1, 2, 3 and 5 and Figure 3 (Table 5 and Figure 3 when the run has them)."""
-    rows = accuracy_rows(metrics)
-    flagged = {
-        "flag": "small_group",
-        "notes": [
-            small_note(metrics["min_group_n"], "graded or judged answers in a group of the row")
-        ],
-    }
-    files = [
-        *write_table(
-            [r for r in rows if r["race"] == "none"], directory, "table1_level", **flagged
-        ),
-        *write_table([r for r in rows if r["race"] != "none"], directory, "table2_race", **flagged),
-        *write_table(behaviour_rows(metrics), directory, "table3_behaviours"),
-    ]
-    if metrics["order_effect"]:
-        files += write_table(metrics["order_effect"], directory, "table5_order")
-    if metrics["race_effect"]:
-        figure = race_effect_figure(
-            metrics["race_effect"], metrics["model"], metrics["note"], metrics["min_group_n"]
-        )
-        files.append(save_figure(figure, directory, "figure3_race_effect"))
-    return files
-
-
-def summary_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
-    """Tables 1 and 2 in one, a sweep labels each row with its model; the zero-shot rows with
-    a race carry Figure 3's change (`race_effect_low`, `race_effect_high` and their SDs);
-    every row carries Table 3's shares and `n_comments`, and an "after" row Table 5's changes
-    against "before" (`order_acc_low_change`, `order_acc_high_change`, `order_doc_change`)."""
-    effects = {(r["race"], r["order"], r["level"]): r for r in metrics["race_effect"]}
-    behaviours = {(r["strategy"], r["race"], r["order"]): r for r in behaviour_rows(metrics)}
-    orders = {(r["strategy"], r["race"]): r for r in metrics["order_effect"]}
-    rows = []
-    for row in accuracy_rows(metrics):
-        row = {k: v for k, v in row.items() if k != "model"}
-        for level in TABLE_LEVELS:
-            effect = effects.get((row["race"], row["order"], level))
-            if row["strategy"] == "zero-shot" and effect is not None:
-                row[f"race_effect_{level}"] = effect["change"]
-                row[f"race_effect_{level}_sd"] = effect["sd"]
-        shares = behaviours[(row["strategy"], row["race"], row["order"])]
-        row.update({k: v for k, v in shares.items() if k.startswith("(") or k == "n_comments"})
-        order = orders.get((row["strategy"], row["race"]))
-        if row["order"] == "after" and order is not None:
-            for key in ("acc_low_change", "acc_high_change", "doc_change"):
-                row[f"order_{key}"] = order[key]
-        rows.append(row)
-    return rows

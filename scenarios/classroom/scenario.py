@@ -44,16 +44,19 @@ from personasim.scenarios.classroom.metrics import (
     STRATEGIES,
     Cell,
     cells_of,
-    doc_pairs,
+    classroom_metrics,
 )
+from personasim.scenarios.classroom.reports import report_lines, summary_rows, write_all_reports
 from personasim.scenarios.classroom.students import sample_index, student_persona
-from personasim.scenarios.classroom.tables import ClassroomReports
+from personasim.scenarios.classroom.tables import write_sweep_reports
+from personasim.scenarios.classroom.validation import doc_pairs
 from personasim.simulation import (
     ChatRequest,
     Message,
     Role,
     Scenario,
     ScenarioError,
+    ScenarioMetrics,
     ScenarioParams,
     SimAgent,
     Simulation,
@@ -134,7 +137,7 @@ def arrange(instruction: str, content: str, order: str) -> str:
 
 
 @register_scenario
-class ClassroomScenario(ClassroomReports, Scenario):
+class ClassroomScenario(Scenario):
     name = "classroom"
     summary = "high vs low performing student personas on GSM8K: accuracy, DoC (seed 000, REVERSO)"
     Params = ClassroomParams
@@ -143,6 +146,13 @@ class ClassroomScenario(ClassroomReports, Scenario):
         "student": Role("the model under study: no-persona and student-persona answers"),
         "judge": Role("the DoC judge (Table 4; GPT-4o in the paper)", must_name=True),
     }
+    metrics = ScenarioMetrics(
+        compute=classroom_metrics,
+        report=report_lines,
+        write_reports=write_all_reports,
+        summary_rows=summary_rows,
+        write_sweep_reports=write_sweep_reports,
+    )
 
     def rounds(self) -> int:
         return self.params.repetitions

@@ -29,7 +29,6 @@ from personasim.scenarios.classroom import metrics as metrics_of
 
 __all__ = [
     "STRATEGY_LABELS",
-    "ClassroomReports",
     "behaviour_wide_table",
     "order_wide_table",
     "race_effect_models_figure",
@@ -245,8 +244,11 @@ def _order_rows(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def write_sweep_reports(rows: Sequence[dict[str, Any]], directory: Path) -> list[Path]:
-    """A sweep's Tables 1, 2, 3 and 5 (wide, one row per model) and Figure 3 across models."""
+def write_sweep_reports(
+    rows: Sequence[dict[str, Any]], varied: Sequence[str], directory: Path
+) -> list[Path]:
+    """A sweep's Tables 1, 2, 3 and 5 (wide, one row per model) and Figure 3 across models; a
+    sweep that varies other parameters (`varied`) too gets them in its combined table only."""
     files = write_wide_tables(rows, directory)
     files += write_paper_tables(rows, _order_rows(rows), directory)
     if any(
@@ -255,35 +257,3 @@ def write_sweep_reports(rows: Sequence[dict[str, Any]], directory: Path) -> list
         figure = race_effect_models_figure(rows)
         files.append(save_figure(figure, directory, "figure3_race_effect_models"))
     return files
-
-
-class ClassroomReports:
-    """The classroom scenario's metrics, report, tables and sweep reports, as the `Scenario`
-    hooks (mixed into `scenarios.classroom.scenario.ClassroomScenario`)."""
-
-    @classmethod
-    def compute_metrics(cls, events: Any) -> dict[str, Any]:
-        return metrics_of.classroom_metrics(events)
-
-    @classmethod
-    def report(cls, metrics: dict[str, Any]) -> list[str]:
-        return metrics_of.report_lines(metrics)
-
-    @classmethod
-    def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
-        files = metrics_of.write_reports(metrics, directory)
-        files += write_wide_tables(metrics_of.accuracy_rows(metrics), directory)
-        orders = [{"model": metrics["model"], **r} for r in metrics["order_effect"]]
-        return files + write_paper_tables(metrics_of.behaviour_rows(metrics), orders, directory)
-
-    @classmethod
-    def summary_rows(cls, metrics: dict[str, Any]) -> list[dict[str, Any]]:
-        return metrics_of.summary_rows(metrics)
-
-    @classmethod
-    def write_sweep_reports(
-        cls, rows: list[dict[str, Any]], varied: list[str], directory: Path
-    ) -> list[Path]:
-        """Tables 1 and 2 (wide, a row per model) and Figure 3 across models; a sweep that
-        varies other parameters too gets them in its combined table only."""
-        return write_sweep_reports(rows, directory)

@@ -18,11 +18,9 @@ The cross-environment metrics are in `scenarios/persona_journey/metrics.py`.
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 import numpy as np
-import pandas as pd
 from pydantic import Field, field_validator, model_validator
 
 from personasim.agents import Decision, DecisionTask, PersonaAgent, ResearcherAgent
@@ -32,11 +30,15 @@ from personasim.environments.journey.place import JourneyMap, check_walk, parse_
 from personasim.scenarios.career_chat.scenario import CareerChatScenario
 from personasim.scenarios.persona_gym.scenario import PersonaGymScenario
 from personasim.scenarios.persona_gym.tasks import GymTasks
-from personasim.scenarios.persona_journey import metrics as journey_metrics
 from personasim.scenarios.persona_journey.memory import (
     MemoryMode,
     Traveller,
     with_memory,
+)
+from personasim.scenarios.persona_journey.metrics import (
+    journey_metrics,
+    report_lines,
+    write_reports,
 )
 from personasim.scenarios.persona_journey.places import (
     PLACES,
@@ -57,6 +59,7 @@ from personasim.simulation import (
     Role,
     Scenario,
     ScenarioError,
+    ScenarioMetrics,
     Simulation,
     read_input,
     register_scenario,
@@ -243,14 +246,6 @@ class PersonaJourney(Scenario):
 
     # --- metrics -----------------------------------------------------------------------------
 
-    @classmethod
-    def compute_metrics(cls, events: pd.DataFrame) -> dict[str, Any]:
-        return journey_metrics.journey_metrics(events)
-
-    @classmethod
-    def report(cls, metrics: dict[str, Any]) -> list[str]:
-        return journey_metrics.report_lines(metrics)
-
-    @classmethod
-    def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
-        return journey_metrics.write_reports(metrics, directory)
+    metrics = ScenarioMetrics(
+        compute=journey_metrics, report=report_lines, write_reports=write_reports
+    )
