@@ -21,6 +21,7 @@ from scipy.stats import wasserstein_distance
 from structured_runs import assert_formats_sent, assert_same_as_text, run_in_every_format
 
 from personasim.analysis import Undefined
+from personasim.analysis.agreement import icc3k, pearson
 from personasim.scenarios.career_chat.answers import (
     AssistantReply,
     FirstQuestion,
@@ -36,11 +37,9 @@ from personasim.scenarios.career_chat.metrics import (
     country_group,
     emd_ordinal,
     group_distances,
-    icc3k,
     js_centroid,
     jsd,
     option_distribution,
-    pearson,
     random_pairing_emd,
 )
 from personasim.simulation import (

@@ -24,6 +24,7 @@ from structured_runs import (
 
 from personasim.agents import DecisionParseError
 from personasim.analysis import Undefined
+from personasim.analysis.agreement import bootstrap_correlation
 from personasim.environments.persona_gym.place import (
     TASKS,
     PersonaGym,
@@ -41,7 +42,6 @@ from personasim.scenarios.persona_gym.answers import (
 )
 from personasim.scenarios.persona_gym.metrics import (
     _score_table,
-    bootstrap_correlation,
     ensemble_scores,
     evaluator_agreement,
     human_alignment,

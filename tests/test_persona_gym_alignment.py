@@ -15,12 +15,9 @@ import pandas as pd
 import pytest
 from scipy.stats import kendalltau, spearmanr
 
+from personasim.analysis.agreement import fleiss_kappa
 from personasim.analysis.undefined import Undefined
-from personasim.scenarios.persona_gym.human_agreement import (
-    HUMAN_COLUMNS,
-    fleiss_kappa,
-    question_alignment,
-)
+from personasim.scenarios.persona_gym.human_agreement import HUMAN_COLUMNS, question_alignment
 from personasim.simulation import run_scenario
 
 SMALL = {"n_personas": 2, "n_environments": 2, "questions_per_task": 2}

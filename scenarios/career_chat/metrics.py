@@ -22,10 +22,11 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import minimize
 
+from personasim.analysis.agreement import icc3k, pearson
 from personasim.analysis.event_tables import min_group_n, payloads, rounded
 from personasim.analysis.reports import model_label
 from personasim.analysis.stats import holm, mean_of, ratio_of, small_groups
-from personasim.analysis.undefined import CONSTANT, NO_VALUES, Statistic, Undefined, stat_fields
+from personasim.analysis.undefined import Statistic, Undefined, stat_fields
 from personasim.environments.career_chat.place import DIMENSIONS, EDUCATION_ALIASES, education_label
 from personasim.scenarios.career_chat.countries import development_level
 from personasim.scenarios.career_chat.jobs import (
@@ -58,12 +59,10 @@ __all__ = [
     "education_label",
     "emd_ordinal",
     "group_distances",
-    "icc3k",
     "js_centroid",
     "jsd",
     "one_hot",
     "option_distribution",
-    "pearson",
     "random_pairing_emd",
 ]
 
@@ -347,48 +346,6 @@ GROUPINGS: dict[str, Callable[[Mapping[str, Any]], str]] = {
 """How a profile is grouped for each of the paper's attributes (the paper's education labels
 and ours are the same groups); job category and position level come from the run's
 `--job-groups` file where it names the title, else from `career_jobs`' word rule."""
-
-
-# ---------------------------------------------------------------------------------------------
-# Appendix E: judge–human agreement
-# ---------------------------------------------------------------------------------------------
-
-
-def pearson(x: Sequence[float], y: Sequence[float]) -> Statistic:
-    """Pearson r; undefined with fewer than 3 pairs or a constant side."""
-    a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    if len(a) < 3:
-        return Undefined("fewer than 3 pairs")
-    for label, side in (("x", a), ("y", b)):
-        if np.all(side == side[0]):
-            return Undefined(CONSTANT).within(label)
-    return float(np.corrcoef(a, b)[0, 1])
-
-
-def icc3k(ratings: Sequence[Sequence[float]]) -> Statistic:
-    """ICC(3,k) of Shrout & Fleiss (1979): two-way mixed, consistency, mean of k raters.
-
-    `ratings` is targets × raters; ICC(3,k) = (BMS − EMS) / BMS. Undefined with fewer than
-    2 targets or 2 raters, or when the targets' means are all equal (BMS = 0).
-    """
-    x = np.asarray(ratings, dtype=float)
-    if x.size == 0:
-        return Undefined(NO_VALUES)
-    n, k = x.shape
-    if n < 2:
-        return Undefined("fewer than 2 targets")
-    if k < 2:
-        return Undefined("fewer than 2 raters")
-    row_means = x.mean(axis=1)
-    if np.allclose(row_means, row_means[0], rtol=1e-12, atol=1e-12):
-        return Undefined("no variance between targets")
-    grand = x.mean()
-    bss = k * ((row_means - grand) ** 2).sum()
-    jss = n * ((x.mean(axis=0) - grand) ** 2).sum()
-    ess = ((x - grand) ** 2).sum() - bss - jss
-    bms = bss / (n - 1)
-    ems = ess / ((n - 1) * (k - 1))
-    return float((bms - ems) / bms)
 
 
 # ---------------------------------------------------------------------------------------------

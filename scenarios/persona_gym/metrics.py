@@ -11,19 +11,18 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.stats import pearsonr, rankdata, spearmanr
+from scipy.stats import pearsonr, spearmanr
 
+from personasim.analysis.agreement import bootstrap_correlation, correlation_undefined
 from personasim.analysis.event_tables import min_group_n, payloads, rounded
 from personasim.analysis.reports import model_label, small_note, write_table
 from personasim.analysis.stats import mean_of, small_groups
 from personasim.analysis.undefined import (
-    CONSTANT,
     Statistic,
     Undefined,
     read_stat,
@@ -42,8 +41,6 @@ from personasim.scenarios.persona_gym.refusals import is_refusal, refusal_rules
 __all__ = [
     "SCORE_COLUMNS",
     "STAGE_TASKS",
-    "CorrelationInterval",
-    "bootstrap_correlation",
     "ensemble_scores",
     "evaluator_agreement",
     "gym_metrics",
@@ -61,8 +58,6 @@ __all__ = [
 
 SCORE_COLUMNS = ("persona", "task", "question", "evaluator", "score")
 """The columns of an evaluator-score table."""
-
-Method = Literal["spearman", "kendall", "pearson"]
 
 
 def ensemble_scores(scores: pd.DataFrame) -> pd.DataFrame:
@@ -119,7 +114,7 @@ def evaluator_agreement(scores: pd.DataFrame) -> list[dict[str, Any]]:
     for first, second in itertools.combinations(sorted(wide.columns), 2):
         pair = wide[[first, second]].dropna()
         a, b = pair[first].to_numpy(), pair[second].to_numpy()
-        correlation = _correlation_undefined(a, b)
+        correlation = correlation_undefined(a, b)
         spearman = correlation or float(spearmanr(a, b).statistic)
         pearson = correlation or float(pearsonr(a, b).statistic)
         none = Undefined("no question scored by both")
@@ -134,112 +129,6 @@ def evaluator_agreement(scores: pd.DataFrame) -> list[dict[str, Any]]:
             }
         )
     return rows
-
-
-def _correlation_undefined(a: np.ndarray, b: np.ndarray) -> Undefined | None:
-    """Why a correlation of a with b is undefined (n < 2, either constant), or None."""
-    if len(a) < 2:
-        return Undefined("fewer than 2 pairs")
-    for label, side in (("x", a), ("y", b)):
-        if np.all(side == side[0]):
-            return Undefined(CONSTANT).within(label)
-    return None
-
-
-@dataclass(frozen=True)
-class CorrelationInterval:
-    """A correlation with its bootstrap interval; significant when the interval excludes 0.
-
-    `resamples` counts the resamples that had a correlation (a constant resample has none).
-    """
-
-    method: str
-    r: Statistic
-    low: Statistic
-    high: Statistic
-    n: int
-    significant: bool | Undefined
-    resamples: int = 0
-
-    def record(self) -> dict[str, Any]:
-        return {
-            "method": self.method,
-            **stat_fields("r", self.r),
-            **stat_fields("low", self.low),
-            **stat_fields("high", self.high),
-            "n": self.n,
-            **stat_fields("significant", self.significant),
-            "resamples": self.resamples,
-        }
-
-
-def bootstrap_correlation(
-    x: Sequence[float],
-    y: Sequence[float],
-    method: Method = "spearman",
-    *,
-    n_resamples: int = 10_000,
-    seed: int = 0,
-    level: float = 0.95,
-) -> CorrelationInterval:
-    """Appendix F.1: resample the (x, y) pairs with replacement `n_resamples` times, take each
-    resample's correlation to Fisher's z = artanh(r), and map the 2.5th and 97.5th percentiles
-    of z back with tanh.
-
-    The resamples are `numpy.random.default_rng(seed).integers(0, n, (n_resamples, n))`, one
-    row each. A resample whose x or y is constant has no correlation and is left out; r = ±1
-    is clipped to ±(1 − 1e-12) so that z stays finite. r is undefined with fewer than 2 pairs
-    or a constant side; the interval also with fewer than 3 pairs or no usable resample.
-    """
-    xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    n = len(xs)
-    r: Statistic = _correlation_undefined(xs, ys) or float(
-        _correlations(xs[None, :], ys[None, :], method)[0]
-    )
-    if isinstance(r, Undefined) or n < 3:
-        why = r if isinstance(r, Undefined) else Undefined("fewer than 3 pairs")
-        return CorrelationInterval(method, r, why, why, n, why)
-    rows = np.random.default_rng(seed).integers(0, n, size=(n_resamples, n))
-    chunk = max(1, 20_000_000 // (n * n))
-    resampled = np.concatenate(
-        [
-            _correlations(xs[rows[i : i + chunk]], ys[rows[i : i + chunk]], method)
-            for i in range(0, n_resamples, chunk)
-        ]
-    )
-    usable = resampled[~np.isnan(resampled)]
-    if usable.size == 0:
-        why = Undefined("every resample constant")
-        return CorrelationInterval(method, r, why, why, n, why)
-    z = np.arctanh(np.clip(usable, -1 + 1e-12, 1 - 1e-12))
-    tail = (1 - level) / 2 * 100
-    low, high = np.tanh(np.percentile(z, [tail, 100 - tail]))
-    return CorrelationInterval(
-        method, r, float(low), float(high), n, bool(low > 0 or high < 0), int(usable.size)
-    )
-
-
-def _correlations(x: np.ndarray, y: np.ndarray, method: Method) -> np.ndarray:
-    """Row-wise correlation of two (samples × n) arrays; NaN where a row is constant."""
-    if method == "kendall":
-        return _kendall_tau_b(x, y)
-    if method == "spearman":
-        x, y = rankdata(x, axis=1), rankdata(y, axis=1)
-    dx = x - x.mean(axis=1, keepdims=True)
-    dy = y - y.mean(axis=1, keepdims=True)
-    denominator = np.sqrt((dx * dx).sum(axis=1) * (dy * dy).sum(axis=1))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(denominator > 0, (dx * dy).sum(axis=1) / denominator, np.nan)
-
-
-def _kendall_tau_b(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Kendall's τ-b row-wise (as `scipy.stats.kendalltau`): concordance over pairs i < j."""
-    sx = np.sign(x[:, :, None] - x[:, None, :])
-    sy = np.sign(y[:, :, None] - y[:, None, :])
-    concordance = (sx * sy).sum(axis=(1, 2))
-    untied = np.abs(sx).sum(axis=(1, 2)) * np.abs(sy).sum(axis=(1, 2))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(untied > 0, concordance / np.sqrt(untied), np.nan)
 
 
 def human_alignment(
