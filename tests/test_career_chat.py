@@ -22,6 +22,7 @@ from structured_runs import assert_formats_sent, assert_same_as_text, run_in_eve
 
 from personasim.analysis import Undefined
 from personasim.analysis.agreement import icc3k, pearson
+from personasim.analysis.divergences import emd_ordinal, js_centroid, jsd
 from personasim.scenarios.career_chat.answers import (
     AssistantReply,
     FirstQuestion,
@@ -30,18 +31,11 @@ from personasim.scenarios.career_chat.answers import (
     Rating,
     Verdict,
 )
+from personasim.scenarios.career_chat.distances import group_distances, random_pairing_emd
+from personasim.scenarios.career_chat.groupings import age_bin, country_group
 from personasim.scenarios.career_chat.jobs import job_category, position_level
-from personasim.scenarios.career_chat.metrics import (
-    DIMENSIONS,
-    age_bin,
-    country_group,
-    emd_ordinal,
-    group_distances,
-    js_centroid,
-    jsd,
-    option_distribution,
-    random_pairing_emd,
-)
+from personasim.scenarios.career_chat.metrics import DIMENSIONS
+from personasim.scenarios.career_chat.options import option_distribution
 from personasim.simulation import (
     RunResult,
     SQLiteEventStore,

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from personasim.analysis.resampling import stratified_bootstrap_weights
 from personasim.analysis.undefined import Undefined
-from personasim.scenarios.career_chat.metrics import group_distances
+from personasim.scenarios.career_chat.distances import group_distances
 from personasim.scenarios.career_chat.uncertainty import (
-    _bootstrap_weights,
     batched_distances,
     group_data,
     group_uncertainty,
@@ -75,7 +75,7 @@ def test_intervals_and_p_values_equal_a_brute_force_reference() -> None:
     result = group_uncertainty(data, observed, n_boot, n_perm, seed)
 
     rng = np.random.default_rng(seed)  # the same draws, in the same order
-    weights = _bootstrap_weights(data.labels, n_boot, rng)
+    weights = stratified_bootstrap_weights(data.labels, n_boot, rng)
     boot = [_brute(responses, w, data.labels, users) for w in weights]
     perms = [rng.permutation(data.labels) for _ in range(n_perm)]
     null = [_brute(responses, np.ones(len(users)), labels, users) for labels in perms]

@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 from personasim.agents.decision import DecisionParseError, parse_nonempty
 from personasim.agents.level_names import LevelNameError, match_level_name
 from personasim.scenarios.career_chat.jobs import CATEGORY_LABELS, POSITION_LEVELS
-from personasim.scenarios.career_chat.metrics import N_OPTIONS
+from personasim.scenarios.career_chat.options import N_OPTIONS
 
 __all__ = [
     "AssistantReply",

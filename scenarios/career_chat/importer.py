@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from personasim.environments.career_chat.place import load_job_groups, load_profiles
-from personasim.scenarios.career_chat.metrics import N_OPTIONS
+from personasim.scenarios.career_chat.options import N_OPTIONS
 from personasim.simulation import (
     ImportedEvent,
     ImportedRun,

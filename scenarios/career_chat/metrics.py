@@ -1,73 +1,53 @@
 """Metrics of the career-chat scenario (seed 003, §5.1, Appendices E, G).
 
-The statistics: option distributions from top-k logprobs, base-2 Jensen–Shannon divergence and
-centroids, group distances and their baseline, the ordinal EMD of the consistency check, the
-groupings (age bins, country development level, job category and position level in
-`career_jobs`), and judge–human agreement (Pearson r, ICC(3,k)), all pure: arrays in, numbers
-out. Then the scenario's metrics from its event table alone (`compute_metrics`); its tables,
-figures and console report are in `career_chat_reports`.
+The scenario's metrics from its event table alone (`compute_metrics`), from the pieces beside
+it: option distributions (`options`), group distances and the consistency baseline
+(`distances`, on `analysis.divergences`), the groupings (`groupings`, `jobs`, `countries`), their
+bootstrap and permutation spread (`uncertainty`) and judge–human agreement (Pearson r,
+ICC(3,k) in `analysis.agreement`). Its tables, figures and console report are in `reports`.
 """
 
 from __future__ import annotations
 
-import math
-import re
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import combinations
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import minimize
 
 from personasim.analysis.agreement import icc3k, pearson
+from personasim.analysis.divergences import emd_ordinal
 from personasim.analysis.event_tables import min_group_n, payloads, rounded
 from personasim.analysis.reports import model_label
+from personasim.analysis.resampling import in_processes
 from personasim.analysis.stats import holm, mean_of, ratio_of, small_groups
-from personasim.analysis.undefined import Statistic, Undefined, stat_fields
+from personasim.analysis.undefined import Undefined, stat_fields
 from personasim.environments.career_chat.place import DIMENSIONS, EDUCATION_ALIASES, education_label
-from personasim.scenarios.career_chat.countries import development_level
-from personasim.scenarios.career_chat.jobs import (
-    job_category,
-    position_level,
+from personasim.scenarios.career_chat.distances import (
+    GroupDistances,
+    group_distances,
+    random_pairing_emd,
 )
+from personasim.scenarios.career_chat.groupings import GROUPINGS
+from personasim.scenarios.career_chat.options import one_hot, option_distribution
 from personasim.scenarios.career_chat.uncertainty import (
     Uncertainty,
     group_data,
     group_uncertainty,
-    in_processes,
-    js_rows,
 )
 from personasim.simulation.core.stages import stage
 
 __all__ = [
-    "AGE_BINS",
     "DIMENSIONS",
     "DIMENSION_LABELS",
     "EDUCATION_ALIASES",
     "FORMATS",
-    "GROUPINGS",
-    "N_OPTIONS",
-    "Centroid",
-    "GroupDistances",
     "Resamples",
-    "age_bin",
     "compute_metrics",
-    "country_group",
     "education_label",
-    "emd_ordinal",
-    "group_distances",
-    "js_centroid",
-    "jsd",
-    "one_hot",
-    "option_distribution",
-    "random_pairing_emd",
 ]
-
-N_OPTIONS = 5
-"""Every survey item has five ordered options (VSM 2013)."""
 
 DIMENSION_LABELS = {
     "coverage": "Attribute Coverage",
@@ -78,274 +58,6 @@ DIMENSION_LABELS = {
 
 FORMATS = ("profile", "dialogue")
 """BA_user and BA_dialogue (§5)."""
-
-_LN2 = math.log(2.0)
-
-
-# ---------------------------------------------------------------------------------------------
-# Appendix G: option distribution from the top-k logprobs at the option id's token
-# ---------------------------------------------------------------------------------------------
-
-_OPTION_KEY = re.compile(r'"?option_id"?\s*:\s*"?\s*(\d)')
-_TOKEN_TRIM = " \t\n\"'`:,{}"
-
-
-def _option_of(token: str, n_options: int) -> int | None:
-    """The option a token names ("3", " 3", "\\"3", "3,"), or None for anything else."""
-    text = token.strip(_TOKEN_TRIM)
-    if len(text) == 1 and text.isdigit() and 1 <= int(text) <= n_options:
-        return int(text)
-    return None
-
-
-def option_distribution(
-    logprobs: Sequence[Mapping[str, Any]] | None, n_options: int = N_OPTIONS
-) -> list[float] | None:
-    """Normalised probabilities of options 1..n at the token that emits `option_id`'s value.
-
-    `logprobs` are the response's tokens as logged (`{token, logprob, top}`). The option's
-    token is found by aligning the tokens with the text they spell; its top-k alternatives
-    that name an option contribute exp(logprob) (an option outside the top k gets 0), and the
-    result is renormalised over the options (Appendix G). None when there are no logprobs,
-    the value's token cannot be found, it comes without top alternatives, or no alternative
-    names an option: the caller falls
-    back to a one-hot distribution and flags it.
-    """
-    if not logprobs:
-        return None
-    tokens = [str(t.get("token", "")) for t in logprobs]
-    match = _OPTION_KEY.search("".join(tokens))
-    if match is None:
-        return None
-    position, offset = 0, 0
-    for position, token in enumerate(tokens):  # noqa: B007 - the position is the result
-        if offset + len(token) > match.start(1):
-            break
-        offset += len(token)
-    entry = logprobs[position]
-    alternatives = dict(entry.get("top") or {})
-    if not alternatives:  # the chosen token alone is no distribution: a fallback, counted
-        return None
-    mass = [0.0] * n_options
-    for token, logprob in alternatives.items():
-        option = _option_of(token, n_options)
-        if option is not None:
-            mass[option - 1] += math.exp(float(logprob))
-    total = sum(mass)
-    return [m / total for m in mass] if total > 0 else None
-
-
-def one_hot(option: int, n_options: int = N_OPTIONS) -> list[float]:
-    """The fallback distribution for an answer without logprobs."""
-    return [1.0 if k == option else 0.0 for k in range(1, n_options + 1)]
-
-
-# ---------------------------------------------------------------------------------------------
-# §5.1: Jensen–Shannon divergence and centroid
-# ---------------------------------------------------------------------------------------------
-
-
-def _kl2(p: np.ndarray, q: np.ndarray) -> float:
-    mask = p > 0
-    return float(np.sum(p[mask] * np.log2(p[mask] / q[mask])))
-
-
-def _distribution(values: Sequence[float], name: str) -> np.ndarray:
-    """A probability vector, or ValueError: an empty or massless vector has no divergence."""
-    array = np.asarray(values, dtype=float)
-    if array.ndim != 1 or array.size == 0 or np.any(array < 0) or array.sum() <= 0:
-        raise ValueError(f"{name} is not a probability distribution: {values!r}")
-    return array
-
-
-def jsd(p: Sequence[float], q: Sequence[float]) -> float:
-    """Base-2 Jensen–Shannon divergence (in [0, 1]); scipy's `jensenshannon` is its sqrt.
-
-    Empty, negative or massless vectors, or vectors of different lengths, raise ValueError.
-    """
-    a, b = _distribution(p, "p"), _distribution(q, "q")
-    if a.shape != b.shape:
-        raise ValueError(f"distributions of different lengths: {a.size} and {b.size}")
-    m = (a + b) / 2
-    return max(0.0, 0.5 * _kl2(a, m) + 0.5 * _kl2(b, m))
-
-
-@dataclass(frozen=True)
-class Centroid:
-    distribution: np.ndarray
-    converged: bool
-    objective: float
-
-
-def _objective(c: np.ndarray, points: np.ndarray) -> tuple[float, np.ndarray]:
-    """Σ JSD(c ‖ P_i) and its gradient in c: ∂JSD/∂c_k = ½ log2(c_k / m_k)."""
-    m = (c + points) / 2
-    value = float(js_rows(c[None, :], points).sum())
-    grad = 0.5 * np.log2(c / m).sum(axis=0)
-    return value, grad
-
-
-def js_centroid(distributions: Sequence[Sequence[float]], tol: float = 1e-7) -> Centroid:
-    """arg min_c Σ_i JSD(c ‖ P_i) over the simplex (Nielsen 2020), from the mean.
-
-    Options no distribution gives mass get 0 (any mass there only adds divergence); the rest
-    are a softmax of free parameters minimised by L-BFGS with the analytic gradient.
-    Convergence is checked by the optimiser's status and the projected gradient on the simplex.
-    """
-    if len(distributions) == 0:
-        raise ValueError("the centroid of no distributions is undefined")
-    points = np.asarray(distributions, dtype=float)
-    mean = points.mean(axis=0)
-    support = mean > 0
-    if len(points) == 1 or support.sum() <= 1:
-        return Centroid(mean, True, _objective_value(mean, points))
-    sub = points[:, support]
-
-    def fun(z: np.ndarray) -> tuple[float, np.ndarray]:
-        c = _softmax(z)
-        value, grad = _objective(c, sub)
-        return value, c * (grad - np.dot(c, grad))
-
-    start = np.log(mean[support])
-    result = minimize(fun, start, jac=True, method="L-BFGS-B", options={"gtol": tol / 10})
-    c = _softmax(result.x)
-    _, grad = _objective(c, sub)
-    projected = float(np.max(np.abs(c * (grad - np.dot(c, grad)))))
-    full = np.zeros_like(mean)
-    full[support] = c
-    return Centroid(full, bool(result.success) or projected < tol, float(result.fun))
-
-
-def _objective_value(c: np.ndarray, points: np.ndarray) -> float:
-    return float(js_rows(c[None, :], points).sum())
-
-
-def _softmax(z: np.ndarray) -> np.ndarray:
-    e = np.exp(z - z.max())
-    return e / e.sum()
-
-
-@dataclass(frozen=True)
-class GroupDistances:
-    """Table 2 for one grouping: pairwise distances, the baseline, and their ratios."""
-
-    groups: dict[str, int]
-    pairs: dict[tuple[str, str], float]
-    baseline: Statistic
-    centroids_failed: int
-
-    def ratio(self, pair: tuple[str, str]) -> Statistic:
-        """distance / baseline; undefined with no baseline or a zero one."""
-        return ratio_of(self.pairs[pair], self.baseline)
-
-
-def group_distances(
-    responses: Mapping[str, Mapping[str, Sequence[Sequence[float]]]],
-) -> GroupDistances:
-    """`responses[group][question]` = that group's distributions for the question.
-
-    Distance(g, g′) = mean over questions both answer of JSD(c_g ‖ c_g′); the baseline is the
-    mean over questions and groups of JSD(c_g ‖ c_all), c_all the centroid of all responses.
-    """
-    failed = 0
-    centroids: dict[str, dict[str, np.ndarray]] = {}
-    pooled: dict[str, list[Sequence[float]]] = {}
-    for group, by_question in responses.items():
-        centroids[group] = {}
-        for question, dists in by_question.items():
-            if not dists:
-                continue
-            centroid = js_centroid(dists)
-            failed += not centroid.converged
-            centroids[group][question] = centroid.distribution
-            pooled.setdefault(question, []).extend(dists)
-    overall = {q: js_centroid(d) for q, d in pooled.items()}
-    failed += sum(not c.converged for c in overall.values())
-    pairs = {}
-    for a, b in combinations(sorted(centroids), 2):
-        shared = sorted(set(centroids[a]) & set(centroids[b]))
-        if shared:
-            pairs[(a, b)] = float(np.mean([jsd(centroids[a][q], centroids[b][q]) for q in shared]))
-    to_global = [
-        jsd(c, overall[q].distribution) for per in centroids.values() for q, c in per.items()
-    ]
-    sizes = {g: max((len(d) for d in per.values()), default=0) for g, per in responses.items()}
-    baseline = float(np.mean(to_global)) if to_global else Undefined("no answers")
-    return GroupDistances(sizes, pairs, baseline, failed)
-
-
-# ---------------------------------------------------------------------------------------------
-# §5.1: consistency across formats
-# ---------------------------------------------------------------------------------------------
-
-
-def emd_ordinal(
-    selected_a: Sequence[int], selected_b: Sequence[int], n_options: int = N_OPTIONS
-) -> float:
-    """EMD between two option histograms on ordered unit-spaced bins: Σ_x |F_a(x) − F_b(x)|.
-
-    An empty side has no histogram: ValueError.
-    """
-    if len(selected_a) == 0 or len(selected_b) == 0:
-        raise ValueError("EMD needs at least one answer on each side")
-    a = np.bincount(np.asarray(selected_a) - 1, minlength=n_options) / len(selected_a)
-    b = np.bincount(np.asarray(selected_b) - 1, minlength=n_options) / len(selected_b)
-    return float(np.abs(np.cumsum(a) - np.cumsum(b))[:-1].sum())
-
-
-def random_pairing_emd(
-    profile: Sequence[Sequence[int]],
-    dialogue: Sequence[Sequence[int]],
-    rng: np.random.Generator,
-    repeats: int = 100,
-) -> Statistic:
-    """Mean EMD of user i's profile answers with another user's dialogue answers (Table 2's
-    baseline), averaged over `repeats` seeded random derangements; undefined with fewer than
-    two users (nobody to pair with)."""
-    n = len(profile)
-    if n < 2:
-        return Undefined("fewer than 2 users")
-    values = []
-    for _ in range(repeats):
-        shift = rng.permutation(n)
-        partner = np.roll(shift, 1)  # a cyclic shift of a random order never fixes a point
-        order = dict(zip(shift.tolist(), partner.tolist(), strict=True))
-        values.extend(emd_ordinal(profile[i], dialogue[order[i]]) for i in range(n))
-    return float(np.mean(values))
-
-
-# ---------------------------------------------------------------------------------------------
-# Groupings (§6.1, Appendix H)
-# ---------------------------------------------------------------------------------------------
-
-AGE_BINS = ("<30", "30-40", "40-50", "50-60", ">60")
-"""10-year brackets; 30 falls in 30-40 and 60 in >60 (the paper leaves the edges open)."""
-
-
-def age_bin(age: int) -> str:
-    if age < 30:
-        return "<30"
-    if age >= 60:
-        return ">60"
-    low = age // 10 * 10
-    return f"{low}-{low + 10}"
-
-
-def country_group(country: str) -> str:
-    """The authors' development level of the country (`career_countries`; "Unknown" else)."""
-    return development_level(country)
-
-
-GROUPINGS: dict[str, Callable[[Mapping[str, Any]], str]] = {
-    "age": lambda p: age_bin(int(p["age"])),
-    "education": lambda p: education_label(str(p["education"])),
-    "country": lambda p: country_group(str(p["country"])),
-    "job": lambda p: p.get("job_category") or job_category(str(p["job_title"])),
-    "position": lambda p: p.get("position_level") or position_level(str(p["job_title"])),
-}
-"""How a profile is grouped for each of the paper's attributes (the paper's education labels
-and ours are the same groups); job category and position level come from the run's
-`--job-groups` file where it names the title, else from `career_jobs`' word rule."""
 
 
 # ---------------------------------------------------------------------------------------------

@@ -11,18 +11,14 @@ import numpy as np
 
 from personasim.analysis.reports import save_figure, small_note, write_table
 from personasim.analysis.undefined import shown_stat
+from personasim.scenarios.career_chat.groupings import GROUPINGS
 from personasim.scenarios.career_chat.jobs import (
     JOB_CATEGORIES,
     OTHER_CATEGORY,
     POSITION_LEVELS,
     UNCLASSIFIED,
 )
-from personasim.scenarios.career_chat.metrics import (
-    DIMENSION_LABELS,
-    DIMENSIONS,
-    FORMATS,
-    GROUPINGS,
-)
+from personasim.scenarios.career_chat.metrics import DIMENSION_LABELS, DIMENSIONS, FORMATS
 
 __all__ = [
     "chance_mark",

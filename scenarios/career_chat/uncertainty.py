@@ -2,9 +2,9 @@
 permutation null for "ratio to baseline".
 
 BA_dialogue baselines are ~1e-3, so a ratio swings with the sample; a point estimate alone says
-little. Every resample needs a JS centroid per group and question, which the L-BFGS optimiser of
-`career_chat.js_centroid` makes far too slow for thousands of resamples. Here the centroids of
-all resamples are computed at once by Nielsen's (2020) concave–convex fixed point
+little. Every resample needs a JS centroid per group and question, which the L-BFGS optimiser
+of `analysis.divergences.js_centroid` makes far too slow for thousands of resamples. Here the
+centroids of all resamples are computed at once by Nielsen's (2020) concave–convex fixed point
 c_k ∝ Π_i ((c_k + p_ik)/2)^(w_i / Σw), vectorised over resamples and groups, with each resample
 a weight vector over users (bootstrap: multinomial counts; permutation: shuffled labels, unit
 weights). Its fixed point is the same centroid (tested against `group_distances`).
@@ -12,17 +12,15 @@ weights). Its fixed point is the same centroid (tested against `group_distances`
 
 from __future__ import annotations
 
-import multiprocessing
-import os
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import combinations
-from typing import TypeVar
 
 import numpy as np
 
+from personasim.analysis.divergences import js_rows
+from personasim.analysis.resampling import stratified_bootstrap_weights
 from personasim.analysis.undefined import Statistic, Undefined
 
 __all__ = [
@@ -32,8 +30,6 @@ __all__ = [
     "batched_distances",
     "group_data",
     "group_uncertainty",
-    "in_processes",
-    "js_rows",
 ]
 
 BOOTSTRAP_LEVEL = 0.95
@@ -75,15 +71,6 @@ def group_data(
                 dists[q, index[user]] = dist
                 answered[q, index[user]] = True
     return GroupData(groups, labels, dists, answered)
-
-
-def js_rows(p: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """Base-2 JSD along the last axis (0·log 0 = 0), broadcasting."""
-    m = (p + q) / 2
-    with np.errstate(divide="ignore", invalid="ignore"):
-        a = np.where(p > 0, p * np.log2(p / m), 0.0).sum(axis=-1)
-        b = np.where(q > 0, q * np.log2(q / m), 0.0).sum(axis=-1)
-    return np.maximum(0.0, (a + b) / 2)
 
 
 def _centroids(points: np.ndarray, weights: np.ndarray, labels: np.ndarray, n: int) -> np.ndarray:
@@ -269,18 +256,6 @@ def _interval(
     return [float(low), float(high)]
 
 
-def _bootstrap_weights(labels: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-    """Multinomial counts: users resampled with replacement within their group (stratified,
-    so every group keeps its size and each resample has every pair)."""
-    weights = np.zeros((n, len(labels)))
-    rows = np.arange(n)[:, None]
-    for g in np.unique(labels):
-        members = np.flatnonzero(labels == g)
-        draws = rng.integers(0, len(members), size=(n, len(members)))
-        np.add.at(weights, (rows, members[draws]), 1.0)
-    return weights
-
-
 def group_uncertainty(
     data: GroupData,
     observed_ratio: Mapping[tuple[str, str], Statistic],
@@ -297,7 +272,7 @@ def group_uncertainty(
     chunk = max(1, budget // (data.dists.shape[1] * data.dists.shape[2] * len(data.groups)))
     names = [(data.groups[a], data.groups[b]) for a, b in combinations(range(len(data.groups)), 2)]
     result = Uncertainty()
-    boot_w = _bootstrap_weights(data.labels, n_bootstrap, rng)
+    boot_w = stratified_bootstrap_weights(data.labels, n_bootstrap, rng)
     boot_d, boot_b = _in_chunks(data, boot_w, np.tile(data.labels, (n_bootstrap, 1)), chunk)
     perm_labels = np.array([rng.permutation(data.labels) for _ in range(n_permutations)])
     perm_labels = perm_labels.reshape(n_permutations, len(data.labels))
@@ -339,39 +314,3 @@ def _p_value(null: np.ndarray, observed: Statistic | None) -> Statistic:
     # a relative tolerance: a permutation reproducing the observed labels ties with it exactly
     at_least = np.sum(null >= observed * (1 - 1e-9))
     return float((1 + at_least) / (1 + len(null)))
-
-
-PARALLEL_WORK = 200_000
-"""Users × resamples above which `in_processes` spreads its items over processes."""
-
-T = TypeVar("T")
-R = TypeVar("R")
-
-
-def in_processes(
-    fn: Callable[[T], R],
-    items: Sequence[T],
-    work: int,
-    done: Callable[[T], None] | None = None,
-    workers: int | None = None,
-) -> list[R]:
-    """`[fn(item) for item in items]`, over one forked process per usable core when `work`
-    (users × resamples) is large. Each item carries its own seed, so the numbers do not depend
-    on where it runs; forking imports nothing again; small batches stay in this process.
-    `done(item)` is called as each result arrives, in order (progress)."""
-    cores = workers or (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
-    methods = multiprocessing.get_all_start_methods()
-    if cores < 2 or len(items) < 2 or work < PARALLEL_WORK or "fork" not in methods:
-        return [_noted(fn(item), item, done) for item in items]
-    context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=min(cores, len(items)), mp_context=context) as pool:
-        return [
-            _noted(result, item, done)
-            for item, result in zip(items, pool.map(fn, items), strict=True)
-        ]
-
-
-def _noted(result: R, item: T, done: Callable[[T], None] | None) -> R:
-    if done is not None:
-        done(item)
-    return result

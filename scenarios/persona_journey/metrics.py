@@ -23,7 +23,7 @@ from scipy import stats
 
 from personasim.analysis.event_tables import agent_payloads, min_group_n, rounded
 from personasim.analysis.undefined import CONSTANT, Statistic, Undefined, shown_stat, stat_fields
-from personasim.scenarios.career_chat.metrics import option_distribution
+from personasim.scenarios.career_chat.options import option_distribution
 
 __all__ = [
     "BOOTSTRAP_SEED",
