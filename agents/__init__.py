@@ -11,19 +11,13 @@ from personasim.agents.decision import (
 from personasim.agents.level_names import SYNONYMS, LevelNameError, level_key, match_level_names
 from personasim.agents.persona import Persona
 from personasim.agents.persona_agent import PersonaAgent
-from personasim.agents.persona_bank import (
+from personasim.agents.persona_bank import PersonaFileError, load_personas, sample_personas
+from personasim.agents.persona_sampling import select_personas, synthetic_population
+from personasim.agents.persona_traits import (
     BIG_FIVE_LEVELS,
-    TABLE3_TRAITS,
-    TEST_SPLIT_LEVELS,
     TRAIT_FIELDS,
-    TRUST_TEST_TRAITS,
-    PersonaFileError,
     augment_big_five,
     derive_traits,
-    load_personas,
-    sample_personas,
-    select_personas,
-    synthetic_population,
 )
 from personasim.agents.researcher import ResearcherAgent
 from personasim.agents.structured import format_instructions, json_parser, json_task
@@ -32,10 +26,7 @@ from personasim.agents.trustee import TrusteeAgent, archetype_cap
 __all__ = [
     "BIG_FIVE_LEVELS",
     "SYNONYMS",
-    "TABLE3_TRAITS",
-    "TEST_SPLIT_LEVELS",
     "TRAIT_FIELDS",
-    "TRUST_TEST_TRAITS",
     "Decision",
     "DecisionParseError",
     "DecisionTask",

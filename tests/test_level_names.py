@@ -6,13 +6,13 @@ from __future__ import annotations
 import pytest
 
 from personasim.agents import SYNONYMS, DecisionParseError, LevelNameError, match_level_names
-from personasim.agents.persona_bank import TEST_SPLIT_LEVELS
 from personasim.scenarios.trust.beliefs import (
     DollarBelief,
     RankingBelief,
     read_dollar_belief,
     read_ranking_belief,
 )
+from personasim.scenarios.trust.traits import TEST_SPLIT_LEVELS
 
 POLITICS = ["Extremely liberal", "Slightly liberal", "Slightly conservative"]
 

@@ -10,22 +10,22 @@ import numpy as np
 import pytest
 
 from personasim.agents.persona import Persona
-from personasim.agents.persona_bank import (
-    AGE_LEVELS,
-    BIG_FIVE_FIELDS,
-    BIG_FIVE_LEVELS,
+from personasim.agents.persona_bank import PersonaFileError, load_personas, sample_personas
+from personasim.agents.persona_sampling import (
     SYNTHETIC_AGE_BINS,
     SYNTHETIC_MARGINALS,
-    TOTAL_WEALTH_LEVELS,
-    TRUST_TEST_TRAITS,
-    PersonaFileError,
-    augment_big_five,
-    derive_traits,
-    load_personas,
-    sample_personas,
     select_personas,
     synthetic_population,
 )
+from personasim.agents.persona_traits import (
+    AGE_LEVELS,
+    BIG_FIVE_FIELDS,
+    BIG_FIVE_LEVELS,
+    TOTAL_WEALTH_LEVELS,
+    augment_big_five,
+    derive_traits,
+)
+from personasim.scenarios.trust.traits import TRUST_TEST_TRAITS
 
 REAL_BANK = (
     Path(__file__).resolve().parents[2] / "shared" / "data" / "genagents" / "gss_agents.jsonl"

@@ -13,9 +13,10 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from personasim.agents import TEST_SPLIT_LEVELS, DecisionParseError, parse_structured
+from personasim.agents import DecisionParseError, parse_structured
 from personasim.scenarios.trust.beliefs import RankingBelief, read_ranking_belief
 from personasim.scenarios.trust.conditioning import TrustConditioning, conditioning_text
+from personasim.scenarios.trust.traits import TEST_SPLIT_LEVELS
 from personasim.simulation import (
     Backend,
     ChatRequest,

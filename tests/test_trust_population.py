@@ -16,10 +16,11 @@ import pytest
 from conftest import DATA
 from scipy import stats
 
-from personasim.agents import TEST_SPLIT_LEVELS, DecisionParseError
+from personasim.agents import DecisionParseError
 from personasim.environments import TrustGame
 from personasim.scenarios.trust.population import TrustPopulation, parse_transfer
 from personasim.scenarios.trust.scripted import trustor_share
+from personasim.scenarios.trust.traits import TEST_SPLIT_LEVELS
 from personasim.simulation import (
     SCHEMA_VERSION,
     RunError,

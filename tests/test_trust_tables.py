@@ -10,8 +10,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from personasim.agents import TABLE3_TRAITS
 from personasim.environments import human_reference
+from personasim.scenarios.trust.traits import TABLE3_TRAITS
 from personasim.simulation import RunResult, run_scenario
 
 

@@ -26,8 +26,6 @@ from pydantic import Field, field_validator
 
 from personasim.agents import (
     BIG_FIVE_LEVELS,
-    TABLE3_TRAITS,
-    TEST_SPLIT_LEVELS,
     TRAIT_FIELDS,
     DecisionParseError,
     DecisionTask,
@@ -50,6 +48,7 @@ from personasim.scenarios.trust.metrics import (
     with_human_reference,
     write_population_reports,
 )
+from personasim.scenarios.trust.traits import TABLE3_TRAITS, TEST_SPLIT_LEVELS
 from personasim.simulation import (
     ChatRequest,
     InvalidActionError,
