@@ -1,5 +1,15 @@
-"""Pure functions from event tables to numbers, tables and figures."""
+"""Generic, scenario-free statistics and data access: pure functions from event tables to
+numbers, tables and figures (effect sizes, rankings, divergences, rater agreement, resampling)."""
 
+from personasim.analysis.agreement import (
+    CorrelationInterval,
+    bootstrap_correlation,
+    correlation_undefined,
+    fleiss_kappa,
+    icc3k,
+    pearson,
+)
+from personasim.analysis.divergences import Centroid, emd_ordinal, js_centroid, js_rows, jsd
 from personasim.analysis.event_tables import (
     DEFAULT_MIN_GROUP_N,
     agent_payloads,
@@ -16,6 +26,11 @@ from personasim.analysis.reports import (
     save_figure,
     small_note,
     write_table,
+)
+from personasim.analysis.resampling import (
+    PARALLEL_WORK,
+    in_processes,
+    stratified_bootstrap_weights,
 )
 from personasim.analysis.stats import (
     LevelSummary,
@@ -49,18 +64,30 @@ __all__ = [
     "DEFAULT_MIN_GROUP_N",
     "FEWER_THAN_2",
     "NO_VALUES",
+    "PARALLEL_WORK",
     "SINGLE_LEVEL",
     "SMALL_MARK",
     "ZERO_BASELINE",
+    "Centroid",
+    "CorrelationInterval",
     "LevelSummary",
     "Ranking",
     "Statistic",
     "Undefined",
     "agent_payloads",
+    "bootstrap_correlation",
+    "correlation_undefined",
+    "emd_ordinal",
     "eta_squared",
     "eta_squared_from_group_stats",
     "first_undefined",
+    "fleiss_kappa",
     "holm",
+    "icc3k",
+    "in_processes",
+    "js_centroid",
+    "js_rows",
+    "jsd",
     "load_events",
     "load_sweep",
     "mean_of",
@@ -68,6 +95,7 @@ __all__ = [
     "min_group_n",
     "model_label",
     "payloads",
+    "pearson",
     "perturb_ranking",
     "rank_levels",
     "ranking_spearman",
@@ -81,6 +109,7 @@ __all__ = [
     "small_groups",
     "small_note",
     "stat_fields",
+    "stratified_bootstrap_weights",
     "summarize_levels",
     "write_table",
 ]

@@ -1,6 +1,6 @@
 """Places agents act in: their rules and state, no prompts."""
 
-from personasim.environments.career_chat.place import (
+from personasim.environments.career_chat import (
     CareerChat,
     CareerChatFileError,
     Profile,

@@ -16,7 +16,7 @@ from fake_openai import FakeOpenAIServer
 
 from personasim.agents.decision import DecisionParseError, parse_structured
 from personasim.agents.level_names import LevelNameError, match_level_name
-from personasim.environments.career_chat.place import load_job_groups
+from personasim.environments.career_chat import load_job_groups
 from personasim.scenarios.career_chat.answers import JobLabelsAnswer, read_job_labels
 from personasim.scenarios.career_chat.jobs import (
     CATEGORY_LABELS,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from personasim.environments.career_chat.place import load_job_groups
+from personasim.environments.career_chat import load_job_groups
 from personasim.scenarios.career_chat.jobs import (
     JOB_CATEGORIES,
     OTHER_CATEGORY,

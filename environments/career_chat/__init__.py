@@ -2,28 +2,32 @@
 and dialogues made once and probed many times."""
 
 from personasim.environments.career_chat.dialogues import DialogueSource, load_dialogues
-from personasim.environments.career_chat.place import (
+from personasim.environments.career_chat.files import (
+    DIMENSIONS,
+    CareerChatFileError,
+    jsonl_rows,
+    load_human_ratings,
+    load_job_groups,
+    shipped_career_file,
+)
+from personasim.environments.career_chat.place import CareerChat, RecordedDialogue, RecordedTurn
+from personasim.environments.career_chat.profiles import (
+    EDUCATION_ALIASES,
     EDUCATION_LEVELS,
     PROFILE_FIELDS,
     REFERENCE_YEAR,
     SEED_COLUMNS,
-    CareerChat,
-    CareerChatFileError,
     Profile,
-    RecordedDialogue,
-    RecordedTurn,
-    SurveyItem,
-    jsonl_rows,
-    load_human_ratings,
-    load_job_groups,
+    education_label,
     load_profiles,
-    load_survey,
     profile_from_row,
-    shipped_career_file,
     synthetic_profiles,
 )
+from personasim.environments.career_chat.survey import SurveyItem, load_survey
 
 __all__ = [
+    "DIMENSIONS",
+    "EDUCATION_ALIASES",
     "EDUCATION_LEVELS",
     "PROFILE_FIELDS",
     "REFERENCE_YEAR",
@@ -35,6 +39,7 @@ __all__ = [
     "RecordedDialogue",
     "RecordedTurn",
     "SurveyItem",
+    "education_label",
     "jsonl_rows",
     "load_dialogues",
     "load_human_ratings",

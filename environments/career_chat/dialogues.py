@@ -22,14 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from personasim.environments.career_chat.place import (
-    END_REASONS,
-    CareerChatFileError,
-    RecordedDialogue,
-    RecordedTurn,
-    jsonl_rows,
-    profile_from_row,
-)
+from personasim.environments.career_chat.files import CareerChatFileError, jsonl_rows
+from personasim.environments.career_chat.place import END_REASONS, RecordedDialogue, RecordedTurn
+from personasim.environments.career_chat.profiles import profile_from_row
 from personasim.simulation import EVENTS_FILE, SQLiteEventStore, file_identity, read_manifest
 
 __all__ = ["DialogueSource", "load_dialogues"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from personasim.environments.career_chat.place import SurveyItem
+from personasim.environments.career_chat.survey import SurveyItem
 from personasim.simulation import Environment
 
 if TYPE_CHECKING:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from personasim.environments.career_chat.place import education_label
+from personasim.environments.career_chat import education_label
 from personasim.scenarios.career_chat.countries import development_level
 from personasim.scenarios.career_chat.jobs import (
     job_category,

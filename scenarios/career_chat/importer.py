@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from personasim.environments.career_chat.place import load_job_groups, load_profiles
+from personasim.environments.career_chat import load_job_groups, load_profiles
 from personasim.scenarios.career_chat.options import N_OPTIONS
 from personasim.simulation import (
     ImportedEvent,

@@ -24,7 +24,7 @@ from personasim.analysis.reports import model_label
 from personasim.analysis.resampling import in_processes
 from personasim.analysis.stats import holm, mean_of, ratio_of, small_groups
 from personasim.analysis.undefined import Undefined, stat_fields
-from personasim.environments.career_chat.place import DIMENSIONS, EDUCATION_ALIASES, education_label
+from personasim.environments.career_chat import DIMENSIONS, EDUCATION_ALIASES, education_label
 from personasim.scenarios.career_chat.distances import (
     GroupDistances,
     group_distances,

@@ -37,8 +37,7 @@ from personasim.agents.dialogue_roles import (
     OutOfContextDetector,
     UserSimulator,
 )
-from personasim.environments.career_chat.dialogues import load_dialogues
-from personasim.environments.career_chat.place import (
+from personasim.environments.career_chat import (
     REFERENCE_YEAR,
     CareerChat,
     Profile,
@@ -50,6 +49,7 @@ from personasim.environments.career_chat.place import (
     shipped_career_file,
     synthetic_profiles,
 )
+from personasim.environments.career_chat.dialogues import load_dialogues
 from personasim.scenarios.career_chat.jobs import UNCLASSIFIED, title_key
 from personasim.scenarios.career_chat.metrics import DIMENSIONS, FORMATS, compute_metrics
 from personasim.scenarios.career_chat.reports import report_lines, summary_rows, write_reports

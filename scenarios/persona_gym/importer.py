@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from personasim.environments.persona_gym.place import TASK_ALIASES, TASKS
-from personasim.scenarios.persona_gym.metrics import table2_rows
+from personasim.scenarios.persona_gym.tables import table2_rows
 from personasim.simulation import (
     ImportedEvent,
     ImportedRun,

@@ -11,7 +11,6 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -20,21 +19,16 @@ from scipy.stats import pearsonr, spearmanr
 
 from personasim.analysis.agreement import bootstrap_correlation, correlation_undefined
 from personasim.analysis.event_tables import min_group_n, payloads, rounded
-from personasim.analysis.reports import model_label, small_note, write_table
+from personasim.analysis.reports import model_label
 from personasim.analysis.stats import mean_of, small_groups
 from personasim.analysis.undefined import (
     Statistic,
     Undefined,
-    read_stat,
-    shown_stat,
     stat_fields,
 )
-from personasim.scenarios.persona_gym.figures import write_gym_figures
 from personasim.scenarios.persona_gym.human_agreement import HUMAN_COLUMNS, question_alignment
 from personasim.scenarios.persona_gym.published import (
     published_metrics,
-    published_report_lines,
-    write_published_reports,
 )
 from personasim.scenarios.persona_gym.refusals import is_refusal, refusal_rules
 
@@ -46,14 +40,9 @@ __all__ = [
     "gym_metrics",
     "human_alignment",
     "is_refusal",
-    "persona_rows",
     "persona_scores",
-    "report_lines",
-    "table2_rows",
-    "table2_spread",
     "task_counts",
     "task_scores",
-    "write_gym_reports",
 ]
 
 SCORE_COLUMNS = ("persona", "task", "question", "evaluator", "score")
@@ -182,7 +171,7 @@ def _number(value: Any) -> float | None:
 
 
 # ---------------------------------------------------------------------------------------------
-# The run's metrics (from the event table alone), its summary and its tables
+# The run's metrics (from the event table alone; its report and tables: `tables`)
 # ---------------------------------------------------------------------------------------------
 
 
@@ -266,63 +255,6 @@ def _human_fields(
     return stat_fields(
         "human_alignment", [{**_rounded_record(r), "small": r["n"] < smallest} for r in found]
     )
-
-
-def report_lines(metrics: dict[str, Any]) -> list[str]:
-    """The run's summary lines for the console."""
-    if "published" in metrics:
-        return published_report_lines(metrics)
-    scores = metrics["scores"]
-    per_task = ", ".join(f"{t} {shown_stat(scores, t)}" for t in metrics["tasks"])
-    failures = metrics["failures"]
-    lines = [
-        f"{metrics['model']}: PersonaScore {shown_stat(scores, 'PersonaScore')} over "
-        f"{metrics['n_personas']} personas, {metrics['n_scored_questions']} of "
-        f"{metrics['n_questions']} questions scored ({metrics['pipeline']} pipeline)",
-        f"  {per_task}",
-        f"  refusals {metrics['refusals']['n']} of {metrics['refusals']['n_answers']} answers "
-        f"({shown_stat(metrics['refusals'], 'rate')}); failures: "
-        + ", ".join(f"{k} {v}" for k, v in failures.items())
-        + f" (evaluator scores excluded: {failures['evaluate']})",
-    ]
-    if metrics["small_tasks"]:
-        lines.append(
-            f"  fewer than {metrics['min_group_n']} scored questions: "
-            + ", ".join(metrics["small_tasks"])
-        )
-    for row in metrics["agreement"]:
-        lines.append(
-            f"  {row['evaluators']}: Spearman {shown_stat(row, 'spearman')}, mean |diff| "
-            f"{shown_stat(row, 'mean_abs_diff')} over {row['n']} answers"
-        )
-    return lines
-
-
-def write_gym_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
-    """Table 2's row, per-persona scores, evaluator agreement and human alignment tables."""
-    if "published" in metrics:
-        return write_published_reports(metrics, directory, table2_spread)
-    smallest = metrics["min_group_n"]
-    small = metrics["small_tasks"]
-    notes = [small_note(smallest, f"scored questions in {', '.join(small)}")] if small else []
-    files = write_table(
-        table2_rows(metrics), directory, "table2_persona_score", flag="small_group", notes=notes
-    )
-    files += write_table(
-        persona_rows(metrics),
-        directory,
-        "persona_scores",
-        flag="small_group",
-        notes=[small_note(smallest, "scored questions in a task of the persona")],
-    )
-    pairs = small_note(smallest, "answers or personas in the row")
-    for key, name in (
-        ("agreement", "evaluator_agreement"),
-        ("human_alignment", "human_alignment"),
-    ):
-        if metrics[key]:
-            files += write_table(metrics[key], directory, name, flag="small", notes=[pairs])
-    return files + write_gym_figures(metrics, directory)
 
 
 STAGE_TASKS = {
@@ -453,52 +385,3 @@ def _score_fields(scores: dict[str, Statistic]) -> dict[str, Any]:
 
 def _rounded_record(record: dict[str, Any]) -> dict[str, Any]:
     return {k: rounded(v) if isinstance(v, float) else v for k, v in record.items()}
-
-
-def table2_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
-    """Table 2's shape: the model, its score per task, and PersonaScore; `small_group` when a
-    task's score rests on fewer scored questions than the run's `min_group_n`. An import of
-    the published scores gives a row per model (`persona_gym_published`)."""
-    if "published" in metrics:
-        return [*metrics["beside"], *metrics["published"]]
-    return [
-        {
-            "model": metrics["model"],
-            **metrics["scores"],
-            **stat_fields("refusal_rate", read_stat(metrics["refusals"], "rate")),
-            "refusals": metrics["refusals"]["n"],
-            "answers": metrics["refusals"]["n_answers"],
-            "small_group": bool(metrics["small_tasks"]),
-        }
-    ]
-
-
-def table2_spread(rows: Sequence[dict[str, Any]], tasks: Sequence[str]) -> list[dict[str, Any]]:
-    """Table 2 across a sweep's runs, and a last row `spread`: per task (and PersonaScore) the
-    highest minus the lowest score among the runs (§4.2: "Action Justification ... 2.10");
-    undefined, with its reason, where fewer than 2 runs have the score."""
-    columns = [*tasks, "PersonaScore"]
-    kept = ("model", *columns, "refusal_rate", "refusals", "answers")
-    table = [{k: r.get(k) for k in kept} for r in rows]
-    spread: dict[str, Any] = {"model": "spread (max - min)"}
-    for column in columns:
-        values = [float(r[column]) for r in rows if r.get(column) is not None]
-        spread |= stat_fields(
-            column,
-            max(values) - min(values) if len(values) >= 2 else Undefined("fewer than 2 runs"),
-        )
-    return [*table, spread]
-
-
-def persona_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
-    """Per persona: its description, settings, task scores and PersonaScore."""
-    return [
-        {
-            "persona": persona,
-            "description": record["description"],
-            "settings": "; ".join(record["settings"] or []),
-            **record["scores"],
-            "small_group": bool(record["small_tasks"]),
-        }
-        for persona, record in metrics["personas"].items()
-    ]

@@ -33,11 +33,9 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-import pandas as pd
 from pydantic import Field, field_validator, model_validator
 
 from personasim.agents import Persona, PersonaAgent, ResearcherAgent
-from personasim.analysis.reports import write_table
 from personasim.environments.persona_gym.place import (
     BENCHMARK_SETTING,
     TASKS,
@@ -46,18 +44,18 @@ from personasim.environments.persona_gym.place import (
     load_gym_inputs,
 )
 from personasim.scenarios.persona_gym.batch import unusable
-from personasim.scenarios.persona_gym.figures import write_sweep_refusal_figure
-from personasim.scenarios.persona_gym.metrics import (
-    gym_metrics,
+from personasim.scenarios.persona_gym.metrics import gym_metrics
+from personasim.scenarios.persona_gym.tables import (
     report_lines,
-    table2_rows,
-    table2_spread,
+    summary_rows,
     write_gym_reports,
+    write_sweep_reports,
 )
 from personasim.scenarios.persona_gym.tasks import GymTasks
 from personasim.simulation import (
     Role,
     Scenario,
+    ScenarioMetrics,
     ScenarioParams,
     Simulation,
     register_scenario,
@@ -358,40 +356,13 @@ class PersonaGymScenario(Scenario):
 
     # --- metrics and reports -----------------------------------------------------------------
 
-    @classmethod
-    def compute_metrics(cls, events: pd.DataFrame) -> dict[str, Any]:
-        return gym_metrics(events)
-
-    @classmethod
-    def report(cls, metrics: dict[str, Any]) -> list[str]:
-        return report_lines(metrics)
-
-    @classmethod
-    def write_reports(cls, metrics: dict[str, Any], directory: Path) -> list[Path]:
-        return write_gym_reports(metrics, directory)
-
-    @classmethod
-    def summary_rows(cls, metrics: dict[str, Any]) -> list[dict[str, Any]]:
-        """Table 2's row for this run, with its refusal rate; a sweep labels it with its model.
-        An import of the published scores gives its rows with their models."""
-        if "published" in metrics:
-            return table2_rows(metrics)
-        return [{k: v for k, v in row.items() if k != "model"} for row in table2_rows(metrics)]
-
-    @classmethod
-    def write_sweep_reports(
-        cls, rows: list[dict[str, Any]], varied: list[str], directory: Path
-    ) -> list[Path]:
-        """Table 2 across the sweep's runs with each task's spread among them (§4.2), and
-        Figure 4: the refusal rate per model (each run labelled by its model and varied
-        values)."""
-        tasks = [t for t in TASKS if any(t in row for row in rows)]
-        files = write_table(table2_spread(rows, tasks), directory, "table2_across_models")
-        labelled = [
-            {**row, "model": "\n".join([str(row["model"]), *(f"{v}={row[v]}" for v in varied)])}
-            for row in rows
-        ]
-        return [*files, write_sweep_refusal_figure(labelled, directory)]
+    metrics = ScenarioMetrics(
+        compute=gym_metrics,
+        report=report_lines,
+        write_reports=write_gym_reports,
+        summary_rows=summary_rows,
+        write_sweep_reports=write_sweep_reports,
+    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from pydantic import Field, field_validator, model_validator
 
 from personasim.agents import Decision, DecisionTask, PersonaAgent, ResearcherAgent
 from personasim.agents.trustee import ARCHETYPE_PATTERN
-from personasim.environments.career_chat.place import load_survey, shipped_career_file
+from personasim.environments.career_chat import load_survey, shipped_career_file
 from personasim.environments.journey.place import JourneyMap, check_walk, parse_edges
 from personasim.scenarios.career_chat.scenario import CareerChatScenario
 from personasim.scenarios.persona_gym.scenario import PersonaGymScenario
