@@ -1,4 +1,5 @@
-"""analysis.consistency against independent references (scipy, brute force, hand sums)."""
+"""analysis.rankings and analysis.stats (and the trust paper's effect-size reader and MAE per
+horizon) against independent references (scipy, brute force, hand sums)."""
 
 from __future__ import annotations
 
