@@ -9,8 +9,7 @@ ICC(3,k) in `analysis.agreement`). Its tables, figures and console report are in
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +29,7 @@ from personasim.scenarios.career_chat.distances import (
     group_distances,
     random_pairing_emd,
 )
-from personasim.scenarios.career_chat.groupings import GROUPINGS
+from personasim.scenarios.career_chat.groupings import GROUPINGS, job_labels
 from personasim.scenarios.career_chat.options import one_hot, option_distribution
 from personasim.scenarios.career_chat.uncertainty import (
     Uncertainty,
@@ -358,51 +357,6 @@ def _users_of(series: pd.Series, dimension: str) -> list[str]:
     return list(series[dimension].index) if dimension in series.index.get_level_values(0) else []
 
 
-def _job_labels(events: pd.DataFrame, profiles: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-    """Where the job groups came from: a `--job-groups` file, a bound classifier, or the word
-    rule for every title neither labelled; with the titles a classifier left "Unclassified" and
-    how many users they hold, and a row per distinct title (its n, labels and their source)."""
-    given = payloads(events, "career.job_groups")
-    by_classifier = [p for p in given if p.get("source") == "classifier"]
-    unclassified = sorted({t for p in by_classifier for t in p["unclassified"]})
-    return {
-        "sources": [*(p.get("source", "file") for p in given), "word rule"],
-        "classifier": by_classifier[0]["classifier"] if by_classifier else None,
-        "titles_asked": sum(p["asked"] for p in by_classifier),
-        "unclassified_titles": unclassified,
-        "unclassified_users": sum(p["job_title"] in unclassified for p in profiles.values()),
-        "titles": _title_rows(given, profiles),
-    }
-
-
-def _title_rows(
-    given: Sequence[Mapping[str, Any]], profiles: Mapping[str, Mapping[str, Any]]
-) -> list[dict[str, Any]]:
-    """Each distinct title with its users' n, the labels the metrics use, and whose they are
-    (`file`, `classifier`, `unclassified`, `word rule`; `file and word rule` where the file
-    left a label empty)."""
-    source: dict[str, str] = {}
-    for event in given:
-        for title, labels in event["titles"].items():
-            if event.get("source") == "classifier":
-                unusable = title in event["unclassified"]
-                source[title] = "unclassified" if unusable else "classifier"
-            else:
-                source[title] = "file" if len(labels) == 2 else "file and word rule"
-    counts = Counter(str(p["job_title"]) for p in profiles.values())
-    first = {str(p["job_title"]): p for p in profiles.values()}
-    return [
-        {
-            "job_title": title,
-            "job_category": GROUPINGS["job"](first[title]),
-            "position_level": GROUPINGS["position"](first[title]),
-            "source": source.get(title, "word rule"),
-            "n": n,
-        }
-        for title, n in sorted(counts.items())
-    ]
-
-
 def _task_counts(events: pd.DataFrame, kind: str) -> dict[str, int]:
     tasks = [p["task"] for p in payloads(events, kind)]
     names = (
@@ -450,7 +404,7 @@ def compute_metrics(events: pd.DataFrame) -> dict[str, Any]:
         "design": paper_differences(
             header, len(payloads(events, "career.survey")[0]["items"]), len(profiles)
         ),
-        "job_labels": _job_labels(events, profiles),
+        "job_labels": job_labels(events, profiles),
         "failures": _task_counts(events, "decision.failed"),
         "reasks": _task_counts(events, "decision.reask"),
     }
