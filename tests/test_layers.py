@@ -8,12 +8,9 @@ from __future__ import annotations
 
 import ast
 import importlib
-from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("simulation", "analysis", "agents", "environments", "scenarios")
+from source_tree import PACKAGES, ROOT, imported_packages
 
 ALLOWED: dict[str, set[str]] = {
     "simulation": set(),
@@ -22,31 +19,6 @@ ALLOWED: dict[str, set[str]] = {
     "environments": {"simulation"},
     "scenarios": {"simulation", "analysis", "agents", "environments"},
 }
-
-
-def imported_packages(source: str, package_path: tuple[str, ...]) -> set[str]:
-    """The personasim packages a module imports; `package_path` is where the module lives,
-    e.g. ("agents",) for agents/trustee.py."""
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                parts = alias.name.split(".")
-                if parts[0] == "personasim" and len(parts) > 1:
-                    found.add(parts[1])
-        elif isinstance(node, ast.ImportFrom):
-            module = node.module.split(".") if node.module else []
-            if node.level == 0:
-                if module[:1] != ["personasim"]:
-                    continue
-                targets = module[1:2] or [alias.name for alias in node.names]
-            else:
-                depth = len(package_path) - (node.level - 1)
-                assert depth >= 0, f"relative import above personasim: {ast.dump(node)}"
-                full = [*package_path[:depth], *module]
-                targets = full[:1] or [alias.name for alias in node.names]
-            found.update(targets)
-    return found
 
 
 def package_imports() -> dict[str, dict[str, set[str]]]:
