@@ -189,7 +189,7 @@ def test_a_model_that_never_gives_one_amount_is_a_counted_failure(tmp_path: Path
 def test_every_trust_task_reads_with_the_one_reader() -> None:
     """The journeys' trust place, the forecast and the examples use the same reader: no module
     keeps its own closing-sentence pattern."""
-    from personasim.scenarios.persona_journey import scenario as persona_journey
+    from personasim.scenarios.persona_journey import places as persona_journey
     from personasim.scenarios.trust import forecast as trust_forecast
     from personasim.scenarios.trust import population as trust_population
 

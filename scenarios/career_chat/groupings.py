@@ -59,7 +59,7 @@ def job_labels(events: pd.DataFrame, profiles: Mapping[str, Mapping[str, Any]]) 
     unclassified = sorted({t for p in by_classifier for t in p["unclassified"]})
     return {
         "sources": [*(p.get("source", "file") for p in given), "word rule"],
-        "classifier": by_classifier[0]["classifier"] if by_classifier else None,
+        "classifier": by_classifier[0]["classifier"] if by_classifier else [],  # no model bound
         "titles_asked": sum(p["asked"] for p in by_classifier),
         "unclassified_titles": unclassified,
         "unclassified_users": sum(p["job_title"] in unclassified for p in profiles.values()),
