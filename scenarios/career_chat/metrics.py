@@ -37,6 +37,7 @@ from personasim.scenarios.career_chat.uncertainty import (
     group_uncertainty,
 )
 from personasim.simulation.core.stages import stage
+from personasim.simulation.llm.model_spec import parse_model_spec
 
 __all__ = [
     "DIMENSIONS",
@@ -434,8 +435,8 @@ def paper_differences(header: Mapping[str, Any], n_items: int, n_users: int) -> 
     roles = header.get("roles") or {}
     for role, paper_model in PAPER_ROLES.items():
         specs = roles.get(role)
-        model = str(specs[0]) if specs else model_label(header["model"])
-        model = model.split("@")[0].removeprefix("openai:")  # the name, not the endpoint
+        spec = parse_model_spec(str(specs[0])) if specs else None
+        model = (spec.name or spec.text) if spec else model_label(header["model"])
         if paper_model not in model:
             differs.append(f"{role}: {model} (paper: {paper_model})")
     return differs
