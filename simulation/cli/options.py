@@ -42,8 +42,8 @@ __all__ = [
 NOT_VALID = 3
 """Exit code of a run that finished with a failure rate over its limit."""
 
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+out = Console(highlight=False, soft_wrap=True, emoji=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 
 
 def fail(message: str, code: int) -> int:

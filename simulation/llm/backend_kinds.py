@@ -29,6 +29,7 @@ class ScriptedKind(BackendKind):
     """`scripted`, `scripted:drift=D,seed=S` (either option or both): the behaviour model."""
 
     usage = "scripted[:drift=D,seed=S]"
+    accepts = frozenset({"response_format"})  # it writes JSON answers; it has no endpoint
 
     def parse(self, text: str, rest: str | None) -> ModelSpec:
         options: dict[str, Any] = {}
@@ -67,6 +68,10 @@ class OpenAIKind(BackendKind):
     usage = "openai:MODEL_NAME[@BASE_URL] (key from OPENAI_API_KEY)"
     takes_options = False
 
+    def uses(self, option: str, spec: ModelSpec) -> bool:
+        """`--base-url` serves only specs without their own `@URL`."""
+        return option != "base_url" or spec.url is None
+
     def build(self, spec: ModelSpec, *, base_url: str | None, seed: int) -> Backend:
         from personasim.simulation.llm.chat import PermanentLLMError
         from personasim.simulation.llm.openai_backend import OpenAIBackend
@@ -83,6 +88,7 @@ class LangChainKind(BackendKind):
     options as keyword arguments (values read as JSON when they parse, else as text)."""
 
     usage = "langchain:MODULE:CLASS[?NAME=VALUE&...]"
+    accepts: frozenset[str] = frozenset()  # the class's own options set its URL and format
 
     def parse(self, text: str, rest: str | None) -> ModelSpec:
         spec = super().parse(text, rest)

@@ -13,6 +13,10 @@ naming the module that registers it under the entry-point group `personasim.back
 point name = the kind). Entry points are listed from package metadata and loaded only when a spec
 asks for that kind, so nothing heavy is imported to read a command line.
 
+A kind declares which run options it uses (`accepts`: `base_url`, `response_format`), and
+`check_run_options` refuses a run whose option no bound model would use (`--base-url` with the
+scripted model), instead of ignoring it silently.
+
 A spec is recorded in manifests and events, so it never holds a secret: options named like one
 (`api_key`, `token`, ...) are refused; keys come from environment variables.
 """
@@ -22,7 +26,7 @@ from __future__ import annotations
 import importlib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -33,19 +37,25 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ENTRY_POINT_GROUP",
+    "RUN_OPTIONS",
     "BackendKind",
     "ModelSpec",
     "ModelSpecError",
     "backend_kind",
     "backend_kinds",
+    "check_run_options",
     "make_backend",
     "parse_model_spec",
+    "unused_run_options",
 ]
 
 ENTRY_POINT_GROUP = "personasim.backends"
 BUILTIN_KINDS = ("scripted", "openai", "langchain")
 _KIND = re.compile(r"[a-z][a-z0-9_-]*")
 _SECRET = re.compile(r"key|token|secret|password|credential", re.IGNORECASE)
+RUN_OPTIONS = {"base_url": "--base-url", "response_format": "--response-format"}
+"""Run options only some backend kinds use (option → its flag); `BackendKind.accepts` says
+which."""
 
 
 class ModelSpecError(ValueError):
@@ -82,6 +92,13 @@ class BackendKind:
     """How a spec of this kind reads, shown in errors (e.g. `openai:MODEL_NAME[@BASE_URL]`)."""
     takes_options: bool = True
     """Whether `?NAME=VALUE&...` is read as options (else it is part of the name or URL)."""
+    accepts: frozenset[str] = frozenset(RUN_OPTIONS)
+    """The `RUN_OPTIONS` this kind uses. An installed kind receives `base_url` in `build` and the
+    response format in each request, so it is taken to use both unless it narrows this."""
+
+    def uses(self, option: str, spec: ModelSpec) -> bool:
+        """Whether a run option reaches this spec's backend (override for per-spec cases)."""
+        return option in self.accepts
 
     def parse(self, text: str, rest: str | None) -> ModelSpec:
         if not rest:
@@ -151,6 +168,42 @@ def make_backend(spec: str | ModelSpec, base_url: str | None = None, seed: int =
     if kind is None:
         raise ModelSpecError(f"model {parsed.text!r}: no backend kind {parsed.kind!r}")
     return kind.build(parsed, base_url=base_url, seed=seed)
+
+
+def unused_run_options(specs: Iterable[str | ModelSpec], options: Mapping[str, Any]) -> list[str]:
+    """The run options given (not None) that no one of `specs` uses."""
+    parsed = [parse_model_spec(spec) for spec in specs]
+    return [
+        name
+        for name, value in options.items()
+        if value is not None
+        and not any((kind := _kind(p.kind)) is not None and kind.uses(name, p) for p in parsed)
+    ]
+
+
+def check_run_options(specs: Iterable[str | ModelSpec], options: Mapping[str, Any]) -> None:
+    """`ModelSpecError` naming the option and the models when a given run option (`base_url`,
+    `response_format`; None = not given) would reach none of the run's models."""
+    specs = list(dict.fromkeys(str(spec) for spec in specs))
+    unused = unused_run_options(specs, options)
+    if not unused:
+        return
+    name = unused[0]
+    users = [kind for kind, found in _users(name).items() if found]
+    models = ", ".join(repr(spec) for spec in specs)
+    what = "model" if len(specs) == 1 else "models"
+    hint = " without their own @URL" if name == "base_url" else ""
+    raise ModelSpecError(
+        f"{RUN_OPTIONS[name]} {options[name]} is used only by {' or '.join(users)} models"
+        f"{hint}; the run's {what} {models} would ignore it (pass a model that uses it, e.g. "
+        f"--model openai:NAME, or leave {RUN_OPTIONS[name]} out)"
+    )
+
+
+def _users(option: str) -> dict[str, bool]:
+    """Each registered kind (as `kind:`) and whether it accepts `option`."""
+    _load_builtins()
+    return {f"{name}:": option in kind.accepts for name, kind in _KINDS.items()}
 
 
 def _kind(name: str) -> BackendKind | None:

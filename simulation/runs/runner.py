@@ -23,7 +23,12 @@ from personasim.simulation.llm.cache import ResponseCache, default_cache_dir
 from personasim.simulation.llm.chat import RESPONSE_FORMATS, Backend, ResponseFormat
 from personasim.simulation.llm.client import LLMClient, ModelPool, RetryPolicy
 from personasim.simulation.llm.limiter import EndpointLimiter
-from personasim.simulation.llm.model_spec import ModelSpecError, make_backend, parse_model_spec
+from personasim.simulation.llm.model_spec import (
+    ModelSpecError,
+    check_run_options,
+    make_backend,
+    parse_model_spec,
+)
 from personasim.simulation.llm.prompts import PromptPack, PromptPackError
 from personasim.simulation.llm.roles import RoleError, bind_roles
 from personasim.simulation.log.event_log import EventLog, ResumeState
@@ -202,6 +207,8 @@ async def arun_scenario(
     )
     main_spec = model if backend is None else backend.name
     bound = _bind_roles(scenario_cls, main_spec, roles or {})
+    if backend is None:
+        _check_run_options([s for specs in bound.values() for s in specs], base_url, settings)
     backend = backend or _backend(model, base_url, seed)
     instance = scenario_cls(checked, _prompt_pack(scenario_cls, prompts))
     instance.prepare()
@@ -322,6 +329,20 @@ def _prompt_pack(scenario_cls: type[Scenario], path: str | Path | None) -> Promp
     except PromptPackError as exc:
         raise RunError(f"--prompts {exc}") from None
     return pack
+
+
+def endpoint_options(base_url: str | None, settings: RunSettings) -> dict[str, Any]:
+    """The run options only some backend kinds use, None where not given."""
+    fmt = None if settings.response_format == "text" else settings.response_format
+    return {"base_url": base_url, "response_format": fmt}
+
+
+def _check_run_options(specs: Sequence[str], base_url: str | None, settings: RunSettings) -> None:
+    """`--base-url` or `--response-format` that no model of the run would use: bad input."""
+    try:
+        check_run_options(specs, endpoint_options(base_url, settings))
+    except ModelSpecError as exc:
+        raise RunError(str(exc)) from None
 
 
 def _bind_roles(

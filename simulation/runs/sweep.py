@@ -19,9 +19,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 from personasim.simulation.core.scenario import Scenario
-from personasim.simulation.llm.model_spec import ModelSpecError, parse_model_spec
+from personasim.simulation.llm.model_spec import (
+    ModelSpecError,
+    check_run_options,
+    parse_model_spec,
+)
 from personasim.simulation.runs.run_dir import RunError, RunResult
 from personasim.simulation.runs.run_lock import RunLockedError
+from personasim.simulation.runs.runner import RunSettings, endpoint_options
 from personasim.simulation.runs.scenario_file import (
     is_scenario_path,
     resolve_scenario,
@@ -86,6 +91,7 @@ def run_sweep(
             parse_model_spec(model)
         except ModelSpecError as exc:
             raise RunError(str(exc)) from None
+    _check_run_options(models, run_options)
     if seeds is not None and (not seeds or len(set(seeds)) != len(seeds)):
         raise RunError(f"seeds {list(seeds)}: give one or more, each once")
     seed_list: list[int | None] = list(seeds) if seeds is not None else [None]
@@ -136,6 +142,19 @@ def run_sweep(
             folder.mkdir(exist_ok=True)
             reports += scenario_cls.write_sweep_reports(per_seed, list(grid), folder)
     return SweepResult(directory, runs, rows, reports)
+
+
+def _check_run_options(models: Sequence[str], run_options: Mapping[str, Any]) -> None:
+    """An endpoint option no model of the sweep would use is bad input; one that only some
+    use reaches those cells (`run_cell` leaves it out of the others)."""
+    specs = [*models, *(s for specs in (run_options.get("roles") or {}).values() for s in specs)]
+    options = endpoint_options(
+        run_options.get("base_url"), run_options.get("settings") or RunSettings()
+    )
+    try:
+        check_run_options(specs, options)
+    except ModelSpecError as exc:
+        raise RunError(str(exc)) from None
 
 
 def _run_cells_here(

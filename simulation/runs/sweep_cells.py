@@ -8,15 +8,16 @@ not a cycle.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from personasim.simulation.core.scenario import Scenario
 from personasim.simulation.llm.chat import Backend
 from personasim.simulation.llm.limiter import EndpointLimiter
+from personasim.simulation.llm.model_spec import unused_run_options
 from personasim.simulation.runs.run_dir import MANIFEST_FILE, RunResult
-from personasim.simulation.runs.runner import run_scenario
+from personasim.simulation.runs.runner import RunSettings, endpoint_options, run_scenario
 from personasim.simulation.runs.scenario_file import load_scenario_file
 
 __all__ = ["CellFailure", "ScenarioRef", "SweepCell", "run_cell"]
@@ -60,6 +61,7 @@ def run_cell(
         scenario = load_scenario_file(*scenario)
     resume = (cell.run_dir / MANIFEST_FILE).exists()
     options = dict(run_options) if cell.seed is None else {**run_options, "seed": cell.seed}
+    options = _for_cell(cell.model, options)
     return run_scenario(
         scenario,
         cell.params,
@@ -69,3 +71,16 @@ def run_cell(
         limiter_for=limiter_for,
         **options,
     )
+
+
+def _for_cell(model: str, options: dict[str, Any]) -> dict[str, Any]:
+    """A sweep's options without the endpoint options none of this cell's models use (the
+    sweep checked that some cell uses each): `--base-url` does not reach a scripted cell."""
+    specs = [model, *(s for specs in (options.get("roles") or {}).values() for s in specs)]
+    settings = options.get("settings") or RunSettings()
+    unused = unused_run_options(specs, endpoint_options(options.get("base_url"), settings))
+    if "base_url" in unused:
+        options["base_url"] = None
+    if "response_format" in unused:
+        options["settings"] = replace(settings, response_format="text")
+    return options

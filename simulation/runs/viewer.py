@@ -206,8 +206,12 @@ def render_page(runs: Sequence[dict[str, Any]]) -> str:
         for number, events in enumerate(run["trajectories"].values()):
             blocks.append(_json_block(f"r{index}-a{number}", events))
     data = [
-        {**{k: v for k, v in run.items() if k != "trajectories"},
-         "blocks": {agent_id: f"r{index}-a{n}" for n, agent_id in enumerate(run["trajectories"])}}
+        {
+            **{k: v for k, v in run.items() if k != "trajectories"},
+            "blocks": {
+                agent_id: f"r{index}-a{n}" for n, agent_id in enumerate(run["trajectories"])
+            },
+        }
         for index, run in enumerate(runs)
     ]
     title = " vs ".join(f"{r['manifest'].get('scenario', '?')} ({r['dir']})" for r in runs)
