@@ -40,7 +40,8 @@ dataclass                              string / int specs
                                        OpenAI-style error body (``message`` may name ``{model}``
                                        and ``{response_format}``, filled in from the request)
 ``RawFault(status=200)``               ``"html"``, ``"html:502"`` -> an HTML page, not JSON (a web
-                                       UI at the wrong URL; a proxy whose upstream is down)
+                                       UI at the wrong URL; a proxy whose upstream is down);
+                                       ``"html:501"``, ``"html:500"``: a framework's own page
 =====================================  ===========================================================
 
 Named faults, as real servers send them (``NAMED_FAULTS``): ``"model_not_found"`` (OpenAI/vLLM
@@ -100,6 +101,13 @@ HTML_502 = (
     "<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n"
     "</body>\r\n</html>\r\n"
 )
+HTML_STATUS_PAGES = {
+    501: "<!doctype html>\n<html lang=en>\n<title>501 Not Implemented</title>\n"
+    "<h1>Not Implemented</h1>\n<p>The server does not support the action requested.</p>\n",
+    500: "<html><head><title>500 Internal Server Error</title></head>\n"
+    "<body><h1>Internal Server Error</h1><p>Something went wrong.</p></body></html>\n",
+}
+"""Pages of a server's own framework (no proxy named), for `html:501` and `html:500`."""
 
 Responder = Callable[[dict[str, Any]], str | Awaitable[str]]
 
@@ -230,7 +238,9 @@ def parse_fault(spec: FaultSpec) -> Fault:
             param=arg,
         )
     if kind == "html":
-        return RawFault(status=int(arg), body=HTML_502) if sep else RawFault()
+        if not sep:
+            return RawFault()
+        return RawFault(status=int(arg), body=HTML_STATUS_PAGES.get(int(arg), HTML_502))
     if kind in ("rate_limit", "429"):
         return RateLimitFault(retry_after=arg.strip()) if sep else RateLimitFault()
     if kind == "server_error":

@@ -147,7 +147,28 @@ def test_a_timeout_stays_transient_and_says_what_to_change(server, tmp_path, cap
             "html:502",
             [
                 "gave up after 3 attempt(s): HTTP 502 with an HTML page ('502 Bad Gateway')",
+                "a proxy in front of the model server",
                 "is the model server running?",
+            ],
+            3,
+        ),
+        # a framework's own 501 page: the server does not implement the request, no proxy
+        (
+            "html:501",
+            [
+                "answered HTTP 501 with an HTML page ('501 Not Implemented')",
+                "the server does not implement this request",
+                "is --base-url the OpenAI-compatible API's address",
+            ],
+            1,
+        ),
+        # a server's own 500 page: retried, then the server (not a proxy) is named
+        (
+            "html:500",
+            [
+                "gave up after 3 attempt(s): HTTP 500 with an HTML page "
+                "('500 Internal Server Error')",
+                "the server failed and its page says no more: see the server's log",
             ],
             3,
         ),
@@ -218,6 +239,8 @@ def test_endpoint_failures_are_one_line_with_the_next_step(
     line = one_error_line(capsys)
     for fragment in expected:
         assert fragment in line
+    if fault in ("html:501", "html:500"):  # a page that names no proxy is not blamed on one
+        assert "proxy" not in line
     assert server.request_count == requests  # permanent: one attempt; transient: all of them
     manifest = assert_interrupted(tmp_path / "r", line)
     assert SECRET not in json.dumps(manifest)

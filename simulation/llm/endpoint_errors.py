@@ -36,6 +36,13 @@ _CONTEXT = re.compile(
 _KEY_LIKE = re.compile(r"\bsk-[\w*.-]*[\w*]")  # OpenAI echoes a masked key: not even that is shown
 _TITLE = re.compile(r"<title>\s*(.*?)\s*</title>", re.IGNORECASE | re.DOTALL)
 _MAX_DETAIL = 200
+_TAG = re.compile(r"<[^>]*>")
+_PROXY = re.compile(
+    r"\b(bad gateway|gateway time-?out|proxy|upstream|nginx|cloudflare|envoy|haproxy|traefik"
+    r"|caddy|varnish)\b",
+    re.IGNORECASE,
+)
+"""Words of a page that a proxy or gateway wrote (nginx's 502, Cloudflare's 52x...)."""
 
 
 @dataclass(frozen=True)
@@ -83,17 +90,29 @@ def timeout_error(timeout: float) -> TransientLLMError:
 
 
 def not_json_error(status: int, body: str, endpoint: Endpoint) -> LLMError:
-    """A page instead of the API's JSON: a wrong URL (200, 4xx) or a proxy's upstream down (5xx)."""
+    """A page instead of the API's JSON: a wrong URL (200, 4xx, 501), a server that failed
+    (5xx), or a proxy whose upstream is down (a 5xx page that names a gateway or proxy)."""
     what = describe_page(body, endpoint)
-    if status >= 500 or status == 429:
+    if (status >= 500 and status != 501) or status == 429:
         return TransientLLMError(
-            f"HTTP {status} with {what} instead of the API's JSON — a proxy in front of the "
-            "model server could not reach it: is the model server running?"
+            f"HTTP {status} with {what} instead of the API's JSON — {_cause(status, body)}"
         )
+    implemented = " (the server does not implement this request)" if status == 501 else ""
     return PermanentLLMError(
-        f"{endpoint.url} answered HTTP {status} with {what} instead of the API's JSON — "
-        f"{BASE_URL_HINT}"
+        f"{endpoint.url} answered HTTP {status} with {what} instead of the API's JSON"
+        f"{implemented} — {BASE_URL_HINT}"
     )
+
+
+def _cause(status: int, body: str) -> str:
+    """What a retryable page says went wrong; a proxy only when the page names one."""
+    if status == 429:
+        return "the server is limiting requests: lower --concurrency or set --rpm"
+    if _PROXY.search(_TAG.sub(" ", body)):
+        return (
+            "a proxy in front of the model server could not reach it: is the model server running?"
+        )
+    return "the server failed and its page says no more: see the server's log"
 
 
 def status_error(
