@@ -63,6 +63,19 @@ def test_run_prints_summary_and_run_dir(tmp_path: Path, capsys) -> None:
     assert manifest["params"]["endowment"] == 44 and manifest["params"]["trustee"] == "M5"
 
 
+def test_metrics_check_without_metrics_json_says_so(small_run: Path, capsys) -> None:
+    """Not "DIFFERS": there is nothing to compare yet; exit 1 (documented) until it is written."""
+    (small_run / "metrics.json").unlink()
+    capsys.readouterr()
+    assert run_cli("metrics", str(small_run), "--check") == 1
+    printed = capsys.readouterr().out
+    assert "no metrics.json yet" in printed and "DIFFERS" not in printed
+    assert f"personasim metrics {small_run}` writes it" in printed
+    assert not (small_run / "metrics.json").exists()
+    assert run_cli("metrics", str(small_run)) == 0
+    assert run_cli("metrics", str(small_run), "--check") == 0
+
+
 def test_list_shows_scenarios_and_defaults(capsys) -> None:
     assert run_cli("list") == 0
     printed = capsys.readouterr().out

@@ -1,4 +1,8 @@
-"""`personasim metrics RUN_DIR [--check]`: recompute metrics.json from the event log alone."""
+"""`personasim metrics RUN_DIR [--check]`: recompute metrics.json from the event log alone.
+
+`--check` exits 0 when metrics.json and the log match what was recorded, 1 when either differs
+or when there is no metrics.json yet (a run that did not finish; `metrics RUN_DIR` writes it).
+"""
 
 from __future__ import annotations
 
@@ -19,7 +23,11 @@ __all__ = ["add_metrics_command"]
 def add_metrics_command(commands: Any) -> None:
     metrics = commands.add_parser("metrics", help="recompute metrics.json from the log alone")
     metrics.add_argument("run_dir", type=Path)
-    metrics.add_argument("--check", action="store_true", help="only compare; exit 1 if different")
+    metrics.add_argument(
+        "--check",
+        action="store_true",
+        help="only compare; exit 1 if different or if there is no metrics.json yet",
+    )
     metrics.set_defaults(handler=_metrics)
 
 
@@ -42,6 +50,12 @@ def _metrics(args: argparse.Namespace, extra: Sequence[str]) -> int:
     path = args.run_dir / METRICS_FILE
     text = json.dumps(metrics, indent=2, sort_keys=True, allow_nan=False) + "\n"
     same = path.exists() and path.read_text() == text
+    if args.check and not path.exists():
+        out.print(
+            f"{path}: no {METRICS_FILE} yet (the run did not finish, or the file was removed), "
+            f"so nothing to compare; `personasim metrics {args.run_dir}` writes it from the log"
+        )
+        return 1
     if args.check:
         out.print(f"{path}: {'identical to' if same else 'DIFFERS from'} the recomputed metrics")
         return 0 if same and log_ok else 1
