@@ -111,6 +111,12 @@ def test_replay_lists_agents_then_shows_one_trajectory(small_run: Path, capsys) 
         (["run", "trust-population", "--trustee", "X9"], "--trustee"),
         (["run", "trust-population", "--n-personas", "lots"], "--n-personas"),
         (["run", "trust-population", "--no-such-param", "1"], "--no-such-param"),
+        (
+            ["run", "trust-populaton"],
+            "unknown scenario 'trust-populaton' (did you mean 'trust-population'?)",
+        ),
+        (["run", "trust-population", "--n-persona", "3"], "(did you mean --n-personas?)"),
+        (["sweep", "trust-population", "--vary", "endowmnt=1,2", "--out", "s"], "--endowment?"),
         (["run", "trust-population", "--n-personas", "500"], "more than the 120 personas"),
         (["run", "trust-population", "--model", "gpt-4"], "unknown model 'gpt-4'"),
         (["run", "trust-population", "--persona-file", "/nonexistent.jsonl"], "no such file"),
@@ -123,6 +129,13 @@ def test_bad_input_is_one_clear_error(args, message, capsys, tmp_path, monkeypat
     assert err.startswith("error:") and message in err
     assert "Traceback" not in err
     assert not (tmp_path / "runs").exists()  # nothing written for a run that never started
+    assert not (tmp_path / "s").exists()
+
+
+def test_no_did_you_mean_without_a_close_name(capsys) -> None:
+    assert run_cli("run", "xyzzy") == 2
+    assert run_cli("run", "trust-population", "--zzz", "1") == 2
+    assert "did you mean" not in capsys.readouterr().err
 
 
 def test_malformed_persona_file_names_file_and_line(tmp_path: Path, capsys) -> None:

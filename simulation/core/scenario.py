@@ -8,11 +8,12 @@ A scenario declares typed parameters (a pydantic model), builds agents and envir
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import importlib
 import inspect
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, get_origin
@@ -199,13 +200,26 @@ class Scenario(ABC):
         except ValidationError as exc:
             problems = "; ".join(
                 f"--{'.'.join(str(p) for p in err['loc']).replace('_', '-')}: {err['msg']}"
-                + (f" (got {err['input']!r})" if err["type"] != "extra_forbidden" else "")
+                + (
+                    _did_you_mean(str(err["loc"][0]), cls.Params.model_fields)
+                    if err["type"] == "extra_forbidden"
+                    else f" (got {err['input']!r})"
+                )
                 for err in exc.errors()
             )
             raise ScenarioError(
                 f"{cls.name}: invalid parameters: {problems}. "
                 f"`personasim list` shows the parameters of each scenario."
             ) from None
+
+
+def _did_you_mean(name: str, known: Iterable[str], flag: str = "--") -> str:
+    """` (did you mean --n-personas?)` for a close known name, else nothing."""
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    if not close:
+        return ""
+    shown = f"{flag}{close[0].replace('_', '-')}" if flag else repr(close[0])
+    return f" (did you mean {shown}?)"
 
 
 def read_input(flag: str, load: Callable[[], T]) -> T:
@@ -276,8 +290,9 @@ def list_scenarios() -> dict[str, type[Scenario]]:
 def get_scenario(name: str) -> type[Scenario]:
     scenarios = list_scenarios()
     if name not in scenarios:
+        hint = _did_you_mean(name, scenarios, flag="")
         raise ScenarioError(
-            f"unknown scenario {name!r}; known scenarios: {', '.join(scenarios) or 'none'}. "
+            f"unknown scenario {name!r}{hint}; known scenarios: {', '.join(scenarios) or 'none'}. "
             f"Run a scenario of your own from its file (personasim run path/to/scenario.py), "
             f"or declare its package under the entry-point group {ENTRY_POINT_GROUP!r}"
         )
