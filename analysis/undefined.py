@@ -23,6 +23,7 @@ __all__ = [
     "Statistic",
     "Undefined",
     "first_undefined",
+    "in_words",
     "read_stat",
     "shown_stat",
     "stat_fields",
@@ -35,6 +36,15 @@ SINGLE_LEVEL = "a single level"
 ZERO_BASELINE = "zero baseline"
 
 UNDEFINED_SUFFIX = "_undefined"
+
+_IN_WORDS = {
+    NO_VALUES: "there is no value to compute it from",
+    FEWER_THAN_2: "it needs at least two values",
+    CONSTANT: "every value is the same, so there is no variation to measure",
+    SINGLE_LEVEL: "every value falls in one group, so there are no groups to compare",
+    ZERO_BASELINE: "the baseline it is measured against is 0",
+}
+"""Each reason code said for a reader who does not know the statistic."""
 
 
 @dataclass(frozen=True)
@@ -98,3 +108,23 @@ def shown_stat(record: Mapping[str, Any], name: str, digits: int = 2) -> str:
     if isinstance(value, Undefined):
         return f"undefined ({value.reason})"
     return f"{value:.{digits}f}"
+
+
+def in_words(reason: str) -> str:
+    """A reason said for a newcomer: its code in plain words, its detail after them.
+
+    "no values: no level of this trait in the test split" → "there is no value to compute it
+    from (no level of this trait in the test split)"; a labelled reason ("behaviour: constant
+    input") keeps its label; a reason without a known code is returned as it is.
+    """
+    label, colon, rest = reason.partition(": ")
+    if colon and not any(label.startswith(code) for code in _IN_WORDS):
+        return f"{label}: {in_words(rest)}"
+    for code, words in _IN_WORDS.items():
+        if reason.startswith(code):
+            detail = reason[len(code) :].strip().removeprefix(":").strip()
+            detail = (
+                detail.removeprefix("(").removesuffix(")") if detail.startswith("(") else detail
+            )
+            return f"{words} ({detail})" if detail else words
+    return reason

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
+from fake_openai import FakeOpenAIServer
 
 from personasim.simulation.cli.main import main
 
@@ -58,9 +60,27 @@ def test_run_prints_summary_and_run_dir(tmp_path: Path, capsys) -> None:
     printed = capsys.readouterr().out
     assert "6 of 6 personas decided" in printed
     assert "not a language model" in printed
+    assert "model calls 6, cache hits 0, failures 0\n" in printed
+    assert "tokens" not in printed  # the scripted model counts words, not tokens
     assert f"run directory: {out}" in printed
+    assert printed.rstrip().endswith(
+        f"reports (tables, figures): {out / 'reports'}\nto look at it: personasim view {out}"
+    )
+    rankings = [line for line in printed.splitlines() if "ranking" in line]
+    assert rankings and not [line for line in rankings if "..." in line]
+    assert all(re.search(r"… and \d+ more", line) for line in rankings if "…" in line)
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["params"]["endowment"] == 44 and manifest["params"]["trustee"] == "M5"
+
+
+def test_a_language_models_run_prints_its_tokens(tmp_path: Path, capsys) -> None:
+    with FakeOpenAIServer() as server:
+        code = run_cli("run", "trust-population", "--n-personas", "3", "--no-progress",
+                       "--no-cache", "--model", f"openai:{server.model}", "--base-url",
+                       server.base_url, "--out", str(tmp_path / "r"))  # fmt: skip
+    assert code == 0
+    assert re.search(r"model calls 3, .*, tokens \d+\+\d+ \(prompt\+completion\)\n",
+                     capsys.readouterr().out)  # fmt: skip
 
 
 def test_metrics_check_without_metrics_json_says_so(small_run: Path, capsys) -> None:

@@ -66,6 +66,8 @@ def test_role_flag_sends_the_judges_calls_to_its_endpoint(tmp_path: Path, capsys
         )  # fmt: skip
         asked = judge.request_count
     assert code == 0 and asked == 2
+    assert "tokens" in (printed := capsys.readouterr().out)  # a language model answered
+    assert "the scripted roles' word counts included" in printed
     manifest = json.loads((out / "manifest.json").read_text())
     judge_spec = f"openai:judge@{judge.base_url}"
     assert manifest["roles"] == {"student": ["scripted"], "judge": [judge_spec]}

@@ -63,10 +63,19 @@ def test_population_eta_lines_say_why_and_give_n(beliefs: RunResult) -> None:
     )
     family = [line for line in result.report if "Family Structure At 16" in line]
     assert family == [
-        "  Family Structure At 16: eta² undefined (no values: no level of this trait in the "
-        "test split); n = 0"
+        "  Family Structure At 16: eta² undefined, n = 0: there is no value to compute it from "
+        "(no level of this trait in the test split); the test split holds the levels the "
+        "paper reports, --split all every level"
     ]
     assert all("n = " in line for line in result.report if "eta²" in line)
+
+
+def test_rankings_say_how_many_levels_are_not_shown() -> None:
+    from personasim.scenarios.trust.metrics import shown_ranking
+
+    assert shown_ranking(["a", "b", "c", "d", "e"]) == "a > b > c > … and 2 more"
+    assert shown_ranking(["a", "b", "c"]) == "a > b > c"
+    assert shown_ranking(["a"]) == "a"
 
 
 def test_table4_has_n_and_names_the_traits_without_rho(tmp_path: Path) -> None:

@@ -114,7 +114,8 @@ def test_a_single_persona_leaves_sd_and_eta_undefined(tmp_path: Path) -> None:
         assert attribute["eta_squared_undefined"].startswith("a single level (")
         assert all(level["small"] for level in attribute["levels"].values())
     assert "SD undefined (fewer than 2 values)" in result.report[0]
-    assert any("eta² undefined (a single level (" in line for line in result.report)
+    single = "eta² undefined, n = 1: every value falls in one group, so there are no groups"
+    assert any(single in line for line in result.report)
 
 
 def test_one_repetition_leaves_the_spreads_undefined(tmp_path: Path) -> None:
@@ -235,6 +236,36 @@ def test_coin_guess_example_follows_the_convention(tmp_path: Path) -> None:
         "0 guesses, accuracy undefined (no graded guesses)"
     ]
     json.dumps(events_less, allow_nan=False)
+
+
+@pytest.mark.parametrize(
+    ("reason", "said"),
+    [
+        ("no values", "there is no value to compute it from"),
+        (
+            "no values: no level of this trait in the test split",
+            "there is no value to compute it from (no level of this trait in the test split)",
+        ),
+        ("fewer than 2 values", "it needs at least two values"),
+        (
+            "constant input (all 7 deciders sent $5)",
+            "every value is the same, so there is no variation to measure (all 7 deciders sent $5)",
+        ),
+        (
+            "behaviour: constant input",
+            "behaviour: every value is the same, so there is no variation to measure",
+        ),
+        (
+            "a single level (High, n=1)",
+            "every value falls in one group, so there are no groups to compare (High, n=1)",
+        ),
+        ("not recorded", "not recorded"),  # no known code: as it is
+    ],
+)
+def test_reasons_said_in_words(reason: str, said: str) -> None:
+    from personasim.analysis.undefined import in_words
+
+    assert in_words(reason) == said
 
 
 def test_reasons_are_short_and_named(constant_beliefs: RunResult) -> None:

@@ -32,6 +32,7 @@ from personasim.analysis.undefined import (
     NO_VALUES,
     SINGLE_LEVEL,
     Undefined,
+    in_words,
     read_stat,
     shown_stat,
     stat_fields,
@@ -143,6 +144,10 @@ def _attribute_metrics(
     }
 
 
+NOT_IN_SPLIT = f"{NO_VALUES}: no level of this trait in the test split"
+"""Why a trait of Table 5 outside the paper's test split has no η² (the reason as stored)."""
+
+
 def _why_no_eta(
     reason: str,
     name: str,
@@ -157,7 +162,7 @@ def _why_no_eta(
     if not any(name in t for t in traits.values()):
         return f"{NO_VALUES}: no persona has this trait"
     if kept is not None and not kept:
-        return f"{NO_VALUES}: no level of this trait in the test split"
+        return NOT_IN_SPLIT
     if not levels:
         return f"{NO_VALUES}: all {at_levels} decisions at its levels failed"
     if reason == SINGLE_LEVEL:
@@ -165,6 +170,12 @@ def _why_no_eta(
     if reason == CONSTANT:
         return f"{CONSTANT} (all {len(values)} deciders sent ${values[0]:g})"
     return reason
+
+
+def shown_ranking(ranking: list[str], shown: int = 3) -> str:
+    """The first levels of a ranking; the rest counted, never cut silently."""
+    more = len(ranking) - shown
+    return " > ".join(ranking[:shown]) + (f" > … and {more} more" if more > 0 else "")
 
 
 def population_report(metrics: dict[str, Any]) -> list[str]:
@@ -179,12 +190,18 @@ def population_report(metrics: dict[str, Any]) -> list[str]:
         eta = shown_stat(result, "eta_squared", 3)
         n = f"n = {result.get('n', sum(s['n'] for s in result['levels'].values()))}"
         if result["eta_squared"] is None:
-            lines.append(f"  {name}: eta² {eta}; {n}")
+            reason = read_stat(result, "eta_squared").reason
+            why = in_words(reason)
+            if reason == NOT_IN_SPLIT:
+                why += (
+                    "; the test split holds the levels the paper reports, --split all every level"
+                )
+            lines.append(f"  {name}: eta² undefined, {n}: {why}")
             continue
-        top = " > ".join(result["ranking"][:3])
+        top = shown_ranking(result["ranking"])
         small = [level for level, s in result["levels"].items() if s["small"]]
         note = f" (n < {metrics['min_group_n']}: {', '.join(small)})" if small else ""
-        lines.append(f"  {name}: eta² = {eta}, {n}; ranking {top} ...{note}")
+        lines.append(f"  {name}: eta² = {eta}, {n}; ranking {top}{note}")
     return lines
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from personasim.simulation.cli.options import (
     scenario_values,
 )
 
-__all__ = ["MODEL_HELP", "add_run_command"]
+__all__ = ["MODEL_HELP", "add_run_command", "calls_line", "where_lines"]
 
 MODEL_HELP = (
     "'scripted', 'scripted:drift=0.15' (real models' habits), 'openai:MODEL_NAME[@BASE_URL]' or "
@@ -58,14 +59,38 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> int:
         retry_failed=args.retry_failed,
         **run_options(args),
     )
-    llm = result.manifest["llm"]
     for line in result.report:
         out.print(line)
     if "note" in result.manifest["model"]:
         out.print(f"model: {result.manifest['model']['note']}")
-    out.print(
-        f"model calls {llm['calls']}, cache hits {llm['cache_hits']}, failures {llm['failures']}, "
-        f"tokens {llm['prompt_tokens']}+{llm['completion_tokens']}"
-    )
-    out.print(f"run directory: {result.run_dir}")
+    out.print(calls_line(result.manifest))
+    for line in where_lines(result.run_dir):
+        out.print(line)
     return 0 if result.valid else NOT_VALID
+
+
+def calls_line(manifest: dict[str, Any]) -> str:
+    """Calls, cache hits and failures; tokens only where a language model answered (the scripted
+    model counts words, not tokens)."""
+    from personasim.simulation.llm.roles import is_scripted
+
+    llm = manifest["llm"]
+    line = f"model calls {llm['calls']}, cache hits {llm['cache_hits']}, failures {llm['failures']}"
+    specs = [spec for specs in manifest.get("roles", {}).values() for spec in specs]
+    if all(is_scripted(spec) for spec in specs):
+        return line
+    tokens = f"tokens {llm['prompt_tokens']}+{llm['completion_tokens']} (prompt+completion)"
+    if any(is_scripted(spec) for spec in specs):
+        tokens += ", the scripted roles' word counts included"
+    return f"{line}, {tokens}"
+
+
+def where_lines(run_dir: Path) -> list[str]:
+    """Where the run went and how to look at it: the last lines of a run's summary."""
+    from personasim.simulation.runs.run_dir import REPORTS_DIR
+
+    lines = [f"run directory: {run_dir}"]
+    if (run_dir / REPORTS_DIR).is_dir():
+        lines.append(f"reports (tables, figures): {run_dir / REPORTS_DIR}")
+    lines.append(f"to look at it: personasim view {shlex.quote(str(run_dir))}")
+    return lines
