@@ -8,6 +8,7 @@ import os
 import re
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -15,6 +16,7 @@ from personasim.analysis import load_events, load_sweep
 from personasim.simulation import run_scenario
 from personasim.simulation.cli.main import main
 from personasim.simulation.log.sqlite_store import SQLiteEventStore
+from personasim.simulation.runs.event_data import typed_column
 from personasim.simulation.runs.sweep import run_sweep
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "sweeps.md"
@@ -90,6 +92,61 @@ def test_a_sweeps_events_in_one_file_with_a_cell_column(tmp_path: Path, capsys) 
     first = sweep.runs[0].run_dir
     own = frame[frame["cell"] == first.name].reset_index(drop=True)
     assert list(own["payload"]) == [e.payload for e in logged(first)]
+    # Types survive the cells: typed from the raw values over all cells, in the frame and file.
+    sent = [e.payload["sent"] for r in sweep.runs for e in logged(r.run_dir)
+            if e.kind == "trust.transfer"]  # fmt: skip
+    for typed in (frame, table):
+        assert str(typed["payload.sent"].dtype) == "Int64"
+        assert typed["payload.sent"].mean() == pytest.approx(sum(sent) / len(sent))
+        assert str(typed["payload.cached"].dtype) == "boolean"
+        assert str(typed["payload.latency_s"].dtype) == "float64"
+        assert str(typed["payload.task"].dtype) == "string"
+        assert str(typed["payload.response.usage.prompt_tokens"].dtype) == "Int64"
+        assert str(typed["seq"].dtype) == "int64"
+    text = [c for c in frame.columns if c.startswith("payload.") and frame[c].dtype == "string"]
+    for column in text:  # a text column is the field's text, or JSON of a list/object/mix
+        values = frame[column].dropna()
+        raw = [v for v in own_values(frame, column) if v is not None]
+        assert len(values) == len(raw)
+        if all(isinstance(v, str) for v in raw):
+            assert list(values) == raw
+        else:
+            assert [json.loads(v) for v in values] == raw
+
+
+def own_values(frame: pd.DataFrame, column: str) -> list:
+    """`column`'s field read from each row's payload dict (two levels deep, as flattened)."""
+    path = column.removeprefix("payload.").split(".")
+    values = []
+    for payload in frame["payload"]:
+        value = payload
+        for key in path:
+            value = value.get(key) if isinstance(value, dict) else None
+        values.append(value)
+    return values
+
+
+@pytest.mark.parametrize(
+    ("values", "dtype", "expected"),
+    [
+        ([np.int64(3), 4, None], "Int64", [3, 4, pd.NA]),
+        ([np.bool_(True), False, pd.NA], "boolean", [True, False, pd.NA]),
+        ([1, np.float32(2.5), float("nan"), None], "float64", [1.0, 2.5, np.nan, np.nan]),
+        ([np.float64(0.5), 0.25], "float64", [0.5, 0.25]),
+        (["a", None, "b"], "string", ["a", pd.NA, "b"]),
+        # anything else mixed is JSON text, every value (text too) encoded
+        ([True, 1], "string", ["true", "1"]),
+        (["5", 5], "string", ['"5"', "5"]),
+        ([[1, np.int64(2)], {"b": 1, "a": None}], "string", ["[1, 2]", '{"a": null, "b": 1}']),
+        ([2**63, 1], "string", [str(2**63), "1"]),
+    ],
+)
+def test_one_type_per_column_by_the_documented_rule(
+    values: list, dtype: str, expected: list
+) -> None:
+    column = typed_column(values)
+    assert str(column.dtype) == dtype
+    pd.testing.assert_series_equal(column, pd.Series(expected).astype(dtype))
 
 
 @pytest.mark.parametrize(

@@ -3,19 +3,23 @@
 The frame has the log's columns (docs/events.md) and the payload twice: whole, in `payload`
 (a dict; JSON text in Parquet, so nothing is lost), and flattened into `payload.<key>`
 columns, two levels deep (`payload.response.usage.prompt_tokens`), for filtering and
-grouping without parsing. A flattened column keeps its values' type when they share one
-(bool, integer, number, text); a column whose values are lists, objects or a mix of types
-holds each value as JSON text. A sweep's events are one frame with a `cell` column (the run
-directory's name), and one Parquet file.
+grouping without parsing. Each flattened column gets one type by `typed_column`'s rule
+(docs/sweeps.md): booleans → boolean, integers → Int64, integers and numbers → float64,
+text → string, anything else (lists, objects, any other mix) → each value as JSON text.
+A sweep's events are one frame with a `cell` column (the run directory's name), flattened
+and typed over all cells at once, and one Parquet file.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import numbers
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from personasim.simulation.log.events import EVENT_COLUMNS, Event
@@ -28,6 +32,7 @@ __all__ = [
     "run_events",
     "sweep_cells",
     "sweep_events",
+    "typed_column",
     "write_parquet",
 ]
 
@@ -38,27 +43,38 @@ PREFIX = "payload."
 
 def events_table(events: Iterable[Event]) -> pd.DataFrame:
     """One row per event: the log's columns, `payload` as a dict, and flattened payload fields."""
+    return _with_payload_fields(_log_columns(events))
+
+
+def _log_columns(events: Iterable[Event]) -> pd.DataFrame:
     rows = [(e.seq, e.round, e.agent_id, e.kind, e.scope, e.ts, e.payload) for e in events]
-    frame = pd.DataFrame(rows, columns=EVENT_COLUMNS).astype({"round": "Int64"})
+    return pd.DataFrame(rows, columns=EVENT_COLUMNS).astype({"round": "Int64"})
+
+
+def _with_payload_fields(frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame` and its payloads' fields as typed `payload.<key>` columns (from the raw values,
+    so a field is typed once over every row, whichever run each row came from)."""
     if frame.empty:
         return frame
     flat = [_flatten(payload, FLATTEN_LEVELS) for payload in frame["payload"]]
     names = sorted({name for fields in flat for name in fields})
-    columns = {
-        PREFIX + name: _typed(pd.Series([f.get(name) for f in flat], dtype=object))
-        for name in names
-    }
+    columns = {PREFIX + name: typed_column([f.get(name) for f in flat]) for name in names}
     return pd.concat([frame, pd.DataFrame(columns, index=frame.index)], axis=1)
 
 
 def run_events(run_dir: str | Path) -> pd.DataFrame:
     """The events of the run in `run_dir`, read from its log (`events_table`)."""
+    return events_table(read_run_log(run_dir))
+
+
+def read_run_log(run_dir: str | Path) -> list[Event]:
+    """Every event of the run in `run_dir`, in `seq` order; a clear error when there is none."""
     run_dir = Path(run_dir)
     read_manifest(run_dir)  # a clear error when this is not a run directory
     if not (run_dir / EVENTS_FILE).is_file():
         raise RunError(f"{run_dir}: no {EVENTS_FILE} (the run's event log); nothing to read")
     with SQLiteEventStore(run_dir / EVENTS_FILE) as store:
-        return events_table(store.read())
+        return list(store.read())
 
 
 def sweep_cells(sweep_dir: str | Path) -> list[Path]:
@@ -76,13 +92,11 @@ def sweep_events(sweep_dir: str | Path) -> pd.DataFrame:
     """Every cell's events in one frame, `cell` (the run directory's name) first."""
     frames = []
     for cell in sweep_cells(sweep_dir):
-        frame = run_events(cell)
+        frame = _log_columns(read_run_log(cell))
         frame.insert(0, "cell", cell.name)
         frames.append(frame)
-    combined = pd.concat(frames, ignore_index=True)
-    flat = [c for c in combined.columns if c.startswith(PREFIX)]
-    # A field typed one way in one cell and another way in the next is retyped as a whole.
-    return combined.assign(**{c: _typed(combined[c]) for c in flat})
+    # Fields are typed over all cells' raw values at once, never retyped from typed columns.
+    return _with_payload_fields(pd.concat(frames, ignore_index=True))
 
 
 def write_parquet(frame: pd.DataFrame, path: str | Path) -> int:
@@ -113,28 +127,49 @@ def _flatten(payload: dict[str, Any], levels: int, prefix: str = "") -> dict[str
     return fields
 
 
-def _typed(column: pd.Series) -> pd.Series:
-    """One type per column: the values' own when they share one, else JSON text."""
-    kinds = {_kind(v) for v in column if v is not None and v is not pd.NA}
+def typed_column(values: Iterable[Any]) -> pd.Series:
+    """One type for a column of values (None, NaN and pd.NA are missing and fit any type):
+
+    all booleans → `boolean`; all integers → `Int64`; integers and numbers → `float64`;
+    all text → `string`; anything else — lists, objects, integers beyond 64 bits, booleans
+    mixed with numbers, text mixed with anything — → `string` holding each value as JSON
+    (`json.loads` reads any of them back). NumPy scalars count as their Python kinds.
+    """
+    values = [None if _missing(v) else v for v in values]
+    kinds = {_kind(v) for v in values if v is not None}
     if kinds == {"bool"}:
-        return column.astype("boolean")
+        return pd.Series(pd.array(values, dtype="boolean"))
     if kinds == {"int"}:
-        return column.astype("Int64")
-    if kinds and kinds <= {"int", "float"}:
-        return column.astype("float64")
+        return pd.Series(pd.array([None if v is None else int(v) for v in values], "Int64"))
+    if kinds == {"int", "float"} or kinds == {"float"}:
+        return pd.Series([np.nan if v is None else float(v) for v in values], dtype="float64")
     if kinds == {"str"}:
-        return column.astype("string")
-    return column.map(_json, na_action="ignore").astype("string")
+        return pd.Series(pd.array(values, dtype="string"))
+    encoded = [None if v is None else json.dumps(v, sort_keys=True, default=_plain) for v in values]
+    return pd.Series(pd.array(encoded, dtype="string"))
+
+
+def _missing(value: Any) -> bool:
+    if value is None or value is pd.NA:
+        return True
+    return isinstance(value, float | np.floating) and math.isnan(value)
 
 
 def _kind(value: Any) -> str:
-    if isinstance(value, bool):
+    if isinstance(value, bool | np.bool_):
         return "bool"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
+    if isinstance(value, numbers.Integral):
+        return "int" if -(2**63) <= int(value) < 2**63 else "json"
+    if isinstance(value, numbers.Real):
         return "float"
     return "str" if isinstance(value, str) else "json"
+
+
+def _plain(value: Any) -> Any:
+    """NumPy scalars as Python ones, so `json.dumps` can write them."""
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
 def _json(value: Any) -> str:
