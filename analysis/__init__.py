@@ -18,7 +18,7 @@ from personasim.analysis.event_tables import (
     rounded,
     shown,
 )
-from personasim.analysis.loading import load_events, load_sweep
+from personasim.analysis.loading import load_agents, load_events, load_sweep
 from personasim.analysis.rankings import Ranking, perturb_ranking, ranking_spearman
 from personasim.analysis.reports import (
     SMALL_MARK,
@@ -90,6 +90,7 @@ __all__ = [
     "js_centroid",
     "js_rows",
     "jsd",
+    "load_agents",
     "load_events",
     "load_sweep",
     "mean_of",

@@ -2,7 +2,8 @@
 
 Thin, documented entry points over `personasim.simulation.runs.event_data`, which the
 `personasim export --format parquet` command writes from, so a frame loaded here and a Parquet
-file exported there hold the same rows and columns (`payload` is a dict here, JSON text there).
+file exported there hold the same rows and columns (`payload` is a dict here, JSON text there;
+`load_agents` is the export's `agents.parquet`).
 """
 
 from __future__ import annotations
@@ -11,9 +12,18 @@ from pathlib import Path
 
 import pandas as pd
 
+from personasim.simulation.runs.agent_data import run_agents
 from personasim.simulation.runs.event_data import run_events, sweep_events
 
-__all__ = ["load_events", "load_sweep"]
+__all__ = ["load_agents", "load_events", "load_sweep"]
+
+
+def load_agents(run_dir: str | Path) -> pd.DataFrame:
+    """One row per agent of the run in `run_dir`, from its event log: `agent_id`, `type`,
+    `role`, `persona_id`, `trait.<name>`, each decision's value by task (`<task>`, or
+    `<task>.r<round>` over several rounds), `failed_decisions` (why a value is missing),
+    `decisions`, `failures`, `reasks`; see docs/sweeps.md ("Agents as data")."""
+    return run_agents(run_dir)
 
 
 def load_events(run_dir: str | Path) -> pd.DataFrame:

@@ -26,7 +26,8 @@ def add_export_command(commands: Any) -> None:
         choices=["jsonl", "parquet"],
         default="jsonl",
         help="jsonl: one JSON object per event; parquet: one row per event, payload fields "
-        "flattened, a sweep's cells in one file (docs/sweeps.md)",
+        "flattened, a sweep's cells in one file, and agents.parquet beside it: one row per "
+        "agent (docs/sweeps.md)",
     )
     export.add_argument(
         "--output",
@@ -89,7 +90,13 @@ def _salvage(args: argparse.Namespace) -> int:
 
 
 def _export_parquet(run_dir: Path, output: Path | None) -> int:
-    """A run's events, or every cell's of a sweep (a folder of runs), as one Parquet file."""
+    """A run's events, or every cell's of a sweep (a folder of runs), as one Parquet file, and
+    its agents (one row each) beside it."""
+    from personasim.simulation.runs.agent_data import (
+        AGENTS_PARQUET_FILE,
+        run_agents,
+        sweep_agents,
+    )
     from personasim.simulation.runs.event_data import (
         PARQUET_FILE,
         run_events,
@@ -102,10 +109,18 @@ def _export_parquet(run_dir: Path, output: Path | None) -> int:
         raise RunError("--output -: Parquet is binary; name a file (stdout is for jsonl)")
     is_sweep = run_dir.is_dir() and not (run_dir / MANIFEST_FILE).exists()
     frame = sweep_events(run_dir) if is_sweep else run_events(run_dir)
+    agents = sweep_agents(run_dir) if is_sweep else run_agents(run_dir)
     target = output or run_dir / PARQUET_FILE
+    beside = (
+        target.with_name(AGENTS_PARQUET_FILE)
+        if target.name == PARQUET_FILE
+        else target.with_name(f"{target.stem}.agents.parquet")
+    )
     count = write_parquet(frame, target)
+    agent_count = write_parquet(agents, beside)
     what = f" from {frame['cell'].nunique()} runs" if is_sweep else ""
     out.print(f"{count} events{what} written to {target}")
+    out.print(f"{agent_count} agents written to {beside}")
     return 0
 
 

@@ -100,9 +100,12 @@ def sweep_events(sweep_dir: str | Path) -> pd.DataFrame:
 
 
 def write_parquet(frame: pd.DataFrame, path: str | Path) -> int:
-    """Write `frame` to `path` (payload as JSON text), atomically; returns the rows written."""
+    """Write `frame` to `path` (a `payload` column as JSON text), atomically; returns the rows
+    written."""
     path = Path(path)
-    table = frame.assign(payload=[_json(p) for p in frame["payload"]])
+    table = (
+        frame.assign(payload=[_json(p) for p in frame["payload"]]) if "payload" in frame else frame
+    )
     partial = path.with_name(path.name + ".partial")
     try:
         table.to_parquet(partial, index=False, engine="pyarrow")

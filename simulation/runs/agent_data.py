@@ -1,0 +1,154 @@
+"""A run's agents as data: one row per agent, built from the event log alone.
+
+Every analysis used to start by pivoting the event frame by agent; this is that pivot, with one
+documented layout (docs/sweeps.md, "Agents as data"): who the agent is (`agent.created`), the
+model role(s) its calls used, its persona's traits, the value of each of its decisions (each
+unit's last attempt, as metrics count them) and its failures and re-asks. Columns are typed by
+`typed_column`'s rule, as the event frame's are.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from personasim.simulation.log.event_log import latest_attempts
+from personasim.simulation.log.events import Event
+from personasim.simulation.runs.event_data import read_run_log, sweep_cells, typed_column
+
+__all__ = ["AGENTS_PARQUET_FILE", "agents_table", "run_agents", "sweep_agents"]
+
+AGENTS_PARQUET_FILE = "agents.parquet"
+FIRST = ["agent_id", "type", "role", "persona_id"]
+DECIDED = ("decision.made", "decision.failed")
+COUNTS = ["decisions", "failures", "reasks", "failed_decisions"]
+
+
+def agents_table(events: Iterable[Event]) -> pd.DataFrame:
+    """One row per agent (in order of first appearance) of a run's events (`seq` order)."""
+    events = latest_attempts(events)
+    rows: dict[str, dict[str, Any]] = {}
+    for event in events:
+        if event.agent_id is not None and event.agent_id not in rows:
+            rows[event.agent_id] = {"agent_id": event.agent_id}
+        if event.kind == "agent.created" and event.agent_id is not None:
+            rows[event.agent_id].update(_described(event.payload))
+    _add_roles(rows, events)
+    decided = _add_decisions(rows, [e for e in events if e.kind in DECIDED and e.agent_id])
+    _add_counts(rows, events)
+    if not rows:
+        return pd.DataFrame(columns=FIRST)
+    names = list(dict.fromkeys(name for row in rows.values() for name in row))
+    ordered = sorted(names, key=lambda name: _group(name, decided))
+    columns = {name: typed_column([row.get(name) for row in rows.values()]) for name in ordered}
+    return pd.DataFrame(columns)
+
+
+def _group(name: str, decided: list[str]) -> tuple[int, int]:
+    """Column order: who (FIRST), the agent's other fields, traits, decisions, counts."""
+    if name in FIRST:
+        return (0, FIRST.index(name))
+    if name in decided:
+        return (3, decided.index(name))
+    if name in COUNTS:
+        return (4, COUNTS.index(name))
+    return (2, 0) if name.startswith("trait.") else (1, 0)
+
+
+def run_agents(run_dir: str | Path) -> pd.DataFrame:
+    """The agents of the run in `run_dir` (`agents_table` of its log)."""
+    return agents_table(read_run_log(run_dir))
+
+
+def sweep_agents(sweep_dir: str | Path) -> pd.DataFrame:
+    """Every cell's agents in one frame, `cell` (the run directory's name) first; a column a
+    cell lacks is missing there, and each column is retyped over all cells."""
+    frames = []
+    for cell in sweep_cells(sweep_dir):
+        frame = run_agents(cell)
+        frame.insert(0, "cell", cell.name)
+        frames.append(frame)
+    combined = pd.concat([f.astype(object) for f in frames], ignore_index=True)
+    return pd.DataFrame({name: typed_column(combined[name]) for name in combined.columns})
+
+
+def _described(payload: dict[str, Any]) -> dict[str, Any]:
+    """`agent.created`'s payload as columns: `type`, `persona_id`, `trait.<name>`, and the
+    agent's other fields by name (a trustee's `archetype`, `max_return`)."""
+    described = {key: value for key, value in payload.items() if key != "persona"}
+    persona = payload.get("persona")
+    if isinstance(persona, dict):
+        described["persona_id"] = persona.get("id")
+        traits = persona.get("traits") or {}
+        described.update({f"trait.{name}": value for name, value in traits.items()})
+    return described
+
+
+def _add_roles(rows: dict[str, dict[str, Any]], events: list[Event]) -> None:
+    """`role`: the scenario role(s) whose model answered the agent's calls, comma-separated;
+    missing for an agent that asked no model (a fixed-rule agent)."""
+    roles: dict[str, set[str]] = defaultdict(set)
+    for event in events:
+        if event.kind == "llm.call" and event.agent_id in rows and event.payload.get("role"):
+            roles[event.agent_id].add(event.payload["role"])
+    for agent_id, names in roles.items():
+        rows[agent_id]["role"] = ",".join(sorted(names))
+
+
+def _add_decisions(rows: dict[str, dict[str, Any]], decisions: list[Event]) -> list[str]:
+    """Each task's values in one layout per task (docs/sweeps.md): `<task>` when every agent
+    decides it at most once; `<task>.r<round>` when at most once per round; else only
+    `<task>.n`, the agent's decisions of it (their values are the event frame's rows).
+    Returns the columns made, in order (by task, then round)."""
+    columns: list[str] = []
+    by_task: dict[str, list[Event]] = defaultdict(list)
+    for event in decisions:
+        by_task[event.payload.get("task", "?")].append(event)
+    for task, events in sorted(by_task.items()):
+        per_agent = Counter(e.agent_id for e in events)
+        per_round = Counter((e.agent_id, e.round) for e in events)
+        for event in events:
+            row = rows[event.agent_id]
+            if max(per_agent.values()) == 1:
+                column, value = task, _value(event)
+            elif max(per_round.values()) == 1:
+                column, value = f"{task}.r{event.round}", _value(event)
+            else:
+                column, value = f"{task}.n", row.get(f"{task}.n", 0) + 1
+            row[column] = value
+            if column not in columns:
+                columns.append(column)
+            if event.kind == "decision.failed":
+                where = f" r{event.round}" if max(per_agent.values()) > 1 else ""
+                why = f"{event.payload.get('reason', 'failed')} after "
+                why += f"{event.payload.get('attempts', '?')} attempts"
+                failed = row.get("failed_decisions")
+                row["failed_decisions"] = f"{failed}; " if failed else ""
+                row["failed_decisions"] += f"{task}{where}: {why}"
+        for column in (c for c in columns if c == f"{task}.n"):
+            for row in rows.values():
+                row.setdefault(column, 0)  # a count: 0 where the agent was not asked
+    rounds = {c: int(c.rsplit(".r", 1)[1]) for c in columns if re.search(r"\.r\d+$", c)}
+    return sorted(
+        columns, key=lambda c: (c.rsplit(".r", 1)[0] if c in rounds else c, rounds.get(c, 0))
+    )
+
+
+def _value(event: Event) -> Any:
+    return event.payload.get("value") if event.kind == "decision.made" else None
+
+
+def _add_counts(rows: dict[str, dict[str, Any]], events: list[Event]) -> None:
+    """`decisions` (made + failed), `failures` and `reasks`, for every agent (0 when none)."""
+    counts = {"decisions": DECIDED, "failures": ("decision.failed",), "reasks": ("decision.reask",)}
+    for name, kinds in counts.items():
+        tally = Counter(e.agent_id for e in events if e.kind in kinds)
+        for agent_id, row in rows.items():
+            row[name] = tally.get(agent_id, 0)
+    for row in rows.values():
+        row.setdefault("failed_decisions", None)
