@@ -3,6 +3,8 @@ per agent built from the event log alone (docs/sweeps.md, "Agents as data")."""
 
 from __future__ import annotations
 
+import os
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -16,6 +18,8 @@ from personasim.simulation.log.events import Event
 from personasim.simulation.log.sqlite_store import SQLiteEventStore
 from personasim.simulation.runs.agent_data import agents_table
 from personasim.simulation.runs.sweep import run_sweep
+
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "sweeps.md"
 
 
 def logged(run_dir: Path) -> list[Event]:
@@ -151,3 +155,21 @@ def test_a_sweeps_agents_in_one_file_with_a_cell_column(tmp_path: Path) -> None:
     values = [e.payload["value"] for r in sweep.runs for e in logged(r.run_dir)
               if e.kind == "decision.made"]  # fmt: skip
     assert table["trust.trustor"].mean() == pytest.approx(sum(values) / len(values))
+
+
+def test_the_docs_example_runs(tmp_path: Path) -> None:
+    """docs/sweeps.md's `load_agents` example, after its `load_events` one, in a fresh folder."""
+    text = DOCS.read_text(encoding="utf-8")
+    examples = [
+        re.search(rf"<!-- example: {name} -->\n```python\n(.*?)```", text, re.S).group(1)
+        for name in ("load_events", "load_agents")
+    ]
+    cwd = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        namespace: dict = {}
+        for example in examples:
+            exec(compile(example, str(DOCS), "exec"), namespace)
+    finally:
+        os.chdir(cwd)
+    assert len(namespace["agents"]) == len(load_agents(tmp_path / "runs" / "example"))
