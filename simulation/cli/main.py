@@ -17,6 +17,7 @@ from typing import NoReturn
 from personasim.simulation.cli.cache_command import add_cache_command
 from personasim.simulation.cli.export_command import add_export_command
 from personasim.simulation.cli.import_command import add_import_command
+from personasim.simulation.cli.init_command import add_init_command
 from personasim.simulation.cli.list_command import add_list_command
 from personasim.simulation.cli.metrics_command import add_metrics_command
 from personasim.simulation.cli.options import err, fail, out
@@ -132,6 +133,7 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     add_run_command(commands)
     add_sweep_command(commands)
+    add_init_command(commands)
     add_prompts_command(commands)
     add_list_command(commands)
     add_replay_command(commands)
