@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from personasim.analysis import load_agents
 from personasim.simulation import Event, SQLiteEventStore
 from personasim.simulation.cli.main import main
 
@@ -136,6 +137,33 @@ def test_coin_guess_example_on_smollm2(
     check_run(out, code, printed.out + printed.err, response_format)
     check_replay_and_metrics(out, capsys)
     realmodel_runs[f"examples/coin_guess.py ({response_format})"] = summary(out, elapsed)
+
+
+@pytest.mark.parametrize("response_format", ["text", "json_object"])
+def test_init_scaffold_on_smollm2(
+    response_format: str,
+    smollm2: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    realmodel_runs: dict[str, dict[str, Any]],
+) -> None:
+    """The file `personasim init` writes, run as written on the real model, then its agents."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["init", "split"]) == 0
+    out = tmp_path / "run"
+    started = time.perf_counter()
+    code = run_cli("split.py", smollm2, out, response_format, "--n-personas", "3")
+    elapsed = time.perf_counter() - started
+    printed = capsys.readouterr()
+    check_run(out, code, printed.out + printed.err, response_format)
+    check_replay_and_metrics(out, capsys)
+    agents = load_agents(out).set_index("agent_id")
+    failed = [e.agent_id for e in read_events(out) if e.kind == "decision.failed"]
+    assert agents["failures"].sum() == len(failed)
+    assert agents.loc[failed, "offer.propose"].isna().all()
+    assert agents.loc[failed, "failed_decisions"].str.startswith("offer.propose: ").all()
+    realmodel_runs[f"personasim init ({response_format})"] = summary(out, elapsed)
 
 
 MIN_STRUCTURED_PARSE_RATE = 0.9
