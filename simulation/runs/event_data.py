@@ -29,6 +29,7 @@ from personasim.simulation.runs.run_dir import EVENTS_FILE, MANIFEST_FILE, RunEr
 __all__ = [
     "PARQUET_FILE",
     "events_table",
+    "read_run_log",
     "run_events",
     "sweep_cells",
     "sweep_events",
