@@ -12,6 +12,7 @@ from personasim.simulation.cli.options import (
     NOT_VALID,
     add_run_arguments,
     out,
+    positive,
     run_options,
     scenario_values,
 )
@@ -41,15 +42,39 @@ def add_run_command(commands: Any) -> None:
         help="with --resume: ask again the units whose model call ran out of attempts",
     )
     add_run_arguments(run)
+    dry = run.add_argument_group("dry run (requests, tokens, cost and time before a run)")
+    dry.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="play the scenario on the scripted double in memory and print the requests per "
+        "role, tokens, cost and wall time the run would take; nothing is written without --out",
+    )
+    dry.add_argument(
+        "--prices",
+        type=Path,
+        metavar="FILE",
+        help="with --dry-run: a price table (TOML, USD per million tokens), not the shipped one",
+    )
+    dry.add_argument(
+        "--latency",
+        type=positive,
+        default=2.0,
+        metavar="SECONDS",
+        help="with --dry-run: seconds a request is assumed to take (default 2)",
+    )
     run.set_defaults(handler=_run)
 
 
 def _run(args: argparse.Namespace, extra: Sequence[str]) -> int:
-    from personasim.simulation.runs.runner import run_scenario
+    from personasim.simulation.runs.runner import RunError, run_scenario
     from personasim.simulation.runs.scenario_file import resolve_scenario
 
     scenario = resolve_scenario(args.scenario)
     params = scenario.parse_params(scenario_values(extra))
+    if args.dry_run:
+        if args.resume:
+            raise RunError("--dry-run plays a new run; it cannot --resume one")
+        return _dry_run(scenario, params, args)
     result = run_scenario(
         scenario,
         params,
@@ -67,6 +92,35 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> int:
     for line in where_lines(result.run_dir):
         out.print(line)
     return 0 if result.valid else NOT_VALID
+
+
+def _dry_run(scenario: Any, params: Any, args: argparse.Namespace) -> int:
+    """`--dry-run`: the estimate of the run these arguments would make."""
+    import asyncio
+
+    from personasim.simulation.runs.dry_run import adry_run
+
+    options = run_options(args)
+    estimate = asyncio.run(
+        adry_run(
+            scenario,
+            params,
+            model=args.model,
+            base_url=args.base_url,
+            roles=options["roles"],
+            out=args.out,
+            seed=args.seed,
+            settings=options["settings"],
+            concurrency=args.concurrency,
+            requests_per_minute=args.rpm,
+            latency_s=args.latency,
+            prices=args.prices,
+            prompts=args.prompts,
+        )
+    )
+    for line in estimate.lines():
+        out.print(line)
+    return 0
 
 
 def calls_line(manifest: dict[str, Any]) -> str:

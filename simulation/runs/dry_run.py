@@ -1,0 +1,387 @@
+"""A run's requests, tokens, cost and wall time before it is made (`personasim run --dry-run`).
+
+The scenario is played on the scripted double, so its structure (agents, rounds, decisions,
+roles) is the real one while no model is called. What depends on the model is given as a
+range from the scenario's limits: at least every decision answered at the first try, at most
+every decision re-asked `max_repairs` times. Tokens are an estimate from the characters sent
+and received (no tokenizer is loaded: loading one may download it, and a dry run makes no
+network call), and the output says so.
+"""
+
+from __future__ import annotations
+
+import math
+import tempfile
+import tomllib
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from personasim.simulation.core.scenario import Scenario, ScenarioParams
+from personasim.simulation.llm.model_spec import (
+    ModelSpecError,
+    check_run_options,
+    parse_model_spec,
+)
+from personasim.simulation.llm.roles import SCRIPTED, is_scripted
+from personasim.simulation.log.events import Event
+from personasim.simulation.log.sqlite_store import SQLiteEventStore
+from personasim.simulation.runs.run_dir import EVENTS_FILE, RunError
+from personasim.simulation.runs.runner import RunSettings, arun_scenario, endpoint_options
+from personasim.simulation.runs.scenario_file import resolve_scenario
+
+__all__ = [
+    "ASSUMED_LATENCY_S",
+    "CHARS_PER_TOKEN",
+    "DEFAULT_MAX_REPAIRS",
+    "REMINDER_TOKENS",
+    "DryRun",
+    "Price",
+    "RoleEstimate",
+    "Span",
+    "adry_run",
+    "estimate_roles",
+    "load_prices",
+]
+
+CHARS_PER_TOKEN = 4
+"""The token estimate: about four characters a token for English text with BPE tokenizers."""
+REMINDER_TOKENS = 50
+"""Tokens assumed for the reminder a re-ask adds (the packs' reminders are one or two lines)."""
+ASSUMED_LATENCY_S = 2.0
+"""Seconds per request assumed for the wall time unless `--latency` says otherwise."""
+DEFAULT_MAX_REPAIRS = 2
+"""Re-asks assumed per decision for a scenario without a `max_repairs` parameter (the default
+of `DecisionTask`)."""
+DECISION_KINDS = ("decision.made", "decision.failed")
+
+
+@dataclass(frozen=True)
+class Span:
+    """A count known to lie in [low, high]; `point` is the scripted run's own value. `high` is
+    None where nothing bounds it (completions without `--max-tokens`)."""
+
+    low: float
+    point: float
+    high: float | None
+
+    def scaled(self, factor: float) -> Span:
+        return Span(self.low * factor, self.point * factor, _times(self.high, factor))
+
+    def plus(self, other: Span) -> Span:
+        high = None if self.high is None or other.high is None else self.high + other.high
+        return Span(self.low + other.low, self.point + other.point, high)
+
+    def shown(self, digits: int = 0) -> str:
+        def fmt(value: float) -> str:
+            return f"{value:,.{digits}f}"
+
+        high = "no upper bound" if self.high is None else fmt(self.high)
+        if self.high is not None and fmt(self.low) == fmt(self.high):
+            return fmt(self.point)
+        return f"{fmt(self.point)} (range {fmt(self.low)} to {high})"
+
+
+@dataclass(frozen=True)
+class Price:
+    """US dollars per million tokens."""
+
+    input: float
+    output: float
+
+
+@dataclass(frozen=True)
+class RoleEstimate:
+    """One role of a run: its requests and estimated tokens, and the model(s) playing it (an
+    ensemble's members share its requests equally in the cost)."""
+
+    role: str
+    models: tuple[str, ...]
+    requests: Span
+    prompt_tokens: Span
+    completion_tokens: Span
+
+
+@dataclass
+class DryRun:
+    """What a dry run found, and the assumptions its lines state."""
+
+    scenario: str
+    roles: list[RoleEstimate]
+    max_repairs: int
+    max_repairs_source: str
+    concurrency: int
+    requests_per_minute: float | None
+    latency_s: float
+    prices: Mapping[str, Price]
+    prices_file: str
+    run_dir: Path | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def requests(self) -> Span:
+        total = Span(0, 0, 0)
+        for role in self.roles:
+            total = total.plus(role.requests)
+        return total
+
+    def wall_seconds(self) -> Span:
+        """requests / min(concurrency / latency, rpm / 60): the rate the limits allow. A lower
+        bound where the scenario's steps wait on each other (rounds, dialogue turns)."""
+        rate = self.concurrency / self.latency_s
+        if self.requests_per_minute is not None:
+            rate = min(rate, self.requests_per_minute / 60)
+        return self.requests.scaled(1 / rate)
+
+    def cost(self, role: RoleEstimate) -> Span | str:
+        """Dollars for one role's tokens, or why there is no price."""
+        if all(is_scripted(spec) for spec in role.models):
+            return "no cost (the scripted double, no language model)"
+        share = 1 / len(role.models)
+        total = Span(0, 0, 0)
+        for spec in role.models:
+            price = Price(0, 0) if is_scripted(spec) else self.prices.get(model_name(spec))
+            if price is None:
+                return (
+                    f"no price for {model_name(spec)!r} (add it to {self.prices_file} or pass "
+                    "--prices FILE)"
+                )
+            per_in, per_out = price.input / 1e6 * share, price.output / 1e6 * share
+            total = total.plus(role.prompt_tokens.scaled(per_in))
+            total = total.plus(role.completion_tokens.scaled(per_out))
+        return total
+
+    def lines(self) -> list[str]:
+        """The dry run's report, one fact or assumption a line."""
+        lines = [
+            f"dry run of {self.scenario}: played on the scripted double, no model called",
+            f"re-asks: 0 to {self.max_repairs} per decision ({self.max_repairs_source}); "
+            "the first number is the scripted run's, the range spans the limits",
+        ]
+        for role in self.roles:
+            cost = self.cost(role)
+            shown = cost.shown(4) if isinstance(cost, Span) else cost
+            lines += [
+                f"role {role.role} ({', '.join(role.models)}): requests {role.requests.shown()}",
+                f"  prompt tokens {role.prompt_tokens.shown()}, completion tokens "
+                f"{role.completion_tokens.shown()}",
+                f"  cost (USD): {shown}",
+            ]
+        lines.append(f"requests in all: {self.requests.shown()}")
+        rpm = self.requests_per_minute
+        limit = "" if rpm is None else f", at most {rpm:g}/min"
+        lines += [
+            f"tokens are an estimate (characters / {CHARS_PER_TOKEN}; no tokenizer is loaded); a "
+            f"re-ask resends the conversation plus a reminder of about {REMINDER_TOKENS} tokens",
+            f"expected wall time (s): {self.wall_seconds().shown()} at concurrency "
+            f"{self.concurrency}{limit}, assuming {self.latency_s:g} s a request (--latency); "
+            "longer where the scenario's steps wait on each other",
+            f"prices: {self.prices_file}",
+            *self.notes,
+        ]
+        if self.run_dir is not None:
+            lines.append(f"the scripted run's directory: {self.run_dir}")
+        return lines
+
+
+def model_name(spec: str) -> str:
+    """The name a spec's model is priced under (`openai:gpt-4o@URL` → `gpt-4o`)."""
+    try:
+        parsed = parse_model_spec(spec)
+    except ModelSpecError:
+        return spec
+    return parsed.name or spec
+
+
+def load_prices(path: str | Path | None = None) -> tuple[dict[str, Price], str]:
+    """The price table (`data/prices.toml`, or `path`) and where it came from."""
+    source = files(__package__) / "data" / "prices.toml" if path is None else Path(path)
+    where = f"the shipped table ({source})" if path is None else str(path)
+    try:
+        table = tomllib.loads(source.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise RunError(f"--prices {where}: cannot read it ({exc})") from None
+    models = table.get("models")
+    if not isinstance(models, dict):
+        raise RunError(f'--prices {where}: no [models."NAME"] tables (see the shipped one)')
+    prices = {}
+    for name, entry in models.items():
+        values = entry if isinstance(entry, dict) else {}
+        rates = [values.get("input"), values.get("output")]
+        if not all(isinstance(v, int | float) and v >= 0 and math.isfinite(v) for v in rates):
+            raise RunError(
+                f"--prices {where}: model {name!r} needs input and output prices (USD per "
+                "million tokens, numbers of at least 0)"
+            )
+        prices[name] = Price(float(rates[0]), float(rates[1]))
+    return prices, where
+
+
+def estimate_roles(
+    events: Iterable[Event],
+    models: Mapping[str, Sequence[str]],
+    max_repairs: int,
+    max_tokens: int | None,
+) -> list[RoleEstimate]:
+    """Requests and tokens per role from a scripted run's log.
+
+    A decision costs 1 to `max_repairs + 1` requests; other requests (dialogue turns a
+    scenario makes without a decision) are counted as the scripted run made them. The i-th
+    re-ask resends the first prompt plus i replies and reminders; a reply is the scripted
+    one's length, or `max_tokens` at most where it is given.
+    """
+    calls: Counter[str] = Counter()
+    prompt: Counter[str] = Counter()
+    completion: Counter[str] = Counter()
+    task_role: dict[str, str] = {}
+    decisions: list[Event] = []
+    for event in events:
+        if event.kind in DECISION_KINDS:
+            decisions.append(event)
+            continue
+        if event.kind not in ("llm.call", "llm.error"):
+            continue
+        key = event.payload.get("role") or ""
+        task_role.setdefault(event.payload.get("task") or "", key)
+        calls[key] += 1
+        if event.kind == "llm.call":
+            prompt[key] += _tokens(m.get("content") for m in event.payload["messages"])
+            completion[key] += _tokens([event.payload["response"].get("text")])
+    n_decisions: Counter[str] = Counter()
+    decision_calls: Counter[str] = Counter()
+    for event in decisions:
+        key = task_role.get(event.payload["task"])
+        if key is not None:
+            n_decisions[key] += 1
+            decision_calls[key] += event.payload["attempts"]
+    estimates = []
+    for key, n_calls in sorted(calls.items()):
+        other = n_calls - decision_calls[key]
+        low = other + n_decisions[key]
+        high = other + n_decisions[key] * (max_repairs + 1)
+        p_avg, c_avg = prompt[key] / n_calls, completion[key] / n_calls
+        reply = max_tokens if max_tokens is not None else c_avg
+        resent = sum(i * (reply + REMINDER_TOKENS) for i in range(max_repairs + 1))
+        estimates.append(
+            RoleEstimate(
+                role=key,
+                models=tuple(models.get(key) or (SCRIPTED,)),
+                requests=Span(low, n_calls, high),
+                prompt_tokens=Span(
+                    p_avg * low, prompt[key], p_avg * high + resent * n_decisions[key]
+                ),
+                completion_tokens=Span(
+                    c_avg * low, completion[key], None if max_tokens is None else max_tokens * high
+                ),
+            )
+        )
+    return estimates
+
+
+async def adry_run(
+    scenario: str | Path | type[Scenario],
+    params: dict[str, Any] | ScenarioParams | None = None,
+    *,
+    model: str = SCRIPTED,
+    base_url: str | None = None,
+    roles: Mapping[str, Sequence[str]] | None = None,
+    out: str | Path | None = None,
+    seed: int = 0,
+    settings: RunSettings | None = None,
+    concurrency: int = 16,
+    requests_per_minute: float | None = None,
+    latency_s: float = ASSUMED_LATENCY_S,
+    prices: str | Path | None = None,
+    prompts: str | Path | None = None,
+) -> DryRun:
+    """Play the scenario on the scripted double (a model spec that is scripted already, such
+    as `scripted:drift=0.15`, plays itself) and estimate the run `model` and `roles` would make.
+    `base_url` and the settings' response format are checked as the real run checks them.
+
+    Nothing is written unless `out` is given: the scripted run goes to a temporary directory,
+    removed afterwards, and the response cache is not used.
+    """
+    from personasim.simulation.llm.roles import RoleError, bind_roles
+
+    settings = settings or RunSettings()
+    price_table, prices_file = load_prices(prices)
+    if latency_s <= 0 or not math.isfinite(latency_s):
+        raise RunError(f"--latency must be a number greater than 0, got {latency_s}")
+    scenario_cls = resolve_scenario(str(scenario)) if isinstance(scenario, str | Path) else scenario
+    checked = (
+        params if isinstance(params, ScenarioParams) else scenario_cls.parse_params(params or {})
+    )
+    try:
+        for specs in (roles or {}).values():
+            for spec in specs:
+                parse_model_spec(spec)
+        parse_model_spec(model)
+        bound = bind_roles(scenario_cls.roles, model, roles or {}, scenario=scenario_cls.name)
+        specs = [spec for specs in bound.values() for spec in specs]
+        check_run_options(specs, endpoint_options(base_url, settings))
+    except (ModelSpecError, RoleError) as exc:
+        raise RunError(str(exc)) from None
+    double = model if is_scripted(model) else SCRIPTED
+    scripted_roles = {
+        name: [spec if is_scripted(spec) else SCRIPTED for spec in specs]
+        for name, specs in bound.items()
+        if specs
+    }
+    run_args: dict[str, Any] = dict(
+        seed=seed,
+        model=double,
+        use_cache=False,
+        concurrency=concurrency,
+        requests_per_minute=None,  # the scripted double needs no pacing
+        progress=False,
+        settings=settings,
+        roles=scripted_roles,
+        prompts=prompts,
+    )
+    if out is not None:
+        result = await arun_scenario(scenario_cls, checked, out=out, **run_args)
+        events = _read_events(result.run_dir)
+    else:
+        with tempfile.TemporaryDirectory(prefix="personasim-dry-run-") as tmp:
+            result = await arun_scenario(scenario_cls, checked, out=Path(tmp) / "run", **run_args)
+            events = _read_events(result.run_dir)
+    repairs = getattr(checked, "max_repairs", None)
+    source = "the scenario's max_repairs" if repairs is not None else "assumed: no max_repairs"
+    max_repairs = int(repairs) if repairs is not None else DEFAULT_MAX_REPAIRS
+    return DryRun(
+        scenario=scenario_cls.name,
+        roles=estimate_roles(events, bound, max_repairs, settings.max_tokens),
+        max_repairs=max_repairs,
+        max_repairs_source=source,
+        concurrency=concurrency,
+        requests_per_minute=requests_per_minute,
+        latency_s=latency_s,
+        prices=price_table,
+        prices_file=prices_file,
+        run_dir=result.run_dir if out is not None else None,
+        notes=_notes(settings),
+    )
+
+
+def _notes(settings: RunSettings) -> list[str]:
+    if settings.max_tokens is not None:
+        return []
+    return ["completion tokens have no upper bound without --max-tokens (a reply may ramble)"]
+
+
+def _read_events(run_dir: Path) -> list[Event]:
+    with SQLiteEventStore(run_dir / EVENTS_FILE) as store:
+        return list(store.read())
+
+
+def _tokens(texts: Iterable[Any]) -> int:
+    """Estimated tokens of some texts: characters / `CHARS_PER_TOKEN`, rounded up."""
+    chars = sum(len(text) for text in texts if isinstance(text, str))
+    return math.ceil(chars / CHARS_PER_TOKEN)
+
+
+def _times(value: float | None, factor: float) -> float | None:
+    return None if value is None else value * factor

@@ -1,0 +1,151 @@
+"""`personasim run ... --dry-run`: requests, tokens, cost and wall time from a scripted run in
+memory (simulation/runs/dry_run.py), checked against the scripted run's own log."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from personasim.simulation import SQLiteEventStore
+from personasim.simulation.cli.main import main
+from personasim.simulation.runs.dry_run import DryRun, Span, adry_run, load_prices
+from personasim.simulation.runs.run_dir import RunError
+from personasim.simulation.runs.runner import RunSettings
+
+PRICES = """
+[models."my-model"]
+input = 1.5    # USD per million prompt tokens
+output = 6.0
+"""
+
+
+def dry(**kwargs: Any) -> DryRun:
+    return asyncio.run(adry_run("trust-population", **kwargs))
+
+
+@pytest.fixture
+def clean_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Temporary files go to an empty folder, so a leftover would show."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    return tmp
+
+
+def test_trust_population_counts_are_fixed_and_match_the_log(tmp_path: Path) -> None:
+    """One trustor decision per persona and no re-ask allowed: one count, no range; the token
+    estimate is characters / 4 of what the logged requests and replies hold."""
+    out = tmp_path / "run"
+    estimate = dry(params={"n_personas": 6, "max_repairs": 0}, out=out)
+    (role,) = estimate.roles
+    assert (role.role, role.models) == ("persona", ("scripted",))
+    assert role.requests == Span(6, 6, 6)
+    with SQLiteEventStore(out / "events.sqlite") as store:
+        calls = [e.payload for e in store.read(kinds=("llm.call",))]
+    assert len(calls) == 6
+    prompt = sum(math.ceil(sum(len(m["content"]) for m in c["messages"]) / 4) for c in calls)
+    reply = sum(math.ceil(len(c["response"]["text"]) / 4) for c in calls)
+    assert role.prompt_tokens.point == prompt
+    assert role.completion_tokens.point == reply
+    assert role.completion_tokens.high is None  # no --max-tokens: nothing bounds a reply
+
+
+def test_reasks_give_a_range_from_max_repairs() -> None:
+    """The drifting double re-asks some decisions; the range runs from none re-asked to every
+    one re-asked twice, and the scripted run's own count lies inside it."""
+    estimate = dry(params={"n_personas": 30, "max_repairs": 2}, model="scripted:drift=0.3", seed=1)
+    (role,) = estimate.roles
+    assert (role.requests.low, role.requests.high) == (30, 90)
+    assert 30 < role.requests.point < 90  # drift 0.3 re-asks at least one of 30
+    assert role.prompt_tokens.low < role.prompt_tokens.point < role.prompt_tokens.high
+    assert "requests 3" in estimate.lines()[2] and "(range 30 to 90)" in estimate.lines()[2]
+
+
+def test_known_price_unknown_price_and_scripted(tmp_path: Path) -> None:
+    prices = tmp_path / "prices.toml"
+    prices.write_text(PRICES)
+    settings_args = {"params": {"n_personas": 4, "max_repairs": 1}, "prices": prices}
+    known = dry(model="openai:my-model", settings=RunSettings(max_tokens=20), **settings_args)
+    (role,) = known.roles
+    cost = known.cost(role)
+    assert isinstance(cost, Span)
+    expected = role.prompt_tokens.point * 1.5e-6 + role.completion_tokens.point * 6e-6
+    assert cost.point == pytest.approx(expected)
+    assert cost.high == pytest.approx(role.prompt_tokens.high * 1.5e-6 + 20 * 8 * 6e-6)
+    unknown = dry(model="openai:other-model", **settings_args)
+    assert "no price for 'other-model'" in unknown.cost(unknown.roles[0])
+    assert "no cost" in dry(**settings_args).cost(dry(**settings_args).roles[0])
+
+
+def test_shipped_price_table_reads() -> None:
+    prices, where = load_prices()
+    assert prices["gpt-4o-mini"].input > 0 and "prices.toml" in where
+
+
+@pytest.mark.parametrize(
+    "text", ["[models.x]\ninput = 1\n", "models = 3\n", "[models.x\n", "[models.x]\ninput=-1\n"]
+)
+def test_a_bad_price_table_is_an_error(text: str, tmp_path: Path) -> None:
+    prices = tmp_path / "prices.toml"
+    prices.write_text(text)
+    with pytest.raises(RunError, match="--prices"):
+        load_prices(prices)
+
+
+def test_wall_time_follows_concurrency_rpm_and_latency() -> None:
+    estimate = dry(params={"n_personas": 6, "max_repairs": 0}, concurrency=2, latency_s=3.0)
+    assert estimate.wall_seconds().point == pytest.approx(6 / (2 / 3.0))
+    estimate.requests_per_minute = 6  # 0.1 requests a second, below 2 / 3
+    assert estimate.wall_seconds().point == pytest.approx(60.0)
+
+
+def test_cli_dry_run_writes_nothing_and_exits_0(
+    tmp_path: Path,
+    clean_tmp: Path,
+    isolated_cache: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    args = ["run", "trust-population", "--dry-run", "--n-personas", "5", "--max-repairs", "0"]
+    code = main([*args, "--model", "openai:gpt-4o-mini", "--concurrency", "4", "--rpm", "60"])
+    printed = capsys.readouterr().out
+    assert code == 0, printed
+    assert "role persona (openai:gpt-4o-mini): requests 5\n" in printed
+    assert "tokens are an estimate (characters / 4" in printed
+    assert "assuming 2 s a request" in printed
+    assert list(work.iterdir()) == [] and list(clean_tmp.iterdir()) == []
+    assert not isolated_cache.exists()
+
+
+def test_cli_dry_run_with_out_keeps_the_scripted_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run"
+    assert (
+        main(["run", "trust-population", "--dry-run", "--n-personas", "3", "--out", str(out)]) == 0
+    )
+    assert (out / "events.sqlite").is_file()
+    assert f"the scripted run's directory: {out}" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--resume"], "cannot --resume"),
+        (["--base-url", "http://127.0.0.1:9/v1"], "--base-url"),
+        (["--prices", "missing.toml"], "--prices missing.toml"),
+    ],
+)
+def test_cli_dry_run_errors(
+    extra: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["run", "trust-population", "--dry-run", *extra]) == 2
+    assert message in capsys.readouterr().err
