@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import time
 from collections import Counter
 from pathlib import Path
@@ -428,3 +429,48 @@ def test_trust_figure1_and_table3_commands_on_smollm2(
     ]
     assert len(forecasts) == 3  # rounds 1 and 2 before round 1, round 2 before round 2
     assert {e.payload.get("steps_ahead") for e in forecasts if e.kind == "decision.made"} <= {1, 2}
+
+
+DRY_RUN_REQUESTS = re.compile(r"requests in all: ([\d,]+)(?: \(range ([\d,]+) to ([\d,]+)\))?")
+DRY_RUN_TOKENS = re.compile(r"prompt tokens ([\d,]+).*completion tokens ([\d,]+)")
+
+
+def test_dry_run_estimate_holds_on_smollm2(
+    smollm2: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    realmodel_runs: dict[str, dict[str, Any]],
+) -> None:
+    """`--dry-run` with the real run's arguments, then the real run: its requests fall inside
+    the printed range and within 10% of the point estimate (a trust decision per persona, one
+    re-ask allowed). The token estimate (characters / 4) is printed beside the server's counts
+    (docs: README, "Before a run: --dry-run")."""
+    params = ("--n-personas", "10", "--max-repairs", "1")
+    args = ["run", "trust-population", "--model", MODEL, "--base-url", smollm2, *RUN_FLAGS]
+    args += ["--response-format", "json_object", *params]
+    assert main([*args, "--dry-run"]) == 0
+    printed = capsys.readouterr().out
+    found = DRY_RUN_REQUESTS.search(printed)
+    assert found, printed
+    point, low, high = (int((g or found[1]).replace(",", "")) for g in found.groups())
+    assert (low, high) == (10, 20), printed
+    tokens = DRY_RUN_TOKENS.search(printed)
+    assert tokens, printed
+    out = tmp_path / "run"
+    started = time.perf_counter()
+    code = main([*args, "--out", str(out)])
+    elapsed = time.perf_counter() - started
+    check_run(out, code, capsys.readouterr().out, "json_object")
+    events = read_events(out)
+    requests = sum(1 for e in events if e.kind in ("llm.call", "llm.error"))
+    assert low <= requests <= high
+    assert abs(requests - point) <= 0.1 * point, (requests, point)
+    usage = json.loads((out / "manifest.json").read_text())["llm"]
+    with capsys.disabled():
+        print(
+            f"\ndry run vs SmolLM2, trust-population n=10 (json_object, max_repairs 1): requests "
+            f"estimated {point} (range {low} to {high}), made {requests}; prompt tokens "
+            f"estimated {tokens[1]}, counted by the server {usage['prompt_tokens']}; completion "
+            f"tokens estimated {tokens[2]}, counted {usage['completion_tokens']}"
+        )
+    realmodel_runs["trust-population n=10 after --dry-run (json_object)"] = summary(out, elapsed)

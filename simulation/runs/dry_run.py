@@ -103,6 +103,8 @@ class RoleEstimate:
     requests: Span
     prompt_tokens: Span
     completion_tokens: Span
+    outside_decisions: int = 0
+    """Requests not made by a decision (no re-ask bound): counted as the scripted run made them."""
 
 
 @dataclass
@@ -170,6 +172,11 @@ class DryRun:
                 f"{role.completion_tokens.shown()}",
                 f"  cost (USD): {shown}",
             ]
+            if role.outside_decisions:
+                lines.append(
+                    f"  {role.outside_decisions} of its requests are not decisions (dialogue "
+                    "turns, fixed steps): counted as the scripted run made them, not as a range"
+                )
         lines.append(f"requests in all: {self.requests.shown()}")
         rpm = self.requests_per_minute
         limit = "" if rpm is None else f", at most {rpm:g}/min"
@@ -276,6 +283,7 @@ def estimate_roles(
                 completion_tokens=Span(
                     c_avg * low, completion[key], None if max_tokens is None else max_tokens * high
                 ),
+                outside_decisions=other,
             )
         )
     return estimates
