@@ -149,3 +149,13 @@ def test_cli_dry_run_errors(
 ) -> None:
     assert main(["run", "trust-population", "--dry-run", *extra]) == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("flag", [("--prices", "p.toml"), ("--latency", "3")])
+def test_dry_run_flags_without_dry_run_are_an_error(
+    flag: tuple[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run"
+    assert main(["run", "trust-population", "--out", str(out), *flag]) == 2
+    assert f"{flag[0]} is used only with --dry-run" in capsys.readouterr().err
+    assert not out.exists()

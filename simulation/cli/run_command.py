@@ -58,7 +58,6 @@ def add_run_command(commands: Any) -> None:
     dry.add_argument(
         "--latency",
         type=positive,
-        default=2.0,
         metavar="SECONDS",
         help="with --dry-run: seconds a request is assumed to take (default 2)",
     )
@@ -75,6 +74,9 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> int:
         if args.resume:
             raise RunError("--dry-run plays a new run; it cannot --resume one")
         return _dry_run(scenario, params, args)
+    for flag, value in (("--prices", args.prices), ("--latency", args.latency)):
+        if value is not None:
+            raise RunError(f"{flag} is used only with --dry-run; add --dry-run or leave it out")
     result = run_scenario(
         scenario,
         params,
@@ -98,7 +100,7 @@ def _dry_run(scenario: Any, params: Any, args: argparse.Namespace) -> int:
     """`--dry-run`: the estimate of the run these arguments would make."""
     import asyncio
 
-    from personasim.simulation.runs.dry_run import adry_run
+    from personasim.simulation.runs.dry_run import ASSUMED_LATENCY_S, adry_run
 
     options = run_options(args)
     estimate = asyncio.run(
@@ -113,7 +115,7 @@ def _dry_run(scenario: Any, params: Any, args: argparse.Namespace) -> int:
             settings=options["settings"],
             concurrency=args.concurrency,
             requests_per_minute=args.rpm,
-            latency_s=args.latency,
+            latency_s=args.latency or ASSUMED_LATENCY_S,
             prices=args.prices,
             prompts=args.prompts,
         )
