@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import html as html_lib
 import json
+import re
 import shutil
 import sqlite3
 import subprocess
 import time
+import zlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fake_openai import FakeOpenAIServer
@@ -42,13 +45,15 @@ def chromium() -> str:
     return found
 
 
-def dump_dom(page: Path, fragment: str = "", tmp: Path | None = None) -> tuple[str, float]:
+def dump_dom(
+    page: Path, fragment: str = "", tmp: Path | None = None, width: int = 1280
+) -> tuple[str, float]:
     """The DOM after the page's script ran, and the seconds Chromium took (start included)."""
     profile = (tmp or page.parent) / f"profile-{time.monotonic_ns()}"
     command = [
         chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-        f"--user-data-dir={profile}", "--virtual-time-budget=5000", "--dump-dom",
-        page.resolve().as_uri() + fragment,
+        f"--user-data-dir={profile}", "--virtual-time-budget=5000", f"--window-size={width},900",
+        "--dump-dom", page.resolve().as_uri() + fragment,
     ]  # fmt: skip
     start = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
@@ -190,8 +195,213 @@ def test_ten_thousand_agents_open_in_a_few_seconds(tmp_path: Path) -> None:
     )
     assert dom.count("<tr data-agent=") == 50 and "page 1 of 200" in dom
     assert open_ms < 5000 and seconds < 60  # the wall time includes a 13 MiB DOM dump
+    probe = """(() => { const t0 = performance.now();
+      document.querySelector(".add-condition").click();
+      const set = (s, v, e) => {
+        const n = document.querySelector(s); n.value = v; n.dispatchEvent(new Event(e)); };
+      set(".cond-column", "decision:trust.trustor", "change"); set(".cond-op", "≥", "change");
+      set(".cond-value", "5", "input");
+      document.body.dataset.probe = JSON.stringify({ ms: performance.now() - t0,
+        count: document.querySelector(".agent-count").textContent }); })();"""
+    shown = probed(page, probe, tmp_path)
+    print(f"a condition over 10,000 agents, typed and applied: {shown['ms']:.0f} ms")
+    matching = sum(i % 11 >= 5 for i in range(10_000))
+    assert shown["count"] == f"page 1 of {-(-matching // 50)} · {matching} matching"
     dom, seconds = dump_dom(page, "#agent/a9999")
     print(f"agent a9999 by fragment: Chromium {seconds:.2f} s")
     assert "Finally, I will give 9 dollars" in dom and 'data-view="agent"' in dom
     with sqlite3.connect(tmp_path / "big" / "events.sqlite") as db:
         assert db.execute("select count(*) from events").fetchone()[0] == 40_003
+
+
+# ---------- layout, filters and links: a probe script run on a copy of the real page ----------
+
+# Measures the rendered page: every card, every scroller inside one, the agents table's outcome
+# columns (visible on screen, else reachable by its scroller), and the page's own width.
+LAYOUT_PROBE = """
+(() => {
+  const box = (node) => node.getBoundingClientRect();
+  const cards = [...document.querySelectorAll("section.card")].map((c) => ({
+    title: (c.querySelector("h2") || {}).textContent || "",
+    scroll: c.scrollWidth, client: c.clientWidth, inside: box(c).right <= innerWidth + 1 }));
+  const scrollers = [...document.querySelectorAll("section.card *")]
+    .filter((n) => n.scrollWidth > n.clientWidth + 1 && getComputedStyle(n).overflowX !== "visible")
+    .map((n) => ({ cls: n.className, overflow: getComputedStyle(n).overflowX,
+      bar: n.offsetHeight - n.clientHeight > 0 || getComputedStyle(n).overflowX === "scroll" }));
+  const wrap = document.querySelector(".scroll.agents");
+  const outcomes = [...document.querySelectorAll("table[id^=agents-] th")]
+    .filter((th) => th.textContent.includes(":")).map((th) => {
+      const visible = box(th).right <= Math.min(innerWidth, box(wrap).right) + 1;
+      th.scrollIntoView({ block: "nearest", inline: "end" });  // what the table's scroll bar does
+      const reachable = box(th).right <= box(wrap).right + 1 && box(th).left >= box(wrap).left - 1;
+      wrap.scrollLeft = 0;
+      return { name: th.textContent, visible, reachable };
+    });
+  document.body.dataset.layout = JSON.stringify({ width: innerWidth,
+    page: document.documentElement.scrollWidth, cards, scrollers, outcomes });
+})();
+"""
+
+
+def probed(page: Path, probe: str, tmp: Path, fragment: str = "", width: int = 1280) -> Any:
+    """The page with `probe` run after its own script; returns the probe's JSON result."""
+    copy = tmp / f"probed-{time.monotonic_ns()}.html"
+    html = page.read_text(encoding="utf-8")
+    copy.write_text(html.replace("</body>", f"<script>{probe}</script>\\n</body>"), "utf-8")
+    dom, _ = dump_dom(copy, fragment, tmp, width)
+    assert 'data-ready="1"' in dom, "the page rendered"
+    found = re.search(r'data-(layout|probe)="([^"]*)"', dom)
+    assert found, "the probe ran"
+    return json.loads(html_lib.unescape(found.group(2)))
+
+
+def assert_fits(layout: dict[str, Any], width: int) -> None:
+    assert layout["width"] == width, "the window is as wide as asked"
+    assert layout["page"] <= width, "the page does not scroll sideways"
+    for card in layout["cards"]:
+        assert card["scroll"] <= card["client"] and card["inside"], card
+    for scroller in layout["scrollers"]:  # only a documented table box scrolls, with a bar
+        assert "scroll" in scroller["cls"].split() and scroller["overflow"] == "auto", scroller
+        assert scroller["bar"], scroller
+
+
+@pytest.mark.parametrize("width", [1280, 1920])
+@pytest.mark.parametrize("scenario", sorted(SMALL))
+def test_no_card_is_clipped_and_outcomes_are_on_screen(scenario: str, width: int, tmp_path: Path):
+    run_dir = tmp_path / "run"
+    run_scenario(scenario, SMALL[scenario], out=run_dir, progress=False)
+    page = view([run_dir], tmp_path / "page.html")
+    layout = probed(page, LAYOUT_PROBE, tmp_path, width=width)
+    assert_fits(layout, width)
+    titles = [card["title"] for card in layout["cards"]]
+    assert "Validity" in titles and any(t.startswith("Agents") for t in titles)
+    assert layout["outcomes"], "the agents table has outcome columns"
+    for column in layout["outcomes"]:
+        assert column["visible"] or column["reachable"], column
+    assert all(c["visible"] for c in layout["outcomes"][:4]), "the first outcomes are on screen"
+
+
+@pytest.mark.parametrize("width", [1280, 1920])
+def test_agent_and_compare_pages_fit(width: int, tmp_path: Path) -> None:
+    base, drift = tmp_path / "base", tmp_path / "drift"
+    run_scenario("trust-population", {"n_personas": 4}, out=base, progress=False)
+    run_scenario(
+        "trust-population", {"n_personas": 4}, model="scripted:drift=0.6,seed=3", out=drift,
+        progress=False,
+    )  # fmt: skip
+    page = view([base, drift], tmp_path / "compare.html")
+    agent = next(iter(replies(base)))
+    for fragment in ("#run/1", f"#agent/0/{agent}", "#compare", f"#compare/{agent}"):
+        assert_fits(probed(page, LAYOUT_PROBE, tmp_path, fragment, width), width)
+
+
+# The filters, driven as a user would: choose, type, read the rows shown (one page: < 50 agents).
+FILTER_PROBE = """
+(() => {
+  const rows = () => [...document.querySelectorAll("tr[data-agent]")].map((tr) => tr.dataset.agent);
+  const set = (selector, value, event) => {
+    const node = [...document.querySelectorAll(selector)].pop();
+    node.value = value; node.dispatchEvent(new Event(event));
+  };
+  const out = { all: rows() };
+  set(".agent-failed", "failed", "change"); out.failed = rows();
+  set(".agent-failed", "ok", "change"); out.ok = rows(); set(".agent-failed", "", "change");
+  set(".agent-type", "PersonaAgent", "change"); out.type = rows(); set(".agent-type", "", "change");
+  set(".agent-role", "ROLE", "change"); out.role = rows(); set(".agent-role", "", "change");
+  document.querySelector(".add-condition").click();
+  set(".cond-column", "decision:trust.trustor", "change"); set(".cond-op", "≥", "change");
+  set(".cond-value", "5", "input"); out.decision = rows();
+  document.querySelector(".add-condition").click();
+  set(".cond-column", "TRAIT", "change"); set(".cond-value", "VALUE", "input"); out.both = rows();
+  document.querySelector(".cond button").click(); out.trait = rows();
+  set(".agent-search", "SEARCH", "input"); out.search = rows();
+  document.body.dataset.probe = JSON.stringify(out);
+})();
+"""
+
+
+def answer_some(body: dict[str, Any]) -> str:
+    """A trustor whose prompt hashes to 0 mod 3 never gives a readable amount (it fails after
+    its re-asks); the others give 0-10 dollars, by the same hash."""
+    crc = zlib.crc32(body["messages"][0]["content"].encode())
+    return "I would rather not say." if crc % 3 == 0 else f"Finally, I will give {crc % 11} dollars"
+
+
+def test_filters_narrow_the_agents_to_the_expected_ones(tmp_path: Path) -> None:
+    with FakeOpenAIServer(responder=answer_some) as server:
+        run_scenario(
+            "trust-population", {"n_personas": 12}, model="openai:fake-model",
+            base_url=server.base_url, out=tmp_path / "run", progress=False,
+        )  # fmt: skip
+    with SQLiteEventStore(tmp_path / "run" / "events.sqlite") as store:
+        created = {e.agent_id: e.payload for e in store.read(["agent.created"])}
+        failed = {e.agent_id for e in store.read(["decision.failed"])}
+        sent = {
+            e.agent_id: e.payload["value"]
+            for e in store.read(["decision.made"])
+            if e.payload["task"] == "trust.trustor"
+        }
+        roles = {e.agent_id: e.payload["role"] for e in store.read(["llm.call"])}
+    personas = {a: p["persona"]["attributes"] for a, p in created.items() if p.get("persona")}
+    assert failed and set(personas) - failed, "some trustors fail, others decide"
+    trait = next(
+        name
+        for name, value in next(iter(personas.values())).items()
+        if isinstance(value, str) and len({str(p.get(name)) for p in personas.values()}) > 1
+    )
+    value = next(iter(personas.values()))[trait]
+    role = sorted(set(roles.values()))[0]
+    search = next(iter(personas))
+    probe = FILTER_PROBE.replace("ROLE", role).replace("TRAIT", trait)
+    probe = probe.replace("VALUE", json.dumps(value)[1:-1]).replace("SEARCH", search)
+    page = view([tmp_path / "run"], tmp_path / "page.html")
+    shown = probed(page, probe, tmp_path)
+    assert shown["all"] == list(created)
+    assert set(shown["failed"]) == failed
+    assert set(shown["ok"]) == set(created) - failed
+    assert set(shown["type"]) == {a for a, p in created.items() if p["type"] == "PersonaAgent"}
+    assert set(shown["role"]) == {a for a, r in roles.items() if r == role}
+    high = {a for a, v in sent.items() if v is not None and v >= 5}
+    assert high and set(shown["decision"]) == high
+    with_trait = {a for a, p in personas.items() if p.get(trait) == value}
+    assert set(shown["trait"]) == with_trait and set(shown["both"]) == high & with_trait
+    assert search in shown["search"] and len(shown["search"]) < len(created)
+
+
+# A link survives a reload: open it, reload the page, read what the reloaded page shows.
+RELOAD_PROBE = """
+(() => {
+  if (!sessionStorage.getItem("reloaded")) {
+    sessionStorage.setItem("reloaded", "1");
+    FIRST;
+    setTimeout(() => location.reload(), 50);
+    return;
+  }
+  const focus = document.querySelector(".ev.focus");
+  document.body.dataset.probe = JSON.stringify({
+    hash: location.hash, view: document.body.dataset.view,
+    title: (document.getElementById("agent-title") || {}).textContent || null,
+    call: document.body.dataset.call || null, focused: focus ? focus.dataset.seq : null,
+    open: focus ? [...focus.querySelectorAll("details")].every((d) => d.open) : null });
+})();
+"""
+
+
+def test_agent_and_call_links_survive_a_reload(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    run_scenario("trust-population", {"n_personas": 3}, out=run_dir, progress=False)
+    page = view([run_dir], tmp_path / "page.html")
+    agent = list(replies(run_dir))[1]
+    with SQLiteEventStore(run_dir / "events.sqlite") as store:
+        seq = next(e.seq for e in store.read(["llm.call"]) if e.agent_id == agent)
+    first = f'location.hash = "agent={agent}"'
+    shown = probed(page, RELOAD_PROBE.replace("FIRST", first), tmp_path)
+    assert shown["hash"] == f"#agent={agent}" and shown["view"] == "agent"
+    label = html_lib.unescape(dump_dom(page, f"#agent/{agent}")[0]).split('id="agent-title">')[1]
+    assert shown["title"] == label.split("<")[0]
+    click = 'document.querySelector("#trajectory a.seq").click()'  # the call's own link
+    shown = probed(page, RELOAD_PROBE.replace("FIRST", click), tmp_path, f"#agent/{agent}")
+    assert shown["hash"] == f"#call/{seq}" and shown["view"] == "agent"
+    assert shown["call"] == shown["focused"] == str(seq) and shown["open"] is True
+    shown = probed(page, RELOAD_PROBE.replace("FIRST", f'location.hash = "call={seq}"'), tmp_path)
+    assert shown["focused"] == str(seq) and shown["title"] == label.split("<")[0]

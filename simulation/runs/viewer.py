@@ -50,8 +50,16 @@ def collect_run(run_dir: Path, store: EventStore) -> dict[str, Any]:
         "kinds": dict(sorted(Counter(e.kind for e in events).items())),
         "sources": dict(Counter(str(e.payload.get("source")) for e in calls)),
         "agents": agents,
+        "calls": _call_owners(calls, trajectories.keys()),
         "trajectories": trajectories,
     }
+
+
+def _call_owners(calls: Sequence[Event], agents: Iterable[str]) -> dict[str, str]:
+    """Each `llm.call`'s seq → the agent whose page shows it, so `#call/SEQ` survives a reload
+    without the page parsing every agent's events."""
+    known = set(agents)
+    return {str(e.seq): e.agent_id for e in calls if e.agent_id in known}
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:
@@ -105,7 +113,7 @@ def _agents(events: Sequence[Event]) -> tuple[dict[str, Any], dict[str, list[lis
     stats = {agent_id: _agent_stats(agent_id, trajectories[agent_id]) for agent_id in created}
     outcomes = sorted({name for row in stats.values() for name in row if ":" in name})
     counts = ["decisions", "failed", "reasks", "calls", "tokens"]
-    columns = ["id", "label", "persona", "type", *attributes, *counts, *outcomes]
+    columns = ["id", "label", "persona", "type", "role", *attributes, *counts, *outcomes]
     rows = []
     for agent_id, payload in created.items():
         persona = payload.get("persona") or {}
@@ -116,6 +124,7 @@ def _agents(events: Sequence[Event]) -> tuple[dict[str, Any], dict[str, list[lis
                 _label(agent_id, payload),
                 persona.get("id"),
                 payload.get("type"),
+                stats[agent_id].get("role"),
                 *(_cell(values.get(name)) for name in attributes),
                 *(stats[agent_id].get(name) for name in (*counts, *outcomes)),
             ]
@@ -164,15 +173,20 @@ def _short(text: str, limit: int) -> str:
 
 
 def _agent_stats(agent_id: str, events: list[list[Any]]) -> dict[str, Any]:
-    """Counts of the agent's decision steps, and its outcomes: the mean of each numeric field
-    of its own environment events (`trust.transfer:sent`) and of each task's numeric decisions
-    (`decision:trust.trustor`); a mean over one event is that event's value."""
+    """Counts of the agent's decision steps, the model role(s) of its calls, and its outcomes:
+    the mean of each numeric field of its own environment events (`trust.transfer:sent`) and of
+    each task's numeric decisions (`decision:trust.trustor`); a mean over one event is that
+    event's value. A task whose decisions are not all numbers lists its distinct values."""
     counts: Counter[str] = Counter()
     numbers: dict[str, list[float]] = defaultdict(list)
+    texts: dict[str, dict[str, None]] = defaultdict(dict)
+    roles: dict[str, None] = {}
     for _, _, kind, actor, payload in events:
         if actor != agent_id:
             continue
         if kind == "llm.call":
+            if payload.get("role"):
+                roles.setdefault(str(payload["role"]), None)
             counts["calls"] += 1
             usage = (payload.get("response") or {}).get("usage") or {}
             counts["tokens"] += sum(v for v in usage.values() if isinstance(v, int))
@@ -181,6 +195,8 @@ def _agent_stats(agent_id: str, events: list[list[Any]]) -> dict[str, Any]:
             counts["failed"] += kind == "decision.failed"
             if _is_number(payload.get("value")):
                 numbers[f"decision:{payload.get('task')}"].append(payload["value"])
+            elif kind == "decision.made" and payload.get("value") is not None:
+                texts[f"decision:{payload.get('task')}"].setdefault(_text(payload["value"]), None)
         elif kind == "decision.reask":
             counts["reasks"] += 1
         elif not kind.startswith(("agent.", "env.", "llm.", "round.", "run.")):
@@ -188,8 +204,16 @@ def _agent_stats(agent_id: str, events: list[list[Any]]) -> dict[str, Any]:
                 if _is_number(value):
                     numbers[f"{kind}:{name}"].append(value)
     stats: dict[str, Any] = dict(counts)
+    for name, values in texts.items():  # any text value: the task is shown as its values
+        stats[name] = ", ".join([*map(_text, numbers.pop(name, [])), *values])
     stats.update({name: round(sum(v) / len(v), 4) for name, v in numbers.items()})
+    if roles:
+        stats["role"] = ", ".join(roles)
     return stats
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 def _is_number(value: Any) -> bool:

@@ -24,6 +24,7 @@ const txt = (v) => (v === null || v === undefined ? "—" : typeof v === "object
 const isNum = (v) => typeof v === "number" && isFinite(v);
 const fmt = (v) => (isNum(v) && !Number.isInteger(v) ? String(+v.toFixed(4)) : txt(v));
 const agentHref = (r, id) => "#agent/" + (RUNS.length > 1 ? r + "/" : "") + encodeURIComponent(id);
+const callHref = (r, seq) => "#call/" + (RUNS.length > 1 ? r + "/" : "") + seq;
 const card = (title, ...kids) => el("section", { class: "card" }, title ? el("h2", {}, title) : null, kids);
 const badge = (text, cls) => el("span", { class: "badge " + (cls || "") }, text);
 
@@ -32,8 +33,8 @@ function kvTable(pairs) {
     el("tr", {}, el("th", {}, k), el("td", {}, v instanceof Node ? v : txt(v)))));
 }
 
-function dataTable(header, rows, numeric) {
-  return el("table", {},
+function dataTable(header, rows, numeric, cls) {
+  return el("table", { class: cls || null },
     el("thead", {}, el("tr", {}, header.map((h) => el("th", {}, h)))),
     el("tbody", {}, rows.map((row) => el("tr", {}, row.map((c) =>
       c instanceof Node ? el("td", {}, c) : el("td", { class: numeric && isNum(c) ? "num" : null }, fmt(c)))))));
@@ -56,12 +57,24 @@ function nav(active) {
   document.getElementById("nav").replaceChildren(...links);
 }
 
+// Links: #run/N, #agent/ID (several runs: #agent/N/ID), #call/SEQ (#call/N/SEQ), #compare,
+// #compare/PERSONA; "#agent=ID" and "#call=SEQ" are read the same. A reload keeps the hash.
 function route() {
-  const hash = decodeURIComponent(location.hash.slice(1));
+  const hash = decodeURIComponent(location.hash.slice(1)).replace(/^(agent|call)=/, "$1/");
   const main = document.getElementById("main");
-  let view;
+  let view, focus = null;
   const parts = hash.split("/");
-  if (parts[0] === "agent") {
+  delete document.body.dataset.call;
+  if (parts[0] === "call") {
+    const multi = RUNS.length > 1 && parts.length > 2;
+    const r = multi && RUNS[+parts[1]] ? +parts[1] : 0;
+    const seq = parts[multi ? 2 : 1];
+    const id = (RUNS[r].calls || {})[seq];
+    view = id === undefined ? card("No such call", el("p", {}, "Run " + RUNS[r].dir + " has no model call #" + seq + " by an agent."),
+      el("a", { href: "#run/" + r }, "back to the run")) : agentView(r, id);
+    focus = id === undefined ? null : seq;
+    nav("run/" + r);
+  } else if (parts[0] === "agent") {
     const multi = RUNS.length > 1 && /^\d+$/.test(parts[1]) && parts.length > 2;
     const r = multi ? +parts[1] : 0;
     const id = parts.slice(multi ? 2 : 1).join("/");
@@ -77,7 +90,14 @@ function route() {
   }
   main.replaceChildren(view);
   window.scrollTo(0, 0);
-  document.body.dataset.view = parts[0] || "run";
+  document.body.dataset.view = parts[0] === "call" ? "agent" : parts[0] || "run";
+  const target = focus === null ? null : main.querySelector('#trajectory .ev[data-seq="' + focus + '"]');
+  if (target) {
+    target.classList.add("focus");
+    target.querySelectorAll("details").forEach((d) => { d.open = true; });
+    target.scrollIntoView({ block: "start" });
+    document.body.dataset.call = focus;
+  }
 }
 
 // ---------- run page ----------
@@ -126,7 +146,8 @@ function validityCard(run) {
   for (const [path, value] of flatten(run.metrics ? run.metrics.metrics : null, "", new Map())) {
     if (path.endsWith(".small") && value === true) flagged.push(path.slice(0, -6));
   }
-  return card("Validity", dataTable(["task", ...cols], rows, true),
+  const heads = { reasks: "re-asks", failure_rate: "failure rate", max_failure_rate: "limit" };
+  return card("Validity", el("div", { class: "scroll" }, dataTable(["task", ...cols.map((c) => heads[c] || c)], rows, true, "wrap")),
     el("p", { class: "muted" }, "max failure rate " + txt(v.max_failure_rate) + ", groups under n = " + txt(v.min_group_n) + " are flagged"),
     el("h3", {}, "Flagged groups (" + flagged.length + ")"),
     flagged.length ? el("div", { class: "scroll", style: "max-height:160px" }, el("ul", {}, flagged.map((f) => el("li", {}, f))))
@@ -168,34 +189,101 @@ function metricsCard(run) {
 }
 
 function kindsCard(run) {
-  return card("Events by kind", dataTable(["kind", "events"], Object.entries(run.kinds), true));
+  return card("Events by kind", el("div", { class: "scroll" }, dataTable(["kind", "events"], Object.entries(run.kinds), true)));
 }
 
-// ---------- agents table: sorted, filtered, paged (10,000 rows stay fast) ----------
+// ---------- agents table: searched, filtered, sorted, paged (10,000 rows stay fast) ----------
+// Filters combine with AND: the search (any cell's text), the agent type, the model role, failures,
+// and any number of conditions "COLUMN OP VALUE" over attributes, decisions, outcomes and counts.
 const tableState = new Map();
+const OPS = ["=", "≠", "<", "≤", ">", "≥", "contains"];
+const FAILED = [["", "any"], ["failed", "with a failed decision"], ["ok", "no failed decision"], ["reasked", "with a re-ask"]];
+
 function agentsCard(r) {
   const run = RUNS[r], t = run.agents;
-  const st = tableState.get(r) || { filter: "", sort: null, desc: false, page: 0, all: false };
+  const st = tableState.get(r) || { filter: "", type: "", role: "", failed: "", conds: [], sort: null, desc: false, page: 0, all: false };
   tableState.set(r, st);
-  const body = el("div", {});
-  const input = el("input", { type: "search", placeholder: "filter: any text, e.g. a persona id or attribute value", value: st.filter });
-  input.addEventListener("input", () => { st.filter = input.value; st.page = 0; draw(); });
+  const body = el("div", {}), conds = el("div", { class: "conds" });
+  const draw = () => body.replaceChildren(agentsTable(r, st, draw));
+  const refilter = () => { st.page = 0; draw(); };
+  const input = el("input", { type: "search", class: "agent-search", placeholder: "search: any text, e.g. a persona id or attribute value", value: st.filter });
+  input.addEventListener("input", () => { st.filter = input.value; refilter(); });
+  const choice = (cls, label, key, options) => options.length < 2 && key !== "failed" ? null : el("label", {}, label + " ",
+    el("select", { class: cls, onchange: (e) => { st[key] = e.target.value; refilter(); } },
+      options.map(([value, text]) => el("option", { value, selected: st[key] === value ? "" : null }, text))));
+  const distinct = (col) => [...new Set(t.rows.flatMap((row) => row[col] === null ? [] : String(row[col]).split(", ")))].sort();
   const toggle = el("label", {}, el("input", { type: "checkbox", checked: st.all ? "" : null,
     onchange: (e) => { st.all = e.target.checked; draw(); } }), " all " + t.attributes.length + " attributes");
-  const draw = () => body.replaceChildren(agentsTable(r, st));
+  const drawConds = () => conds.replaceChildren(...st.conds.map((c, n) => condition(t, c, refilter, () => { st.conds.splice(n, 1); drawConds(); refilter(); })));
+  const add = el("button", { class: "add-condition", onclick: () => { st.conds.push({ col: filterColumns(t)[0], op: "=", value: "" }); drawConds(); } }, "+ condition");
+  drawConds();
   draw();
-  return card("Agents (" + t.rows.length + ")", el("div", { class: "toolbar" }, input, t.attributes.length > t.shown_attributes.length ? toggle : null), body);
+  return card("Agents (" + t.rows.length + ")", el("div", { class: "toolbar" }, input,
+    choice("agent-type", "type", "type", [["", "any"], ...distinct(t.columns.indexOf("type")).map((v) => [v, v])]),
+    choice("agent-role", "model role", "role", [["", "any"], ...distinct(t.columns.indexOf("role")).map((v) => [v, v])]),
+    choice("agent-failed", "failures", "failed", FAILED), add,
+    t.attributes.length > t.shown_attributes.length ? toggle : null), conds, body);
 }
 
-function agentsTable(r, st) {
+// The columns a condition can test: attributes (traits), decisions, outcomes, then counts.
+function filterColumns(t) {
+  const fixed = ["id", "label", "persona", "type", "role"];
+  const rest = t.columns.filter((c) => !fixed.includes(c) && !t.attributes.includes(c));
+  return [...t.attributes, ...rest.filter((c) => c.startsWith("decision:")), ...rest.filter((c) => c.includes(":") && !c.startsWith("decision:")),
+    ...rest.filter((c) => !c.includes(":"))];
+}
+
+function condition(t, c, refilter, remove) {
+  const value = el("input", { type: "text", class: "cond-value", placeholder: "value", value: c.value, size: 12 });
+  value.addEventListener("input", () => { c.value = value.value; refilter(); });
+  return el("div", { class: "toolbar cond" }, "where",
+    el("select", { class: "cond-column", onchange: (e) => { c.col = e.target.value; refilter(); } },
+      filterColumns(t).map((name) => el("option", { value: name, selected: c.col === name ? "" : null }, name))),
+    el("select", { class: "cond-op", onchange: (e) => { c.op = e.target.value; refilter(); } },
+      OPS.map((op) => el("option", { value: op, selected: c.op === op ? "" : null }, op))),
+    value, el("button", { onclick: remove, title: "remove this condition" }, "×"));
+}
+
+// A missing value never matches (not even ≠). Numbers compare as numbers when both sides are
+// numbers; text compares without case, digits by value ("item 2" < "item 10").
+function holds(v, op, want) {
+  if (v === null || v === undefined) return false;
+  if (op === "contains") return String(v).toLowerCase().includes(want.toLowerCase());
+  const cmp = isNum(v) && want.trim() !== "" && !isNaN(+want) ? v - +want
+    : String(v).localeCompare(want.trim(), undefined, { numeric: true, sensitivity: "base" });
+  return { "=": cmp === 0, "≠": cmp !== 0, "<": cmp < 0, "≤": cmp <= 0, ">": cmp > 0, "≥": cmp >= 0 }[op];
+}
+
+function filtered(t, st) {
+  const col = (name) => t.columns.indexOf(name);
+  const needle = st.filter.trim().toLowerCase();
+  const tests = [];
+  if (needle) tests.push((row, i) => t.search[i].includes(needle));
+  if (st.type) tests.push((row) => String(row[col("type")]) === st.type);
+  if (st.role) tests.push((row) => row[col("role")] !== null && String(row[col("role")]).split(", ").includes(st.role));
+  const failed = col("failed"), reasks = col("reasks");
+  if (st.failed === "failed") tests.push((row) => row[failed] > 0);
+  if (st.failed === "ok") tests.push((row) => !(row[failed] > 0));
+  if (st.failed === "reasked") tests.push((row) => row[reasks] > 0);
+  for (const c of st.conds) if (c.value.trim() !== "" && col(c.col) >= 0) tests.push((row) => holds(row[col(c.col)], c.op, c.value));
+  const idx = [];
+  t.rows.forEach((row, i) => { if (tests.every((f) => f(row, i))) idx.push(i); });
+  return idx;
+}
+
+// Shown columns: the label (pinned), then decisions and outcomes, counts, role, type, persona,
+// attributes, so the outcomes are on screen without scrolling sideways.
+function shownColumns(t, st) {
+  const shown = new Set(st.all ? t.attributes : t.shown_attributes);
+  const order = ["label", ...filterColumns(t).filter((c) => !t.attributes.includes(c)), "role", "type", "persona", ...t.attributes.filter((a) => shown.has(a))];
+  return order.map((c) => [c, t.columns.indexOf(c)]).filter(([, i]) => i >= 0);
+}
+
+function agentsTable(r, st, draw) {
   const t = RUNS[r].agents;
   if (!t.search) t.search = t.rows.map((row) => row.map((c) => (c === null ? "" : String(c))).join("\u0001").toLowerCase());
-  const hidden = new Set(st.all ? [] : t.attributes.filter((a) => !t.shown_attributes.includes(a)));
-  hidden.add("id");
-  const cols = t.columns.map((c, i) => [c, i]).filter(([c]) => !hidden.has(c));
-  let idx = t.rows.map((_, i) => i);
-  const needle = st.filter.trim().toLowerCase();
-  if (needle) idx = idx.filter((i) => t.search[i].includes(needle));
+  const cols = shownColumns(t, st);
+  const idx = filtered(t, st);
   if (st.sort !== null) {
     const k = st.sort, sign = st.desc ? -1 : 1;
     idx.sort((a, b) => sign * compare(t.rows[a][k], t.rows[b][k]));
@@ -203,10 +291,9 @@ function agentsTable(r, st) {
   const pages = Math.max(1, Math.ceil(idx.length / PAGE));
   st.page = Math.min(st.page, pages - 1);
   const shown = idx.slice(st.page * PAGE, st.page * PAGE + PAGE);
-  const redraw = (e) => e.target.closest("section").querySelector("input[type=search]").dispatchEvent(new Event("input"));
-  const header = cols.map(([c, i]) => el("th", { class: "sortable", title: "sort by " + c, onclick: (e) => {
-    st.desc = st.sort === i ? !st.desc : false; st.sort = i; const p = st.page; redraw(e); st.page = p; } },
-  c + (st.sort === i ? (st.desc ? " ▼" : " ▲") : "")));
+  const header = cols.map(([c, i]) => el("th", { class: "sortable", title: "sort by " + c, onclick: () => {
+    st.desc = st.sort === i ? !st.desc : false; st.sort = i; draw(); } },
+  breakable(c), st.sort === i ? (st.desc ? " ▼" : " ▲") : ""));
   const rows = shown.map((i) => {
     const row = t.rows[i];
     return el("tr", { "data-agent": row[0] }, cols.map(([c, k]) => k === 1
@@ -214,11 +301,14 @@ function agentsTable(r, st) {
       : el("td", { class: isNum(row[k]) ? "num" : null }, fmt(row[k]))));
   });
   const pager = el("div", { class: "toolbar" },
-    el("button", { onclick: (e) => { st.page = Math.max(0, st.page - 1); e.target.closest("section").replaceWith(agentsCard(r)); } }, "‹ prev"),
-    el("span", {}, "page " + (st.page + 1) + " of " + pages + " · " + idx.length + " matching"),
-    el("button", { onclick: (e) => { st.page = Math.min(pages - 1, st.page + 1); e.target.closest("section").replaceWith(agentsCard(r)); } }, "next ›"));
-  return el("div", {}, el("div", { class: "scroll" }, el("table", { id: "agents-" + r }, el("thead", {}, el("tr", {}, header)), el("tbody", {}, rows))), pager);
+    el("button", { onclick: () => { st.page = Math.max(0, st.page - 1); draw(); } }, "‹ prev"),
+    el("span", { class: "agent-count" }, "page " + (st.page + 1) + " of " + pages + " · " + idx.length + " matching"),
+    el("button", { onclick: () => { st.page = Math.min(pages - 1, st.page + 1); draw(); } }, "next ›"));
+  return el("div", {}, el("div", { class: "scroll agents" }, el("table", { id: "agents-" + r }, el("thead", {}, el("tr", {}, header)), el("tbody", {}, rows))), pager);
 }
+
+// A long column name (`decision:career.assistant`) may wrap after each ":" and ".".
+const breakable = (name) => name.split(/(?<=[:.])/).flatMap((part, n) => (n ? [el("wbr"), part] : [part]));
 
 function compare(a, b) {
   if (a === b) return 0;
@@ -251,12 +341,12 @@ function agentView(r, id) {
   const created = events.find((e) => e[2] === "agent.created");
   const persona = created && created[4].persona;
   const others = RUNS.length > 1 && row.persona ? el("a", { href: "#compare/" + encodeURIComponent(row.persona) }, "compare this persona across runs") : null;
-  const stats = RUNS[r].agents.columns.filter((c) => !["id", "label", "persona", "type", ...RUNS[r].agents.attributes].includes(c));
+  const stats = RUNS[r].agents.columns.filter((c) => !["id", "label", "persona", "type", "role", ...RUNS[r].agents.attributes].includes(c));
   return el("div", {},
     el("p", {}, el("a", { href: "#run/" + r }, "← " + RUNS[r].dir), " ", others),
     el("h1", { id: "agent-title" }, row.label),
     el("div", { class: "grid" },
-      card("Agent", kvTable([["agent id", id], ["persona id", row.persona], ["type", row.type],
+      card("Agent", kvTable([["agent id", id], ["persona id", row.persona], ["type", row.type], ["model role", row.role],
         ...Object.entries((created && created[4]) || {}).filter(([k]) => !["persona", "type"].includes(k))]),
       persona ? el("details", { open: Object.keys(persona.attributes || {}).length <= 8 ? "" : null },
         el("summary", {}, "persona attributes (" + Object.keys(persona.attributes || {}).length + ")"),
@@ -264,10 +354,10 @@ function agentView(r, id) {
         Object.keys(persona.traits || {}).length ? [el("h3", {}, "traits"), kvTable(Object.entries(persona.traits))] : null) : null),
       card("Outcomes and steps", kvTable(stats.filter((c) => row[c] !== null && row[c] !== undefined).map((c) => [c, fmt(row[c])])))),
     el("div", { style: "height:14px" }),
-    card("Trajectory (" + events.length + " events)", el("div", { id: "trajectory" }, renderEvents(events, id, null))));
+    card("Trajectory (" + events.length + " events)", el("div", { id: "trajectory" }, renderEvents(r, events, id, null))));
 }
 
-function renderEvents(events, id, marks) {
+function renderEvents(r, events, id, marks) {
   const out = [];
   let round;
   for (const ev of events) {
@@ -277,7 +367,7 @@ function renderEvents(events, id, marks) {
       round = rnd;
       out.push(el("div", { class: "round" }, rnd === null ? "setup" : "round " + rnd));
     }
-    out.push(renderEvent(ev, id, marks ? marks.get(seq) : null));
+    out.push(renderEvent(r, ev, id, marks ? marks.get(seq) : null));
   }
   return out;
 }
@@ -285,10 +375,11 @@ function renderEvents(events, id, marks) {
 const KIND_CLASS = { "llm.call": "k-llm", "decision.made": "k-made", "decision.failed": "k-failed", "decision.reask": "k-reask",
   "llm.error": "k-error", "env.entered": "k-move", "env.left": "k-move", "agent.moved": "k-move" };
 
-function renderEvent(ev, id, mark) {
+function renderEvent(r, ev, id, mark) {
   const [seq, , kind, actor, p] = ev;
   const cls = "ev " + (KIND_CLASS[kind] || (kind.includes(".") && !kind.startsWith("agent.") ? "k-env" : "")) + (mark ? " differs" : "");
-  const head = el("div", { class: "head" }, el("span", { class: "seq" }, "#" + seq), el("span", { class: "kind" }, kind),
+  const head = el("div", { class: "head" }, kind === "llm.call"
+    ? el("a", { class: "seq", href: callHref(r, seq), title: "a link to this call" }, "#" + seq) : el("span", { class: "seq" }, "#" + seq), el("span", { class: "kind" }, kind),
     actor && actor !== id ? el("span", { class: "muted" }, "by " + actor) : null,
     mark ? el("span", { class: "difflabel" }, mark) : null);
   const node = el("div", { class: cls, "data-seq": seq, "data-kind": kind }, head);
@@ -418,7 +509,7 @@ function comparePersonaView(persona) {
   const marks = sigs.map((s, r) => new Map(s.filter((x) => byKey.some((m, o) => o !== r && m.get(x.key) !== x.result))
     .map((x) => [x.seq, "differs from run " + byKey.map((m, o) => o !== r && m.get(x.key) !== x.result ? o + 1 : null).filter(Boolean).join(", ")])));
   const rows = agents.map((ids, r) => ids.map((id) => agentRow(r, id)));
-  const statCols = [...new Set(RUNS.flatMap((run) => run.agents.columns.filter((c) => !["id", "label", "persona", "type", ...run.agents.attributes].includes(c))))];
+  const statCols = [...new Set(RUNS.flatMap((run) => run.agents.columns.filter((c) => !["id", "label", "persona", "type", "role", ...run.agents.attributes].includes(c))))];
   const outcomeRows = statCols.map((c) => { const vals = rows.map((rs) => rs.map((row) => fmt(row[c])).join(" / ")); return [c, vals]; })
     .filter(([, vals]) => vals.some((v) => v.split(" / ").some((x) => x !== "—")));
   const outcomeTable = el("table", { id: "compare-outcomes" },
@@ -429,7 +520,7 @@ function comparePersonaView(persona) {
   const columns = el("div", { class: "cols", style: "grid-template-columns:repeat(" + RUNS.length + ",minmax(0,1fr))" },
     agents.map((ids, r) => el("div", { class: "compare-col", "data-run": r }, el("h2", {}, "run " + (r + 1) + ": " + RUNS[r].dir),
       ids.length ? ids.map((id) => el("div", {}, el("h3", {}, el("a", { href: agentHref(r, id) }, id)),
-        renderEvents(trajectory(r, id) || [], id, marks[r])))
+        renderEvents(r, trajectory(r, id) || [], id, marks[r])))
         : el("p", { class: "muted" }, "this persona is not in this run"))));
   const differing = marks.reduce((n, m) => n + m.size, 0);
   return el("div", {}, el("p", {}, el("a", { href: "#compare" }, "← compare")),
