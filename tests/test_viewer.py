@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from fake_openai import FakeOpenAIServer
 
-from personasim.simulation import SQLiteEventStore, run_scenario
+from personasim.simulation import Event, SQLiteEventStore, run_scenario
 from personasim.simulation.cli.main import main
 from personasim.simulation.runs.replay import agent_events
 from personasim.simulation.runs.viewer import ViewServer, collect_run, render_page
@@ -116,3 +116,32 @@ def test_served_page_is_the_written_page(scripted_run: Path) -> None:
         with urllib.request.urlopen(server.url + "#agent/x", timeout=5) as response:
             assert response.read().decode() == html
         server.shutdown()
+
+
+def test_agents_table_has_roles_calls_and_short_text_decisions(scripted_run, tmp_path) -> None:
+    """`role` is the model role of the agent's calls, `calls` maps each call's seq to its agent
+    (so `#call/SEQ` opens without parsing every agent), and a text decision is a column only
+    while every value is short text; a long reply stays on the agent's page alone."""
+    with SQLiteEventStore(scripted_run / "events.sqlite") as store:
+        run = collect_run(scripted_run, store)
+        calls = list(store.read(["llm.call"]))
+    columns, rows = run["agents"]["columns"], run["agents"]["rows"]
+    roles = {e.agent_id: e.payload["role"] for e in calls}
+    assert {r[0]: r[columns.index("role")] for r in rows if r[0] in roles} == roles
+    assert run["calls"] == {str(e.seq): e.agent_id for e in calls}
+    events = [Event("run.started", {"scenario": "synthetic", "seed": 0, "params": {}})]
+    for agent, (pick, say) in {"a": ("B", "short"), "b": ("C", "x" * 41)}.items():
+        events += [
+            Event("agent.created", {"type": "T"}, agent_id=agent),
+            Event("decision.made", {"task": "pick", "value": pick}, agent_id=agent),
+            Event("decision.made", {"task": "pick", "value": "A"}, agent_id=agent),
+            Event("decision.made", {"task": "say", "value": say}, agent_id=agent),
+        ]
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "manifest.json").write_text('{"status": "complete"}')
+    with SQLiteEventStore(tmp_path / "run" / "events.sqlite") as store:
+        store.append(events)
+        table = collect_run(tmp_path / "run", store)["agents"]
+    assert "decision:say" not in table["columns"]
+    picks = [row[table["columns"].index("decision:pick")] for row in table["rows"]]
+    assert picks == ["B, A", "C, A"]

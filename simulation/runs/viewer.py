@@ -31,6 +31,10 @@ __all__ = ["ViewServer", "collect_run", "render_page", "write_page"]
 _LABEL_KEYS = ("name", "first_name", "age", "sex", "gender", "job_title", "performance_level")
 _TABLE_ATTRIBUTES = 6
 """Attribute columns shown in the agents table by default (the page can show all)."""
+_SHORT = 40
+"""A non-numeric decision is tabled (and filterable) when every value is text this short."""
+_LONG = object()
+"""Marks a task with a long or structured value: it gets no column (its agent's page shows it)."""
 
 
 def collect_run(run_dir: Path, store: EventStore) -> dict[str, Any]:
@@ -111,7 +115,8 @@ def _agents(events: Sequence[Event]) -> tuple[dict[str, Any], dict[str, list[lis
             )
     attributes = _attribute_names(created.values())
     stats = {agent_id: _agent_stats(agent_id, trajectories[agent_id]) for agent_id in created}
-    outcomes = sorted({name for row in stats.values() for name in row if ":" in name})
+    long = {name for row in stats.values() for name, value in row.items() if value is _LONG}
+    outcomes = sorted({name for row in stats.values() for name in row if ":" in name} - long)
     counts = ["decisions", "failed", "reasks", "calls", "tokens"]
     columns = ["id", "label", "persona", "type", "role", *attributes, *counts, *outcomes]
     rows = []
@@ -205,7 +210,9 @@ def _agent_stats(agent_id: str, events: list[list[Any]]) -> dict[str, Any]:
                     numbers[f"{kind}:{name}"].append(value)
     stats: dict[str, Any] = dict(counts)
     for name, values in texts.items():  # any text value: the task is shown as its values
-        stats[name] = ", ".join([*map(_text, numbers.pop(name, [])), *values])
+        listed = [*map(_text, numbers.pop(name, [])), *values]
+        short = all(len(v) <= _SHORT and "\n" not in v for v in listed)
+        stats[name] = ", ".join(listed) if short else _LONG
     stats.update({name: round(sum(v) / len(v), 4) for name, v in numbers.items()})
     if roles:
         stats["role"] = ", ".join(roles)
