@@ -279,6 +279,8 @@ def test_no_card_is_clipped_and_outcomes_are_on_screen(scenario: str, width: int
     for column in layout["outcomes"]:
         assert column["visible"] or column["reachable"], column
     assert all(c["visible"] for c in layout["outcomes"][:4]), "the first outcomes are on screen"
+    agent = next(iter(replies(run_dir)))  # an agent that asked a model: its page has replies
+    assert_fits(probed(page, LAYOUT_PROBE, tmp_path, f"#agent/{agent}", width), width)
 
 
 @pytest.mark.parametrize("width", [1280, 1920])
