@@ -132,7 +132,7 @@ def test_unbound_the_word_rule_groups_and_no_classifier_is_asked(tmp_path: Path)
     assert result.manifest["roles"]["classifier"] == []
     words = Counter(classify_title(t).category for t in TITLES)
     assert job_sizes(result) == dict(words)
-    assert result.metrics["metrics"]["job_labels"]["classifier"] is None
+    assert result.metrics["metrics"]["job_labels"]["classifier"] == []
     rows = (result.run_dir / "reports" / "job_titles.csv").read_text().splitlines()
     assert "Doctor,Health,Professional,word rule,2" in rows
 
