@@ -37,7 +37,7 @@ from personasim.scenarios.career_chat.uncertainty import (
     group_uncertainty,
 )
 from personasim.simulation.core.stages import stage
-from personasim.simulation.llm.model_spec import parse_model_spec
+from personasim.simulation.llm.model_spec import model_name
 
 __all__ = [
     "DIMENSIONS",
@@ -435,8 +435,7 @@ def paper_differences(header: Mapping[str, Any], n_items: int, n_users: int) -> 
     roles = header.get("roles") or {}
     for role, paper_model in PAPER_ROLES.items():
         specs = roles.get(role)
-        spec = parse_model_spec(str(specs[0])) if specs else None
-        model = (spec.name or spec.text) if spec else model_label(header["model"])
+        model = model_name(str(specs[0])) if specs else model_label(header["model"])
         if paper_model not in model:
             differs.append(f"{role}: {model} (paper: {paper_model})")
     return differs

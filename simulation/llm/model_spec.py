@@ -45,6 +45,7 @@ __all__ = [
     "backend_kinds",
     "check_run_options",
     "make_backend",
+    "model_name",
     "parse_model_spec",
     "unused_run_options",
 ]
@@ -142,6 +143,16 @@ def backend_kinds() -> dict[str, str]:
     for entry in entry_points(group=ENTRY_POINT_GROUP):
         listed.setdefault(entry.name, f"{entry.name}:... (from {entry.value})")
     return listed
+
+
+def model_name(spec: str) -> str:
+    """The model's name in a spec, without kind or endpoint (`openai:gpt-4o@URL` → `gpt-4o`); a
+    spec that names none, or cannot be read, as written."""
+    try:
+        parsed = parse_model_spec(spec)
+    except ModelSpecError:
+        return spec
+    return parsed.name or spec
 
 
 def parse_model_spec(text: str | ModelSpec) -> ModelSpec:

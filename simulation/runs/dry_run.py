@@ -24,12 +24,13 @@ from personasim.simulation.core.scenario import Scenario, ScenarioParams
 from personasim.simulation.llm.model_spec import (
     ModelSpecError,
     check_run_options,
+    model_name,
     parse_model_spec,
 )
 from personasim.simulation.llm.roles import SCRIPTED, is_scripted
 from personasim.simulation.log.events import Event
-from personasim.simulation.log.sqlite_store import SQLiteEventStore
-from personasim.simulation.runs.run_dir import EVENTS_FILE, RunError
+from personasim.simulation.runs.event_data import read_run_log
+from personasim.simulation.runs.run_dir import RunError
 from personasim.simulation.runs.runner import RunSettings, arun_scenario, endpoint_options
 from personasim.simulation.runs.scenario_file import resolve_scenario
 
@@ -194,15 +195,6 @@ class DryRun:
         return lines
 
 
-def model_name(spec: str) -> str:
-    """The name a spec's model is priced under (`openai:gpt-4o@URL` → `gpt-4o`)."""
-    try:
-        parsed = parse_model_spec(spec)
-    except ModelSpecError:
-        return spec
-    return parsed.name or spec
-
-
 def load_prices(path: str | Path | None = None) -> tuple[dict[str, Price], str]:
     """The price table (`data/prices.toml`, or `path`) and where it came from."""
     source = files(__package__) / "data" / "prices.toml" if path is None else Path(path)
@@ -351,11 +343,11 @@ async def adry_run(
     )
     if out is not None:
         result = await arun_scenario(scenario_cls, checked, out=out, **run_args)
-        events = _read_events(result.run_dir)
+        events = read_run_log(result.run_dir)
     else:
         with tempfile.TemporaryDirectory(prefix="personasim-dry-run-") as tmp:
             result = await arun_scenario(scenario_cls, checked, out=Path(tmp) / "run", **run_args)
-            events = _read_events(result.run_dir)
+            events = read_run_log(result.run_dir)
     repairs = getattr(checked, "max_repairs", None)
     source = "the scenario's max_repairs" if repairs is not None else "assumed: no max_repairs"
     max_repairs = int(repairs) if repairs is not None else DEFAULT_MAX_REPAIRS
@@ -378,11 +370,6 @@ def _notes(settings: RunSettings) -> list[str]:
     if settings.max_tokens is not None:
         return []
     return ["completion tokens have no upper bound without --max-tokens (a reply may ramble)"]
-
-
-def _read_events(run_dir: Path) -> list[Event]:
-    with SQLiteEventStore(run_dir / EVENTS_FILE) as store:
-        return list(store.read())
 
 
 def _tokens(texts: Iterable[Any]) -> int:
