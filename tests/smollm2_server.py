@@ -28,8 +28,8 @@ MODEL_ALIAS = "smollm2"
 STARTUP_TIMEOUT_S = 120.0
 SERVER_ARGS = (
     "--n_ctx", "4096",  # the longest prompts (PersonaGym's rubric, a dialogue) and the answer
-    "--n_threads", "2",
-    "--n_threads_batch", "2",
+    "--n_threads", "1",  # generation: one thread is 1.65x faster than two for a 135M model
+    "--n_threads_batch", "2",  # prompt evaluation: two
     "--seed", "0",  # the server's sampling RNG: same request order, same answers
     "--verbose", "False",
 )  # fmt: skip
