@@ -4,9 +4,9 @@ numbers, tables and figures (effect sizes, rankings, divergences, rater agreemen
 from personasim.analysis.agreement import (
     CorrelationInterval,
     bootstrap_correlation,
+    bootstrap_interval,
     correlation_undefined,
-    fleiss_kappa,
-    icc3k,
+    judge_agreement,
     pearson,
 )
 from personasim.analysis.divergences import Centroid, emd_ordinal, js_centroid, js_rows, jsd
@@ -20,6 +20,16 @@ from personasim.analysis.event_tables import (
 )
 from personasim.analysis.loading import load_agents, load_events, load_sweep
 from personasim.analysis.rankings import Ranking, perturb_ranking, ranking_spearman
+from personasim.analysis.reliability import (
+    ICC_FORMS,
+    exact_agreement,
+    fleiss_kappa,
+    icc,
+    icc3k,
+    krippendorff_alpha,
+    quadratic_kappa,
+    within_agreement,
+)
 from personasim.analysis.reports import (
     SMALL_MARK,
     model_label,
@@ -64,6 +74,7 @@ __all__ = [
     "CONSTANT",
     "DEFAULT_MIN_GROUP_N",
     "FEWER_THAN_2",
+    "ICC_FORMS",
     "NO_VALUES",
     "PARALLEL_WORK",
     "SINGLE_LEVEL",
@@ -77,19 +88,24 @@ __all__ = [
     "Undefined",
     "agent_payloads",
     "bootstrap_correlation",
+    "bootstrap_interval",
     "correlation_undefined",
     "emd_ordinal",
     "eta_squared",
     "eta_squared_from_group_stats",
+    "exact_agreement",
     "first_undefined",
     "fleiss_kappa",
     "holm",
+    "icc",
     "icc3k",
     "in_processes",
     "in_words",
     "js_centroid",
     "js_rows",
     "jsd",
+    "judge_agreement",
+    "krippendorff_alpha",
     "load_agents",
     "load_events",
     "load_sweep",
@@ -100,6 +116,7 @@ __all__ = [
     "payloads",
     "pearson",
     "perturb_ranking",
+    "quadratic_kappa",
     "rank_levels",
     "ranking_spearman",
     "ratio_of",
@@ -114,5 +131,6 @@ __all__ = [
     "stat_fields",
     "stratified_bootstrap_weights",
     "summarize_levels",
+    "within_agreement",
     "write_table",
 ]

@@ -1,53 +1,46 @@
-"""Agreement between raters, and between a model and raters: Fleiss' κ over categories, ICC(3,k)
-and Pearson r over scores, and a correlation (Pearson, Spearman or Kendall τ-b) with its
-bootstrap interval. Each is a number or `Undefined` with the reason."""
+"""Agreement between two judges (or a judge and people) item by item, in one record:
+`judge_agreement` reports Krippendorff's α, an ICC, quadratic-weighted κ and the exact and
+within-±1 rates (coefficients in `reliability`), each with a bootstrap interval over items, and
+the items the two differ on most. Also Pearson r, and a correlation (Pearson, Spearman or
+Kendall τ-b) with its bootstrap interval. Each is a number or `Undefined` with the reason.
+`fleiss_kappa` and `icc3k` moved to `reliability` and are still importable from here."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 from scipy.stats import rankdata
 
-from personasim.analysis.undefined import CONSTANT, NO_VALUES, Statistic, Undefined, stat_fields
+from personasim.analysis.reliability import (
+    IccForm,
+    exact_agreement,
+    fleiss_kappa,
+    icc,
+    icc3k,
+    krippendorff_alpha,
+    quadratic_kappa,
+    ratings_matrix,
+    within_agreement,
+)
+from personasim.analysis.undefined import CONSTANT, Statistic, Undefined, stat_fields
 
 __all__ = [
     "CorrelationInterval",
     "Method",
     "bootstrap_correlation",
+    "bootstrap_interval",
     "correlation_undefined",
     "fleiss_kappa",
     "icc3k",
+    "judge_agreement",
     "pearson",
 ]
 
 Method = Literal["spearman", "kendall", "pearson"]
 """The correlations `bootstrap_correlation` computes."""
-
-
-def fleiss_kappa(counts: np.ndarray | Sequence[Sequence[int]]) -> Statistic:
-    """Fleiss' κ (1971) of an items × categories table of how many raters chose each category.
-
-    Every item needs the same number of raters, at least 2; κ is undefined without items or
-    when every rating falls in one category (chance agreement is then 1).
-    """
-    table = np.asarray(counts, dtype=float)
-    if table.ndim != 2 or table.shape[0] == 0:
-        return Undefined("no rated items")
-    raters = table.sum(axis=1)
-    if not np.all(raters == raters[0]):
-        return Undefined("items have different numbers of raters")
-    n = raters[0]
-    if n < 2:
-        return Undefined("fewer than 2 raters per item")
-    shares = table.sum(axis=0) / table.sum()
-    chance = float(np.sum(shares**2))
-    if chance >= 1.0:
-        return Undefined("every rating in one category")
-    observed = float(np.mean((np.sum(table**2, axis=1) - n) / (n * (n - 1))))
-    return (observed - chance) / (1.0 - chance)
 
 
 def pearson(x: Sequence[float], y: Sequence[float]) -> Statistic:
@@ -59,32 +52,6 @@ def pearson(x: Sequence[float], y: Sequence[float]) -> Statistic:
         if np.all(side == side[0]):
             return Undefined(CONSTANT).within(label)
     return float(np.corrcoef(a, b)[0, 1])
-
-
-def icc3k(ratings: Sequence[Sequence[float]]) -> Statistic:
-    """ICC(3,k) of Shrout & Fleiss (1979): two-way mixed, consistency, mean of k raters.
-
-    `ratings` is targets × raters; ICC(3,k) = (BMS − EMS) / BMS. Undefined with fewer than
-    2 targets or 2 raters, or when the targets' means are all equal (BMS = 0).
-    """
-    x = np.asarray(ratings, dtype=float)
-    if x.size == 0:
-        return Undefined(NO_VALUES)
-    n, k = x.shape
-    if n < 2:
-        return Undefined("fewer than 2 targets")
-    if k < 2:
-        return Undefined("fewer than 2 raters")
-    row_means = x.mean(axis=1)
-    if np.allclose(row_means, row_means[0], rtol=1e-12, atol=1e-12):
-        return Undefined("no variance between targets")
-    grand = x.mean()
-    bss = k * ((row_means - grand) ** 2).sum()
-    jss = n * ((x.mean(axis=0) - grand) ** 2).sum()
-    ess = ((x - grand) ** 2).sum() - bss - jss
-    bms = bss / (n - 1)
-    ems = ess / ((n - 1) * (k - 1))
-    return float((bms - ems) / bms)
 
 
 def correlation_undefined(a: np.ndarray, b: np.ndarray) -> Undefined | None:
@@ -191,3 +158,174 @@ def _kendall_tau_b(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     untied = np.abs(sx).sum(axis=(1, 2)) * np.abs(sy).sum(axis=(1, 2))
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(untied > 0, concordance / np.sqrt(untied), np.nan)
+
+
+JudgeLevel = Literal["ordinal", "interval"]
+
+Pair = Callable[[np.ndarray], Statistic]
+"""A statistic of an items × 2 table of paired ratings."""
+
+
+def judge_agreement(
+    first: Sequence[float | None],
+    second: Sequence[float | None],
+    *,
+    items: Sequence[Any] | None = None,
+    level: JudgeLevel = "ordinal",
+    icc_form: IccForm | None = None,
+    raters: tuple[str, str] = ("first", "second"),
+    seed: int = 0,
+    n_boot: int = 2000,
+    confidence: float = 0.95,
+    n_differ: int = 10,
+) -> dict[str, Any]:
+    """How far two raters of the same items agree: the block `personasim rescore` reports
+    between two judges, or between a judge and people (pass the human rating, or the humans'
+    mean, as `second`: it is just another rater).
+
+    `first[i]` and `second[i]` rate item `items[i]` (default: its position); None or NaN is a
+    missing rating, and only items both rated count. `level` is the scale: "ordinal" for a
+    rubric, "interval" for numeric scores. `icc_form` is the ICC the paper names (e.g.
+    "ICC(3,k)"); None reports ICC(2,1) and ICC(2,k). Intervals are percentile intervals over
+    `n_boot` resamples of the items (seeded), every statistic on the same resamples.
+
+    Returns a JSON-able dict::
+
+        {"raters": [first, second], "level": "ordinal",
+         "n_items": 40,                      # items given
+         "n_rated_by_both": 38,              # items every statistic is computed over
+         "n_missing": {"first": 1, "second": 1},
+         "bootstrap": {"unit": "item", "n_boot": 2000, "seed": 0, "confidence": 0.95},
+         "statistics": {                     # in this order; ICC keys as chosen
+             "krippendorff_alpha" | "ICC(2,1)" | "ICC(2,k)" | "quadratic_kappa"
+             | "exact_agreement" | "within_1_agreement": {
+                 "label": "Krippendorff's alpha (ordinal)", "n": 38,
+                 "value": 0.81, "low": 0.70, "high": 0.89, "resamples": 2000}},
+         "most_different": [                 # largest |second - first| first, at most n_differ
+             {"item": "q7", "first": 1.0, "second": 5.0, "difference": 4.0}]}
+
+    An undefined value, low or high is null with "<name>_undefined": reason beside it (fewer
+    than 2 items, constant ratings, nothing rated by both); `resamples` counts the resamples on
+    which the statistic was defined, and an interval defined on fewer than half is null too.
+    """
+    if level not in get_args(JudgeLevel):
+        raise ValueError(f"level must be ordinal or interval; got {level!r}")
+    if len(first) != len(second):
+        raise ValueError(f"the two raters must rate the same items ({len(first)} vs {len(second)})")
+    names = list(items) if items is not None else list(range(len(first)))
+    if len(names) != len(first):
+        raise ValueError(f"items names {len(names)} items but the raters rate {len(first)}")
+    table = ratings_matrix(list(zip(first, second, strict=True))).reshape(len(first), 2)
+    missing = np.isnan(table)
+    both = ~missing.any(axis=1)
+    paired = table[both]
+    statistics = {
+        key: {
+            "label": label,
+            "n": len(paired),
+            **_with_interval(statistic, paired, seed=seed, n_boot=n_boot, confidence=confidence),
+        }
+        for key, label, statistic in _statistics(level, icc_form)
+    }
+    return {
+        "raters": list(raters),
+        "level": level,
+        "n_items": len(table),
+        "n_rated_by_both": len(paired),
+        "n_missing": {"first": int(missing[:, 0].sum()), "second": int(missing[:, 1].sum())},
+        "bootstrap": {"unit": "item", "n_boot": n_boot, "seed": seed, "confidence": confidence},
+        "statistics": statistics,
+        "most_different": _most_different(table, names, n_differ),
+    }
+
+
+def _statistics(level: JudgeLevel, icc_form: IccForm | None) -> list[tuple[str, str, Pair]]:
+    """(key, label, statistic of the paired table) for each statistic the record reports."""
+    forms = [icc_form] if icc_form else ["ICC(2,1)", "ICC(2,k)"]
+    return [
+        (
+            "krippendorff_alpha",
+            f"Krippendorff's alpha ({level})",
+            lambda x: krippendorff_alpha(x, level),
+        ),
+        *[(form, f"{form}, {_ICC_WORDS[form[4]]}", _icc_of(form)) for form in forms],
+        ("quadratic_kappa", "Cohen's kappa, quadratic weights", lambda x: quadratic_kappa(*x.T)),
+        ("exact_agreement", "share of items scored the same", lambda x: exact_agreement(*x.T)),
+        (
+            "within_1_agreement",
+            "share of items scored within 1 point",
+            lambda x: within_agreement(*x.T, 1.0),
+        ),
+    ]
+
+
+_ICC_WORDS = {
+    "1": "one-way random",
+    "2": "two-way random, absolute agreement",
+    "3": "two-way mixed, consistency",
+}
+
+
+def _icc_of(form: str) -> Pair:
+    return lambda x: icc(x, form)  # type: ignore[arg-type]
+
+
+def bootstrap_interval(
+    statistic: Pair,
+    table: np.ndarray,
+    *,
+    seed: int = 0,
+    n_boot: int = 2000,
+    confidence: float = 0.95,
+) -> tuple[Statistic, Statistic, int]:
+    """Percentile interval of `statistic` over `n_boot` resamples of `table`'s rows (items)
+    with replacement, rows `numpy.random.default_rng(seed).integers(0, n, (n_boot, n))`.
+
+    Resamples on which the statistic is undefined are left out and counted; the interval is
+    undefined with fewer than 2 rows or when fewer than half of the resamples have a value.
+    Returns (low, high, resamples with a value).
+    """
+    n = len(table)
+    if n < 2:
+        why = Undefined("fewer than 2 items")
+        return why, why, 0
+    rows = np.random.default_rng(seed).integers(0, n, size=(n_boot, n))
+    draws = [v for r in rows if not isinstance(v := statistic(table[r]), Undefined)]
+    if len(draws) < n_boot / 2:
+        why = Undefined(f"defined in only {len(draws)} of {n_boot} bootstrap resamples")
+        return why, why, len(draws)
+    tail = (1 - confidence) / 2 * 100
+    low, high = np.percentile(draws, [tail, 100 - tail])
+    return float(low), float(high), len(draws)
+
+
+def _with_interval(statistic: Pair, table: np.ndarray, **bootstrap: Any) -> dict[str, Any]:
+    value = statistic(table)
+    if isinstance(value, Undefined):
+        low = high = value
+        resamples = 0
+    else:
+        low, high, resamples = bootstrap_interval(statistic, table, **bootstrap)
+    return {
+        **stat_fields("value", value),
+        **stat_fields("low", low),
+        **stat_fields("high", high),
+        "resamples": resamples,
+    }
+
+
+def _most_different(table: np.ndarray, names: list[Any], limit: int) -> list[dict[str, Any]]:
+    """The items both rated whose two ratings differ, largest |difference| first (ties in
+    the items' order), at most `limit`."""
+    difference = table[:, 1] - table[:, 0]
+    rated = np.flatnonzero(~np.isnan(difference) & (difference != 0))
+    order = rated[np.argsort(-np.abs(difference[rated]), kind="stable")][:limit]
+    return [
+        {
+            "item": names[i],
+            "first": float(table[i, 0]),
+            "second": float(table[i, 1]),
+            "difference": float(difference[i]),
+        }
+        for i in order
+    ]

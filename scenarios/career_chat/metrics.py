@@ -16,9 +16,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from personasim.analysis.agreement import icc3k, pearson
+from personasim.analysis.agreement import pearson
 from personasim.analysis.divergences import emd_ordinal
 from personasim.analysis.event_tables import min_group_n, payloads, rounded
+from personasim.analysis.reliability import icc3k
 from personasim.analysis.reports import model_label
 from personasim.analysis.resampling import in_processes
 from personasim.analysis.stats import holm, mean_of, ratio_of, small_groups

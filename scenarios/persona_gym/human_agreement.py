@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from personasim.analysis.agreement import bootstrap_correlation, fleiss_kappa
+from personasim.analysis.agreement import bootstrap_correlation
+from personasim.analysis.reliability import fleiss_kappa
 from personasim.analysis.undefined import stat_fields
 
 __all__ = ["HUMAN_COLUMNS", "question_alignment"]
