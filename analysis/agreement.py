@@ -22,7 +22,6 @@ from personasim.analysis.reliability import (
     icc3k,
     krippendorff_alpha,
     quadratic_kappa,
-    ratings_matrix,
     within_agreement,
 )
 from personasim.analysis.undefined import CONSTANT, Statistic, Undefined, stat_fields
@@ -215,7 +214,7 @@ def judge_agreement(
     names = list(items) if items is not None else list(range(len(first)))
     if len(names) != len(first):
         raise ValueError(f"items names {len(names)} items but the raters rate {len(first)}")
-    table = ratings_matrix(list(zip(first, second, strict=True))).reshape(len(first), 2)
+    table = np.column_stack([np.asarray(first, dtype=float), np.asarray(second, dtype=float)])
     missing = np.isnan(table)
     both = ~missing.any(axis=1)
     paired = table[both]

@@ -41,10 +41,12 @@ ONE_PAIR = "fewer than 2 units rated by 2 raters"
 
 def ratings_matrix(ratings: Any) -> np.ndarray:
     """A units × raters float array from nested sequences, None and NaN both as NaN (missing)."""
-    rows = [[np.nan if v is None else float(v) for v in row] for row in ratings]
-    matrix = np.asarray(rows, dtype=float)
+    try:
+        matrix = np.asarray(ratings, dtype=float)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"ratings must be a units × raters table of numbers: {error}") from None
     if matrix.size == 0:
-        return matrix.reshape(len(rows), 0)
+        return matrix.reshape(len(matrix), 0)
     if matrix.ndim != 2:
         raise ValueError("ratings must be a units × raters table (rows of equal length)")
     return matrix
@@ -185,7 +187,7 @@ def _pairs(first: Sequence[float | None], second: Sequence[float | None]) -> np.
     """The (first, second) rows where both rated; raises when the two do not pair up."""
     if len(first) != len(second):
         raise ValueError(f"the two raters must rate the same items ({len(first)} vs {len(second)})")
-    x = ratings_matrix(list(zip(first, second, strict=True))).reshape(len(first), 2)
+    x = np.column_stack([np.asarray(first, dtype=float), np.asarray(second, dtype=float)])
     return x[~np.isnan(x).any(axis=1)]
 
 
