@@ -19,6 +19,7 @@ from scipy.stats import pearsonr, spearmanr
 
 from personasim.analysis.agreement import bootstrap_correlation, correlation_undefined
 from personasim.analysis.event_tables import min_group_n, payloads, rounded
+from personasim.analysis.reliability import exact_agreement
 from personasim.analysis.reports import model_label
 from personasim.analysis.stats import mean_of, small_groups
 from personasim.analysis.undefined import (
@@ -114,7 +115,7 @@ def evaluator_agreement(scores: pd.DataFrame) -> list[dict[str, Any]]:
                 **stat_fields("spearman", spearman),
                 **stat_fields("pearson", pearson),
                 **stat_fields("mean_abs_diff", float(np.abs(a - b).mean()) if len(pair) else none),
-                **stat_fields("exact_agreement", float((a == b).mean()) if len(pair) else none),
+                **stat_fields("exact_agreement", exact_agreement(a, b) if len(pair) else none),
             }
         )
     return rows
