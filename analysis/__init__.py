@@ -4,10 +4,10 @@ numbers, tables and figures (effect sizes, rankings, divergences, rater agreemen
 from personasim.analysis.agreement import (
     CorrelationInterval,
     bootstrap_correlation,
-    bootstrap_interval,
     correlation_undefined,
     judge_agreement,
     pearson,
+    percentile_interval,
 )
 from personasim.analysis.divergences import Centroid, emd_ordinal, js_centroid, js_rows, jsd
 from personasim.analysis.event_tables import (
@@ -88,7 +88,6 @@ __all__ = [
     "Undefined",
     "agent_payloads",
     "bootstrap_correlation",
-    "bootstrap_interval",
     "correlation_undefined",
     "emd_ordinal",
     "eta_squared",
@@ -115,6 +114,7 @@ __all__ = [
     "model_label",
     "payloads",
     "pearson",
+    "percentile_interval",
     "perturb_ranking",
     "quadratic_kappa",
     "rank_levels",

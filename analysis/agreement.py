@@ -14,6 +14,12 @@ from typing import Any, Literal, get_args
 import numpy as np
 from scipy.stats import rankdata
 
+from personasim.analysis.paired_resamples import (
+    resampled_alpha,
+    resampled_icc,
+    resampled_kappa,
+    resampled_rate,
+)
 from personasim.analysis.reliability import (
     IccForm,
     exact_agreement,
@@ -24,18 +30,19 @@ from personasim.analysis.reliability import (
     quadratic_kappa,
     within_agreement,
 )
+from personasim.analysis.resampling import stratified_bootstrap_weights
 from personasim.analysis.undefined import CONSTANT, Statistic, Undefined, stat_fields
 
 __all__ = [
     "CorrelationInterval",
     "Method",
     "bootstrap_correlation",
-    "bootstrap_interval",
     "correlation_undefined",
     "fleiss_kappa",
     "icc3k",
     "judge_agreement",
     "pearson",
+    "percentile_interval",
 ]
 
 Method = Literal["spearman", "kendall", "pearson"]
@@ -182,7 +189,8 @@ def judge_agreement(
     between two judges, or between a judge and people (pass the human rating, or the humans'
     mean, as `second`: it is just another rater).
 
-    `first[i]` and `second[i]` rate item `items[i]` (default: its position); None or NaN is a
+    `first[i]` and `second[i]` rate item `items[i]` (JSON-able ids, numpy scalars become Python
+    ones; default: the position); None or NaN is a
     missing rating, and only items both rated count. `level` is the scale: "ordinal" for a
     rubric, "interval" for numeric scores. `icc_form` is the ICC the paper names (e.g.
     "ICC(3,k)"); None reports ICC(2,1) and ICC(2,k). Intervals are percentile intervals over
@@ -211,20 +219,25 @@ def judge_agreement(
         raise ValueError(f"level must be ordinal or interval; got {level!r}")
     if len(first) != len(second):
         raise ValueError(f"the two raters must rate the same items ({len(first)} vs {len(second)})")
-    names = list(items) if items is not None else list(range(len(first)))
+    names = (
+        [i.item() if isinstance(i, np.generic) else i for i in items]
+        if items is not None
+        else list(range(len(first)))
+    )
     if len(names) != len(first):
         raise ValueError(f"items names {len(names)} items but the raters rate {len(first)}")
     table = np.column_stack([np.asarray(first, dtype=float), np.asarray(second, dtype=float)])
     missing = np.isnan(table)
     both = ~missing.any(axis=1)
     paired = table[both]
+    weights = _resample_weights(len(paired), n_boot, seed)
     statistics = {
         key: {
             "label": label,
             "n": len(paired),
-            **_with_interval(statistic, paired, seed=seed, n_boot=n_boot, confidence=confidence),
+            **_with_interval(statistic(paired), paired, resampled, weights, confidence),
         }
-        for key, label, statistic in _statistics(level, icc_form)
+        for key, label, statistic, resampled in _statistics(level, icc_form)
     }
     return {
         "raters": list(raters),
@@ -238,22 +251,41 @@ def judge_agreement(
     }
 
 
-def _statistics(level: JudgeLevel, icc_form: IccForm | None) -> list[tuple[str, str, Pair]]:
-    """(key, label, statistic of the paired table) for each statistic the record reports."""
+Resampled = Callable[[np.ndarray, np.ndarray], np.ndarray]
+"""The same statistic on every resample (rows of item counts) at once, NaN where undefined."""
+
+
+def _statistics(
+    level: JudgeLevel, icc_form: IccForm | None
+) -> list[tuple[str, str, Pair, Resampled]]:
+    """(key, label, statistic of the paired table, the same on resamples) for each statistic
+    the record reports."""
     forms = [icc_form] if icc_form else ["ICC(2,1)", "ICC(2,k)"]
     return [
         (
             "krippendorff_alpha",
             f"Krippendorff's alpha ({level})",
             lambda x: krippendorff_alpha(x, level),
+            lambda x, w: resampled_alpha(x, w, level),
         ),
-        *[(form, f"{form}, {_ICC_WORDS[form[4]]}", _icc_of(form)) for form in forms],
-        ("quadratic_kappa", "Cohen's kappa, quadratic weights", lambda x: quadratic_kappa(*x.T)),
-        ("exact_agreement", "share of items scored the same", lambda x: exact_agreement(*x.T)),
+        *[(form, f"{form}, {_ICC_WORDS[form[4]]}", *_icc_of(form)) for form in forms],
+        (
+            "quadratic_kappa",
+            "Cohen's kappa, quadratic weights",
+            lambda x: quadratic_kappa(*x.T),
+            resampled_kappa,
+        ),
+        (
+            "exact_agreement",
+            "share of items scored the same",
+            lambda x: exact_agreement(*x.T),
+            lambda x, w: resampled_rate(x, w, 0.0),
+        ),
         (
             "within_1_agreement",
             "share of items scored within 1 point",
             lambda x: within_agreement(*x.T, 1.0),
+            lambda x, w: resampled_rate(x, w, 1.0),
         ),
     ]
 
@@ -265,46 +297,50 @@ _ICC_WORDS = {
 }
 
 
-def _icc_of(form: str) -> Pair:
-    return lambda x: icc(x, form)  # type: ignore[arg-type]
+def _icc_of(form: str) -> tuple[Pair, Resampled]:
+    return lambda x: icc(x, form), lambda x, w: resampled_icc(x, w, form)  # type: ignore[arg-type]
 
 
-def bootstrap_interval(
-    statistic: Pair,
-    table: np.ndarray,
-    *,
-    seed: int = 0,
-    n_boot: int = 2000,
-    confidence: float = 0.95,
-) -> tuple[Statistic, Statistic, int]:
-    """Percentile interval of `statistic` over `n_boot` resamples of `table`'s rows (items)
-    with replacement, rows `numpy.random.default_rng(seed).integers(0, n, (n_boot, n))`.
-
-    Resamples on which the statistic is undefined are left out and counted; the interval is
-    undefined with fewer than 2 rows or when fewer than half of the resamples have a value.
-    Returns (low, high, resamples with a value).
-    """
-    n = len(table)
+def _resample_weights(n: int, n_boot: int, seed: int) -> np.ndarray:
+    """How often each item is drawn in each resample: the rows of
+    `numpy.random.default_rng(seed).integers(0, n, (n_boot, n))` as counts."""
     if n < 2:
+        return np.zeros((0, n))
+    return stratified_bootstrap_weights(np.zeros(n), n_boot, np.random.default_rng(seed))
+
+
+def percentile_interval(
+    draws: np.ndarray, n_boot: int, confidence: float = 0.95
+) -> tuple[Statistic, Statistic, int]:
+    """The percentile interval of a statistic's bootstrap draws, NaN marking a resample on
+    which it was undefined (left out and counted). Undefined without resamples (fewer than 2
+    items) or when fewer than half of the `n_boot` resamples have a value. Returns (low, high,
+    resamples with a value)."""
+    usable = draws[~np.isnan(draws)]
+    if len(draws) == 0:
         why = Undefined("fewer than 2 items")
         return why, why, 0
-    rows = np.random.default_rng(seed).integers(0, n, size=(n_boot, n))
-    draws = [v for r in rows if not isinstance(v := statistic(table[r]), Undefined)]
-    if len(draws) < n_boot / 2:
-        why = Undefined(f"defined in only {len(draws)} of {n_boot} bootstrap resamples")
-        return why, why, len(draws)
+    if len(usable) < n_boot / 2:
+        why = Undefined(f"defined in only {len(usable)} of {n_boot} bootstrap resamples")
+        return why, why, len(usable)
     tail = (1 - confidence) / 2 * 100
-    low, high = np.percentile(draws, [tail, 100 - tail])
-    return float(low), float(high), len(draws)
+    low, high = np.percentile(usable, [tail, 100 - tail])
+    return float(low), float(high), len(usable)
 
 
-def _with_interval(statistic: Pair, table: np.ndarray, **bootstrap: Any) -> dict[str, Any]:
-    value = statistic(table)
+def _with_interval(
+    value: Statistic,
+    table: np.ndarray,
+    resampled: Resampled,
+    weights: np.ndarray,
+    confidence: float,
+) -> dict[str, Any]:
     if isinstance(value, Undefined):
         low = high = value
         resamples = 0
     else:
-        low, high, resamples = bootstrap_interval(statistic, table, **bootstrap)
+        draws = resampled(table, weights) if len(weights) else np.zeros(0)
+        low, high, resamples = percentile_interval(draws, len(weights) or 1, confidence)
     return {
         **stat_fields("value", value),
         **stat_fields("low", low),

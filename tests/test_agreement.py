@@ -7,12 +7,20 @@ from __future__ import annotations
 import itertools
 import json
 import math
+from collections.abc import Callable
 
 import krippendorff
 import numpy as np
 import pytest
 
-from personasim.analysis.agreement import bootstrap_interval, judge_agreement
+from personasim.analysis.agreement import judge_agreement, percentile_interval
+from personasim.analysis.paired_resamples import (
+    MAX_ORDINAL_VALUES,
+    resampled_alpha,
+    resampled_icc,
+    resampled_kappa,
+    resampled_rate,
+)
 from personasim.analysis.reliability import (
     ICC_FORMS,
     exact_agreement,
@@ -22,7 +30,7 @@ from personasim.analysis.reliability import (
     quadratic_kappa,
     within_agreement,
 )
-from personasim.analysis.undefined import CONSTANT, NO_VALUES, Undefined
+from personasim.analysis.undefined import CONSTANT, NO_VALUES, Statistic, Undefined
 
 NAN = math.nan
 
@@ -68,14 +76,17 @@ def test_alpha_matches_krippendorffs_worked_example(level: str, published: float
     assert alpha == pytest.approx(reference, abs=1e-12)
 
 
+@pytest.mark.parametrize("step", [1.0, 0.5])  # 0.5: means of two raters, as human means are
 @pytest.mark.parametrize("level", ["nominal", "ordinal", "interval"])
-def test_alpha_matches_the_krippendorff_package_on_random_data_with_missing(level: str) -> None:
+def test_alpha_matches_the_krippendorff_package_on_random_data_with_missing(
+    level: str, step: float
+) -> None:
     rng = np.random.default_rng(7)
     for trial in range(15):
         units, raters = int(rng.integers(5, 40)), int(rng.integers(2, 5))
         truth = rng.integers(1, 6, size=units)
         data = np.clip(truth[:, None] + rng.integers(-1, 2, size=(units, raters)), 1, 5)
-        data = data.astype(float)
+        data = data.astype(float) * step
         data[rng.random(data.shape) < 0.25] = np.nan  # missing ratings, ties everywhere
         with np.errstate(invalid="ignore", divide="ignore"):
             expected = krippendorff.alpha(reliability_data=data.T, level_of_measurement=level)
@@ -200,16 +211,59 @@ def test_kappa_and_rates_edge_cases() -> None:
         exact_agreement([1, 2], [1])
 
 
-def test_bootstrap_interval_resamples_items_as_documented() -> None:
+def _scalar_draws(
+    statistic: Callable[[np.ndarray], Statistic], table: np.ndarray, rows: np.ndarray
+) -> np.ndarray:
+    values = [statistic(table[r]) for r in rows]
+    return np.array([math.nan if isinstance(v, Undefined) else v for v in values])
+
+
+@pytest.mark.parametrize(
+    ("n", "jitter"),
+    [(3, 0.0), (25, 0.0), (40, 0.3)],  # 3 items: many constant resamples; 40 x 0.3: > 40 values
+)
+def test_resampled_statistics_equal_the_reliability_functions_on_each_resample(
+    n: int, jitter: float
+) -> None:
+    rng = np.random.default_rng(n)
+    a = rng.integers(1, 4, size=n).astype(float)
+    table = np.column_stack([a, np.clip(a + rng.integers(-1, 2, size=n), 1, 3)])
+    table[0] = [2.0, 2.0]
+    table += np.round(rng.random(table.shape) * jitter, 3)
+    assert jitter == 0 or len(np.unique(table)) > MAX_ORDINAL_VALUES
+    rows = np.random.default_rng(9).integers(0, n, size=(60, n))
+    weights = np.zeros((60, n))
+    np.add.at(weights, (np.arange(60)[:, None], rows), 1.0)
+    checks = [
+        *[
+            (resampled_alpha(table, weights, level), lambda x, lv=level: krippendorff_alpha(x, lv))
+            for level in ("nominal", "ordinal", "interval")
+        ],
+        *[(resampled_icc(table, weights, f), lambda x, f=f: icc(x, f)) for f in ICC_FORMS],
+        (resampled_kappa(table, weights), lambda x: quadratic_kappa(*x.T)),
+        (resampled_rate(table, weights, 0.0), lambda x: exact_agreement(*x.T)),
+        (resampled_rate(table, weights, 1.0), lambda x: within_agreement(*x.T, 1.0)),
+    ]
+    for batched, statistic in checks:
+        expected = _scalar_draws(statistic, table, rows)
+        np.testing.assert_allclose(batched, expected, rtol=1e-9, atol=1e-9)
+    if n == 3:
+        assert np.isnan(checks[0][0]).any()  # the constant resamples were met
+
+
+def test_percentile_interval_and_judge_agreement_resample_items_as_documented() -> None:
     table = np.array([[1, 1], [2, 3], [3, 3], [4, 2], [5, 5], [2, 2]], float)
-    rate = lambda x: float(np.mean(x[:, 0] == x[:, 1]))  # noqa: E731
-    low, high, resamples = bootstrap_interval(rate, table, seed=5, n_boot=400)
+    record = judge_agreement(*table.T, seed=5, n_boot=400)["statistics"]["exact_agreement"]
     rows = np.random.default_rng(5).integers(0, 6, size=(400, 6))
-    draws = [rate(table[r]) for r in rows]
-    assert (low, high) == tuple(np.percentile(draws, [2.5, 97.5]))
-    assert resamples == 400 and low <= 4 / 6 <= high
-    why = bootstrap_interval(rate, table[:1])
-    assert why == (Undefined("fewer than 2 items"), Undefined("fewer than 2 items"), 0)
+    draws = [float(np.mean(table[r, 0] == table[r, 1])) for r in rows]
+    low, high = np.percentile(draws, [2.5, 97.5])
+    assert (record["low"], record["high"]) == (round(low, 6), round(high, 6))
+    assert record["resamples"] == 400 and record["low"] <= 4 / 6 <= record["high"]
+    mostly_undefined = np.array([0.5] * 10 + [math.nan] * 11)
+    assert percentile_interval(mostly_undefined, 21)[0] == Undefined(
+        "defined in only 10 of 21 bootstrap resamples"
+    )
+    assert percentile_interval(np.zeros(0), 1)[2] == 0
 
 
 def test_judge_agreement_of_a_judge_with_itself_and_with_a_noisy_one() -> None:
@@ -246,6 +300,9 @@ def test_judge_agreement_of_a_judge_with_itself_and_with_a_noisy_one() -> None:
     assert all(abs(d["difference"]) > 0 for d in other["most_different"])
     assert len(other["most_different"]) <= 10
     assert json.loads(json.dumps(other)) == other  # plain JSON
+    from_arrays = judge_agreement(np.array(first), np.array(noisy, float), items=np.arange(40))
+    assert from_arrays["most_different"][0]["item"] == 0
+    assert json.loads(json.dumps(from_arrays)) == from_arrays
 
 
 def test_judge_agreement_is_seeded_and_says_why_a_value_is_missing() -> None:
