@@ -190,11 +190,12 @@ def judge_agreement(
     mean, as `second`: it is just another rater).
 
     `first[i]` and `second[i]` rate item `items[i]` (JSON-able ids, numpy scalars become Python
-    ones; default: the position); None or NaN is a
-    missing rating, and only items both rated count. `level` is the scale: "ordinal" for a
+    ones; default: the position); None or NaN is a missing rating, and only items both rated
+    count. `level` is the scale: "ordinal" for a
     rubric, "interval" for numeric scores. `icc_form` is the ICC the paper names (e.g.
     "ICC(3,k)"); None reports ICC(2,1) and ICC(2,k). Intervals are percentile intervals over
-    `n_boot` resamples of the items (seeded), every statistic on the same resamples.
+    `n_boot` resamples of the items (seeded), every statistic on the same resamples
+    (`numpy.random.default_rng(seed).integers(0, n, (n_boot, n))`, as item counts).
 
     Returns a JSON-able dict::
 
