@@ -171,6 +171,20 @@ def realmodel_runs() -> dict[str, dict[str, Any]]:
     return RUNS
 
 
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Under pytest-xdist (`-n 2`: one server per worker), a worker hands its runs to the
+    controller, which prints the table."""
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["smollm2_runs"] = json.dumps(RUNS)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """pytest-xdist's hook on the controller: gather a finished worker's runs."""
+    RUNS.update(json.loads(getattr(node, "workeroutput", {}).get("smollm2_runs", "{}")))
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """The tier's runs: time, parse rate (all attempts and first attempt), calls."""
     if not RUNS:
