@@ -20,8 +20,9 @@ __all__ = ["load_agents", "load_events", "load_sweep"]
 
 def load_agents(run_dir: str | Path) -> pd.DataFrame:
     """One row per agent of the run in `run_dir`, from its event log: `agent_id`, `type`,
-    `role`, `persona_id`, `trait.<name>`, each decision's value by task (`<task>`, or
-    `<task>.r<round>` over several rounds), `failed_decisions` (why a value is missing),
+    `role`, `persona_id`, `trait.<name>`, each decision's value by task (`<task>`,
+    `<task>.r<round>` over several rounds, or `<task>@<scope>` per unit of work with a
+    `<task>.n` count where one round holds several), `failed_decisions` (why a value is missing),
     `decisions`, `failures`, `reasks`; see docs/sweeps.md ("Agents as data")."""
     return run_agents(run_dir)
 

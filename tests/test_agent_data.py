@@ -3,6 +3,7 @@ per agent built from the event log alone (docs/sweeps.md, "Agents as data")."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections import Counter
@@ -85,7 +86,11 @@ def test_export_writes_agents_parquet_beside_the_events(drifted: Path, capsys) -
     pd.testing.assert_frame_equal(exported, load_agents(drifted))
 
 
-def test_a_classroom_run_counts_a_task_decided_many_times_per_round(tmp_path: Path) -> None:
+def test_a_classroom_run_has_a_column_per_decision_of_a_task_decided_many_times_per_round(
+    tmp_path: Path,
+) -> None:
+    """Students answer every question in one round: one `<task>@<scope>` column per unit of
+    work, holding that decision's value, beside the `<task>.n` count."""
     out = tmp_path / "c"
     run_scenario(
         "classroom", {"n_questions": 2, "repetitions": 1}, out=out, progress=False,
@@ -98,10 +103,24 @@ def test_a_classroom_run_counts_a_task_decided_many_times_per_round(tmp_path: Pa
     )
     tasks = {task for _, task in decided}
     assert {f"{task}.n" for task in tasks} <= set(agents.columns)
-    assert not tasks & set(agents.columns)  # no value column: many values per round
+    assert not tasks & set(agents.columns)  # no single value column: many values per round
     for agent_id, row in agents.iterrows():
         for task in tasks:
             assert row[f"{task}.n"] == decided[(agent_id, task)]
+    made = [e for e in events if e.kind == "decision.made"]
+    value_columns = {c for c in agents.columns if "@" in c}
+    assert value_columns == {f"{e.payload['task']}@{e.scope}" for e in made}
+    for event in made:
+        column = f"{event.payload['task']}@{event.scope}"
+        value, got = event.payload["value"], agents.loc[event.agent_id, column]
+        assert (json.loads(got) if isinstance(value, dict) else got) == value, column  # JSON text
+    filled = agents[sorted(value_columns)].notna().sum(axis=1)
+    assert filled.to_dict() == {a: agents.loc[a, "decisions"] for a in agents.index}
+    judged = [c for c in agents.columns if c.startswith("classroom.judge@")]
+    assert judged and str(agents[judged[0]].dtype) == "Int64"  # a judge's score stays a number
+    assert list(agents.columns).index("classroom.answer.n") < list(agents.columns).index(
+        next(c for c in agents.columns if c.startswith("classroom.answer@"))
+    )
     assert agents.loc["judge", "role"] == "judge"
     assert agents.loc["student-low", "role"] == "student"
     assert agents.loc["student-low", "trait.level"] == "low"

@@ -102,9 +102,10 @@ def _add_roles(rows: dict[str, dict[str, Any]], events: list[Event]) -> None:
 
 def _add_decisions(rows: dict[str, dict[str, Any]], decisions: list[Event]) -> list[str]:
     """Each task's values in one layout per task (docs/sweeps.md): `<task>` when every agent
-    decides it at most once; `<task>.r<round>` when at most once per round; else only
-    `<task>.n`, the agent's decisions of it (their values are the event frame's rows).
-    Returns the columns made, in order (by task, then round)."""
+    decides it at most once; `<task>.r<round>` when at most once per round; else one column per
+    unit of work, `<task>@<scope>` (`classroom.answer@r1/two-stage/HS/after/q26`; `#<k>` added
+    for the k-th decision of one unit), beside `<task>.n`, the agent's decisions of it.
+    Returns the columns made, in order (by task, then round or first appearance)."""
     columns: list[str] = []
     by_task: dict[str, list[Event]] = defaultdict(list)
     for event in decisions:
@@ -112,31 +113,48 @@ def _add_decisions(rows: dict[str, dict[str, Any]], decisions: list[Event]) -> l
     for task, events in sorted(by_task.items()):
         per_agent = Counter(e.agent_id for e in events)
         per_round = Counter((e.agent_id, e.round) for e in events)
+        many = max(per_round.values()) > 1
+        seen: Counter[tuple[str | None, str]] = Counter()
         for event in events:
             row = rows[event.agent_id]
             if max(per_agent.values()) == 1:
-                column, value = task, _value(event)
-            elif max(per_round.values()) == 1:
-                column, value = f"{task}.r{event.round}", _value(event)
+                column = task
+            elif not many:
+                column = f"{task}.r{event.round}"
             else:
-                column, value = f"{task}.n", row.get(f"{task}.n", 0) + 1
-            row[column] = value
+                seen[(event.agent_id, event.scope)] += 1
+                k = seen[(event.agent_id, event.scope)]
+                column = f"{task}@{event.scope}" + (f"#{k}" if k > 1 else "")
+                row[f"{task}.n"] = row.get(f"{task}.n", 0) + 1
+                if f"{task}.n" not in columns:
+                    columns.append(f"{task}.n")
+            row[column] = _value(event)
             if column not in columns:
                 columns.append(column)
             if event.kind == "decision.failed":
-                where = f" r{event.round}" if max(per_agent.values()) > 1 else ""
-                why = f"{event.payload.get('reason', 'failed')} after "
-                why += f"{event.payload.get('attempts', '?')} attempts"
-                failed = row.get("failed_decisions")
-                row["failed_decisions"] = f"{failed}; " if failed else ""
-                row["failed_decisions"] += f"{task}{where}: {why}"
-        for column in (c for c in columns if c == f"{task}.n"):
+                where = f" @{event.scope}" if many else ""
+                where = f" r{event.round}" if max(per_agent.values()) > 1 and not many else where
+                _add_failure(row, f"{task}{where}", event)
+        if many:
             for row in rows.values():
-                row.setdefault(column, 0)  # a count: 0 where the agent was not asked
-    rounds = {c: int(c.rsplit(".r", 1)[1]) for c in columns if re.search(r"\.r\d+$", c)}
-    return sorted(
-        columns, key=lambda c: (c.rsplit(".r", 1)[0] if c in rounds else c, rounds.get(c, 0))
-    )
+                row.setdefault(f"{task}.n", 0)  # a count: 0 where the agent was not asked
+    return sorted(columns, key=lambda c: _column_order(c, columns.index(c)))
+
+
+def _column_order(column: str, seen: int) -> tuple[str, int, int]:
+    """By task; within one, `<task>.n` first, rounds in number order, units as first seen."""
+    task, _, unit = column.partition("@")
+    if unit or column.endswith(".n"):
+        return (task.removesuffix(".n") if not unit else task, 0 if not unit else 1, seen)
+    found = re.search(r"^(.*)\.r(\d+)$", column)
+    return (found[1], int(found[2]), seen) if found else (column, 0, seen)
+
+
+def _add_failure(row: dict[str, Any], which: str, event: Event) -> None:
+    """`failed_decisions`: why the agent's value `which` is missing, in words."""
+    why = f"{event.payload.get('reason', 'failed')} after {event.payload.get('attempts', '?')}"
+    failed = row.get("failed_decisions")
+    row["failed_decisions"] = (f"{failed}; " if failed else "") + f"{which}: {why} attempts"
 
 
 def _value(event: Event) -> Any:
