@@ -275,15 +275,18 @@ def _same_file(a: type, b: type) -> bool:
     return Path(files[0]).resolve() == Path(files[1]).resolve()
 
 
-def _load_all() -> None:
+def _load_all(builtin: bool = True) -> None:
     """Import the built-in scenarios and any installed under the entry-point group."""
-    importlib.import_module(BUILTIN_MODULE)
+    if builtin:
+        importlib.import_module(BUILTIN_MODULE)
     for entry in entry_points(group=ENTRY_POINT_GROUP):
         entry.load()
 
 
-def list_scenarios() -> dict[str, type[Scenario]]:
-    _load_all()
+def list_scenarios(builtin: bool = True) -> dict[str, type[Scenario]]:
+    """Every registered scenario by name; `builtin=False` leaves the built-in ones unimported
+    (`personasim list` reads their cards, `simulation/core/catalog.py`)."""
+    _load_all(builtin)
     return dict(sorted(_REGISTRY.items()))
 
 
