@@ -103,10 +103,11 @@ def first_undefined(**inputs: Any) -> Undefined | None:
 
 
 def shown_stat(record: Mapping[str, Any], name: str, digits: int = 2) -> str:
-    """A statistic of a record for a report line: fixed decimals, or "undefined (reason)"."""
+    """A statistic of a record for a report line: fixed decimals, or "undefined (why)", the
+    reason said in words (`in_words`)."""
     value = read_stat(record, name)
     if isinstance(value, Undefined):
-        return f"undefined ({value.reason})"
+        return f"undefined ({in_words(value.reason)})"
     return f"{value:.{digits}f}"
 
 

@@ -174,7 +174,8 @@ def test_stat_fields_and_read_stat_round_trip() -> None:
     assert read_stat(fields, "rho") == Undefined("constant input")
     assert read_stat({"rho": 0.5}, "rho") == 0.5
     assert read_stat({"rho": None}, "rho") == Undefined("not recorded")
-    assert shown_stat(fields, "rho") == "undefined (constant input)"
+    said = "undefined (every value is the same, so there is no variation to measure)"
+    assert shown_stat(fields, "rho") == said  # the reason in words (in_words)
     assert shown_stat({"rho": 0.5}, "rho", 3) == "0.500"
     for lost in (None, float("nan"), np.float64("nan")):
         with pytest.raises(ValueError, match="Undefined"):

@@ -113,7 +113,7 @@ def test_a_single_persona_leaves_sd_and_eta_undefined(tmp_path: Path) -> None:
         assert attribute["eta_squared"] is None
         assert attribute["eta_squared_undefined"].startswith("a single level (")
         assert all(level["small"] for level in attribute["levels"].values())
-    assert "SD undefined (fewer than 2 values)" in result.report[0]
+    assert "SD undefined (it needs at least two values)" in result.report[0]
     single = "eta² undefined, n = 1: every value falls in one group, so there are no groups"
     assert any(single in line for line in result.report)
 

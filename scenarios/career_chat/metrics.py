@@ -315,13 +315,16 @@ def _judge_table(events: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["user", "dimension", "rating"])
 
 
+NO_RATINGS = "the judge rated no dialogue: none was asked (--judge-samples 0) or every rating failed"
+
+
 def _judge_means(judge: pd.DataFrame) -> dict[str, Any]:
     """Table 1's LLM-judge column: ratings averaged over samples, then over dialogues."""
     per_dialogue = judge.groupby(["dimension", "user"])["rating"].mean()
     means: dict[str, Any] = {}
     for d in DIMENSIONS:
         rated = per_dialogue[d] if d in per_dialogue.index.get_level_values(0) else []
-        means.update(stat_fields(d, mean_of(rated, "no ratings")))
+        means.update(stat_fields(d, mean_of(rated, NO_RATINGS)))
     return {"n_ratings": len(judge), "means": means}
 
 

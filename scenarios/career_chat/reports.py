@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from personasim.analysis.reports import save_figure, small_note, write_table
-from personasim.analysis.undefined import shown_stat
+from personasim.analysis.undefined import in_words, shown_stat
 from personasim.scenarios.career_chat.groupings import GROUPINGS
 from personasim.scenarios.career_chat.jobs import (
     JOB_CATEGORIES,
@@ -315,6 +315,9 @@ def report_lines(metrics: dict[str, Any]) -> list[str]:
         lines.insert(1, design)
     means = metrics["judge"]["means"]
     judge = ", ".join(f"{d} {shown_stat(means, d, 3)}" for d in DIMENSIONS)
+    reasons = {means.get(f"{d}_undefined") for d in DIMENSIONS if means.get(d) is None}
+    if len(reasons) == 1 and all(means.get(d) is None for d in DIMENSIONS):
+        judge = f"{', '.join(DIMENSIONS)} undefined ({in_words(str(reasons.pop()))})"
     lines.append(f"  judge: {judge}; failures: {_counts_text(metrics['failures'])}")
     if classified := _classifier_line(metrics.get("job_labels") or {}):
         lines.append(classified)
