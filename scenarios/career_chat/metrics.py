@@ -315,7 +315,9 @@ def _judge_table(events: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["user", "dimension", "rating"])
 
 
-NO_RATINGS = "the judge rated no dialogue: none was asked (--judge-samples 0) or every rating failed"
+NO_RATINGS = (
+    "the judge rated no dialogue: none was asked (--judge-samples 0) or every rating failed"
+)
 
 
 def _judge_means(judge: pd.DataFrame) -> dict[str, Any]:
