@@ -39,7 +39,8 @@ def clean_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_trust_population_counts_are_fixed_and_match_the_log(tmp_path: Path) -> None:
     """One trustor decision per persona and no re-ask allowed: one count, no range; the token
-    estimate is characters / 4 of what the logged requests and replies hold."""
+    estimate is characters / 3.75 + 28 (chat template) a request and characters / 3.8 a reply
+    of what the logged requests and replies hold."""
     out = tmp_path / "run"
     estimate = dry(params={"n_personas": 6, "max_repairs": 0}, out=out)
     (role,) = estimate.roles
@@ -48,8 +49,10 @@ def test_trust_population_counts_are_fixed_and_match_the_log(tmp_path: Path) -> 
     with SQLiteEventStore(out / "events.sqlite") as store:
         calls = [e.payload for e in store.read(kinds=("llm.call",))]
     assert len(calls) == 6
-    prompt = sum(math.ceil(sum(len(m["content"]) for m in c["messages"]) / 4) for c in calls)
-    reply = sum(math.ceil(len(c["response"]["text"]) / 4) for c in calls)
+    prompt = sum(
+        math.ceil(sum(len(m["content"]) for m in c["messages"]) / 3.75) + 28 for c in calls
+    )
+    reply = sum(math.ceil(len(c["response"]["text"]) / 3.8) for c in calls)
     assert role.prompt_tokens.point == prompt
     assert role.completion_tokens.point == reply
     assert role.completion_tokens.high is None  # no --max-tokens: nothing bounds a reply
@@ -119,7 +122,9 @@ def test_cli_dry_run_writes_nothing_and_exits_0(
     printed = capsys.readouterr().out
     assert code == 0, printed
     assert "role persona (openai:gpt-4o-mini): requests 5\n" in printed
-    assert "tokens are an estimate (characters / 4" in printed
+    assert (
+        "tokens: an estimate: no tokenizer given (--tokenizer FILE.gguf); prompts are " in printed
+    )
     assert "assuming 2 s a request" in printed
     assert list(work.iterdir()) == [] and list(clean_tmp.iterdir()) == []
     assert not isolated_cache.exists()
@@ -159,3 +164,29 @@ def test_dry_run_flags_without_dry_run_are_an_error(
     assert main(["run", "trust-population", "--out", str(out), *flag]) == 2
     assert f"{flag[0]} is used only with --dry-run" in capsys.readouterr().err
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("extra", "said"),
+    [
+        (["--dry-run", "--tokenizer", "missing.gguf"], "--tokenizer missing.gguf: no such file"),
+        (["--tokenizer", "model.gguf"], "--tokenizer is used only with --dry-run"),
+    ],
+)
+def test_a_tokenizer_that_cannot_count_is_an_error(
+    extra: list[str], said: str, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code = main(["run", "trust-population", "--n-personas", "2", *extra])
+    assert code == 2
+    assert said in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_file_that_is_not_gguf_is_named(tmp_path: Path, capsys) -> None:
+    pytest.importorskip("llama_cpp")
+    bogus = tmp_path / "notes.gguf"
+    bogus.write_text("not a model")
+    code = main(["run", "trust-population", "--dry-run", "--tokenizer", str(bogus)])
+    assert code == 2
+    assert f"--tokenizer {bogus}: not a GGUF model file" in capsys.readouterr().err

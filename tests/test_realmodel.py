@@ -432,7 +432,17 @@ def test_trust_figure1_and_table3_commands_on_smollm2(
 
 
 DRY_RUN_REQUESTS = re.compile(r"requests in all: ([\d,]+)(?: \(range ([\d,]+) to ([\d,]+)\))?")
-DRY_RUN_TOKENS = re.compile(r"prompt tokens ([\d,]+).*completion tokens ([\d,]+)")
+DRY_RUN_TOKENS = re.compile(
+    r"prompt tokens ([\d,]+)(?: \(range ([\d,]+) to ([\d,]+)\))?, completion tokens ([\d,]+)"
+)
+
+
+def printed_tokens(printed: str) -> tuple[int, int, int, int]:
+    """(point, low, high) of the printed prompt tokens, and the completion tokens' point."""
+    found = DRY_RUN_TOKENS.search(printed)
+    assert found, printed
+    point, low, high, completion = (int((g or found[1]).replace(",", "")) for g in found.groups())
+    return point, low, high, completion
 
 
 def test_dry_run_estimate_holds_on_smollm2(
@@ -443,19 +453,24 @@ def test_dry_run_estimate_holds_on_smollm2(
 ) -> None:
     """`--dry-run` with the real run's arguments, then the real run: its requests fall inside
     the printed range and within 10% of the point estimate (a trust decision per persona, one
-    re-ask allowed). The token estimate (characters / 4) is printed beside the server's counts
+    re-ask allowed). With `--tokenizer` (the served GGUF file) the prompt tokens the server
+    counts fall inside the printed range; the estimate without it is printed beside them
     (docs: README, "Before a run: --dry-run")."""
+    from smollm2_server import model_path
+
     params = ("--n-personas", "10", "--max-repairs", "1")
     args = ["run", "trust-population", "--model", MODEL, "--base-url", smollm2, *RUN_FLAGS]
     args += ["--response-format", "json_object", *params]
-    assert main([*args, "--dry-run"]) == 0
+    assert main([*args, "--dry-run", "--tokenizer", str(model_path())]) == 0
     printed = capsys.readouterr().out
+    assert "counted with the tokenizer and chat template of" in printed, printed
     found = DRY_RUN_REQUESTS.search(printed)
     assert found, printed
     point, low, high = (int((g or found[1]).replace(",", "")) for g in found.groups())
     assert (low, high) == (10, 20), printed
-    tokens = DRY_RUN_TOKENS.search(printed)
-    assert tokens, printed
+    counted = printed_tokens(printed)
+    assert main([*args, "--dry-run"]) == 0
+    estimated = printed_tokens(capsys.readouterr().out)
     out = tmp_path / "run"
     started = time.perf_counter()
     code = main([*args, "--out", str(out)])
@@ -466,11 +481,16 @@ def test_dry_run_estimate_holds_on_smollm2(
     assert low <= requests <= high
     assert abs(requests - point) <= 0.1 * point, (requests, point)
     usage = json.loads((out / "manifest.json").read_text())["llm"]
+    assert counted[1] <= usage["prompt_tokens"] <= counted[2], (counted, usage)
+    if requests == point:  # no re-ask: the same prompts, counted as the server counts them
+        assert abs(usage["prompt_tokens"] - counted[0]) <= 0.1 * counted[0], (counted, usage)
     with capsys.disabled():
         print(
             f"\ndry run vs SmolLM2, trust-population n=10 (json_object, max_repairs 1): requests "
             f"estimated {point} (range {low} to {high}), made {requests}; prompt tokens "
-            f"estimated {tokens[1]}, counted by the server {usage['prompt_tokens']}; completion "
-            f"tokens estimated {tokens[2]}, counted {usage['completion_tokens']}"
+            f"{counted[0]} with the GGUF tokenizer (range {counted[1]} to {counted[2]}), "
+            f"{estimated[0]} estimated without it, counted by the server "
+            f"{usage['prompt_tokens']}; completion tokens {counted[3]} (scripted replies, GGUF "
+            f"tokenizer), {estimated[3]} estimated, counted {usage['completion_tokens']}"
         )
     realmodel_runs["trust-population n=10 after --dry-run (json_object)"] = summary(out, elapsed)

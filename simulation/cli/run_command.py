@@ -61,6 +61,13 @@ def add_run_command(commands: Any) -> None:
         metavar="SECONDS",
         help="with --dry-run: seconds a request is assumed to take (default 2)",
     )
+    dry.add_argument(
+        "--tokenizer",
+        type=Path,
+        metavar="FILE.gguf",
+        help="with --dry-run: count tokens with this GGUF model's tokenizer and chat template "
+        "(the file a llama.cpp server serves; needs llama-cpp-python); else they are estimated",
+    )
     run.set_defaults(handler=_run)
 
 
@@ -74,7 +81,8 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> int:
         if args.resume:
             raise RunError("--dry-run plays a new run; it cannot --resume one")
         return _dry_run(scenario, params, args)
-    for flag, value in (("--prices", args.prices), ("--latency", args.latency)):
+    dry_only = (("--prices", args.prices), ("--latency", args.latency))
+    for flag, value in (*dry_only, ("--tokenizer", args.tokenizer)):
         if value is not None:
             raise RunError(f"{flag} is used only with --dry-run; add --dry-run or leave it out")
     result = run_scenario(
@@ -117,6 +125,7 @@ def _dry_run(scenario: Any, params: Any, args: argparse.Namespace) -> int:
             requests_per_minute=args.rpm,
             latency_s=args.latency or ASSUMED_LATENCY_S,
             prices=args.prices,
+            tokenizer=args.tokenizer,
             prompts=args.prompts,
         )
     )

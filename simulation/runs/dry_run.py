@@ -3,9 +3,9 @@
 The scenario is played on the scripted double, so its structure (agents, rounds, decisions,
 roles) is the real one while no model is called. What depends on the model is given as a
 range from the scenario's limits: at least every decision answered at the first try, at most
-every decision re-asked `max_repairs` times. Tokens are an estimate from the characters sent
-and received (no tokenizer is loaded: loading one may download it, and a dry run makes no
-network call), and the output says so.
+every decision re-asked `max_repairs` times. Tokens are counted with the model's tokenizer
+where one is at hand offline (`--tokenizer FILE.gguf`), else estimated, and the output says
+which (`token_counts.py`).
 """
 
 from __future__ import annotations
@@ -33,10 +33,10 @@ from personasim.simulation.runs.event_data import read_run_log
 from personasim.simulation.runs.run_dir import RunError
 from personasim.simulation.runs.runner import RunSettings, arun_scenario, endpoint_options
 from personasim.simulation.runs.scenario_file import resolve_scenario
+from personasim.simulation.runs.token_counts import TokenCounter, estimated_counter, gguf_counter
 
 __all__ = [
     "ASSUMED_LATENCY_S",
-    "CHARS_PER_TOKEN",
     "DEFAULT_MAX_REPAIRS",
     "REMINDER_TOKENS",
     "DryRun",
@@ -48,8 +48,6 @@ __all__ = [
     "load_prices",
 ]
 
-CHARS_PER_TOKEN = 4
-"""The token estimate: about four characters a token for English text with BPE tokenizers."""
 REMINDER_TOKENS = 50
 """Tokens assumed for the reminder a re-ask adds (the packs' reminders are one or two lines)."""
 ASSUMED_LATENCY_S = 2.0
@@ -123,6 +121,8 @@ class DryRun:
     prices_file: str
     run_dir: Path | None = None
     notes: list[str] = field(default_factory=list)
+    tokens: str = "estimated"
+    """How the tokens were counted, in words (`TokenCounter.label`)."""
 
     @property
     def requests(self) -> Span:
@@ -182,8 +182,8 @@ class DryRun:
         rpm = self.requests_per_minute
         limit = "" if rpm is None else f", at most {rpm:g}/min"
         lines += [
-            f"tokens are an estimate (characters / {CHARS_PER_TOKEN}; no tokenizer is loaded); a "
-            f"re-ask resends the conversation plus a reminder of about {REMINDER_TOKENS} tokens",
+            f"tokens: {self.tokens}; a re-ask resends the conversation plus a reminder of about "
+            f"{REMINDER_TOKENS} tokens",
             f"expected wall time (s): {self.wall_seconds().shown()} at concurrency "
             f"{self.concurrency}{limit}, assuming {self.latency_s:g} s a request (--latency); "
             "longer where the scenario's steps wait on each other",
@@ -224,6 +224,7 @@ def estimate_roles(
     models: Mapping[str, Sequence[str]],
     max_repairs: int,
     max_tokens: int | None,
+    counter: TokenCounter | None = None,
 ) -> list[RoleEstimate]:
     """Requests and tokens per role from a scripted run's log.
 
@@ -232,6 +233,7 @@ def estimate_roles(
     re-ask resends the first prompt plus i replies and reminders; a reply is the scripted
     one's length, or `max_tokens` at most where it is given.
     """
+    counter = counter or estimated_counter()
     calls: Counter[str] = Counter()
     prompt: Counter[str] = Counter()
     completion: Counter[str] = Counter()
@@ -247,8 +249,8 @@ def estimate_roles(
         task_role.setdefault(event.payload.get("task") or "", key)
         calls[key] += 1
         if event.kind == "llm.call":
-            prompt[key] += _tokens(m.get("content") for m in event.payload["messages"])
-            completion[key] += _tokens([event.payload["response"].get("text")])
+            prompt[key] += counter.prompt(event.payload["messages"])
+            completion[key] += counter.reply(event.payload["response"].get("text") or "")
     n_decisions: Counter[str] = Counter()
     decision_calls: Counter[str] = Counter()
     for event in decisions:
@@ -296,18 +298,21 @@ async def adry_run(
     latency_s: float = ASSUMED_LATENCY_S,
     prices: str | Path | None = None,
     prompts: str | Path | None = None,
+    tokenizer: str | Path | None = None,
 ) -> DryRun:
     """Play the scenario on the scripted double (a model spec that is scripted already, such
     as `scripted:drift=0.15`, plays itself) and estimate the run `model` and `roles` would make.
     `base_url` and the settings' response format are checked as the real run checks them.
 
-    Nothing is written unless `out` is given: the scripted run goes to a temporary directory,
-    removed afterwards, and the response cache is not used.
+    `tokenizer`: a GGUF file whose tokenizer and chat template count the tokens (else they are
+    estimated). Nothing is written unless `out` is given: the scripted run goes to a temporary
+    directory, removed afterwards, and the response cache is not used.
     """
     from personasim.simulation.llm.roles import RoleError, bind_roles
 
     settings = settings or RunSettings()
     price_table, prices_file = load_prices(prices)
+    counter = estimated_counter() if tokenizer is None else gguf_counter(tokenizer)
     if latency_s <= 0 or not math.isfinite(latency_s):
         raise RunError(f"--latency must be a number greater than 0, got {latency_s}")
     scenario_cls = resolve_scenario(str(scenario)) if isinstance(scenario, str | Path) else scenario
@@ -353,7 +358,7 @@ async def adry_run(
     max_repairs = int(repairs) if repairs is not None else DEFAULT_MAX_REPAIRS
     return DryRun(
         scenario=scenario_cls.name,
-        roles=estimate_roles(events, bound, max_repairs, settings.max_tokens),
+        roles=estimate_roles(events, bound, max_repairs, settings.max_tokens, counter),
         max_repairs=max_repairs,
         max_repairs_source=source,
         concurrency=concurrency,
@@ -363,6 +368,7 @@ async def adry_run(
         prices_file=prices_file,
         run_dir=result.run_dir if out is not None else None,
         notes=_notes(settings),
+        tokens=counter.label,
     )
 
 
@@ -370,12 +376,6 @@ def _notes(settings: RunSettings) -> list[str]:
     if settings.max_tokens is not None:
         return []
     return ["completion tokens have no upper bound without --max-tokens (a reply may ramble)"]
-
-
-def _tokens(texts: Iterable[Any]) -> int:
-    """Estimated tokens of some texts: characters / `CHARS_PER_TOKEN`, rounded up."""
-    chars = sum(len(text) for text in texts if isinstance(text, str))
-    return math.ceil(chars / CHARS_PER_TOKEN)
 
 
 def _times(value: float | None, factor: float) -> float | None:
