@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 __all__ = [
     "NOT_VALID",
     "add_run_arguments",
+    "base_urls",
     "err",
     "fail",
     "int_from",
@@ -56,7 +57,19 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     """What `run` and `sweep` share: the seed, the endpoint and its limits, the cache, and
     the settings; a sweep passes every one of them to each of its runs."""
     parser.add_argument("--seed", type=int_from(0), default=0)
-    parser.add_argument("--base-url", help="OpenAI-compatible endpoint; key from OPENAI_API_KEY")
+    parser.add_argument(
+        "--base-url",
+        action="append",
+        metavar="URL",
+        help="OpenAI-compatible endpoint; key from OPENAI_API_KEY. Given more than once: one "
+        "pool of replicas of the model, requests spread over them (docs/endpoints.md)",
+    )
+    parser.add_argument(
+        "--endpoints",
+        type=Path,
+        metavar="FILE",
+        help="pools of replicas (TOML or YAML), used as --model openai:NAME@pool:POOL",
+    )
     parser.add_argument(
         "--concurrency", type=int_from(1), default=16, help="model requests in flight"
     )
@@ -79,7 +92,8 @@ def run_options(args: argparse.Namespace) -> dict[str, Any]:
     """`run_scenario`'s keyword arguments from the options `add_run_arguments` added."""
     return dict(
         seed=args.seed,
-        base_url=args.base_url,
+        base_url=base_urls(args),
+        endpoints=args.endpoints,
         use_cache=not args.no_cache,
         cache_dir=args.cache_dir,
         concurrency=args.concurrency,
@@ -92,6 +106,14 @@ def run_options(args: argparse.Namespace) -> dict[str, Any]:
         prompts=args.prompts,
         allow_endpoint_change=args.allow_endpoint_change,
     )
+
+
+def base_urls(args: argparse.Namespace) -> str | list[str] | None:
+    """`--base-url` as given: one URL (a string, as always), several (a pool), or None."""
+    urls: list[str] | None = args.base_url
+    if not urls:
+        return None
+    return urls[0] if len(urls) == 1 else urls
 
 
 def _add_settings_arguments(parser: argparse.ArgumentParser) -> None:

@@ -116,7 +116,7 @@ def _dry_run(scenario: Any, params: Any, args: argparse.Namespace) -> int:
             scenario,
             params,
             model=args.model,
-            base_url=args.base_url,
+            base_url=options["base_url"],
             roles=options["roles"],
             out=args.out,
             seed=args.seed,

@@ -63,9 +63,10 @@ def _scripted_value(text: str, name: str, value: str) -> float | int:
 
 @backend_kind("openai")
 class OpenAIKind(BackendKind):
-    """`openai:NAME` (at `--base-url`, else OpenAI) or `openai:NAME@BASE_URL` (its own URL)."""
+    """`openai:NAME` (at `--base-url`, else OpenAI), `openai:NAME@BASE_URL` (its own URL) or
+    `openai:NAME@pool:POOL` (the replicas of a pool of the run's `--endpoints` file)."""
 
-    usage = "openai:MODEL_NAME[@BASE_URL] (key from OPENAI_API_KEY)"
+    usage = "openai:MODEL_NAME[@BASE_URL or @pool:POOL] (key from OPENAI_API_KEY)"
     takes_options = False
 
     def uses(self, option: str, spec: ModelSpec) -> bool:
@@ -79,6 +80,16 @@ class OpenAIKind(BackendKind):
         try:
             return OpenAIBackend(spec.name, base_url=spec.url or base_url)
         except PermanentLLMError as exc:  # no key, or a URL that cannot work: bad input
+            raise ModelSpecError(str(exc)) from None
+
+    def build_endpoint(self, spec: ModelSpec, url: str, key_env: str, seed: int) -> Backend:
+        """One replica of `openai:NAME@pool:POOL` (or of repeated `--base-url`s)."""
+        from personasim.simulation.llm.chat import PermanentLLMError
+        from personasim.simulation.llm.openai_backend import OpenAIBackend
+
+        try:
+            return OpenAIBackend(spec.name, base_url=url, api_key_env=key_env)
+        except PermanentLLMError as exc:
             raise ModelSpecError(str(exc)) from None
 
 

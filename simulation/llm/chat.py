@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import hashlib
 from abc import ABC, abstractmethod
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from functools import cache
-from typing import Any, Literal, get_args
+from typing import Any, Literal, TypeAlias, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -24,6 +26,7 @@ __all__ = [
     "Message",
     "PermanentLLMError",
     "ResponseFormat",
+    "Router",
     "TokenLogprob",
     "TransientLLMError",
     "Usage",
@@ -148,6 +151,12 @@ class Backend(ABC):
         """Settings for the manifest (no secrets)."""
         return self.identity()
 
+    def router(self, concurrency: int) -> Router | None:
+        """How `LLMClient` reaches this backend with up to `concurrency` requests in flight:
+        None, directly; a pool of replicas returns a `Router` that picks one per request, so
+        the client's timeout, retries and hedging stay around every replica."""
+        return None
+
     def cache_key(self, request: ChatRequest) -> str:
         """Content address of a request: same key, same answer."""
         return self._address(self.identity(), request)
@@ -170,3 +179,9 @@ class Backend(ABC):
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release connections."""
+
+
+Router: TypeAlias = Callable[[ChatRequest], AbstractAsyncContextManager[Backend]]
+"""Per request: a context manager that waits for a replica that may take it (its slot and
+pacing), yields that replica's backend for one attempt, and learns from how the attempt ended
+(an error may come out of it replaced: see simulation/llm/endpoint_pool.py)."""

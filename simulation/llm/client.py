@@ -19,7 +19,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from aiolimiter import AsyncLimiter
 from tenacity import (
     AsyncRetrying,
     RetryCallState,
@@ -36,8 +35,9 @@ from personasim.simulation.llm.chat import (
     TransientLLMError,
 )
 from personasim.simulation.llm.endpoint_errors import timeout_error
+from personasim.simulation.llm.endpoint_pool import EndpointPool
 from personasim.simulation.llm.hedging import HedgePolicy, LatencyWindow
-from personasim.simulation.llm.limiter import EndpointLimiter, endpoint_key
+from personasim.simulation.llm.limiter import EndpointLimiter, LocalLimiter, endpoint_key
 
 __all__ = [
     "EndpointDownError",
@@ -115,11 +115,10 @@ class LLMClient:
         self.cache = cache
         self.retry = retry or RetryPolicy()
         self.concurrency = concurrency
-        self._slots = asyncio.Semaphore(concurrency)
-        # Evenly paced (a bucket of one), so a minute's quota is not spent in a first burst.
-        self._limiter = AsyncLimiter(1, 60 / requests_per_minute) if requests_per_minute else None
-        if limiter is not None:  # limits shared with other runs (a sweep's workers)
-            self._slots, self._limiter = limiter.slots, limiter.pacer
+        # Limits shared with other runs (a sweep's workers), else this run's own.
+        limiter = limiter or LocalLimiter(concurrency, requests_per_minute)
+        self._slots, self._limiter = limiter.slots, limiter.pacer
+        self._router = backend.router(concurrency)  # a pool of replicas picks one per attempt
         self._emit = emit or (lambda *args, **kwargs: None)
         self._incident = incident or self._emit
         self._replay = replay or (lambda key: None)
@@ -302,30 +301,45 @@ class LLMClient:
         sent: list[float] | None = None,
         duplicate: bool = False,
     ) -> ChatResponse:
-        """One HTTP request, within a concurrency slot and the request pacing; a `duplicate`
-        (hedge) counts as hedged only once it has its slot and is sent."""
+        """One HTTP request, within a concurrency slot and the request pacing (and, on a pool,
+        the slot and pacing of the replica it goes to); a `duplicate` (hedge) counts as hedged
+        only once it has its slot and is sent."""
         async with self._slots:
             if self._limiter is not None:
                 await self._limiter.acquire()
-            self.calls += 1
-            call.requests += 1
-            if duplicate:
-                call.hedged = True
-                self.hedges += 1
-            if call.requests == 1:
-                call.first_sent = time.monotonic()
-            started = time.perf_counter()
-            if sent is not None:
-                sent.append(asyncio.get_running_loop().time())
-            try:
-                async with asyncio.timeout(self.retry.timeout):
-                    response = await self.backend.complete(request, self.retry.timeout)
-            except TimeoutError as exc:
-                raise timeout_error(self.retry.timeout) from exc
-            self._last_answer = time.monotonic()
-            if self._latency is not None:
-                self._latency.observe(time.perf_counter() - started)
-            return response
+            if self._router is None:
+                return await self._exchange(self.backend, request, call, sent, duplicate)
+            async with self._router(request) as replica:
+                return await self._exchange(replica, request, call, sent, duplicate)
+
+    async def _exchange(
+        self,
+        backend: Backend,
+        request: ChatRequest,
+        call: _Call,
+        sent: list[float] | None,
+        duplicate: bool,
+    ) -> ChatResponse:
+        """The request itself, under the per-attempt timeout, once it may be sent."""
+        self.calls += 1
+        call.requests += 1
+        if duplicate:
+            call.hedged = True
+            self.hedges += 1
+        if call.requests == 1:
+            call.first_sent = time.monotonic()
+        started = time.perf_counter()
+        if sent is not None:
+            sent.append(asyncio.get_running_loop().time())
+        try:
+            async with asyncio.timeout(self.retry.timeout):
+                response = await backend.complete(request, self.retry.timeout)
+        except TimeoutError as exc:
+            raise timeout_error(self.retry.timeout) from exc
+        self._last_answer = time.monotonic()
+        if self._latency is not None:
+            self._latency.observe(time.perf_counter() - started)
+        return response
 
     def _wait(self, state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None
@@ -335,9 +349,9 @@ class LLMClient:
 
     def _where(self) -> str:
         identity = self.backend.identity()
-        return " ".join(str(identity[k]) for k in ("base_url", "model") if k in identity) or str(
-            identity.get("backend", "model")
-        )
+        keys = ("base_url", "pool", "model")
+        where = " ".join(str(identity[k]) for k in keys if k in identity)
+        return where or str(identity.get("backend", "model"))
 
     def _record_call(
         self,
@@ -447,6 +461,11 @@ class ModelPool:
         self.main_spec = main_spec
         self._build = build
         self._others: dict[str, LLMClient] = {}
+
+    def endpoint_reports(self) -> list[dict[str, Any]]:
+        """Per model served by a pool of replicas, its endpoints' counts (for the manifest)."""
+        clients = (self.main, *self._others.values())
+        return [c.backend.report() for c in clients if isinstance(c.backend, EndpointPool)]
 
     def get(self, spec: str | None = None) -> LLMClient:
         if spec is None or spec == self.main_spec:

@@ -22,6 +22,7 @@ __all__ = [
     "Endpoint",
     "connection_error",
     "describe_page",
+    "error_causes",
     "not_json_error",
     "status_error",
     "timeout_error",
@@ -66,7 +67,7 @@ class Endpoint:
 
 def connection_error(exc: BaseException, endpoint: Endpoint, timeout: float) -> LLMError:
     """No HTTP answer: refused, unknown host and TLS mismatch are permanent; timeouts are not."""
-    causes = list(_causes(exc))
+    causes = list(error_causes(exc))
     url = endpoint.url
     if any(isinstance(c, ConnectionRefusedError) for c in causes):
         return PermanentLLMError(f"cannot connect to {url} — is the server running? (refused)")
@@ -221,7 +222,8 @@ def describe_page(body: str, endpoint: Endpoint) -> str:
     return f"the text {text[:80]!r}" if text else "an empty body"
 
 
-def _causes(exc: BaseException) -> Iterator[BaseException]:
+def error_causes(exc: BaseException) -> Iterator[BaseException]:
+    """`exc`, then what caused it (`raise ... from`, or the error being handled), and so on."""
     seen: set[int] = set()
     current: BaseException | None = exc
     while current is not None and id(current) not in seen:
@@ -231,4 +233,4 @@ def _causes(exc: BaseException) -> Iterator[BaseException]:
 
 
 def _innermost(exc: BaseException) -> BaseException:
-    return list(_causes(exc))[-1]
+    return list(error_causes(exc))[-1]

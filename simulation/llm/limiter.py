@@ -5,16 +5,20 @@ A run on its own caps its requests with an asyncio semaphore and an evenly paced
 endpoint across all of them, so the client accepts an `EndpointLimiter` in their place: the
 same two objects (`slots`, an async context manager entered around every HTTP attempt, and
 `pacer`, whose `acquire()` waits for the next request-per-minute slot), backed by anything —
-`simulation/runs/ray_sweep.py` backs them with one Ray actor per endpoint.
+`simulation/runs/ray_sweep.py` backs them with one Ray actor per endpoint. The replicas of an
+endpoint pool (simulation/llm/endpoint_pool.py) each have one, made by a `LimiterFactory`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import asyncio
+from collections.abc import Callable, Mapping
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol
 
-__all__ = ["EndpointLimiter", "Pacer", "endpoint_key"]
+from aiolimiter import AsyncLimiter
+
+__all__ = ["EndpointLimiter", "LimiterFactory", "LocalLimiter", "Pacer", "endpoint_key"]
 
 
 class Pacer(Protocol):
@@ -37,9 +41,26 @@ class EndpointLimiter(Protocol):
         ...
 
 
+class LocalLimiter:
+    """An `EndpointLimiter` held in this process: an asyncio semaphore of `concurrency` slots
+    and, with a requests-per-minute limit, an evenly paced `AsyncLimiter` (a bucket of one, so a
+    minute's quota is not spent in a first burst)."""
+
+    def __init__(self, concurrency: int, requests_per_minute: float | None = None) -> None:
+        self.slots = asyncio.Semaphore(concurrency)
+        self.pacer = AsyncLimiter(1, 60 / requests_per_minute) if requests_per_minute else None
+
+
+LimiterFactory = Callable[[str, int, "float | None"], EndpointLimiter]
+"""(endpoint key, concurrency, requests per minute) → that endpoint's limiter."""
+
+
 def endpoint_key(identity: Mapping[str, Any]) -> str | None:
-    """`base_url model` for a backend that calls an endpoint; None for one that does not
-    (the scripted behaviour model answers in-process and needs no limit)."""
-    if "base_url" not in identity:
-        return None
-    return f"{identity['base_url']} {identity.get('model', '')}".strip()
+    """`base_url model` for a backend that calls an endpoint, `pool:NAME model` for a pool of
+    replicas (its run-wide limit); None for one that calls none (the scripted behaviour model
+    answers in-process and needs no limit)."""
+    if "base_url" in identity:
+        return f"{identity['base_url']} {identity.get('model', '')}".strip()
+    if "pool" in identity:
+        return f"pool:{identity['pool']} {identity.get('model', '')}".strip()
+    return None

@@ -4,6 +4,9 @@ A spec is `KIND[:REST]`. The kind names a backend kind; the kind reads the rest.
 
 - `scripted[:drift=D,seed=S]` — the scripted behaviour model (not a language model);
 - `openai:NAME[@BASE_URL]` — an OpenAI-compatible endpoint (key from `OPENAI_API_KEY`);
+  `openai:NAME@pool:POOL` — the replicas of a pool of the run's `--endpoints` file, and
+  `openai:NAME` with `--base-url` given more than once — those URLs as one pool
+  (simulation/llm/endpoint_pool.py);
 - `langchain:MODULE:CLASS[?NAME=VALUE&...]` — any LangChain chat model class, built with those
   keyword options (each value percent-decoded, then read as JSON when it parses, else as text).
 
@@ -25,8 +28,9 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -34,6 +38,8 @@ from urllib.parse import unquote
 
 if TYPE_CHECKING:
     from personasim.simulation.llm.chat import Backend
+    from personasim.simulation.llm.endpoints_file import EndpointsFile, PoolConfig
+
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -43,10 +49,12 @@ __all__ = [
     "ModelSpecError",
     "backend_kind",
     "backend_kinds",
+    "check_pools",
     "check_run_options",
     "make_backend",
     "model_name",
     "parse_model_spec",
+    "pool_name",
     "unused_run_options",
 ]
 
@@ -113,6 +121,11 @@ class BackendKind:
     def build(self, spec: ModelSpec, *, base_url: str | None, seed: int) -> Backend:
         raise NotImplementedError
 
+    def build_endpoint(self, spec: ModelSpec, url: str, key_env: str, seed: int) -> Backend:
+        """The backend of one replica of a pool (`NAME@pool:POOL`, or `--base-url` repeated):
+        at `url`, its key from the variable `key_env`. Kinds that cannot be pooled refuse."""
+        raise ModelSpecError(f"model {spec.text!r}: {self.kind} models cannot use an endpoint pool")
+
 
 _KINDS: dict[str, BackendKind] = {}
 K = TypeVar("K", bound=type[BackendKind])
@@ -171,14 +184,102 @@ def parse_model_spec(text: str | ModelSpec) -> ModelSpec:
     return found.parse(text, rest if colon else None)
 
 
-def make_backend(spec: str | ModelSpec, base_url: str | None = None, seed: int = 0) -> Backend:
-    """The backend a spec names. `base_url` serves specs without their own URL; `seed` is the
-    run's (a scripted backend takes it unless its spec names one)."""
+def make_backend(
+    spec: str | ModelSpec,
+    base_url: str | Sequence[str] | None = None,
+    seed: int = 0,
+    endpoints: EndpointsFile | None = None,
+) -> Backend:
+    """The backend a spec names. `base_url` serves specs without their own URL (several URLs:
+    one pool of replicas); `endpoints` holds the pools `NAME@pool:POOL` specs name; `seed` is
+    the run's (a scripted backend takes it unless its spec names one)."""
     parsed = parse_model_spec(spec)
     kind = _kind(parsed.kind)
     if kind is None:
         raise ModelSpecError(f"model {parsed.text!r}: no backend kind {parsed.kind!r}")
+    if (pool := _pool(kind, parsed, base_url, endpoints)) is not None:
+        return _pooled(kind, parsed, *pool, seed)
+    if base_url is not None and not isinstance(base_url, str):
+        base_url = base_url[0] if base_url else None  # one URL: no pool
     return kind.build(parsed, base_url=base_url, seed=seed)
+
+
+def check_pools(specs: Iterable[str | ModelSpec], endpoints: EndpointsFile | None) -> None:
+    """`ModelSpecError` for a spec naming a pool that `endpoints` lacks, and for an endpoints
+    file that no spec uses (it would be ignored silently)."""
+    from personasim.simulation.llm.endpoints_file import POOL_PREFIX, EndpointsError
+
+    named = [(parse_model_spec(s), pool_name(parse_model_spec(s))) for s in specs]
+    for spec, pool in named:
+        if pool is None:
+            continue
+        if endpoints is None:
+            raise ModelSpecError(
+                f"model {spec.text!r} names pool {pool!r}: pass --endpoints FILE that defines it"
+            )
+        try:
+            endpoints.pool(pool)
+        except EndpointsError as exc:
+            raise ModelSpecError(f"model {spec.text!r}: {exc}") from None
+    if endpoints is not None and all(pool is None for _, pool in named):
+        source = endpoints.source or "the endpoints file"
+        raise ModelSpecError(
+            f"--endpoints {source}: no model of the run uses one of its pools (name one as "
+            f"openai:MODEL@{POOL_PREFIX}{sorted(endpoints.pools)[0]})"
+        )
+
+
+def pool_name(spec: ModelSpec) -> str | None:
+    """The pool a spec names (`openai:NAME@pool:POOL` → POOL), else None."""
+    from personasim.simulation.llm.endpoints_file import POOL_PREFIX
+
+    if spec.url is not None and spec.url.startswith(POOL_PREFIX):
+        return spec.url.removeprefix(POOL_PREFIX)
+    return None
+
+
+def _pool(
+    kind: BackendKind,
+    spec: ModelSpec,
+    base_url: str | Sequence[str] | None,
+    endpoints: EndpointsFile | None,
+) -> tuple[str, PoolConfig] | None:
+    """(pool name, its endpoints) when the spec is served by a pool, else None."""
+    from personasim.simulation.llm.endpoints_file import (
+        BASE_URL_POOL,
+        EndpointsError,
+        base_url_pool,
+    )
+
+    try:
+        if (name := pool_name(spec)) is not None:
+            if endpoints is None:
+                check_pools([spec], None)
+            return name, endpoints.pool(name)  # type: ignore[union-attr]
+        urls = [] if base_url is None or isinstance(base_url, str) else list(base_url)
+        if len(urls) > 1 and kind.uses("base_url", spec):
+            return BASE_URL_POOL, base_url_pool(urls)
+    except EndpointsError as exc:
+        raise ModelSpecError(f"model {spec.text!r}: {exc}") from None
+    return None
+
+
+def _pooled(
+    kind: BackendKind, spec: ModelSpec, name: str, config: PoolConfig, seed: int
+) -> Backend:
+    """The pool's backend: one replica backend per endpoint, each with its own key variable."""
+    from personasim.simulation.llm.endpoint_pool import EndpointPool
+    from personasim.simulation.llm.openai_backend import public_url
+
+    for endpoint in config.endpoints:
+        if endpoint.names_key and not os.environ.get(endpoint.key_env):
+            raise ModelSpecError(
+                f"model {spec.text!r}: endpoint {public_url(endpoint.url)} of pool {name!r} "
+                f"takes its key from {endpoint.key_env}, which is not set"
+            )
+    members = [kind.build_endpoint(spec, e.url, e.key_env, seed) for e in config.endpoints]
+    urls = [public_url(e.url) for e in config.endpoints]
+    return EndpointPool(name, spec.name, config, members, kind=spec.kind, urls=urls)
 
 
 def unused_run_options(specs: Iterable[str | ModelSpec], options: Mapping[str, Any]) -> list[str]:

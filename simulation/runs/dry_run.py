@@ -288,7 +288,7 @@ async def adry_run(
     params: dict[str, Any] | ScenarioParams | None = None,
     *,
     model: str = SCRIPTED,
-    base_url: str | None = None,
+    base_url: str | Sequence[str] | None = None,
     roles: Mapping[str, Sequence[str]] | None = None,
     out: str | Path | None = None,
     seed: int = 0,

@@ -8,7 +8,9 @@ retried by Ray; one that fails on every attempt is reported while the other cell
 Endpoint limits: the driver starts one registry actor; the first cell that calls an endpoint
 (`base_url` + model) has it start that endpoint's actor, which holds the sweep's `concurrency`
 slots and paces its `requests_per_minute` for every cell on every worker. Cells that run the
-scripted behaviour model call no endpoint and take no slot.
+scripted behaviour model call no endpoint and take no slot. A model on a pool of replicas
+(`openai:NAME@pool:POOL`, repeated `--base-url`) has one actor for the pool (the sweep's limits)
+and one per replica (that replica's own `concurrency` and `rpm`), shared the same way.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any
 
 from personasim.simulation.llm.cache import default_cache_dir
 from personasim.simulation.llm.chat import Backend, LLMError
+from personasim.simulation.llm.endpoint_pool import EndpointPool
 from personasim.simulation.llm.limiter import endpoint_key
 from personasim.simulation.runs.run_dir import RunError, RunResult
 from personasim.simulation.runs.sweep_cells import CellFailure, ScenarioRef, SweepCell, run_cell
@@ -97,9 +100,10 @@ class LimiterRegistry:
         self._limits = (concurrency, requests_per_minute)
         self._actors: dict[str, Any] = {}
 
-    async def get(self, key: str) -> Any:
+    async def get(self, key: str, limits: tuple[int, float | None] | None = None) -> Any:
+        """The endpoint's actor, started with `limits` (a replica's own), else the sweep's."""
         if key not in self._actors:
-            self._actors[key] = EndpointLimits.remote(*self._limits)
+            self._actors[key] = EndpointLimits.remote(*(limits or self._limits))
         return self._actors[key]
 
     async def release_holder(self, holder: str) -> None:
@@ -159,7 +163,13 @@ def _cell_task(
         return run_cell(scenario, cell, options)
     ray.get(registry.release_holder.remote(cell.name))
 
+    def replica_limiter(key: str, concurrency: int, rpm: float | None) -> RayEndpointLimiter:
+        actor = ray.get(registry.get.remote(key, (concurrency, rpm)))
+        return RayEndpointLimiter(actor, cell.name, rpm is not None)
+
     def limiter_for(backend: Backend) -> RayEndpointLimiter | None:
+        if isinstance(backend, EndpointPool):
+            backend.share_limits(replica_limiter)
         key = endpoint_key(backend.identity())
         if key is None:
             return None

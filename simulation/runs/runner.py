@@ -22,9 +22,11 @@ from personasim.simulation.core.scenario import Scenario, ScenarioParams
 from personasim.simulation.llm.cache import ResponseCache, default_cache_dir
 from personasim.simulation.llm.chat import RESPONSE_FORMATS, Backend, ResponseFormat
 from personasim.simulation.llm.client import LLMClient, ModelPool, RetryPolicy
+from personasim.simulation.llm.endpoints_file import EndpointsError, EndpointsFile, load_endpoints
 from personasim.simulation.llm.limiter import EndpointLimiter
 from personasim.simulation.llm.model_spec import (
     ModelSpecError,
+    check_pools,
     check_run_options,
     make_backend,
     parse_model_spec,
@@ -78,6 +80,7 @@ __all__ = [
     "RunSettings",
     "arun_scenario",
     "compute_run_metrics",
+    "read_endpoints",
     "read_manifest",
     "run_scenario",
     "write_run_reports",
@@ -112,10 +115,12 @@ class RunSettings:
         }
 
 
-def _backend(model: str, base_url: str | None, seed: int) -> Backend:
+def _backend(
+    model: str, base_url: str | Sequence[str] | None, seed: int, endpoints: EndpointsFile | None
+) -> Backend:
     """`make_backend`, a spec that cannot be used raised as bad input (`RunError`)."""
     try:
-        return make_backend(model, base_url, seed)
+        return make_backend(model, base_url, seed, endpoints)
     except ModelSpecError as exc:
         raise RunError(str(exc)) from None
 
@@ -168,7 +173,8 @@ async def arun_scenario(
     *,
     seed: int = 0,
     model: str = "scripted",
-    base_url: str | None = None,
+    base_url: str | Sequence[str] | None = None,
+    endpoints: EndpointsFile | str | Path | None = None,
     backend: Backend | None = None,
     out: str | Path | None = None,
     resume: bool = False,
@@ -189,6 +195,9 @@ async def arun_scenario(
     """Run (or resume) a scenario and return where it went and what it measured.
 
     `scenario`: a registered name, a scenario file's path (`.py`), or a `Scenario` class.
+    `base_url`: the endpoint of specs without their own URL; several URLs are one pool of
+    replicas. `endpoints`: an endpoints file (or its path) whose pools specs name as
+    `openai:NAME@pool:POOL` (docs/endpoints.md).
     `settings`: response format, a completion-token cap and validity limits (defaults: text,
     no cap, at most 20% failed decisions, groups of 5). `roles`: model specs for the scenario's
     roles by name (`{"judge": ["openai:gpt-4o"]}`); `model` (or `backend`) plays the others.
@@ -207,9 +216,11 @@ async def arun_scenario(
     )
     main_spec = model if backend is None else backend.name
     bound = _bind_roles(scenario_cls, main_spec, roles or {})
+    endpoints = read_endpoints(endpoints)
     if backend is None:
-        _check_run_options([s for specs in bound.values() for s in specs], base_url, settings)
-    backend = backend or _backend(model, base_url, seed)
+        specs = [s for specs in bound.values() for s in specs]
+        _check_run_options(specs, base_url, settings, endpoints)
+    backend = backend or _backend(model, base_url, seed, endpoints)
     instance = scenario_cls(checked, _prompt_pack(scenario_cls, prompts))
     instance.prepare()
     limits = ClientLimits(concurrency, requests_per_minute, retry or RetryPolicy())
@@ -272,7 +283,7 @@ async def arun_scenario(
 
             models = ModelPool(
                 client_for(backend),
-                lambda spec: client_for(_backend(spec, base_url, seed)),
+                lambda spec: client_for(_backend(spec, base_url, seed, endpoints)),
                 main_spec=main_spec,
             )
             bar = progress_bar(console or Console(stderr=True), progress, scenario_cls.name)
@@ -331,17 +342,34 @@ def _prompt_pack(scenario_cls: type[Scenario], path: str | Path | None) -> Promp
     return pack
 
 
-def endpoint_options(base_url: str | None, settings: RunSettings) -> dict[str, Any]:
+def endpoint_options(base_url: str | Sequence[str] | None, settings: RunSettings) -> dict[str, Any]:
     """The run options only some backend kinds use, None where not given."""
     fmt = None if settings.response_format == "text" else settings.response_format
     return {"base_url": base_url, "response_format": fmt}
 
 
-def _check_run_options(specs: Sequence[str], base_url: str | None, settings: RunSettings) -> None:
-    """`--base-url` or `--response-format` that no model of the run would use: bad input."""
+def _check_run_options(
+    specs: Sequence[str],
+    base_url: str | Sequence[str] | None,
+    settings: RunSettings,
+    endpoints: EndpointsFile | None = None,
+) -> None:
+    """`--base-url`, `--endpoints` or `--response-format` that no model of the run would use,
+    or a pool no endpoints file defines: bad input."""
     try:
         check_run_options(specs, endpoint_options(base_url, settings))
+        check_pools(specs, endpoints)
     except ModelSpecError as exc:
+        raise RunError(str(exc)) from None
+
+
+def read_endpoints(endpoints: EndpointsFile | str | Path | None) -> EndpointsFile | None:
+    """The endpoints file, read when given as a path (a bad file: `RunError`)."""
+    if endpoints is None or isinstance(endpoints, EndpointsFile):
+        return endpoints
+    try:
+        return load_endpoints(endpoints)
+    except EndpointsError as exc:
         raise RunError(str(exc)) from None
 
 
@@ -375,6 +403,8 @@ async def _play(scenario: Scenario, sim: Simulation, manifest: dict[str, Any]) -
         sim.round = None
         sim.emit("run.completed")
     finally:
+        if reports := sim.models.endpoint_reports():  # a pool's endpoints, for the manifest
+            manifest["endpoints"] = reports
         await sim.models.aclose()
 
 

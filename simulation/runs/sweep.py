@@ -21,12 +21,13 @@ from typing import Any, Literal
 from personasim.simulation.core.scenario import Scenario
 from personasim.simulation.llm.model_spec import (
     ModelSpecError,
+    check_pools,
     check_run_options,
     parse_model_spec,
 )
 from personasim.simulation.runs.run_dir import RunError, RunResult
 from personasim.simulation.runs.run_lock import RunLockedError
-from personasim.simulation.runs.runner import RunSettings, endpoint_options
+from personasim.simulation.runs.runner import RunSettings, endpoint_options, read_endpoints
 from personasim.simulation.runs.scenario_file import (
     is_scenario_path,
     resolve_scenario,
@@ -91,6 +92,7 @@ def run_sweep(
             parse_model_spec(model)
         except ModelSpecError as exc:
             raise RunError(str(exc)) from None
+    run_options["endpoints"] = read_endpoints(run_options.get("endpoints"))
     _check_run_options(models, run_options)
     if seeds is not None and (not seeds or len(set(seeds)) != len(seeds)):
         raise RunError(f"seeds {list(seeds)}: give one or more, each once")
@@ -153,6 +155,7 @@ def _check_run_options(models: Sequence[str], run_options: Mapping[str, Any]) ->
     )
     try:
         check_run_options(specs, options)
+        check_pools(specs, run_options.get("endpoints"))
     except ModelSpecError as exc:
         raise RunError(str(exc)) from None
 

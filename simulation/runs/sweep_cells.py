@@ -15,7 +15,7 @@ from typing import Any
 from personasim.simulation.core.scenario import Scenario
 from personasim.simulation.llm.chat import Backend
 from personasim.simulation.llm.limiter import EndpointLimiter
-from personasim.simulation.llm.model_spec import unused_run_options
+from personasim.simulation.llm.model_spec import parse_model_spec, pool_name, unused_run_options
 from personasim.simulation.runs.run_dir import MANIFEST_FILE, RunResult
 from personasim.simulation.runs.runner import RunSettings, endpoint_options, run_scenario
 from personasim.simulation.runs.scenario_file import load_scenario_file
@@ -75,12 +75,15 @@ def run_cell(
 
 def _for_cell(model: str, options: dict[str, Any]) -> dict[str, Any]:
     """A sweep's options without the endpoint options none of this cell's models use (the
-    sweep checked that some cell uses each): `--base-url` does not reach a scripted cell."""
+    sweep checked that some cell uses each): `--base-url` and `--endpoints` do not reach a
+    scripted cell."""
     specs = [model, *(s for specs in (options.get("roles") or {}).values() for s in specs)]
     settings = options.get("settings") or RunSettings()
     unused = unused_run_options(specs, endpoint_options(options.get("base_url"), settings))
     if "base_url" in unused:
         options["base_url"] = None
+    if not any(pool_name(parse_model_spec(spec)) for spec in specs):
+        options["endpoints"] = None  # no model of this cell names a pool
     if "response_format" in unused:
         options["settings"] = replace(settings, response_format="text")
     return options
