@@ -148,10 +148,13 @@ def base_url_pool(urls: Sequence[str]) -> PoolConfig:
 def load_endpoints(path: str | Path) -> EndpointsFile:
     """Read and check an endpoints file (`.toml`, `.yaml` or `.yml`)."""
     path = Path(path)
+    if path.suffix.lower() not in (".toml", ".yaml", ".yml"):
+        raise EndpointsError(f"--endpoints {path}: use a .toml, .yaml or .yml file")
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise EndpointsError(f"--endpoints {path}: cannot read it ({exc})") from None
+        reason = exc.strerror if isinstance(exc, OSError) else str(exc)
+        raise EndpointsError(f"--endpoints {path}: cannot read it ({reason})") from None
     data, lines = _parse(path, text)
     if not isinstance(data, Mapping):
         raise EndpointsError(f"{path}: expected a table with [pools.NAME] entries")
@@ -171,28 +174,31 @@ def load_endpoints(path: str | Path) -> EndpointsFile:
 
 def _parse(path: Path, text: str) -> tuple[Any, dict[tuple[Any, ...], int]]:
     """The file's data and the line of each key (1-based), by its path of keys and indexes."""
-    suffix = path.suffix.lower()
-    if suffix == ".toml":
+    if path.suffix.lower() == ".toml":
         try:
             return tomllib.loads(text), _toml_lines(text)
         except tomllib.TOMLDecodeError as exc:
             raise EndpointsError(f"{path}: not valid TOML ({exc})") from None
-    if suffix in (".yaml", ".yml"):
-        try:
-            return yaml.safe_load(text), _yaml_lines(yaml.compose(text, Loader=yaml.SafeLoader))
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f":{mark.line + 1}" if mark is not None else ""
-            problem = getattr(exc, "problem", None) or "cannot be read"
-            raise EndpointsError(f"{path}{where}: not valid YAML ({problem})") from None
-    raise EndpointsError(f"--endpoints {path}: use a .toml, .yaml or .yml file")
+    try:
+        return yaml.safe_load(text), _yaml_lines(yaml.compose(text, Loader=yaml.SafeLoader))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or "cannot be read"
+        raise EndpointsError(f"{path}{where}: not valid YAML ({problem})") from None
 
 
 def _describe(path: Path, exc: ValidationError, lines: dict[tuple[Any, ...], int]) -> str:
     """One line per problem: `FILE:LINE: pools.gpus.endpoints[1].rpm: what is wrong`."""
     problems = []
-    for error in exc.errors():
+    errors = exc.errors()
+    for error in errors:
         loc = tuple(error["loc"])
+        if error["type"] == "too_short" and any(
+            len(other["loc"]) > len(loc) and tuple(other["loc"][: len(loc)]) == loc
+            for other in errors
+        ):
+            continue  # a list made short only by an item that failed: that item says why
         where = f"{path}{_line_of(lines, loc)}: {_field(loc) or '(top level)'}"
         problems.append(f"{where}: {_message(error)}")
     return "\n  ".join(problems)
@@ -263,7 +269,8 @@ def _toml_lines(text: str) -> dict[tuple[Any, ...], int]:
                 table = (*keys, counts[keys])
             else:
                 table = keys
-            found.setdefault(table, number)
+            for end in range(1, len(table) + 1):  # and every table it is inside
+                found.setdefault(table[:end], number)
         elif key := _TOML_KEY.match(line):
             found.setdefault((*table, *_toml_keys(key.group(1))), number)
     return found
