@@ -18,12 +18,14 @@ issue's targets with measured values. The machine's load average is printed with
 because on a shared machine it moves the numbers.
 
     python benchmarks/bench_round.py [--quick] [--no-mesa-llm] [--mesa-llm-venv DIR]
+    python benchmarks/bench_round.py --pool     # (a) of issue 29: one model on two replicas
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import math
 import os
@@ -98,6 +100,24 @@ async def _plain(n: int, c: int, url: str) -> tuple[float, float, int]:
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     await client.close()
     return wall, cpu, sum(1 for r in replies if r)
+
+
+def worker_pool(n: int, c: int, urls: str) -> dict[str, Any]:
+    """personasim on a pool: `--base-url` given once per replica (comma-separated here)."""
+    sys.path.insert(0, str(HERE))
+    from bench_decisions import timed_run
+
+    with tempfile.TemporaryDirectory(prefix="personasim-pool-") as tmp:
+        base_urls = urls.split(",")
+        timing = timed_run(
+            Path(tmp), n, model="openai:fake-model", base_url=base_urls, concurrency=c
+        )
+    return {
+        "round_s": timing.round.wall,
+        "cpu_s": timing.round.cpu,
+        "calls": timing.calls,
+        "peak_rss_mb": peak_rss_mb(),
+    }
 
 
 def worker_plain(n: int, c: int, url: str) -> dict[str, Any]:
@@ -306,12 +326,75 @@ def print_targets(rows: list[Row], instant: dict[str, Any] | None, big: tuple[in
         print(f"  {label:<52} {target:<22} {value:<26} {verdict}")
 
 
+# -- one model on two replicas (issue 29, benchmark a) ------------------------------------------
+
+
+def pool_benchmark(
+    n: int = 640, c: int = 64, cap: int = 32, latency: float = 1.0, replicas: int = 2
+) -> int:
+    """N decisions with `--base-url` given once per fake server, each server capped at `cap`
+    requests in flight (one more is rejected with 429 and counted): the round against its
+    ceiling ⌈N/C⌉·L, each server's share of the requests, and the rejections."""
+    print(
+        f"personasim pool benchmark  python {platform.python_version()}, {os.cpu_count()} CPUs, "
+        f"load average {os.getloadavg()[0]:.2f} at start"
+    )
+    env = {**os.environ, "OPENAI_API_KEY": "sk-benchmark-dummy"}
+    with contextlib.ExitStack() as servers:
+        urls = [servers.enter_context(fake_endpoint(latency, cap)) for _ in range(replicas)]
+        command = [sys.executable, __file__, "--worker", "pool", str(n), str(c), ",".join(urls)]
+        result = run_worker(command, env, timeout=600)
+        stats = [endpoint_stats(url) for url in urls]
+    ceiling = math.ceil(n / c) * latency
+    ratio = result["round_s"] / ceiling
+    requests = sum(s["requests"] for s in stats)
+    rejected = sum(s["rejected"] for s in stats)
+    shares = [s["requests"] / requests for s in stats]
+    print(
+        f"\nN={n} decisions, C={c}, {replicas} fake servers each capped at {cap} in flight, "
+        f"L={latency:g} s per answer"
+    )
+    for index, (s, share) in enumerate(zip(stats, shares, strict=True), start=1):
+        print(
+            f"  server {index}: {s['requests']} requests ({share:.1%}), peak {s['peak_in_flight']}"
+            f" in flight, {s['rejected']} rejected"
+        )
+    print(
+        f"  round {result['round_s']:.2f} s, ceiling {ceiling:.1f} s: {ratio:.3f}× ceiling; "
+        f"client CPU {1000 * result['cpu_s'] / max(result['calls'], 1):.2f} ms/call; peak "
+        f"{result['peak_rss_mb']:.0f} MB; load {os.getloadavg()[0]:.2f} at the end"
+    )
+    single = measure_round("personasim", n, c, latency, None)  # the same load on one server
+    if single.result is not None:
+        alone = single.result["round_s"] / single.ceiling
+        print(
+            f"  baseline, same run on one server capped at {c}: {single.result['round_s']:.2f} s,"
+            f" {alone:.3f}× ceiling, {single.result['rejected']} rejected, client CPU "
+            f"{1000 * single.result['cpu_s'] / max(single.result['calls'], 1):.2f} ms/call (the "
+            f"machine's own excess; load {os.getloadavg()[0]:.2f})"
+        )
+    else:
+        print(f"  baseline on one server: {single.note}")
+    print("\nTargets (issue 29, benchmark a)")
+    checks = [
+        ("round", "≤ 1.10× ceiling", f"{ratio:.3f}×", ratio <= 1.10),
+        ("each server's share", "40–60%", " / ".join(f"{v:.1%}" for v in shares),
+         all(0.40 <= v <= 0.60 for v in shares)),
+        ("requests rejected", "0", str(rejected), rejected == 0),
+    ]  # fmt: skip
+    for label, target, value, met in checks:
+        print(f"  {label:<22} {target:<18} {value:<18} {'met' if met else 'NOT met'}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--worker"]:
         kind, *rest = argv[1:]
         if kind == "instant":
             out = worker_instant(int(rest[0]), int(rest[1]))
+        elif kind == "pool":
+            out = worker_pool(int(rest[0]), int(rest[1]), rest[2])
         else:
             n, c, url = int(rest[0]), int(rest[1]), rest[2]
             out = (worker_personasim if kind == "personasim" else worker_plain)(n, c, url)
@@ -328,7 +411,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-mesa-llm", action="store_true", help="skip the mesa-llm contender")
     parser.add_argument("--mesa-llm-venv", type=Path, default=DEFAULT_MESA_VENV)
     parser.add_argument("--latency", type=float, default=None, help="L in seconds (default 1)")
+    parser.add_argument(
+        "--pool",
+        action="store_true",
+        help="only (a) of issue 29: 640 decisions over two replicas capped at 32, C=64, L=1 s",
+    )
     args = parser.parse_args(argv)
+    if args.pool:
+        return pool_benchmark(latency=args.latency or 1.0)
 
     latency = args.latency or (0.05 if args.smoke else 0.5 if args.quick else 1.0)
     small, big = ((1000, 64), (10_000, 256))

@@ -134,6 +134,28 @@ def test_the_endpoint_concurrency_holds_across_cells_and_workers(tmp_path: Path)
     assert model.peak > 2
 
 
+def test_a_pools_replica_limits_hold_across_cells_and_workers(tmp_path: Path) -> None:
+    """Two replicas (`--base-url` twice), `concurrency=4`: 2 per replica, shared by every cell;
+    the control (each cell its own limits) shows the cells overlap on a replica."""
+    replicas = [InFlight(delay=0.1), InFlight(delay=0.1)]
+    with FakeOpenAIServer(responder=replicas[0]) as a, FakeOpenAIServer(responder=replicas[1]) as b:
+        options = dict(base_url=[a.base_url, b.base_url], concurrency=4, use_cache=False)
+        cells = coin_cells(tmp_path / "shared", "openai:fake-model", range(1, 5))
+        results, failed = run_cells_on_ray(str(EXAMPLE), cells, options)
+        shared = [model.peak for model in replicas]
+        requests = sum(len(model.arrivals) for model in replicas)
+        for model in replicas:
+            model.peak = 0
+        control = coin_cells(tmp_path / "own", "openai:fake-model", range(1, 5))
+        run_cells_on_ray(str(EXAMPLE), control, options, shared_limits=False)
+    assert failed == [] and all(r is not None for r in results)
+    assert requests == 4 * (1 + 2 + 3 + 4)
+    assert shared == [2, 2]
+    assert max(model.peak for model in replicas) > 2
+    manifest = json.loads((cells[-1].run_dir / "manifest.json").read_text())
+    assert manifest["model"]["pool"] == "base-url"
+
+
 def test_the_endpoint_rate_holds_across_cells(tmp_path: Path) -> None:
     """--rpm 300 for the sweep: requests from all cells evenly paced, 0.2 s apart."""
     model = InFlight(delay=0.0)
@@ -182,4 +204,3 @@ def test_a_failing_cell_is_retried_resumed_and_reported(tmp_path: Path, capsys) 
         kinds = [event.kind for event in store.read()]
     assert kinds.count("run.started") == 1 and kinds.count("round.started") == 3  # resumed
     assert len((out / "combined.csv").read_text().splitlines()) == 4
-
