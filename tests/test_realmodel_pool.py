@@ -17,12 +17,13 @@ from personasim.simulation.cli.main import main
 
 pytestmark = [pytest.mark.realmodel, pytest.mark.timeout(600)]
 
-N = 4
+N = 2
+SHORT = ("--response-format", "json_object", "--max-tokens", "48")  # a JSON answer is short
 
 
 def test_a_pool_of_two_replicas_on_smollm2(smollm2: str, tmp_path: Path) -> None:
     replicas = [smollm2, smollm2.replace("127.0.0.1", "localhost")]
-    run = ["run", "trust-population", "--n-personas", str(N), "--model", MODEL, *RUN_FLAGS]
+    run = ["run", "trust-population", "--n-personas", str(N), "--model", MODEL, *RUN_FLAGS, *SHORT]
     urls = [flag for url in replicas for flag in ("--base-url", url)]
     # 3: RUN NOT VALID when the tiny model fails too many parses; the pool is what counts here
     assert main([*run, *urls, "--out", str(tmp_path / "first")]) in (0, 3)

@@ -4,9 +4,9 @@ Around any backend it adds, in this order: answers already in the run's log (res
 response cache, a concurrency cap, a requests-per-minute limit, a per-attempt timeout and one
 retry layer (exponential backoff with jitter that honours Retry-After), with one hedged
 duplicate for a request that has waited far past the endpoint's usual latency
-(`simulation/llm/hedging.py`). A backend that is a pool of replicas (`endpoint_pool.py`) is asked
-for a replica per attempt, inside all of these. Every finished call is an `llm.call` event; every call that failed an
-`llm.error` incident, written at once. A call that ran out of attempts on transient errors
+(`simulation/llm/hedging.py`); a pool of replicas (`endpoint_pool.py`) is asked for a replica
+per attempt, inside all of these. Every finished call is an `llm.call` event; every call that
+failed an `llm.error` incident, written at once. A call that ran out of attempts on transient errors
 raises `LLMCallFailedError`, which the decision graph records as a failed decision; a permanent
 error (refused connection, bad key, unknown model...) stops the run.
 """
