@@ -26,6 +26,7 @@ from personasim.simulation import (
     OpenAIBackend,
     PermanentLLMError,
     RetryPolicy,
+    RunError,
     SQLiteEventStore,
     load_endpoints,
     make_backend,
@@ -377,3 +378,23 @@ def test_pools_that_are_missing_or_unused_are_refused(tmp_path: Path, capsys) ->
         assert main([*run, *extra]) == 2, extra
         assert expected in capsys.readouterr().err, extra
     assert not (tmp_path / "run").exists()
+
+
+def test_resume_checks_the_pool_not_its_replicas(tmp_path: Path) -> None:
+    """A pool run resumes with other replicas (same pool, same model); with one URL instead of
+    the pool it is refused, naming the model."""
+    out = tmp_path / "run"
+    options: dict[str, Any] = dict(model="openai:fake-model", out=out, progress=False)
+    with (
+        FakeOpenAIServer(trustor_reply) as a,
+        FakeOpenAIServer(trustor_reply) as b,
+        FakeOpenAIServer(trustor_reply) as c,
+    ):
+        run_scenario("trust-population", {"n_personas": 4}, base_url=[a.base_url, b.base_url],
+                     **options)  # fmt: skip
+        again = run_scenario("trust-population", {"n_personas": 4}, resume=True,
+                             base_url=[c.base_url, b.base_url], **options)  # fmt: skip
+        assert again.report == ["already complete; nothing to resume"]
+        with pytest.raises(RunError, match=r"model\.pool: base-url → \(not recorded\)"):
+            run_scenario("trust-population", {"n_personas": 4}, resume=True,
+                         base_url=c.base_url, **options)  # fmt: skip
