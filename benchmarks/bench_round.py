@@ -330,7 +330,12 @@ def print_targets(rows: list[Row], instant: dict[str, Any] | None, big: tuple[in
 
 
 def pool_benchmark(
-    n: int = 640, c: int = 64, cap: int = 32, latency: float = 1.0, replicas: int = 2
+    n: int = 640,
+    c: int = 64,
+    cap: int = 32,
+    latency: float = 1.0,
+    replicas: int = 2,
+    baseline: bool = True,
 ) -> int:
     """N decisions with `--base-url` given once per fake server, each server capped at `cap`
     requests in flight (one more is rejected with 429 and counted): the round against its
@@ -364,17 +369,8 @@ def pool_benchmark(
         f"client CPU {1000 * result['cpu_s'] / max(result['calls'], 1):.2f} ms/call; peak "
         f"{result['peak_rss_mb']:.0f} MB; load {os.getloadavg()[0]:.2f} at the end"
     )
-    single = measure_round("personasim", n, c, latency, None)  # the same load on one server
-    if single.result is not None:
-        alone = single.result["round_s"] / single.ceiling
-        print(
-            f"  baseline, same run on one server capped at {c}: {single.result['round_s']:.2f} s,"
-            f" {alone:.3f}× ceiling, {single.result['rejected']} rejected, client CPU "
-            f"{1000 * single.result['cpu_s'] / max(single.result['calls'], 1):.2f} ms/call (the "
-            f"machine's own excess; load {os.getloadavg()[0]:.2f})"
-        )
-    else:
-        print(f"  baseline on one server: {single.note}")
+    if baseline:  # the same run on one server capped at C, on the same machine and load
+        print_pool_baseline(measure_round("personasim", n, c, latency, None))
     print("\nTargets (issue 29, benchmark a)")
     checks = [
         ("round", "≤ 1.10× ceiling", f"{ratio:.3f}×", ratio <= 1.10),
@@ -385,6 +381,19 @@ def pool_benchmark(
     for label, target, value, met in checks:
         print(f"  {label:<22} {target:<18} {value:<18} {'met' if met else 'NOT met'}")
     return 0
+
+
+def print_pool_baseline(single: Row) -> None:
+    if single.result is None:
+        print(f"  baseline on one server: {single.note}")
+        return
+    result = single.result
+    print(
+        f"  baseline, same run on one server capped at {single.c}: {result['round_s']:.2f} s, "
+        f"{result['round_s'] / single.ceiling:.3f}× ceiling, {result['rejected']} rejected, "
+        f"client CPU {1000 * result['cpu_s'] / max(result['calls'], 1):.2f} ms/call (the "
+        f"machine's own excess; load {os.getloadavg()[0]:.2f})"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -417,6 +426,8 @@ def main(argv: list[str] | None = None) -> int:
         help="only (a) of issue 29: 640 decisions over two replicas capped at 32, C=64, L=1 s",
     )
     args = parser.parse_args(argv)
+    if args.pool and args.smoke:  # the test's run: N=40, C=8, 4 per server, L=0.05 s
+        return pool_benchmark(n=40, c=8, cap=4, latency=args.latency or 0.05, baseline=False)
     if args.pool:
         return pool_benchmark(latency=args.latency or 1.0)
 

@@ -46,6 +46,23 @@ def test_round_benchmark_smoke_mode_holds_the_endpoint_cap() -> None:
         assert (rejected, requests) == (0, int(row[1])), row
 
 
+def test_bench_round_pool_smoke() -> None:
+    """`--pool --smoke`: 40 decisions over two servers capped at 4, every request answered, none
+    rejected, each server a share."""
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "bench_round.py"), "--pool", "--smoke"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    servers = [line.split() for line in done.stdout.splitlines() if "  server " in line]
+    assert len(servers) == 2
+    assert sum(int(words[2]) for words in servers) == 40
+    assert all(words[-2] == "0" and words[-1] == "rejected" for words in servers), servers
+    assert all(int(words[2]) > 0 for words in servers)
+
+
 @pytest.mark.timeout(300)  # two runs in their own processes; slow on a loaded 2-core machine
 def test_fault_benchmark_smoke_mode_loses_nothing() -> None:
     """Its smallest size: both runs finish by themselves and account for every decision (the
