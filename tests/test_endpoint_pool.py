@@ -398,3 +398,36 @@ def test_resume_checks_the_pool_not_its_replicas(tmp_path: Path) -> None:
         with pytest.raises(RunError, match=r"model\.pool: base-url → \(not recorded\)"):
             run_scenario("trust-population", {"n_personas": 4}, resume=True,
                          base_url=c.base_url, **options)  # fmt: skip
+
+
+def test_weight_sets_the_share_while_no_endpoint_is_full(tmp_path: Path) -> None:
+    """Equal limits (8), weights 3 and 1, 4 requests in flight: about 3 to 1."""
+    with FakeOpenAIServer(latency=0.02) as heavy, FakeOpenAIServer(latency=0.02) as light:
+        path = pool_file(
+            tmp_path,
+            f'[[pools.p.endpoints]]\nurl = "{heavy.base_url}"\nconcurrency = 8\nweight = 3\n'
+            f'[[pools.p.endpoints]]\nurl = "{light.base_url}"\nconcurrency = 8\n',
+        )
+        backend = make_backend("openai:fake-model@pool:p", endpoints=load_endpoints(path))
+        client = LLMClient(backend, concurrency=4, retry=FAST)
+        asyncio.run(ask(client, [f"q{i}" for i in range(80)]))
+        counts = (heavy.request_count, light.request_count)
+    assert sum(counts) == 80 and 2.0 <= counts[0] / counts[1] <= 4.0, counts
+
+
+def test_a_sweep_passes_the_endpoints_file_to_the_cells_that_name_a_pool(
+    tmp_path: Path,
+) -> None:
+    with FakeOpenAIServer(trustor_reply) as a, FakeOpenAIServer(trustor_reply) as b:
+        path = pool_file(
+            tmp_path,
+            f'[[pools.p.endpoints]]\nurl = "{a.base_url}"\n'
+            f'[[pools.p.endpoints]]\nurl = "{b.base_url}"\n',
+        )
+        args = ["sweep", "trust-population", "--models", "scripted,openai:fake-model@pool:p"]
+        args += ["--n-personas", "4", "--endpoints", str(path), "--no-progress"]
+        assert main([*args, "--out", str(tmp_path / "sweep")]) == 0
+        served = a.request_count + b.request_count
+    manifests = [json.loads(m.read_text()) for m in (tmp_path / "sweep").glob("*/manifest.json")]
+    pools = [m["model"].get("pool") for m in manifests]
+    assert sorted(pools, key=str) == [None, "p"] and served == 4
