@@ -1,5 +1,6 @@
 """An endpoint pool on a real model: SmolLM2's server reached as two replicas (its loopback
-address spelled two ways). Requests are spread over both, every persona is decided once, the
+address spelled two ways), playing the coin-guess example. Requests are spread over both,
+every persona decides once (or fails, counted), the
 manifest counts each endpoint, and the same run with the replicas listed the other way round
 is answered wholly from the cache (the request keys name the pool, not a replica)."""
 
@@ -10,7 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from test_realmodel import MODEL, RUN_FLAGS
+from test_realmodel import COIN_GUESS, MODEL, RUN_FLAGS
 
 from personasim.simulation import SQLiteEventStore
 from personasim.simulation.cli.main import main
@@ -18,12 +19,13 @@ from personasim.simulation.cli.main import main
 pytestmark = [pytest.mark.realmodel, pytest.mark.timeout(600)]
 
 N = 2
-SHORT = ("--response-format", "json_object", "--max-tokens", "48")  # a JSON answer is short
+SHORT = ("--response-format", "json_object", "--max-tokens", "64")  # a short JSON answer
 
 
 def test_a_pool_of_two_replicas_on_smollm2(smollm2: str, tmp_path: Path) -> None:
     replicas = [smollm2, smollm2.replace("127.0.0.1", "localhost")]
-    run = ["run", "trust-population", "--n-personas", str(N), "--model", MODEL, *RUN_FLAGS, *SHORT]
+    run = ["run", str(COIN_GUESS), "--n-personas", str(N), "--rounds", "1", "--model", MODEL]
+    run += [*RUN_FLAGS, *SHORT]
     urls = [flag for url in replicas for flag in ("--base-url", url)]
     # 3: RUN NOT VALID when the tiny model fails too many parses; the pool is what counts here
     assert main([*run, *urls, "--out", str(tmp_path / "first")]) in (0, 3)
