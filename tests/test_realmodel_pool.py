@@ -1,8 +1,8 @@
 """An endpoint pool on a real model: SmolLM2's server reached as two replicas (its loopback
-address spelled two ways), playing the coin-guess example. Requests are spread over both,
-every persona decides once (or fails, counted), the
-manifest counts each endpoint, and the same run with the replicas listed the other way round
-is answered wholly from the cache (the request keys name the pool, not a replica)."""
+address spelled two ways), playing the coin-guess example. Requests are spread over both, every
+persona decides once (or fails, counted), the manifest counts each endpoint, and the same run
+with the replicas listed the other way round is answered wholly from the cache (the request
+keys name the pool, not a replica)."""
 
 from __future__ import annotations
 
