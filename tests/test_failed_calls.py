@@ -222,7 +222,7 @@ def test_resume_replays_a_lost_call_and_retry_failed_asks_it_again(tmp_path: Pat
         async def lost_again() -> None:
             assert replay.logged_response("a" * 64) == answered  # in log order
             with pytest.raises(LLMCallFailedError, match="gave up"):
-                client._stored("b" * 64)
+                client._stored("b" * 64, None)
             replay.emit("llm.call", {"request_key": "a" * 64, "response": answered})
             replay.emit("decision.failed", {**failed, "attempts": 1})  # re-derived, not written
 

@@ -31,6 +31,7 @@ from personasim.scenarios.career_chat.distances import (
     random_pairing_emd,
 )
 from personasim.scenarios.career_chat.groupings import GROUPINGS, job_labels
+from personasim.scenarios.career_chat.judging import judge_checks
 from personasim.scenarios.career_chat.options import one_hot, option_distribution
 from personasim.scenarios.career_chat.uncertainty import (
     Uncertainty,
@@ -414,6 +415,7 @@ def compute_metrics(events: pd.DataFrame) -> dict[str, Any]:
         "job_labels": job_labels(events, profiles),
         "failures": _task_counts(events, "decision.failed"),
         "reasks": _task_counts(events, "decision.reask"),
+        **judge_checks(events),
     }
 
 

@@ -51,6 +51,7 @@ from personasim.environments.career_chat import (
 )
 from personasim.environments.career_chat.dialogues import load_dialogues
 from personasim.scenarios.career_chat.jobs import UNCLASSIFIED, title_key
+from personasim.scenarios.career_chat.judging import JUDGE_SCORES
 from personasim.scenarios.career_chat.metrics import DIMENSIONS, FORMATS, compute_metrics
 from personasim.scenarios.career_chat.reports import report_lines, summary_rows, write_reports
 from personasim.scenarios.career_chat.tasks import CareerTasks
@@ -169,13 +170,14 @@ class CareerChatScenario(Scenario):
         "detector": Role("the out-of-context detector checking each user question"),
         "assistant": Role("the career-advice assistant in the dialogues"),
         "respondent": Role("the probed model answering the value survey (BA_user, BA_dialogue)"),
-        "judge": Role("the dialogue-quality judge (Appendix E)"),
+        "judge": Role("the dialogue-quality judge (Appendix E)", scorer=True),
         "classifier": Role(
             "job category and position level of each distinct job title (a zero-shot "
             "classifier in the paper; unbound: the word rule)",
             optional=True,
         ),
     }
+    scores = JUDGE_SCORES
     params: CareerChatParams
 
     # --- inputs ------------------------------------------------------------------------------

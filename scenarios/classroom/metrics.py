@@ -25,6 +25,7 @@ from personasim.analysis.undefined import (
     read_stat,
     stat_fields,
 )
+from personasim.scenarios.classroom.judging import JUDGE_TASK, SWAPPED_TASK, judge_checks
 
 __all__ = [
     "BEHAVIOUR_CATEGORIES",
@@ -401,7 +402,8 @@ def classroom_metrics(events: pd.DataFrame) -> dict[str, Any]:
         "missing_final_answers": int(readings.isin(["last_number", "none"]).sum()),
         "ambiguous_answers": int((readings == "ambiguous").sum()),
         "readings": {r: int((readings == r).sum()) for r in READINGS},
-        "answer_failures": _count(failed, lambda t: t != "classroom.judge"),
-        "judge_failures": _count(failed, lambda t: t == "classroom.judge"),
+        "answer_failures": _count(failed, lambda t: t not in (JUDGE_TASK, SWAPPED_TASK)),
+        "judge_failures": _count(failed, lambda t: t == JUDGE_TASK),
         "reasks": len(payloads(events, "decision.reask")),
+        **judge_checks(events),
     }

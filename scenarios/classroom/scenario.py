@@ -37,6 +37,7 @@ from personasim.environments import (
 )
 from personasim.environments.classroom.gsm8k import shipped_problems
 from personasim.scenarios.classroom import answers as parsing
+from personasim.scenarios.classroom.judging import JUDGE_SCORES, JUDGE_TASK, SWAPPED_TASK
 from personasim.scenarios.classroom.metrics import (
     LEVELS,
     ORDERS,
@@ -96,6 +97,10 @@ class ClassroomParams(ScenarioParams):
     )
     temperature: float = Field(0.7, ge=0.0, le=2.0, description="students' temperature (§4.1)")
     max_repairs: int = Field(2, ge=0, le=5, description="re-asks after an unusable answer")
+    swap_order: bool = Field(
+        False,
+        description="also ask the judge each comparison with the low answer first (position bias)",
+    )
 
     @field_validator("strategies", "races", "orders")
     @classmethod
@@ -144,8 +149,9 @@ class ClassroomScenario(Scenario):
     params: ClassroomParams
     roles: ClassVar[dict[str, Role]] = {
         "student": Role("the model under study: no-persona and student-persona answers"),
-        "judge": Role("the DoC judge (Table 4; GPT-4o in the paper)", must_name=True),
+        "judge": Role("the DoC judge (Table 4; GPT-4o in the paper)", must_name=True, scorer=True),
     }
+    scores = JUDGE_SCORES
     metrics = ScenarioMetrics(
         compute=classroom_metrics,
         report=report_lines,
@@ -242,6 +248,9 @@ class ClassroomScenario(Scenario):
                 answers[level] = (response, self._grade(student, unit, response, compliant))
         if len(answers) == len(LEVELS):
             await self.judge.decide(self._judge_task(cell, problem, answers, repetition))
+            if self.params.swap_order:
+                swapped = self._judge_task(cell, problem, answers, repetition, swapped=True)
+                await self.judge.decide(swapped)
 
     async def _respond(
         self, student: PersonaAgent, cell: Cell, unit: _Unit
@@ -355,13 +364,17 @@ class ClassroomScenario(Scenario):
         problem: WordProblem,
         answers: dict[str, tuple[str, Grade]],
         repetition: int,
+        swapped: bool = False,
     ) -> DecisionTask:
+        """The DoC comparison; `swapped`: the low answer in the first slot (`judge_swapped`,
+        same labels), the same hints, so the scripted judge has no position bias."""
         (high, high_grade), (low, low_grade) = answers["high"], answers["low"]
-        prompt = self.prompts.render("judge", question=problem.question, high=high, low=low)
+        entry, task = ("judge_swapped", SWAPPED_TASK) if swapped else ("judge", JUDGE_TASK)
+        prompt = self.prompts.render(entry, question=problem.question, high=high, low=low)
         request = ChatRequest(
             messages=(Message(role="user", content=prompt),),
             temperature=JUDGE_TEMPERATURE,
-            task="classroom.judge",
+            task=task,
             hints={
                 "high_correct": high_grade.correct,
                 "low_correct": low_grade.correct,
@@ -369,7 +382,7 @@ class ClassroomScenario(Scenario):
             },
         )
         return DecisionTask(
-            name="classroom.judge",
+            name=task,
             request=request,
             parse=parsing.parse_judge_score,
             reminder=lambda error: self.prompts.render("judge_reminder", error=error),

@@ -246,9 +246,12 @@ def judge_score(high_correct: bool, low_correct: bool, low_response: str) -> int
     return score if high_correct else min(score, 2)
 
 
+@scripted_behaviour("classroom.judge_swapped")
 @scripted_behaviour("classroom.judge")
 def contrast_judgement(request: ChatRequest, rng: np.random.Generator) -> str:
     """The judge's answer: a short explanation, then `Score: N` (JSON: `explanation`, `score`).
+    It scores from the hints, not the slots, so the answers' order changes nothing: the
+    scripted judge has no position bias (`--swap-order` measures 0 on it).
 
     A slip (first attempt only) leaves the score out of the text, or gives score 0 in JSON
     (valid JSON, out of range): both are re-asked, and the re-ask scores from the hints.

@@ -28,6 +28,7 @@ from personasim.analysis.undefined import (
     stat_fields,
 )
 from personasim.scenarios.persona_gym.human_agreement import HUMAN_COLUMNS, question_alignment
+from personasim.scenarios.persona_gym.judging import judge_checks
 from personasim.scenarios.persona_gym.published import (
     published_metrics,
 )
@@ -224,6 +225,7 @@ def gym_metrics(events: pd.DataFrame) -> dict[str, Any]:
         "reasks": _counts(events, "decision.reask"),
         "batch_reasks": _batch_reasks(events),
         **_human_fields(human[0]["rows"] if human else None, events, questions, tasks, smallest),
+        **judge_checks(events),
     }
 
 

@@ -44,6 +44,7 @@ from personasim.environments.persona_gym.place import (
     load_gym_inputs,
 )
 from personasim.scenarios.persona_gym.batch import unusable
+from personasim.scenarios.persona_gym.judging import EVALUATOR_SCORES
 from personasim.scenarios.persona_gym.metrics import gym_metrics
 from personasim.scenarios.persona_gym.tables import (
     report_lines,
@@ -174,12 +175,15 @@ class PersonaGymScenario(Scenario):
             min_models=2,
             max_models=None,
             not_played_by=("persona",),
+            scorer=True,
         ),
         "examples": Role(
             "the score-example writer (§3.2; the paper's GPT-4o, not the evaluated model)",
             must_name=True,
+            scorer_input=True,
         ),
     }
+    scores = EVALUATOR_SCORES
     params: PersonaGymParams
 
     # --- inputs ------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from personasim.simulation.cli.metrics_command import add_metrics_command
 from personasim.simulation.cli.options import err, fail, out
 from personasim.simulation.cli.prompts_command import add_prompts_command
 from personasim.simulation.cli.replay_command import add_replay_command
+from personasim.simulation.cli.rescore_command import add_rescore_command
 from personasim.simulation.cli.run_command import add_run_command
 from personasim.simulation.cli.sweep_command import add_sweep_command
 from personasim.simulation.cli.view_command import add_view_command
@@ -138,6 +139,7 @@ def _parser() -> argparse.ArgumentParser:
     add_list_command(commands)
     add_replay_command(commands)
     add_metrics_command(commands)
+    add_rescore_command(commands)
     add_export_command(commands)
     add_cache_command(commands)
     add_view_command(commands)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, get_origin
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
+from personasim.simulation.core.scoring import ScoreItems
 from personasim.simulation.llm.prompts import PromptPack
 from personasim.simulation.llm.roles import Role
 
@@ -107,6 +108,9 @@ class Scenario(ABC):
     answers: a run started under another version is not resumed (its fingerprint differs)."""
     roles: ClassVar[dict[str, Role]] = {"persona": Role("the persona agents' decisions")}
     """The parts models play; `--role NAME=SPEC` binds one, `--model` the others."""
+    scores: ClassVar[ScoreItems | None] = None
+    """What its scorer roles (`Role(scorer=True)`) score, for `personasim rescore` (None: it has
+    no scorer to compare)."""
     metrics: ClassVar[ScenarioMetrics | None] = None
     """The metrics hooks in one declaration; the classmethods below call them. A scenario may
     override the classmethods instead (as a scenario file usually does)."""

@@ -108,6 +108,7 @@ class LLMClient:
         incident: Emit | None = None,
         replay: Callable[[str], dict[str, Any] | None] | None = None,
         limiter: EndpointLimiter | None = None,
+        recorded: Callable[[str, str | None], dict[str, Any] | None] | None = None,
     ) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
@@ -123,6 +124,9 @@ class LLMClient:
         self._emit = emit or (lambda *args, **kwargs: None)
         self._incident = incident or self._emit
         self._replay = replay or (lambda key: None)
+        self._recorded = recorded or (lambda key, role: None)
+        """Another run's logged answer to a request of this role (a rescore's source run);
+        it raises where that run must answer and cannot, so no model is asked in its place."""
         self._backoff = wait_exponential_jitter(
             multiplier=self.retry.initial_backoff,
             max=self.retry.max_backoff,
@@ -150,7 +154,7 @@ class LLMClient:
         """Answer `request`, from the log or cache when possible, else from the backend."""
         key = self.backend.cache_key(request)
         started = time.perf_counter()
-        source, response = self._stored(key)
+        source, response = self._stored(key, role)
         call = _Call()
         if response is None:
             try:
@@ -166,8 +170,9 @@ class LLMClient:
         self._record_call(request, key, response, source, call, started, agent_id, round, role)
         return response
 
-    def _stored(self, key: str) -> tuple[str, ChatResponse | None]:
-        """An answer the run already has: from its own log (resume), else from the cache.
+    def _stored(self, key: str, role: str | None) -> tuple[str, ChatResponse | None]:
+        """An answer the run already has: from its own log (resume), else from the run it
+        rescores (`source_run`), else from the cache.
 
         A call the log records as failed (its unit's `decision.failed`) fails again, so a
         resumed run re-derives that unit as it was; `--retry-failed` asks it anew instead.
@@ -176,6 +181,10 @@ class LLMClient:
             if "error" in logged:
                 raise LLMCallFailedError(logged["error"], key)
             return "log", ChatResponse.model_validate(logged)
+        if (earlier := self._recorded(key, role)) is not None:
+            if "error" in earlier:
+                raise LLMCallFailedError(earlier["error"], key)
+            return "source_run", ChatResponse.model_validate(earlier)
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
             self.cache_hits += 1
             return "cache", hit

@@ -37,7 +37,10 @@ class Role:
     `must_name`: a real `--model` does not fill it by default (a judge the paper ran on a
     stronger model), so a run with a real model must say with `--role` who plays it;
     `optional`: played only when `--role` names it, by no model otherwise (not even the
-    scripted double), and the scenario does the part without a model."""
+    scripted double), and the scenario does the part without a model. `scorer`: it scores
+    what other roles produced (a judge, an evaluator), so `personasim rescore` may bind it
+    anew; `scorer_input`: it writes what a scorer reads and nothing else (PersonaGym's score
+    examples), reused from the scored run unless `--regenerate-examples`."""
 
     description: str
     min_models: int = 1
@@ -45,6 +48,8 @@ class Role:
     not_played_by: tuple[str, ...] = ()
     must_name: bool = False
     optional: bool = False
+    scorer: bool = False
+    scorer_input: bool = False
 
     def takes(self, count: int) -> bool:
         return count >= self.min_models and (self.max_models is None or count <= self.max_models)

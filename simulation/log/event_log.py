@@ -233,6 +233,11 @@ class EventLog:
             "saw, so they cannot be kept; resume without --retry-failed"
         )
 
+    def scope_name(self) -> str:
+        """The unit of work being written (its name in `sim.concurrently`, or the main scope):
+        a rescore hands each unit the answers the same unit of its source run got."""
+        return (self._current.get() or self._main).name
+
     def logged_response(self, request_key: str) -> dict[str, Any] | None:
         """The answer the current unit of work got for this request before the run stopped.
 

@@ -24,6 +24,7 @@ _FIELDS = (
     "roles",
     "response_format",
     "max_tokens",
+    "rescore_of",
 )
 _MISSING = "(not recorded)"
 

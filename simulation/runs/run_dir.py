@@ -191,13 +191,16 @@ def finish_manifest(
 
 
 def llm_usage(store: EventStore) -> dict[str, int]:
-    """Model calls and tokens counted from the log, so they survive interruption and resume."""
+    """Model calls and tokens counted from the log, so they survive interruption and resume;
+    a rescore's answers read from the run it rescores are counted apart (no model call)."""
     usage = dict(calls=0, cache_hits=0, failures=0, prompt_tokens=0, completion_tokens=0)
     for event in store.read(kinds=("llm.call", "llm.error")):
         payload = event.payload
         usage["calls"] += payload["attempts"]
         if event.kind == "llm.error":
             usage["failures"] += 1
+        elif payload.get("source") == "source_run":  # a rescore's answers read from its run
+            usage["source_run_answers"] = usage.get("source_run_answers", 0) + 1
         elif payload["cached"]:
             usage["cache_hits"] += 1
         else:

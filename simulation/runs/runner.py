@@ -68,6 +68,7 @@ from personasim.simulation.runs.scenario_file import (
     resolve_scenario,
     scenario_file_record,
 )
+from personasim.simulation.runs.source_run import SOURCE_SCORES, SourceRun
 from personasim.simulation.runs.validity import ValidityLimits
 
 __all__ = [
@@ -191,6 +192,7 @@ async def arun_scenario(
     limiter_for: Callable[[Backend], EndpointLimiter | None] | None = None,
     retry_failed: bool = False,
     allow_endpoint_change: bool = False,
+    source: SourceRun | None = None,
 ) -> RunResult:
     """Run (or resume) a scenario and return where it went and what it measured.
 
@@ -207,6 +209,8 @@ async def arun_scenario(
     `retry_failed` (with `resume`): ask again the units whose decisions were lost to a model call
     that ran out of attempts (docs/events.md, "Failed calls and --retry-failed").
     `allow_endpoint_change`: resume although the model's endpoint URL changed (same model name).
+    `source`: the run this one rescores (`personasim rescore`, runs/rescore.py): its roles but
+    the rescored ones are answered from its log.
     Every input is checked before the run directory is created, so bad input leaves nothing.
     """
     settings = settings or RunSettings()
@@ -248,6 +252,8 @@ async def arun_scenario(
         manifest["prompts"] = instance.prompts.describe() if instance.prompts else None
         if scenario_file is not None:
             manifest["scenario_file"] = scenario_file
+        if source is not None:
+            manifest["rescore_of"] = source.record()
         previous = load_resumable(run_dir, manifest, allow_endpoint_change) if resume else None
         if previous is not None:
             check_same_scenario_file(previous.get("scenario_file"), scenario_file, run_dir)
@@ -279,6 +285,7 @@ async def arun_scenario(
                     incident=log.incident,
                     replay=log.logged_response if resume_state else None,
                     limiter=limiter_for(backend) if limiter_for else None,
+                    recorded=source.answerer(log) if source else None,
                 )
 
             models = ModelPool(
@@ -299,7 +306,7 @@ async def arun_scenario(
                         roles=bound,
                         max_active_units=active_units(limits.concurrency, main_spec, bound),
                     )
-                    await stop_on_signals(_play(instance, sim, manifest))
+                    await stop_on_signals(_play(instance, sim, manifest, source))
             except BaseException as exc:
                 _finish_interrupted(run_dir, manifest, store, settings, exc)
                 raise
@@ -389,11 +396,15 @@ def _bind_roles(
         raise RunError(str(exc)) from None
 
 
-async def _play(scenario: Scenario, sim: Simulation, manifest: dict[str, Any]) -> None:
+async def _play(
+    scenario: Scenario, sim: Simulation, manifest: dict[str, Any], source: SourceRun | None
+) -> None:
     try:
         header = ("scenario", "params", "seed", "model", "roles", "prompts")
         header += tuple(RunSettings().to_json())
         sim.emit("run.started", {k: manifest[k] for k in header})
+        if source is not None:
+            sim.emit(SOURCE_SCORES, source.event())
         scenario.setup(sim)
         with _long_lived_heap():
             for index in range(1, scenario.rounds() + 1):
