@@ -42,6 +42,12 @@ from personasim.analysis.resampling import (
     in_processes,
     stratified_bootstrap_weights,
 )
+from personasim.analysis.rescoring import (
+    RESCORE_BOOTSTRAP,
+    compare_scores,
+    paired_scores,
+    rescore_agreement,
+)
 from personasim.analysis.stats import (
     LevelSummary,
     eta_squared,
@@ -77,6 +83,7 @@ __all__ = [
     "ICC_FORMS",
     "NO_VALUES",
     "PARALLEL_WORK",
+    "RESCORE_BOOTSTRAP",
     "SINGLE_LEVEL",
     "SMALL_MARK",
     "ZERO_BASELINE",
@@ -88,6 +95,7 @@ __all__ = [
     "Undefined",
     "agent_payloads",
     "bootstrap_correlation",
+    "compare_scores",
     "correlation_undefined",
     "emd_ordinal",
     "eta_squared",
@@ -112,6 +120,7 @@ __all__ = [
     "median_of_defined",
     "min_group_n",
     "model_label",
+    "paired_scores",
     "payloads",
     "pearson",
     "percentile_interval",
@@ -121,6 +130,7 @@ __all__ = [
     "ranking_spearman",
     "ratio_of",
     "read_stat",
+    "rescore_agreement",
     "rounded",
     "sample_sd",
     "save_figure",

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from test_realmodel import check_replay_and_metrics, read_events, summary
 
 from personasim.simulation import RunSettings, run_scenario
@@ -24,11 +25,30 @@ SOURCE = {
     "repetitions": 1,
     "strategies": "zero-shot",
     "races": "none",
-    "max_repairs": 1,
+    "max_repairs": 0,
 }
-"""Four judged pairs (2 questions × 2 orders): the scripted students answer, SmolLM2 judges."""
-JUDGE_MAX_TOKENS = 96
-"""A few sentences and the closing `Score: N`; a reply cut short is re-asked once."""
+"""Four judged pairs (2 questions × 2 orders): the scripted students answer, SmolLM2 judges. No
+re-ask: an unusable judgement is one at temperature 0 in both runs, missing for both."""
+JUDGE_MAX_TOKENS = 48
+"""A one-sentence JSON answer."""
+EXPLAIN = "Explain your judgement in a few sentences, then end with a line 'Score: N'"
+SCORE_ONLY = 'Reply in JSON only, as {"explanation": "<one short sentence>", "score": N}'
+
+"""SmolLM2 asked to explain first never reached `Score: N` (0 of 4, in text or JSON, within 128
+tokens), nor wrote it when asked for that line alone; asked for a one-sentence JSON answer it
+scores 3 of 4 pairs, so both runs use this edited pack (`--prompts`)."""
+
+
+def score_only_pack(path: Path) -> Path:
+    """The shipped classroom pack, both judge entries asking for the score line alone."""
+    assert main(["prompts", "classroom", "--output", str(path)]) == 0
+    pack = yaml.safe_load(path.read_text())
+    for name in ("judge", "judge_swapped"):
+        entry = pack["prompts"][name]
+        assert EXPLAIN in entry["text"]
+        entry["text"] = entry["text"].replace(EXPLAIN, SCORE_ONLY)
+    path.write_text(yaml.safe_dump(pack, allow_unicode=True, sort_keys=False))
+    return path
 
 
 @pytest.fixture(autouse=True)
@@ -44,6 +64,14 @@ def digests(run_dir: Path) -> dict[str, str]:
     }
 
 
+def judge_replies(run_dir: Path) -> dict[str, list[str]]:
+    replies: dict[str, list[str]] = {}
+    for event in read_events(run_dir):
+        if event.kind == "llm.call" and event.payload["role"] == "judge":
+            replies.setdefault(event.scope, []).append(event.payload["response"]["text"])
+    return replies
+
+
 def test_smollm2_judge_rescored_by_itself_at_temperature_0_agrees(
     smollm2: str,
     tmp_path: Path,
@@ -52,6 +80,7 @@ def test_smollm2_judge_rescored_by_itself_at_temperature_0_agrees(
 ) -> None:
     judge = f"openai:smollm2-judge@{smollm2}"
     source = tmp_path / "RUN"
+    pack = score_only_pack(tmp_path / "classroom.yaml")
     started = time.perf_counter()
     run_scenario(
         "classroom",
@@ -60,7 +89,8 @@ def test_smollm2_judge_rescored_by_itself_at_temperature_0_agrees(
         progress=False,
         concurrency=1,
         roles={"judge": [judge]},
-        settings=RunSettings(max_tokens=JUDGE_MAX_TOKENS),
+        settings=RunSettings(response_format="json_object", max_tokens=JUDGE_MAX_TOKENS),
+        prompts=pack,
     )
     realmodel_runs["classroom, SmolLM2 judge (source)"] = summary(
         source, time.perf_counter() - started
@@ -69,6 +99,7 @@ def test_smollm2_judge_rescored_by_itself_at_temperature_0_agrees(
     new = tmp_path / "NEW"
     started = time.perf_counter()
     args = ["rescore", str(source), "--role", f"judge={judge}", "--out", str(new)]
+    args += ["--prompts", str(pack)]
     code = main([*args, "--no-cache", "--concurrency", "1", "--timeout", "300", "--no-progress"])
     assert code in (0, 3), capsys.readouterr().err  # 3: valid, but over the failure limit
     realmodel_runs["classroom rescore, same judge"] = summary(new, time.perf_counter() - started)
@@ -81,6 +112,9 @@ def test_smollm2_judge_rescored_by_itself_at_temperature_0_agrees(
     assert asked == {"judge"}, calls
     assert calls["judge", "model"] > 0  # really asked again: --no-cache
     assert calls["judge", "cache"] == 0
+
+    # Temperature 0, the same prompt: SmolLM2 says the same words in both runs, unit by unit.
+    assert judge_replies(new) == judge_replies(source)
 
     block = json.loads((new / "metrics.json").read_text())["metrics"]["rescore"]
     judged = [
