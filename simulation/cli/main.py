@@ -115,7 +115,7 @@ def _stopped(exc: BaseException, argv: list[str]) -> int:
     """A run stopped by SIGTERM or SIGINT: what happened and the command that resumes it."""
     run_dir = getattr(exc, "run_dir", None)
     command = list(argv)
-    if run_dir is not None and command[:1] == ["run"]:
+    if run_dir is not None and command[:1] in (["run"], ["rescore"]):
         if not any(a == "--out" or a.startswith("--out=") for a in command):
             command += ["--out", str(run_dir)]
         if "--resume" not in command:
