@@ -286,3 +286,25 @@ def test_score_items_average_repeated_scores_per_item() -> None:
         ("x", {"task": "other", "user": "u1", "dimension": "a", "value": 1}),
     ]
     assert scores.items(decisions) == {"u1/a": 3.5}
+
+
+def test_the_viewer_shows_the_two_judges_side_by_side(source: Path, tmp_path: Path) -> None:
+    """`personasim view NEW`: each item's score under RUN's judge and NEW's, largest change
+    first; a run that is not a rescore has no such table (rendered: test_viewer_browser.py)."""
+    from personasim.simulation.runs.viewer import collect_run
+
+    new = tmp_path / "NEW"
+    assert rescore(source, new, "--role", "judge=scripted:drift=0.3") == 0
+    with SQLiteEventStore(new / "events.sqlite") as store:
+        collected = collect_run(new, store)
+    judges = collected["judges"]
+    block = metrics(new)["rescore"]
+    assert len(judges["rows"]) == block["n_items_first"] == 64
+    assert "scripted:drift=0.3" in judges["second"] and "scripted" in judges["first"]
+    differing = [r for r in judges["rows"] if r[3] not in (None, 0)]
+    assert min(len(differing), 10) == len(block["agreement"]["most_different"]) > 0
+    assert judges["rows"][: len(differing)] == differing  # largest change first
+    for _item, first, second, difference in differing:
+        assert second - first == difference
+    with SQLiteEventStore(source / "events.sqlite") as store:
+        assert collect_run(source, store)["judges"] is None

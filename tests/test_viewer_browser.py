@@ -407,3 +407,22 @@ def test_agent_and_call_links_survive_a_reload(tmp_path: Path) -> None:
     assert shown["call"] == shown["focused"] == str(seq) and shown["open"] is True
     shown = probed(page, RELOAD_PROBE.replace("FIRST", f'location.hash = "call={seq}"'), tmp_path)
     assert shown["focused"] == str(seq) and shown["title"] == label.split("<")[0]
+
+
+def test_a_rescore_shows_the_two_judges_side_by_side(tmp_path: Path) -> None:
+    """`personasim view NEW` of a rescore: the two judges' scores of each item in one table,
+    the largest change first (docs/rescore.md)."""
+    source, new = tmp_path / "RUN", tmp_path / "NEW"
+    params = {"n_questions": 2, "repetitions": 2, "strategies": "zero-shot,self-refine"}
+    run_scenario("classroom", params, out=source, progress=False, roles={"judge": ["scripted"]})
+    args = ["rescore", str(source), "--role", "judge=scripted:drift=0.5", "--out", str(new)]
+    assert main([*args, "--no-progress"]) == 0
+    dom, _ = dump_dom(view([new], tmp_path / "new.html"), tmp=tmp_path)
+    match = re.search(r"Two judges, item by item \((\d+) items, (\d+) scored differently\)", dom)
+    assert match, dom[:2000]
+    rescored = json.loads((new / "metrics.json").read_text())["metrics"]["rescore"]
+    assert int(match[1]) == rescored["n_items_first"]
+    assert int(match[2]) >= len(rescored["agreement"]["most_different"]) > 0
+    assert "rescored run (judge: scripted)" in dom and "this run (judge: scripted:drift=0.5)" in dom
+    dom, _ = dump_dom(view([source], tmp_path / "source.html"), tmp=tmp_path)
+    assert not re.search(r"Two judges, item by item \(\d", dom)  # (the script holds the words)

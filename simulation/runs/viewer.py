@@ -25,6 +25,7 @@ from personasim.simulation.runs.replay import concerned_agents
 from personasim.simulation.runs.run_dir import METRICS_FILE, REPORTS_DIR, read_manifest
 from personasim.simulation.runs.run_lock import lock_holder
 from personasim.simulation.runs.scenario_file import scenario_for_run
+from personasim.simulation.runs.source_run import SOURCE_SCORES
 
 __all__ = ["ViewServer", "collect_run", "render_page", "write_page"]
 
@@ -56,7 +57,36 @@ def collect_run(run_dir: Path, store: EventStore) -> dict[str, Any]:
         "agents": agents,
         "calls": _call_owners(calls, trajectories.keys()),
         "trajectories": trajectories,
+        "judges": _judges(manifest, events),
     }
+
+
+def _judges(manifest: dict[str, Any], events: Sequence[Event]) -> dict[str, Any] | None:
+    """A rescore's two judges side by side: each item's score in the rescored run and in this
+    one (null where that judge has none), with the difference (None: not a rescore)."""
+    source = next((e.payload for e in events if e.kind == SOURCE_SCORES), None)
+    if source is None:
+        return None
+    scores = scenario_for_run(manifest)[0].scores
+    if scores is None:
+        return None
+    made = [(e.agent_id, e.payload) for e in events if e.kind == "decision.made"]
+    first, second = source["items"], scores.items(made)
+    rows = [
+        [item, first.get(item), second.get(item), _difference(first.get(item), second.get(item))]
+        for item in sorted(set(first) | set(second))
+    ]
+    rows.sort(key=lambda row: (row[3] is None, -abs(row[3] or 0)))  # largest change first
+    before, after = _bound(source["roles_before"]), _bound(source["roles"])
+    return {"first": f"rescored run ({before})", "second": f"this run ({after})", "rows": rows}
+
+
+def _bound(roles: dict[str, list[str]]) -> str:
+    return "; ".join(f"{role}: {','.join(specs)}" for role, specs in roles.items())
+
+
+def _difference(first: float | None, second: float | None) -> float | None:
+    return None if first is None or second is None else second - first
 
 
 def _call_owners(calls: Sequence[Event], agents: Iterable[str]) -> dict[str, str]:

@@ -111,8 +111,8 @@ function runView(r) {
       ok === null ? badge("validity unknown", "warn") : badge(ok ? "valid" : "NOT VALID", ok ? "ok" : "bad"),
       el("span", { class: "muted" }, "created " + txt(m.created_at) + " · finished " + txt(m.finished_at))));
   const top = el("div", { class: "grid" }, manifestCard(m), validityCard(run), costCard(run));
-  return el("div", {}, head, top, el("div", { style: "height:14px" }), summaryCard(run), reportsCard(run),
-    agentsCard(r), metricsCard(run), kindsCard(run));
+  return el("div", {}, head, top, el("div", { style: "height:14px" }), summaryCard(run), judgesCard(run),
+    reportsCard(run), agentsCard(r), metricsCard(run), kindsCard(run));
 }
 
 // A pack by scenario and hash: shipped, or the edited file as given (never an install path;
@@ -168,6 +168,16 @@ function summaryCard(run) {
   if (!run.metrics) return card("Metrics", el("p", { class: "muted" }, "no metrics.json (the run did not complete; `personasim metrics RUN_DIR` computes them)"));
   if (!run.summary.length) return null;
   return card("Report", el("pre", {}, run.summary.join("\n")));
+}
+
+// A rescore (docs/rescore.md): each scored item under the rescored run's judge and this run's.
+function judgesCard(run) {
+  const j = run.judges;
+  if (!j) return null;
+  const differ = j.rows.filter((row) => row[3] !== null && row[3] !== 0).length;
+  return card("Two judges, item by item (" + j.rows.length + " items, " + differ + " scored differently)",
+    el("div", { class: "scroll", style: "max-height:320px" },
+      dataTable(["item", j.first, j.second, "difference"], j.rows, true, "judges")));
 }
 
 function reportsCard(run) {
