@@ -1,5 +1,12 @@
 """Mesa agents: personas and their decision graphs, trustees, persona data and banks."""
 
+from personasim.agents.counterfactual import (
+    attribute_levels,
+    check_counterfactual,
+    common_draws,
+    counterfactual_twins,
+    known_attributes,
+)
 from personasim.agents.decision import (
     Decision,
     DecisionParseError,
@@ -37,12 +44,17 @@ __all__ = [
     "ResearcherAgent",
     "TrusteeAgent",
     "archetype_cap",
+    "attribute_levels",
     "augment_big_five",
+    "check_counterfactual",
+    "common_draws",
+    "counterfactual_twins",
     "decide",
     "derive_traits",
     "format_instructions",
     "json_parser",
     "json_task",
+    "known_attributes",
     "level_key",
     "load_personas",
     "match_level_names",

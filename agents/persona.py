@@ -92,15 +92,21 @@ class Persona:
     id: str
     attributes: Mapping[str, AttributeValue]
     traits: Mapping[str, str]
+    counterfactual: Mapping[str, str] | None = None
+    """For a counterfactual twin (`agents/counterfactual.py`): `of` (the sampled persona's id),
+    `attribute` and `level` (the value it was set to); None for a sampled persona."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not self.id:
             raise ValueError(f"persona id must be a non-empty string, got {self.id!r}")
         object.__setattr__(self, "attributes", _frozen_attributes(self.attributes))
         object.__setattr__(self, "traits", _frozen_traits(self.traits))
+        if self.counterfactual is not None:
+            object.__setattr__(self, "counterfactual", _frozen_traits(self.counterfactual))
 
     def __hash__(self) -> int:
-        return hash((self.id, tuple(self.attributes.items()), tuple(self.traits.items())))
+        twin = tuple(self.counterfactual.items()) if self.counterfactual else ()
+        return hash((self.id, tuple(self.attributes.items()), tuple(self.traits.items()), twin))
 
     def profile_text(self) -> str:
         """The ``$persona_details`` prompt block: one ``Label: value`` line per shown attribute.
@@ -116,7 +122,10 @@ class Persona:
 
     def to_record(self) -> dict[str, Any]:
         """JSON-ready plain-dict form, the inverse of :meth:`from_record`."""
-        return {"id": self.id, "attributes": dict(self.attributes), "traits": dict(self.traits)}
+        record = {"id": self.id, "attributes": dict(self.attributes), "traits": dict(self.traits)}
+        if self.counterfactual is not None:
+            record["counterfactual"] = dict(self.counterfactual)
+        return record
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> Persona:
@@ -128,4 +137,5 @@ class Persona:
         traits = record.get("traits", {})
         if not isinstance(attributes, Mapping) or not isinstance(traits, Mapping):
             raise ValueError("persona record 'attributes' and 'traits' must be objects")
-        return cls(id=record["id"], attributes=attributes, traits=traits)
+        twin = record.get("counterfactual")
+        return cls(id=record["id"], attributes=attributes, traits=traits, counterfactual=twin)

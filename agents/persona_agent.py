@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from personasim.agents.counterfactual import common_draws
 from personasim.agents.decision import Decision, DecisionTask, decide
 from personasim.agents.persona import Persona
 from personasim.simulation import SimAgent
@@ -26,7 +27,7 @@ class PersonaAgent(SimAgent):
         return {"persona": self.persona.to_record()}
 
     async def decide(self, task: DecisionTask) -> Decision:
-        return await decide(self.model, self.agent_id, task)
+        return await decide(self.model, self.agent_id, common_draws(task, self.persona))
 
     def remember(self, **observation: Any) -> None:
         """Keep what happened (e.g. a round's outcome) for later prompts."""

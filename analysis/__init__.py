@@ -9,6 +9,12 @@ from personasim.analysis.agreement import (
     pearson,
     percentile_interval,
 )
+from personasim.analysis.counterfactual import (
+    counterfactual_metrics,
+    counterfactual_report,
+    with_counterfactual,
+    write_counterfactual_reports,
+)
 from personasim.analysis.divergences import Centroid, emd_ordinal, js_centroid, js_rows, jsd
 from personasim.analysis.event_tables import (
     DEFAULT_MIN_GROUP_N,
@@ -19,6 +25,7 @@ from personasim.analysis.event_tables import (
     shown,
 )
 from personasim.analysis.loading import load_agents, load_events, load_sweep
+from personasim.analysis.paired import PairedDifference, holm_over, paired_difference
 from personasim.analysis.rankings import Ranking, perturb_ranking, ranking_spearman
 from personasim.analysis.reliability import (
     ICC_FORMS,
@@ -90,6 +97,7 @@ __all__ = [
     "Centroid",
     "CorrelationInterval",
     "LevelSummary",
+    "PairedDifference",
     "Ranking",
     "Statistic",
     "Undefined",
@@ -97,6 +105,8 @@ __all__ = [
     "bootstrap_correlation",
     "compare_scores",
     "correlation_undefined",
+    "counterfactual_metrics",
+    "counterfactual_report",
     "emd_ordinal",
     "eta_squared",
     "eta_squared_from_group_stats",
@@ -104,6 +114,7 @@ __all__ = [
     "first_undefined",
     "fleiss_kappa",
     "holm",
+    "holm_over",
     "icc",
     "icc3k",
     "in_processes",
@@ -120,6 +131,7 @@ __all__ = [
     "median_of_defined",
     "min_group_n",
     "model_label",
+    "paired_difference",
     "paired_scores",
     "payloads",
     "pearson",
@@ -141,6 +153,8 @@ __all__ = [
     "stat_fields",
     "stratified_bootstrap_weights",
     "summarize_levels",
+    "with_counterfactual",
     "within_agreement",
+    "write_counterfactual_reports",
     "write_table",
 ]

@@ -25,6 +25,7 @@ from pydantic import Field, field_validator, model_validator
 
 from personasim.agents import Decision, DecisionTask, PersonaAgent, ResearcherAgent
 from personasim.agents.trustee import ARCHETYPE_PATTERN
+from personasim.analysis import with_counterfactual
 from personasim.environments.career_chat import load_survey, shipped_career_file
 from personasim.environments.journey.place import JourneyMap, check_walk, parse_edges
 from personasim.scenarios.career_chat.scenario import CareerChatScenario
@@ -246,6 +247,6 @@ class PersonaJourney(Scenario):
 
     # --- metrics -----------------------------------------------------------------------------
 
-    metrics = ScenarioMetrics(
-        compute=journey_metrics, report=report_lines, write_reports=write_reports
+    metrics = with_counterfactual(
+        ScenarioMetrics(compute=journey_metrics, report=report_lines, write_reports=write_reports)
     )

@@ -36,7 +36,7 @@ from personasim.agents import (
     match_level_names,
     parse_structured,
 )
-from personasim.analysis import Undefined, eta_squared_from_group_stats
+from personasim.analysis import Undefined, eta_squared_from_group_stats, with_counterfactual
 from personasim.scenarios.trust.beliefs_metrics import (
     beliefs_metrics,
     beliefs_report,
@@ -250,10 +250,12 @@ class TrustBeliefs(TrustPopulation):
             read=read,
         )
 
-    metrics = ScenarioMetrics(
-        compute=with_human_reference(beliefs_metrics),
-        report=beliefs_report,
-        write_reports=write_beliefs_reports,
-        summary_rows=beliefs_summary_rows,
-        write_sweep_reports=write_beliefs_sweep_reports,
+    metrics = with_counterfactual(
+        ScenarioMetrics(
+            compute=with_human_reference(beliefs_metrics),
+            report=beliefs_report,
+            write_reports=write_beliefs_reports,
+            summary_rows=beliefs_summary_rows,
+            write_sweep_reports=write_beliefs_sweep_reports,
+        )
     )

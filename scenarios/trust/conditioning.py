@@ -23,7 +23,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from personasim.analysis import perturb_ranking
+from personasim.analysis import perturb_ranking, with_counterfactual
 from personasim.scenarios.trust.beliefs import TrustBeliefs
 from personasim.scenarios.trust.conditioning_metrics import (
     conditioning_metrics,
@@ -108,11 +108,13 @@ class TrustConditioning(TrustBeliefs):
             )
         return Prior(conditioning_text(rankings, self.prompts), rankings)
 
-    metrics = ScenarioMetrics(
-        compute=with_human_reference(conditioning_metrics),
-        report=conditioning_report,
-        write_reports=write_conditioning_reports,
-        summary_rows=conditioning_summary_rows,
+    metrics = with_counterfactual(
+        ScenarioMetrics(
+            compute=with_human_reference(conditioning_metrics),
+            report=conditioning_report,
+            write_reports=write_conditioning_reports,
+            summary_rows=conditioning_summary_rows,
+        )
     )
     """No paper table spans conditioning runs: the sweep's combined table is the report
     (trust-beliefs' Table 9 needs its `mean_rho` column, which conditioning rows lack)."""

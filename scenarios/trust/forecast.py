@@ -23,6 +23,7 @@ from pydantic import Field, field_validator
 
 from personasim.agents import DecisionTask, Persona, PersonaAgent, TrusteeAgent, archetype_cap
 from personasim.agents.trustee import ARCHETYPE_PATTERN
+from personasim.analysis import with_counterfactual
 from personasim.environments import TrustGame, TrustOutcome
 from personasim.scenarios.trust.answers import ForecastAnswer, ReactAnswer
 from personasim.scenarios.trust.forecast_metrics import (
@@ -296,12 +297,14 @@ class TrustForecast(Scenario):
             hints=hints,
         )
 
-    metrics = ScenarioMetrics(
-        compute=with_human_reference(forecast_metrics),
-        report=forecast_report,
-        write_reports=write_forecast_reports,
-        summary_rows=forecast_summary_rows,
-        write_sweep_reports=write_forecast_sweep_reports,
+    metrics = with_counterfactual(
+        ScenarioMetrics(
+            compute=with_human_reference(forecast_metrics),
+            report=forecast_report,
+            write_reports=write_forecast_reports,
+            summary_rows=forecast_summary_rows,
+            write_sweep_reports=write_forecast_sweep_reports,
+        )
     )
 
 

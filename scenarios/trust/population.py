@@ -33,12 +33,15 @@ from personasim.agents import (
     PersonaAgent,
     TrusteeAgent,
     augment_big_five,
+    check_counterfactual,
+    counterfactual_twins,
     load_personas,
     sample_personas,
     select_personas,
     synthetic_population,
 )
 from personasim.agents.trustee import ARCHETYPE_PATTERN
+from personasim.analysis import with_counterfactual
 from personasim.environments import TrustGame
 from personasim.environments.trust_game.transfer import CLOSING_SENTENCE
 from personasim.scenarios.trust.answers import TrustorAnswer
@@ -51,12 +54,12 @@ from personasim.scenarios.trust.metrics import (
 from personasim.scenarios.trust.traits import TABLE3_TRAITS, TEST_SPLIT_LEVELS
 from personasim.simulation import (
     ChatRequest,
+    CounterfactualParams,
     InvalidActionError,
     Message,
     Scenario,
     ScenarioError,
     ScenarioMetrics,
-    ScenarioParams,
     Simulation,
     read_input,
     register_scenario,
@@ -74,8 +77,9 @@ __all__ = [
 ]
 
 
-class PopulationParams(ScenarioParams):
-    """Where personas come from; shared by every scenario that samples a population."""
+class PopulationParams(CounterfactualParams):
+    """Where personas come from; shared by every scenario that samples a population. Its
+    personas carry attributes, so it takes a counterfactual design (docs/counterfactual.md)."""
 
     n_personas: int = Field(100, ge=1, description="personas sampled from the bank")
     persona_file: Path | None = Field(
@@ -103,7 +107,22 @@ def load_bank(p: PopulationParams) -> list[Persona] | None:
             f"--n-personas {p.n_personas} is more than the {len(bank)} personas in the "
             "bank; lower it, pass a larger --persona-file, or use --population synthetic"
         )
+    _check_design(bank, p)
     return bank
+
+
+def _check_design(bank: list[Persona] | None, p: PopulationParams) -> None:
+    """A counterfactual attribute or level the personas cannot take fails here, before anything
+    is written (a synthetic population is checked against its generator's fields)."""
+    if p.counterfactual_attribute is None:
+        return
+    personas = bank if bank is not None else synthetic_population(1, np.random.default_rng(0))
+    try:
+        check_counterfactual(
+            p.counterfactual_attribute, p.counterfactual_levels, p.counterfactual_by, personas
+        )
+    except ValueError as exc:
+        raise ScenarioError(str(exc)) from None
 
 
 def _check_traits(bank: list[Persona], p: PopulationParams) -> None:
@@ -124,9 +143,14 @@ def _check_traits(bank: list[Persona], p: PopulationParams) -> None:
 def draw_personas(
     bank: list[Persona] | None, p: PopulationParams, rng: np.random.Generator
 ) -> list[Persona]:
-    """`n_personas` drawn from the bank (or generated), with Big-Five levels if asked (§3.2)."""
+    """`n_personas` drawn from the bank (or generated), with Big-Five levels if asked (§3.2);
+    in a counterfactual run, each of them once per level (all draws come first, so the sampled
+    personas are those of the plain run with the same seed)."""
     chosen = select_personas(bank or synthetic_population(p.n_personas, rng), p.n_personas, rng)
-    return augment_big_five(chosen, rng) if p.big_five else chosen
+    drawn = augment_big_five(chosen, rng) if p.big_five else chosen
+    if p.counterfactual_attribute is None:
+        return drawn
+    return counterfactual_twins(drawn, p.counterfactual_attribute, p.counterfactual_levels)
 
 
 class TrustPopulationParams(PopulationParams):
@@ -268,10 +292,12 @@ class TrustPopulation(Scenario):
             read=lambda answer: checked_transfer(answer.amount, self.game),
         )
 
-    metrics = ScenarioMetrics(
-        compute=with_human_reference(population_metrics),
-        report=population_report,
-        write_reports=write_population_reports,
+    metrics = with_counterfactual(
+        ScenarioMetrics(
+            compute=with_human_reference(population_metrics),
+            report=population_report,
+            write_reports=write_population_reports,
+        )
     )
 
 

@@ -35,6 +35,7 @@ __all__ = [
     "ScenarioMetrics",
     "ScenarioParams",
     "csv_separator_problem",
+    "did_you_mean",
     "get_scenario",
     "list_scenarios",
     "read_input",
@@ -205,7 +206,7 @@ class Scenario(ABC):
             problems = "; ".join(
                 f"--{'.'.join(str(p) for p in err['loc']).replace('_', '-')}: {err['msg']}"
                 + (
-                    _did_you_mean(str(err["loc"][0]), cls.Params.model_fields)
+                    did_you_mean(str(err["loc"][0]), cls.Params.model_fields)
                     if err["type"] == "extra_forbidden"
                     else f" (got {err['input']!r})"
                 )
@@ -217,7 +218,7 @@ class Scenario(ABC):
             ) from None
 
 
-def _did_you_mean(name: str, known: Iterable[str], flag: str = "--") -> str:
+def did_you_mean(name: str, known: Iterable[str], flag: str = "--") -> str:
     """` (did you mean --n-personas?)` for a close known name, else nothing."""
     close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
     if not close:
@@ -297,7 +298,7 @@ def list_scenarios(builtin: bool = True) -> dict[str, type[Scenario]]:
 def get_scenario(name: str) -> type[Scenario]:
     scenarios = list_scenarios()
     if name not in scenarios:
-        hint = _did_you_mean(name, scenarios, flag="")
+        hint = did_you_mean(name, scenarios, flag="")
         raise ScenarioError(
             f"unknown scenario {name!r}{hint}; known scenarios: {', '.join(scenarios) or 'none'}. "
             f"Run a scenario of your own from its file (personasim run path/to/scenario.py), "

@@ -9,7 +9,9 @@ metrics computed from it describe these rules, not any model.
 Randomness: each answer draws from a generator seeded by the request's content address, which
 includes the backend seed. Answers therefore do not depend on call order or concurrency. The
 response format is left out of the seed (not out of the cache key): it constrains the form of
-an answer, not the decision, so a rule decides the same in a text and in a JSON run.
+an answer, not the decision, so a rule decides the same in a text and in a JSON run. A request
+with the `common_draws` hint is seeded by that hint, its task, sample index and turn instead of
+its content (common random numbers for counterfactual twins).
 
 Drift (`scripted:drift=D`): a seeded share D of the answers is then rewritten with a real chat
 model's habits (`drift.py`). The drift rate is part of the backend's identity, hence of the cache
@@ -51,6 +53,7 @@ from personasim.simulation.llm.drift import drift_response
 
 __all__ = [
     "BEHAVIOUR_VERSION",
+    "COMMON_DRAWS_HINT",
     "RULES_ENTRY_POINT_GROUP",
     "ScriptedBackend",
     "ScriptedBehaviour",
@@ -63,6 +66,12 @@ BEHAVIOUR_VERSION = 4
 """Bumped when any behaviour changes, so cached scripted answers are not reused across rules."""
 
 ScriptedBehaviour = Callable[[ChatRequest, np.random.Generator], str | ChatResponse]
+
+COMMON_DRAWS_HINT = "common_draws"
+"""A request hint that names a stream of draws: requests with the same value (and the same
+task, sample index and number of messages) draw the same numbers, whatever else they say. A
+counterfactual twin's requests carry one (`agents/counterfactual.py`), so the scripted model's
+noise is held fixed across the twins and only its rules can tell their levels apart."""
 
 RULES_ENTRY_POINT_GROUP = "personasim.scripted_rules"
 """Entry-point group of outside packages' scripted rules (docs/scripted.md)."""
@@ -181,6 +190,11 @@ class ScriptedBackend(Backend):
         """The seed of a request's draws: its address under the rules' identity, without the
         response format."""
         unformatted = request.model_copy(update={"response_format": None})
+        stream = request.hints.get(COMMON_DRAWS_HINT)
+        if stream is not None:
+            turn = (Message(role="user", content=f"turn {len(request.messages)}"),)
+            hints = {COMMON_DRAWS_HINT: stream}
+            unformatted = unformatted.model_copy(update={"messages": turn, "hints": hints})
         return int(self._address(self._rules_identity(), unformatted)[:16], 16)
 
 

@@ -1,0 +1,283 @@
+"""A counterfactual run's paired statistics, from its log alone (docs/counterfactual.md).
+
+The design is the run's parameters (`counterfactual_attribute`, `_levels`, `_by` in
+`run.started`); each twin's persona says which sampled persona it copies and at which level
+(`agent.created`). Decisions are paired by persona, by task and details, and by their order
+among the agent's decisions of that kind. One row per pair of levels × decision × subgroup
+(`all`, then each level of the `--by` attribute), with its n, the mean difference (second
+level minus first) and its bootstrap interval, Wilcoxon's p (and Holm's over the pairs of the
+same decision and subgroup), and the share of personas whose decision changed; a statistic
+without a value is null with the reason in words.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections import defaultdict
+from dataclasses import replace
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from personasim.analysis.event_tables import agent_payloads, min_group_n, payloads
+from personasim.analysis.paired import holm_over, paired_difference
+from personasim.analysis.reports import save_figure, write_table
+from personasim.analysis.undefined import in_words, stat_fields
+from personasim.simulation import ScenarioMetrics
+
+__all__ = [
+    "COUNTERFACTUAL_RESAMPLES",
+    "counterfactual_metrics",
+    "counterfactual_report",
+    "with_counterfactual",
+    "write_counterfactual_reports",
+]
+
+COUNTERFACTUAL_RESAMPLES = 2000
+"""Bootstrap resamples behind each interval (95%, percentile)."""
+
+_STATS = ("mean_difference", "ci_low", "ci_high", "wilcoxon_p", "wilcoxon_p_holm", "changed")
+
+
+def counterfactual_metrics(events: pd.DataFrame) -> dict[str, Any] | None:
+    """The `counterfactual` block of a run's metrics; None for a run without the design."""
+    started = payloads(events, "run.started")
+    params = started[0].get("params", {}) if started else {}
+    attribute = params.get("counterfactual_attribute")
+    if attribute is None:
+        return None
+    levels, by = list(params["counterfactual_levels"]), params.get("counterfactual_by")
+    twins = _twins(events)
+    values, failed = _decisions(events, twins)
+    groups = _subgroups(events, twins, by)
+    rows = [
+        row
+        for decision in sorted(values)
+        for subgroup, members in groups.items()
+        for row in _family(decision, subgroup, members, values[decision], levels, started[0])
+    ]
+    return {
+        "attribute": attribute,
+        "levels": levels,
+        "by": by,
+        "personas": len({of for of, _ in twins.values()}),
+        "agents": len(twins),
+        "decisions_made": sum(len(at) for d in values.values() for at in d.values()),
+        "decisions_failed": failed,
+        "resamples": COUNTERFACTUAL_RESAMPLES,
+        "confidence": 0.95,
+        "rows": rows,
+        "values": [
+            {"decision": d, "persona": of, "level": lvl, "value": v}
+            for d in sorted(values)
+            for of, at in sorted(values[d].items())
+            for lvl, v in at.items()
+        ],
+    }
+
+
+def _twins(events: pd.DataFrame) -> dict[str, tuple[str, str]]:
+    """agent id → (the persona it is a twin of, its level)."""
+    twins = {}
+    for record in agent_payloads(events, "agent.created"):
+        twin = (record["payload"].get("persona") or {}).get("counterfactual")
+        if twin:
+            twins[record["agent_id"]] = (twin["of"], twin["level"])
+    return twins
+
+
+def _decision_label(payload: dict[str, Any]) -> str:
+    details = {k: v for k, v in payload.items() if k not in _DECISION_KEYS}
+    if not details:
+        return payload["task"]
+    return f"{payload['task']} ({json.dumps(details, sort_keys=True, ensure_ascii=False)})"
+
+
+_DECISION_KEYS = frozenset(
+    {"task", "value", "attempts", "error", "last_reply", "reason", "error_class", "request_key"}
+)
+
+
+def _decisions(
+    events: pd.DataFrame, twins: dict[str, tuple[str, str]]
+) -> tuple[dict[str, dict[str, dict[str, Any]]], dict[str, int]]:
+    """decision → persona → level → value (made decisions only), and failed decisions per
+    level; a twin's k-th decision of one label is paired with its siblings' k-th."""
+    decided = events[events["kind"].isin(["decision.made", "decision.failed"])]
+    values: dict[str, dict[str, dict[str, Any]]] = defaultdict(lambda: defaultdict(dict))
+    failed: dict[str, int] = defaultdict(int)
+    seen: dict[tuple[str, str], int] = defaultdict(int)
+    for kind, agent, payload in decided[["kind", "agent_id", "payload"]].itertuples(index=False):
+        if agent not in twins:
+            continue
+        of, level = twins[agent]
+        label = _decision_label(payload)
+        seen[(agent, label)] += 1
+        if seen[(agent, label)] > 1:
+            label = f"{label} #{seen[(agent, label)]}"
+        if kind == "decision.failed":
+            failed[level] += 1
+        else:
+            values[label][of][level] = payload["value"]
+    return values, dict(failed)
+
+
+def _subgroups(
+    events: pd.DataFrame, twins: dict[str, tuple[str, str]], by: str | None
+) -> dict[str, set[str]]:
+    """`all` → every persona; with `by`, each of its levels → the personas at it."""
+    personas = {of for of, _ in twins.values()}
+    groups: dict[str, set[str]] = {"all": personas}
+    if by is None:
+        return groups
+    for record in agent_payloads(events, "agent.created"):
+        persona = record["payload"].get("persona") or {}
+        if record["agent_id"] in twins:
+            value = persona.get("traits", {}).get(by, persona.get("attributes", {}).get(by))
+            level = "(not recorded)" if value is None else str(value)
+            groups.setdefault(f"{by}={level}", set()).add(twins[record["agent_id"]][0])
+    return groups
+
+
+def _family(
+    decision: str,
+    subgroup: str,
+    members: set[str],
+    by_persona: dict[str, dict[str, Any]],
+    levels: list[str],
+    started: dict[str, Any],
+) -> list[dict[str, Any]]:
+    """The rows of one decision × subgroup: one per pair of levels, Holm's over the pairs."""
+    rows, results = [], []
+    for a, b in combinations(levels, 2):
+        both = [at for of, at in sorted(by_persona.items()) if of in members and {a, b} <= set(at)]
+        seed = zlib.crc32(f"{started.get('seed', 0)}|{decision}|{subgroup}|{a}|{b}".encode())
+        result = paired_difference(
+            [at[a] for at in both],
+            [at[b] for at in both],
+            np.random.default_rng(seed),
+            COUNTERFACTUAL_RESAMPLES,
+        )
+        results.append(result)
+        row = {"decision": decision, "subgroup": subgroup, "level_a": a, "level_b": b}
+        rows.append({**row, "n": result.n, "n_missing": len(members) - result.n})
+    adjusted = holm_over([r.wilcoxon_p for r in results])
+    for row, r, p_holm in zip(rows, results, adjusted, strict=True):
+        shown = (r.mean, r.low, r.high, r.wilcoxon_p, p_holm, r.changed)
+        for name, value in zip(_STATS, shown, strict=True):
+            row.update(stat_fields(name, value))
+        row["note"] = _note(row)
+    return rows
+
+
+def _note(row: dict[str, Any]) -> str:
+    """Why values of the row are missing, in words ("" when none is)."""
+    said: dict[str, list[str]] = defaultdict(list)
+    for name in _STATS:
+        reason = row.get(f"{name}_undefined")
+        if reason:
+            said[in_words(reason)].append(name)
+    return "; ".join(f"{', '.join(names)}: {words}" for words, names in said.items())
+
+
+_SHOWN = ("decision", "subgroup", "level_a", "level_b", "n", "n_missing", *_STATS, "small", "note")
+_MAX_PANELS = 6
+
+
+def counterfactual_report(block: dict[str, Any]) -> list[str]:
+    """A line per pair of levels of each decision over all personas, for the end of a run."""
+    lines = [
+        f"counterfactual {block['attribute']}: {len(block['levels'])} levels x "
+        f"{block['personas']} personas, {block['decisions_made']} decisions made, "
+        f"{sum(block['decisions_failed'].values())} failed"
+    ]
+    for row in block["rows"]:
+        if row["subgroup"] != "all":
+            continue
+        mean = row["mean_difference"]
+        if mean is None:
+            lines.append(f"  {row['decision']}: {row['level_b']} - {row['level_a']}: {row['note']}")
+            continue
+        interval = (
+            f" [{row['ci_low']:.2f}, {row['ci_high']:.2f}]" if row["ci_low"] is not None else ""
+        )
+        p = row["wilcoxon_p_holm"]
+        lines.append(
+            f"  {row['decision']}: {row['level_b']} - {row['level_a']} = {mean:+.2f}{interval}"
+            f" (n={row['n']}, changed {row['changed']:.0%}, Holm p "
+            f"{'undefined' if p is None else f'{p:.3g}'})"
+        )
+    return lines
+
+
+def write_counterfactual_reports(block: dict[str, Any], directory: Path) -> list[Path]:
+    """`counterfactual.csv` / `.md` (a row per pair × decision × subgroup) and
+    `counterfactual.png` (each persona's decision at each level, joined by a line)."""
+    rows = [{name: row.get(name) for name in _SHOWN} for row in block["rows"]]
+    notes = [
+        f"Differences are {block['attribute']} level_b minus level_a, paired by persona; "
+        f"interval: {block['confidence']:.0%} percentile bootstrap over personas "
+        f"({block['resamples']} resamples); Holm over the pairs of one decision and subgroup.",
+    ]
+    paths = write_table(rows, directory, "counterfactual", flag="small", notes=notes)
+    return [*paths, _dot_plot(block, directory)]
+
+
+def _dot_plot(block: dict[str, Any], directory: Path) -> Path:
+    import matplotlib.pyplot as plt
+
+    frame = pd.DataFrame(block["values"], columns=["decision", "persona", "level", "value"])
+    numeric = frame[frame["value"].map(lambda v: isinstance(v, int | float))]
+    decisions = sorted(numeric["decision"].unique())
+    shown, levels = decisions[:_MAX_PANELS], block["levels"]
+    figure, axes = plt.subplots(
+        1, max(1, len(shown)), figsize=(3.2 * max(1, len(shown)), 3.4), squeeze=False
+    )
+    for ax, decision in zip(axes[0], shown, strict=False):
+        table = numeric[numeric["decision"] == decision].pivot(
+            index="persona", columns="level", values="value"
+        )
+        table = table.reindex(columns=levels).astype(float)
+        for _, persona in table.iterrows():
+            ax.plot(range(len(levels)), persona.to_numpy(), "o-", color="0.6", alpha=0.5, ms=3)
+        ax.plot(range(len(levels)), table.mean().to_numpy(), "D", color="black", ms=7)
+        ax.set_xticks(range(len(levels)), levels, rotation=20)
+        ax.set_title(f"{decision} (n={len(table)})", fontsize=8)
+    if not shown:
+        axes[0][0].text(0.5, 0.5, "no numeric decision to plot", ha="center", va="center")
+    more = len(decisions) - len(shown)
+    title = f"{block['attribute']}: each persona at each level (grey), mean (black)"
+    figure.suptitle(title + (f"; {more} more decisions in the table" if more > 0 else ""))
+    return save_figure(figure, directory, "counterfactual")
+
+
+def with_counterfactual(metrics: ScenarioMetrics) -> ScenarioMetrics:
+    """A scenario's metrics hooks, plus the `counterfactual` block, its lines and its reports
+    when the run has the design (unchanged for a plain run)."""
+    compute, report, write = metrics.compute, metrics.report, metrics.write_reports
+
+    def computed(events: pd.DataFrame) -> dict[str, Any]:
+        result = compute(events)
+        block = counterfactual_metrics(events)
+        if block is not None:
+            small = min_group_n(events)
+            for row in block["rows"]:
+                row["small"] = row["n"] < small
+            result["counterfactual"] = block
+        return result
+
+    def reported(result: dict[str, Any]) -> list[str]:
+        lines = report(result) if report else []
+        block = result.get("counterfactual")
+        return [*lines, *counterfactual_report(block)] if block else lines
+
+    def written(result: dict[str, Any], directory: Path) -> list[Path]:
+        paths = write(result, directory) if write else []
+        block = result.get("counterfactual")
+        return [*paths, *write_counterfactual_reports(block, directory)] if block else paths
+
+    return replace(metrics, compute=computed, report=reported, write_reports=written)
