@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from personasim.agents.decision import DecisionTask
-from personasim.agents.persona import Persona, attribute_label
+from personasim.agents.persona import PROFILE_EXCLUDED_FIELDS, Persona, attribute_label
 from personasim.agents.persona_sampling import SYNTHETIC_MARGINALS
 from personasim.agents.persona_traits import (
     AGE_LEVELS,
@@ -51,8 +51,10 @@ def _field(name: str) -> str:
 
 
 def known_attributes(personas: Iterable[Persona]) -> list[str]:
-    """Names a counterfactual may change: the traits, then the raw fields the personas carry."""
-    raw = sorted({f for p in personas for f in p.attributes} - set(TRAIT_FIELDS.values()))
+    """Names a counterfactual may change: the traits, then the raw fields the personas carry
+    that prompts show (not identifiers, names or the street address)."""
+    fields = {f for p in personas for f in p.attributes if f not in PROFILE_EXCLUDED_FIELDS}
+    raw = sorted(f for f in fields - set(TRAIT_FIELDS.values()) if not f.endswith("_id"))
     return [*TRAIT_FIELDS, *raw]
 
 

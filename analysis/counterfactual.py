@@ -71,11 +71,12 @@ def counterfactual_metrics(events: pd.DataFrame) -> dict[str, Any] | None:
         "resamples": COUNTERFACTUAL_RESAMPLES,
         "confidence": 0.95,
         "rows": rows,
-        "values": [
+        "values": [  # the numbers behind the plot (text answers stay in the log)
             {"decision": d, "persona": of, "level": lvl, "value": v}
             for d in sorted(values)
             for of, at in sorted(values[d].items())
             for lvl, v in at.items()
+            if _is_number(v)
         ],
     }
 
@@ -90,8 +91,18 @@ def _twins(events: pd.DataFrame) -> dict[str, tuple[str, str]]:
     return twins
 
 
-def _decision_label(payload: dict[str, Any]) -> str:
-    details = {k: v for k, v in payload.items() if k not in _DECISION_KEYS}
+def _owner(agent: str, payload: dict[str, Any], twins: dict[str, Any]) -> str | None:
+    """The twin a decision is about: the deciding agent, or the twin a detail names (a judge's
+    or an evaluator's score of the twin's answer)."""
+    if agent in twins:
+        return agent
+    named = [v for k, v in payload.items() if k not in _DECISION_KEYS and v in twins]
+    return named[0] if len(named) == 1 else None
+
+
+def _decision_label(payload: dict[str, Any], owner: str) -> str:
+    """The task and its details, less the detail naming the twin (the same for its siblings)."""
+    details = {k: v for k, v in payload.items() if k not in _DECISION_KEYS and v != owner}
     if not details:
         return payload["task"]
     return f"{payload['task']} ({json.dumps(details, sort_keys=True, ensure_ascii=False)})"
@@ -112,18 +123,31 @@ def _decisions(
     failed: dict[str, int] = defaultdict(int)
     seen: dict[tuple[str, str], int] = defaultdict(int)
     for kind, agent, payload in decided[["kind", "agent_id", "payload"]].itertuples(index=False):
-        if agent not in twins:
+        owner = _owner(agent, payload, twins)
+        if owner is None:
             continue
-        of, level = twins[agent]
-        label = _decision_label(payload)
-        seen[(agent, label)] += 1
-        if seen[(agent, label)] > 1:
-            label = f"{label} #{seen[(agent, label)]}"
+        of, level = twins[owner]
+        label = _decision_label(payload, owner)
+        seen[(owner, label)] += 1
+        if seen[(owner, label)] > 1:
+            label = f"{label} #{seen[(owner, label)]}"
         if kind == "decision.failed":
             failed[level] += 1
         else:
-            values[label][of][level] = payload["value"]
+            values[label][of][level] = _compared(payload["value"])
     return values, dict(failed)
+
+
+def _compared(value: Any) -> Any:
+    """What is compared: a rubric judgement (`{score, justification}`) by its score, any other
+    value as it is (numbers are differenced; text and labels only counted as changed or not)."""
+    if isinstance(value, dict) and _is_number(value.get("score")):
+        return value["score"]
+    return value
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float)
 
 
 def _subgroups(
@@ -186,6 +210,7 @@ def _note(row: dict[str, Any]) -> str:
 
 _SHOWN = ("decision", "subgroup", "level_a", "level_b", "n", "n_missing", *_STATS, "small", "note")
 _MAX_PANELS = 6
+_REPORTED_ROWS = 8
 
 
 def counterfactual_report(block: dict[str, Any]) -> list[str]:
@@ -195,9 +220,8 @@ def counterfactual_report(block: dict[str, Any]) -> list[str]:
         f"{block['personas']} personas, {block['decisions_made']} decisions made, "
         f"{sum(block['decisions_failed'].values())} failed"
     ]
-    for row in block["rows"]:
-        if row["subgroup"] != "all":
-            continue
+    overall = [row for row in block["rows"] if row["subgroup"] == "all"]
+    for row in overall[:_REPORTED_ROWS]:
         mean = row["mean_difference"]
         if mean is None:
             lines.append(f"  {row['decision']}: {row['level_b']} - {row['level_a']}: {row['note']}")
@@ -211,6 +235,8 @@ def counterfactual_report(block: dict[str, Any]) -> list[str]:
             f" (n={row['n']}, changed {row['changed']:.0%}, Holm p "
             f"{'undefined' if p is None else f'{p:.3g}'})"
         )
+    if len(block["rows"]) > _REPORTED_ROWS:
+        lines.append(f"  ({len(block['rows'])} rows in all: reports/counterfactual.csv)")
     return lines
 
 
@@ -231,14 +257,13 @@ def _dot_plot(block: dict[str, Any], directory: Path) -> Path:
     import matplotlib.pyplot as plt
 
     frame = pd.DataFrame(block["values"], columns=["decision", "persona", "level", "value"])
-    numeric = frame[frame["value"].map(lambda v: isinstance(v, int | float))]
-    decisions = sorted(numeric["decision"].unique())
+    decisions = sorted(frame["decision"].unique())
     shown, levels = decisions[:_MAX_PANELS], block["levels"]
     figure, axes = plt.subplots(
         1, max(1, len(shown)), figsize=(3.2 * max(1, len(shown)), 3.4), squeeze=False
     )
     for ax, decision in zip(axes[0], shown, strict=False):
-        table = numeric[numeric["decision"] == decision].pivot(
+        table = frame[frame["decision"] == decision].pivot(
             index="persona", columns="level", values="value"
         )
         table = table.reindex(columns=levels).astype(float)

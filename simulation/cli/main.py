@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from personasim.simulation.cli.cache_command import add_cache_command
+from personasim.simulation.cli.counterfactual_command import add_counterfactual_command
 from personasim.simulation.cli.export_command import add_export_command
 from personasim.simulation.cli.import_command import add_import_command
 from personasim.simulation.cli.init_command import add_init_command
@@ -58,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     try:
         args, extra = parser.parse_known_args(argv)
-        if extra and args.command not in ("run", "sweep", "import"):
+        if extra and args.command not in ("run", "sweep", "import", "counterfactual"):
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
     except _UsageError as exc:
         return fail(str(exc), 2)
@@ -134,6 +135,7 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     add_run_command(commands)
     add_sweep_command(commands)
+    add_counterfactual_command(commands)
     add_init_command(commands)
     add_prompts_command(commands)
     add_list_command(commands)
