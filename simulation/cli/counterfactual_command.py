@@ -46,6 +46,11 @@ def add_counterfactual_command(commands: Any) -> None:
     command.add_argument(
         "--resume", action="store_true", help="continue the interrupted run in --out"
     )
+    command.add_argument(
+        "--retry-failed",
+        action="store_true",
+        help="with --resume: ask again the units whose model call ran out of attempts",
+    )
     add_run_arguments(command)
     command.set_defaults(handler=_counterfactual)
 
@@ -96,7 +101,13 @@ def _counterfactual(args: argparse.Namespace, extra: Sequence[str]) -> int:
         scenario, args.attribute, _levels(args.levels), args.by, scenario_values(extra)
     )
     result = run_scenario(
-        scenario, params, model=args.model, out=args.out, resume=args.resume, **run_options(args)
+        scenario,
+        params,
+        model=args.model,
+        out=args.out,
+        resume=args.resume,
+        retry_failed=args.retry_failed,
+        **run_options(args),
     )
     for line in result.report:
         out.print(line)
