@@ -6,6 +6,7 @@ from personasim.agents.counterfactual import (
     common_draws,
     counterfactual_twins,
     known_attributes,
+    twin_suffixes,
 )
 from personasim.agents.decision import (
     Decision,
@@ -63,4 +64,5 @@ __all__ = [
     "sample_personas",
     "select_personas",
     "synthetic_population",
+    "twin_suffixes",
 ]

@@ -35,6 +35,7 @@ __all__ = [
     "common_draws",
     "counterfactual_twins",
     "known_attributes",
+    "twin_suffixes",
 ]
 
 _VOCABULARY: dict[str, tuple[str, ...]] = {
@@ -100,7 +101,7 @@ def counterfactual_twins(
     """Each persona once per level, in persona order then level order; a twin's id is the
     persona's with `@level` (made safe for file names and URLs) appended."""
     field = _field(attribute)
-    suffixes = _suffixes(levels)
+    suffixes = twin_suffixes(levels)
     twins = []
     for persona in personas:
         for level, suffix in zip(levels, suffixes, strict=True):
@@ -118,7 +119,7 @@ def counterfactual_twins(
     return twins
 
 
-def _suffixes(levels: Sequence[str]) -> list[str]:
+def twin_suffixes(levels: Sequence[str]) -> list[str]:
     """`Slightly liberal` → `Slightly-liberal`; the level's position where two would clash."""
     slugs = [re.sub(r"[^A-Za-z0-9+]+", "-", level).strip("-") for level in levels]
     if len(set(slugs)) == len(slugs) and all(slugs):

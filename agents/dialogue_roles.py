@@ -19,9 +19,16 @@ __all__ = ["Assistant", "JobTitleClassifier", "OutOfContextDetector", "UserSimul
 class UserSimulator(PersonaAgent):
     """A user seeking career advice, playing one profile (Figure 6)."""
 
-    def __init__(self, model: Simulation, profile: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        model: Simulation,
+        profile: dict[str, Any],
+        counterfactual: dict[str, str] | None = None,
+    ) -> None:
+        """`counterfactual`: for a twin of a profile, `of`, `attribute` and `level` (logged)."""
         attributes = {k: v for k, v in profile.items() if k != "id"}
-        super().__init__(model, Persona(str(profile["id"]), attributes, {}))
+        persona = Persona(str(profile["id"]), attributes, {}, counterfactual)
+        super().__init__(model, persona)
 
 
 class OutOfContextDetector(ResearcherAgent):

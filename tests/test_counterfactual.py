@@ -240,3 +240,46 @@ def test_twins_of_a_trait_set_its_raw_field_and_derive_it_again() -> None:
         "attribute": "Total Wealth",
         "level": "Above $5 million",
     }
+
+
+def test_career_chat_profiles_take_the_design(tmp_path: Path) -> None:
+    """The scripted respondent shifts its answer with education when it sees the profile, and
+    cannot when it sees a one-exchange dialogue, which states only age and job
+    (scenarios/career_chat/scripted.py): a change in the first format, none in the second."""
+    params = {
+        "n_users": 3,
+        "n_items": 2,
+        "max_turns": 1,
+        "judge_samples": 0,
+        "bootstrap": 0,
+        "permutations": 0,
+        "emd_repeats": 1,
+        "counterfactual_attribute": "education",
+        "counterfactual_levels": "High School,PhD",
+        "counterfactual_by": "gender",
+    }
+    result = run_scenario("career-chat", params, out=tmp_path / "r", progress=False)
+    block = result.metrics["metrics"]["counterfactual"]
+    assert block["personas"] == 3 and block["agents"] == 6
+    probes = {
+        r["decision"]: r
+        for r in block["rows"]
+        if r["subgroup"] == "all" and r["decision"].startswith("career.probe")
+    }
+    assert len(probes) == 4 and all(r["n"] == 3 for r in probes.values())
+    for name, row in probes.items():
+        if '"format": "profile"' in name:
+            assert row["changed"] == 1.0 and row["mean_difference"] != 0
+        else:
+            assert row["changed"] == 0.0 and row["wilcoxon_p"] is None
+    assert {r["subgroup"] for r in block["rows"]} - {"all"} <= {"gender=Female", "gender=Male"}
+
+
+def test_career_chat_names_its_profile_attributes(tmp_path: Path, capsys) -> None:
+    argv = ["counterfactual", "career-chat", "--attribute", "contry", "--levels", "Japan,Peru"]
+    assert main([*argv, "--out", str(tmp_path / "r")]) == 2
+    assert "did you mean 'country'?" in capsys.readouterr().err
+    argv = ["counterfactual", "career-chat", "--attribute", "country", "--levels", "Japan,Peru"]
+    assert main([*argv, "--out", str(tmp_path / "r")]) == 2
+    assert "'Peru' is not a level of 'country'" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()

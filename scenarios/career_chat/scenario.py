@@ -37,6 +37,7 @@ from personasim.agents.dialogue_roles import (
     OutOfContextDetector,
     UserSimulator,
 )
+from personasim.analysis import with_counterfactual
 from personasim.environments.career_chat import (
     REFERENCE_YEAR,
     CareerChat,
@@ -50,17 +51,18 @@ from personasim.environments.career_chat import (
     synthetic_profiles,
 )
 from personasim.environments.career_chat.dialogues import load_dialogues
+from personasim.scenarios.career_chat.counterfactual import check_profile_design, profile_twins
 from personasim.scenarios.career_chat.jobs import UNCLASSIFIED, title_key
 from personasim.scenarios.career_chat.judging import JUDGE_SCORES
 from personasim.scenarios.career_chat.metrics import DIMENSIONS, FORMATS, compute_metrics
 from personasim.scenarios.career_chat.reports import report_lines, summary_rows, write_reports
 from personasim.scenarios.career_chat.tasks import CareerTasks
 from personasim.simulation import (
+    CounterfactualParams,
     Role,
     Scenario,
     ScenarioError,
     ScenarioMetrics,
-    ScenarioParams,
     Simulation,
     file_identity,
     read_input,
@@ -85,7 +87,7 @@ PAPER_SURVEY = ("vsm2013_profile.csv", "vsm2013_dialogue.csv")
 """The shipped surveys: 6 items (a quick run) and the paper's 18 VSM-2013 items (MIT)."""
 
 
-class CareerChatParams(ScenarioParams):
+class CareerChatParams(CounterfactualParams):
     profile_file: Path | None = Field(
         None, description="profiles CSV or JSONL (default: a seeded synthetic population)"
     )
@@ -157,6 +159,11 @@ class CareerChatParams(ScenarioParams):
             raise ValueError("give --survey-file and --dialogue-survey-file together")
         if self.dialogues_from is not None and self.profile_file is not None:
             raise ValueError("--dialogues-from brings its users' profiles: drop --profile-file")
+        if self.dialogues_from is not None and self.counterfactual_attribute is not None:
+            raise ValueError(
+                "a counterfactual generates each user's dialogue again at every level; "
+                "--dialogues-from replays recorded ones: drop one of them"
+            )
         return self
 
 
@@ -203,6 +210,13 @@ class CareerChatScenario(Scenario):
             limit = p.n_users if "n_users" in p.model_fields_set else None  # default: them all
             self._recorded = {d.profile.id: d for d in self._source.dialogues[:limit]}
             self._loaded_profiles = tuple(d.profile for d in self._recorded.values())
+        if p.counterfactual_attribute is not None:
+            check_profile_design(
+                p.counterfactual_attribute,
+                p.counterfactual_levels,
+                p.counterfactual_by,
+                self._loaded_profiles or (),
+            )
         self._human = load_human_ratings(p.human_ratings) if p.human_ratings else None
         self._job_groups = None
         if p.job_groups is not None:
@@ -219,7 +233,11 @@ class CareerChatScenario(Scenario):
         profiles = self._loaded_profiles or synthetic_profiles(sim.rng, p.n_users)
         longest = self._source.longest if self._source else 0
         self.chat = CareerChat(sim, max_turns=max(p.max_turns, longest))
-        self.users = [UserSimulator(sim, profile.record()) for profile in profiles]
+        twins: list[tuple[Profile, dict[str, str] | None]] = [(pr, None) for pr in profiles]
+        if p.counterfactual_attribute is not None:
+            twins = [*profile_twins(profiles, p.counterfactual_attribute, p.counterfactual_levels)]
+            profiles = tuple(twin for twin, _ in twins)
+        self.users = [UserSimulator(sim, pr.record(), twin) for pr, twin in twins]
         self.profiles = {profile.id: profile for profile in profiles}
         for user in self.users:
             user.move_to(self.chat)
@@ -373,9 +391,11 @@ class CareerChatScenario(Scenario):
 
     # --- metrics (metrics.py) and reports (reports.py) ----------------------------------------
 
-    metrics = ScenarioMetrics(
-        compute=compute_metrics,
-        report=report_lines,
-        write_reports=write_reports,
-        summary_rows=summary_rows,
+    metrics = with_counterfactual(
+        ScenarioMetrics(
+            compute=compute_metrics,
+            report=report_lines,
+            write_reports=write_reports,
+            summary_rows=summary_rows,
+        )
     )
