@@ -10,6 +10,7 @@ from personasim.analysis.agreement import (
     percentile_interval,
 )
 from personasim.analysis.counterfactual import (
+    Outcome,
     counterfactual_metrics,
     counterfactual_report,
     with_counterfactual,
@@ -97,6 +98,7 @@ __all__ = [
     "Centroid",
     "CorrelationInterval",
     "LevelSummary",
+    "Outcome",
     "PairedDifference",
     "Ranking",
     "Statistic",

@@ -15,7 +15,8 @@ from __future__ import annotations
 import json
 import zlib
 from collections import defaultdict
-from dataclasses import replace
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from itertools import combinations
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ from personasim.simulation import ScenarioMetrics
 
 __all__ = [
     "COUNTERFACTUAL_RESAMPLES",
+    "Outcome",
     "counterfactual_metrics",
     "counterfactual_report",
     "with_counterfactual",
@@ -43,16 +45,41 @@ COUNTERFACTUAL_RESAMPLES = 2000
 _STATS = ("mean_difference", "ci_low", "ci_high", "wilcoxon_p", "wilcoxon_p_holm", "changed")
 
 
-def counterfactual_metrics(events: pd.DataFrame) -> dict[str, Any] | None:
-    """The `counterfactual` block of a run's metrics; None for a run without the design."""
+@dataclass(frozen=True)
+class Outcome:
+    """An event whose field is compared between twins besides their decisions: `kind`'s
+    `field` (e.g. `classroom.graded`'s `correct`), one row per value of the `label` fields,
+    paired by the persona and the `unit` fields (e.g. the question and the repetition)."""
+
+    kind: str
+    field: str
+    label: tuple[str, ...] = ()
+    unit: tuple[str, ...] = ()
+
+
+def counterfactual_metrics(
+    events: pd.DataFrame, outcomes: Sequence[Outcome] = (), decisions: bool = True
+) -> dict[str, Any] | None:
+    """The `counterfactual` block of a run's metrics; None for a run without the design. The
+    design is the run's parameters or, for a scenario with a design of its own (the
+    classroom's races), the twins' records (levels in the order the agents were created).
+    `decisions` False: compare only the `outcomes` (the decisions themselves still count)."""
     started = payloads(events, "run.started")
     params = started[0].get("params", {}) if started else {}
-    attribute = params.get("counterfactual_attribute")
+    twins = _twins(events)
+    attribute, by = params.get("counterfactual_attribute"), params.get("counterfactual_by")
+    levels = list(params.get("counterfactual_levels") or [])
+    if attribute is None and twins:
+        attribute = _attribute_of(events)
+        levels = list(dict.fromkeys(level for _, level in twins.values()))
     if attribute is None:
         return None
-    levels, by = list(params["counterfactual_levels"]), params.get("counterfactual_by")
-    twins = _twins(events)
-    values, failed = _decisions(events, twins)
+    values, failed = _decisions(events, twins, attribute)
+    made = sum(len(at) for d in values.values() for at in d.values())
+    if not decisions:
+        values.clear()
+    for outcome in outcomes:
+        values.update(_outcome_values(events, twins, outcome))
     groups = _subgroups(events, twins, by)
     rows = [
         row
@@ -66,7 +93,7 @@ def counterfactual_metrics(events: pd.DataFrame) -> dict[str, Any] | None:
         "by": by,
         "personas": len({of for of, _ in twins.values()}),
         "agents": len(twins),
-        "decisions_made": sum(len(at) for d in values.values() for at in d.values()),
+        "decisions_made": made,
         "decisions_failed": failed,
         "resamples": COUNTERFACTUAL_RESAMPLES,
         "confidence": 0.95,
@@ -91,18 +118,53 @@ def _twins(events: pd.DataFrame) -> dict[str, tuple[str, str]]:
     return twins
 
 
+def _attribute_of(events: pd.DataFrame) -> str:
+    for record in agent_payloads(events, "agent.created"):
+        twin = (record["payload"].get("persona") or {}).get("counterfactual")
+        if twin:
+            return str(twin["attribute"])
+    raise ValueError("no twin in the log")
+
+
+def _outcome_values(
+    events: pd.DataFrame, twins: dict[str, tuple[str, str]], outcome: Outcome
+) -> dict[str, dict[str, dict[str, Any]]]:
+    """label → unit (persona and unit fields) → level → the outcome's value."""
+    values: dict[str, dict[str, dict[str, Any]]] = defaultdict(lambda: defaultdict(dict))
+    for record in agent_payloads(events, outcome.kind):
+        if record["agent_id"] not in twins or outcome.field not in record["payload"]:
+            continue
+        payload = record["payload"]
+        of, level = twins[record["agent_id"]]
+        label = {k: payload.get(k) for k in outcome.label}
+        name = f"{outcome.kind} {outcome.field}"
+        name += f" ({json.dumps(label, sort_keys=True, ensure_ascii=False)})" if label else ""
+        unit = "|".join([of, *(str(payload.get(k)) for k in outcome.unit)])
+        values[name][unit][level] = payload[outcome.field]
+    return values
+
+
 def _owner(agent: str, payload: dict[str, Any], twins: dict[str, Any]) -> str | None:
     """The twin a decision is about: the deciding agent, or the twin a detail names (a judge's
     or an evaluator's score of the twin's answer)."""
     if agent in twins:
         return agent
-    named = [v for k, v in payload.items() if k not in _DECISION_KEYS and v in twins]
+    named = [
+        v
+        for k, v in payload.items()
+        if k not in _DECISION_KEYS and isinstance(v, str) and v in twins
+    ]
     return named[0] if len(named) == 1 else None
 
 
-def _decision_label(payload: dict[str, Any], owner: str) -> str:
-    """The task and its details, less the detail naming the twin (the same for its siblings)."""
-    details = {k: v for k, v in payload.items() if k not in _DECISION_KEYS and v != owner}
+def _decision_label(payload: dict[str, Any], owner: str, attribute: str) -> str:
+    """The task and its details, less those naming the twin or its level (the same for its
+    siblings)."""
+    details = {
+        k: v
+        for k, v in payload.items()
+        if k not in _DECISION_KEYS and v != owner and k != attribute
+    }
     if not details:
         return payload["task"]
     return f"{payload['task']} ({json.dumps(details, sort_keys=True, ensure_ascii=False)})"
@@ -114,7 +176,7 @@ _DECISION_KEYS = frozenset(
 
 
 def _decisions(
-    events: pd.DataFrame, twins: dict[str, tuple[str, str]]
+    events: pd.DataFrame, twins: dict[str, tuple[str, str]], attribute: str
 ) -> tuple[dict[str, dict[str, dict[str, Any]]], dict[str, int]]:
     """decision → persona → level → value (made decisions only), and failed decisions per
     level; a twin's k-th decision of one label is paired with its siblings' k-th."""
@@ -127,7 +189,7 @@ def _decisions(
         if owner is None:
             continue
         of, level = twins[owner]
-        label = _decision_label(payload, owner)
+        label = _decision_label(payload, owner, attribute)
         seen[(owner, label)] += 1
         if seen[(owner, label)] > 1:
             label = f"{label} #{seen[(owner, label)]}"
@@ -176,9 +238,11 @@ def _family(
     started: dict[str, Any],
 ) -> list[dict[str, Any]]:
     """The rows of one decision × subgroup: one per pair of levels, Holm's over the pairs."""
+    units = {u: at for u, at in sorted(by_persona.items()) if u.split("|")[0] in members}
+    unseen = len(members - {u.split("|")[0] for u in units})  # no value at any level
     rows, results = [], []
     for a, b in combinations(levels, 2):
-        both = [at for of, at in sorted(by_persona.items()) if of in members and {a, b} <= set(at)]
+        both = [at for at in units.values() if {a, b} <= set(at)]
         seed = zlib.crc32(f"{started.get('seed', 0)}|{decision}|{subgroup}|{a}|{b}".encode())
         result = paired_difference(
             [at[a] for at in both],
@@ -188,7 +252,7 @@ def _family(
         )
         results.append(result)
         row = {"decision": decision, "subgroup": subgroup, "level_a": a, "level_b": b}
-        rows.append({**row, "n": result.n, "n_missing": len(members) - result.n})
+        rows.append({**row, "n": result.n, "n_missing": len(units) - result.n + unseen})
     adjusted = holm_over([r.wilcoxon_p for r in results])
     for row, r, p_holm in zip(rows, results, adjusted, strict=True):
         shown = (r.mean, r.low, r.high, r.wilcoxon_p, p_holm, r.changed)
@@ -280,14 +344,17 @@ def _dot_plot(block: dict[str, Any], directory: Path) -> Path:
     return save_figure(figure, directory, "counterfactual")
 
 
-def with_counterfactual(metrics: ScenarioMetrics) -> ScenarioMetrics:
+def with_counterfactual(
+    metrics: ScenarioMetrics, outcomes: Sequence[Outcome] = (), decisions: bool = True
+) -> ScenarioMetrics:
     """A scenario's metrics hooks, plus the `counterfactual` block, its lines and its reports
-    when the run has the design (unchanged for a plain run)."""
+    when the run has the design (unchanged for a plain run); `outcomes`: events compared
+    between twins besides (`decisions` False: instead of) their decisions."""
     compute, report, write = metrics.compute, metrics.report, metrics.write_reports
 
     def computed(events: pd.DataFrame) -> dict[str, Any]:
         result = compute(events)
-        block = counterfactual_metrics(events)
+        block = counterfactual_metrics(events, outcomes, decisions)
         if block is not None:
             small = min_group_n(events)
             for row in block["rows"]:

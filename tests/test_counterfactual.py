@@ -209,7 +209,7 @@ def test_lost_calls_are_counted_then_asked_again_on_resume(tmp_path: Path, monke
         (["trust-population", "--attribute", "Sex", "--levels", "Male,Female", "--by", "Sexx"],
          "--by 'Sexx': no such persona attribute (did you mean 'Sex'?)"),
         (["persona-gym", "--attribute", "Sex", "--levels", "Male,Female"],
-         "persona-gym: its personas carry no attributes"),
+         "persona-gym takes no counterfactual design: its personas are free text"),
         (["trust-population", "--attribute", "Sex", "--levels", "Male,Female",
           "--counterfactual-by", "Race"], "give the design as --attribute, --levels, --by"),
     ],
@@ -283,3 +283,28 @@ def test_career_chat_names_its_profile_attributes(tmp_path: Path, capsys) -> Non
     assert main([*argv, "--out", str(tmp_path / "r")]) == 2
     assert "'Peru' is not a level of 'country'" in capsys.readouterr().err
     assert not (tmp_path / "r").exists()
+
+
+def test_the_classroom_pairs_its_races(tmp_path: Path) -> None:
+    """The classroom keeps its race design; each grade is paired over races for the same
+    student level, question, strategy, order and repetition."""
+    params = {
+        "n_questions": 3,
+        "repetitions": 1,
+        "strategies": "zero-shot,two-stage",
+        "races": "none,AA,WA",
+        "orders": "before",
+    }
+    result = run_scenario("classroom", params, out=tmp_path / "r", progress=False)
+    block = result.metrics["metrics"]["counterfactual"]
+    assert block["attribute"] == "race" and block["levels"] == ["none", "AA", "WA"]
+    rows = {(r["decision"], r["level_a"], r["level_b"]): r for r in block["rows"]}
+    assert len(rows) == 2 * 3
+    graded = [e for e in events(result.run_dir) if e.kind == "classroom.graded"]
+    for (decision, a, b), row in rows.items():
+        strategy = "two-stage" if "two-stage" in decision else "zero-shot"
+        at = Counter(e.payload["race"] for e in graded if e.payload["strategy"] == strategy)
+        if strategy == "two-stage" and "none" in (a, b):  # two-stage always names a race
+            assert row["n"] == 0 and "no value" in row["note"]
+        else:
+            assert row["n"] == at[a] == at[b] == 2 * 3  # 2 levels x 3 questions

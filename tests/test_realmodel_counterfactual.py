@@ -38,7 +38,7 @@ def test_counterfactual_on_smollm2_counts_every_decision(
 ) -> None:
     out = tmp_path / "run"
     args = ["counterfactual", "trust-population", "--attribute", "Agreeableness"]
-    args += ["--levels", ",".join(LEVELS), "--n-personas", str(PERSONAS), "--max-repairs", "1"]
+    args += ["--levels", ",".join(LEVELS), "--n-personas", str(PERSONAS), "--max-repairs", "0"]
     args += ["--model", MODEL, "--base-url", smollm2, "--response-format", "json_object"]
     args += ["--out", str(out), *RUN_FLAGS]
     started = time.perf_counter()

@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from personasim.agents import DecisionTask, PersonaAgent, ResearcherAgent
+from personasim.analysis import Outcome, with_counterfactual
 from personasim.environments import (
     Classroom,
     Grade,
@@ -141,6 +142,13 @@ def arrange(instruction: str, content: str, order: str) -> str:
     return f"{instruction}\n\n{content}" if order == "before" else f"{content}\n\n{instruction}"
 
 
+GRADED = Outcome(
+    "classroom.graded", "correct", ("strategy", "order"), ("question_id", "repetition")
+)
+"""Each answer's grade, paired over races for the same student level, question, strategy, order
+and repetition (the race design's paired statistics; the races are the twins' levels)."""
+
+
 @register_scenario
 class ClassroomScenario(Scenario):
     name = "classroom"
@@ -152,12 +160,16 @@ class ClassroomScenario(Scenario):
         "judge": Role("the DoC judge (Table 4; GPT-4o in the paper)", must_name=True, scorer=True),
     }
     scores = JUDGE_SCORES
-    metrics = ScenarioMetrics(
-        compute=classroom_metrics,
-        report=report_lines,
-        write_reports=write_all_reports,
-        summary_rows=summary_rows,
-        write_sweep_reports=write_sweep_reports,
+    metrics = with_counterfactual(
+        ScenarioMetrics(
+            compute=classroom_metrics,
+            report=report_lines,
+            write_reports=write_all_reports,
+            summary_rows=summary_rows,
+            write_sweep_reports=write_sweep_reports,
+        ),
+        [GRADED],
+        decisions=False,  # the answers are text; their grades are what is compared
     )
 
     def rounds(self) -> int:

@@ -10,13 +10,17 @@ __all__ = ["sample_index", "student_persona"]
 
 
 def student_persona(level: str, race: str) -> Persona:
-    """A middle-school student of a performance level and, unless "none", a racial background."""
+    """A middle-school student of a performance level and, unless "none", a racial background;
+    the students of one level are twins over races (their paired statistics: classroom.md)."""
     attributes = {"performance_level": level}
     if race != "none":
         attributes["racial_background"] = RACE_NAMES[race]
     suffix = "" if race == "none" else f"-{race}"
     return Persona(
-        id=f"student-{level}{suffix}", attributes=attributes, traits={"level": level, "race": race}
+        id=f"student-{level}{suffix}",
+        attributes=attributes,
+        traits={"level": level, "race": race},
+        counterfactual={"of": f"student-{level}", "attribute": "race", "level": race},
     )
 
 

@@ -68,9 +68,11 @@ def counterfactual_params(
 
     if not issubclass(scenario.Params, CounterfactualParams):
         raise ScenarioError(
-            f"{scenario.name}: its personas carry no attributes to set one at a time (free-text "
-            "personas, or none), so it has no counterfactual; it works for scenarios whose "
-            "personas have attributes (the trust scenarios, persona-journey)"
+            f"{scenario.name} takes no counterfactual design: its personas are free text or it "
+            "has none, or it has a design of its own (the classroom runs every question under "
+            "each of its --races, and every run reports their paired statistics); it works for "
+            "scenarios whose personas have attributes (the trust scenarios, persona-journey, "
+            "career-chat)"
         )
     given = [f"--{name.replace('_', '-')}" for name in COUNTERFACTUAL_FIELDS if name in values]
     if given:
