@@ -128,9 +128,11 @@ def twin_suffixes(levels: Sequence[str]) -> list[str]:
 
 
 def common_draws(task: DecisionTask, persona: Persona) -> DecisionTask:
-    """`task` with the twin's stream of draws named in its request (unchanged for a persona
-    that is not a twin): the persona it copies, the task, its details and its messages with the
-    twin's attribute line blanked, so every twin of one persona shares the stream."""
+    """`task` with the twin's stream of draws named in its request: the persona it copies, the
+    task, its details and its messages with the twin's attribute line blanked, so every twin of
+    one persona shares the stream. Unchanged for a persona that is not a twin, and for a prompt
+    that does not show the attribute as the persona's profile line (career chat's profile block,
+    the classroom's race instructions), whose draws stay the request's own."""
     twin = persona.counterfactual
     if twin is None:
         return task
@@ -138,6 +140,8 @@ def common_draws(task: DecisionTask, persona: Persona) -> DecisionTask:
     line = f"{attribute_label(field)}: {persona.attributes.get(field, twin['level'])}"
     blank = f"{attribute_label(field)}: ?"
     messages = [m.content.replace(line, blank) for m in task.request.messages]
+    if all(m.content == shown for m, shown in zip(task.request.messages, messages, strict=True)):
+        return task  # the attribute is not shown as a profile line: its own draws, as before
     key = json.dumps([twin["of"], task.name, task.details, messages], sort_keys=True, default=str)
     stream = hashlib.sha256(key.encode()).hexdigest()[:32]
     hints = {**task.request.hints, COMMON_DRAWS_HINT: stream}

@@ -60,7 +60,8 @@ class Outcome:
 def counterfactual_metrics(
     events: pd.DataFrame, outcomes: Sequence[Outcome] = (), decisions: bool = True
 ) -> dict[str, Any] | None:
-    """The `counterfactual` block of a run's metrics; None for a run without the design. The
+    """The `counterfactual` block of a run's metrics; None for a run without the design (or
+    with a single level). The
     design is the run's parameters or, for a scenario with a design of its own (the
     classroom's races), the twins' records (levels in the order the agents were created).
     `decisions` False: compare only the `outcomes` (the decisions themselves still count)."""
@@ -72,7 +73,7 @@ def counterfactual_metrics(
     if attribute is None and twins:
         attribute = _attribute_of(events)
         levels = list(dict.fromkeys(level for _, level in twins.values()))
-    if attribute is None:
+    if attribute is None or len(levels) < 2:  # one race only: nothing to pair
         return None
     values, failed = _decisions(events, twins, attribute)
     made = sum(len(at) for d in values.values() for at in d.values())
@@ -90,7 +91,7 @@ def counterfactual_metrics(
     return {
         "attribute": attribute,
         "levels": levels,
-        "by": by,
+        **({"by": by} if by else {}),  # no --by: absent, not null
         "personas": len({of for of, _ in twins.values()}),
         "agents": len(twins),
         "decisions_made": made,
@@ -313,6 +314,8 @@ def write_counterfactual_reports(block: dict[str, Any], directory: Path) -> list
         f"interval: {block['confidence']:.0%} percentile bootstrap over personas "
         f"({block['resamples']} resamples); Holm over the pairs of one decision and subgroup.",
     ]
+    if not rows:
+        notes.append("No row: the twins recorded no decision to compare.")
     paths = write_table(rows, directory, "counterfactual", flag="small", notes=notes)
     return [*paths, _dot_plot(block, directory)]
 
