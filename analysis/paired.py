@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from personasim.analysis.agreement import percentile_interval
 from personasim.analysis.resampling import stratified_bootstrap_weights
 from personasim.analysis.stats import holm
 from personasim.analysis.undefined import FEWER_THAN_2, NO_VALUES, Statistic, Undefined
@@ -77,12 +78,10 @@ def _is_number(value: Any) -> bool:
 
 def _bootstrap_interval(
     d: np.ndarray, rng: np.random.Generator, resamples: int, confidence: float
-) -> tuple[float, float]:
+) -> tuple[Statistic, Statistic]:
     weights = stratified_bootstrap_weights(np.zeros(len(d), dtype=int), resamples, rng)
-    means = weights @ d / len(d)
-    tail = 100 * (1 - confidence) / 2
-    low, high = np.percentile(means, [tail, 100 - tail])
-    return float(low), float(high)
+    low, high, _ = percentile_interval(weights @ d / len(d), resamples, confidence)
+    return low, high
 
 
 def _wilcoxon(d: np.ndarray) -> Statistic:
