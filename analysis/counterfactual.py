@@ -347,6 +347,11 @@ def _dot_plot(block: dict[str, Any], directory: Path) -> Path:
     return save_figure(figure, directory, "counterfactual")
 
 
+COUNTERFACTUAL_KINDS = ("agent.created", "decision.made", "decision.failed")
+"""What the counterfactual block reads besides `run.started` and its outcomes' kinds: added to
+a scenario's declared metric kinds (docs/performance.md)."""
+
+
 def with_counterfactual(
     metrics: ScenarioMetrics, outcomes: Sequence[Outcome] = (), decisions: bool = True
 ) -> ScenarioMetrics:
@@ -375,4 +380,10 @@ def with_counterfactual(
         block = result.get("counterfactual")
         return [*paths, *write_counterfactual_reports(block, directory)] if block else paths
 
-    return replace(metrics, compute=computed, report=reported, write_reports=written)
+    kinds = metrics.kinds and (
+        *metrics.kinds,
+        *(k for k in (*COUNTERFACTUAL_KINDS, *(o.kind for o in outcomes)) if k not in metrics.kinds),
+    )
+    return replace(
+        metrics, compute=computed, report=reported, write_reports=written, kinds=kinds
+    )

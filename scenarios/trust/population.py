@@ -201,6 +201,16 @@ def checked_transfer(amount: float, game: TrustGame) -> int:
         raise DecisionParseError(str(exc)) from None
 
 
+POPULATION_KINDS = (
+    "agent.created",
+    "trust.levels",
+    "trust.transfer",
+    "decision.failed",
+    "decision.reask",
+)
+"""What `population_metrics` reads (besides `run.started`): not the model calls' texts."""
+
+
 @register_scenario
 class TrustPopulation(Scenario):
     name = "trust-population"
@@ -297,6 +307,7 @@ class TrustPopulation(Scenario):
             compute=with_human_reference(population_metrics),
             report=population_report,
             write_reports=write_population_reports,
+            kinds=POPULATION_KINDS,
         )
     )
 

@@ -95,6 +95,9 @@ class ScenarioMetrics:
     write_reports: Callable[[dict[str, Any], Path], list[Path]] | None = None
     summary_rows: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None
     write_sweep_reports: Callable[[list[dict[str, Any]], list[str], Path], list[Path]] | None = None
+    kinds: tuple[str, ...] | None = None
+    """The event kinds `compute` reads (`run.started`, `run.completed` are always read); None:
+    all. Declared, a 100,000-agent run's metrics skip its `llm.call` texts (docs/performance.md)."""
 
 
 class Scenario(ABC):
@@ -128,6 +131,15 @@ class Scenario(ABC):
     def _declared_metrics(cls, events: pd.DataFrame) -> dict[str, Any]:
         assert cls.metrics is not None
         return cls.metrics.compute(events)
+
+    @classmethod
+    def metric_kinds(cls) -> tuple[str, ...] | None:
+        """The event kinds `compute_metrics` reads (None: all): those `metrics` declares, unless
+        a subclass computes its metrics otherwise than through `metrics`."""
+        declared = Scenario.__dict__["_declared_metrics"].__func__
+        if cls.metrics is None or getattr(cls.compute_metrics, "__func__", None) is not declared:
+            return None
+        return cls.metrics.kinds
 
     def __init__(self, params: ScenarioParams, prompts: PromptPack | None = None) -> None:
         self.params = params

@@ -102,9 +102,31 @@ class EventStore(ABC):
 EVENT_COLUMNS = ["seq", "round", "agent_id", "kind", "scope", "ts", "payload"]
 
 
-def events_frame(events: Iterable[Event]) -> pd.DataFrame:
-    """Events as a table (payload left as a dict column), the input every metric takes."""
+def events_frame(events: Iterable[Event], shared: bool = False) -> pd.DataFrame:
+    """Events as a table (payload left as a dict column), the input every metric takes.
+
+    `shared`: equal strings in the payloads become one object (a persona's hundred trait
+    names and levels repeat across 100,000 agents), so a large run's table takes about half
+    the memory; the payloads are equal either way.
+    """
     import pandas as pd  # here, so reading a command line does not import pandas
 
-    rows = [(e.seq, e.round, e.agent_id, e.kind, e.scope, e.ts, e.payload) for e in events]
+    memo: dict[str, str] = {}
+    rows = [
+        (e.seq, e.round, e.agent_id, e.kind, e.scope, e.ts, _shared(e.payload, memo))
+        if shared
+        else (e.seq, e.round, e.agent_id, e.kind, e.scope, e.ts, e.payload)
+        for e in events
+    ]
     return pd.DataFrame(rows, columns=EVENT_COLUMNS)
+
+
+def _shared(value: Any, memo: dict[str, str]) -> Any:
+    """`value` rebuilt with each string (key or value) taken from `memo`."""
+    if isinstance(value, str):
+        return memo.setdefault(value, value)
+    if isinstance(value, dict):
+        return {memo.setdefault(k, k): _shared(v, memo) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_shared(v, memo) for v in value]
+    return value

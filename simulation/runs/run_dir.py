@@ -14,11 +14,11 @@ import os
 import shutil
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from personasim.simulation.core.scenario import Scenario, get_scenario
 from personasim.simulation.log.event_log import RETRIED_KIND, latest_attempts
@@ -26,6 +26,9 @@ from personasim.simulation.log.events import SCHEMA_VERSION, EventStore, events_
 from personasim.simulation.log.sqlite_store import SQLiteEventStore
 from personasim.simulation.runs.run_lock import LOCK_FILE
 from personasim.simulation.runs.validity import DECISION_KINDS, ValidityLimits, validity_from_events
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "EVENTS_FILE",
@@ -40,6 +43,7 @@ __all__ = [
     "finish_manifest",
     "llm_usage",
     "make_writable_dir",
+    "metric_events",
     "new_manifest",
     "package_versions",
     "read_manifest",
@@ -216,18 +220,43 @@ def compute_run_metrics(
 
     The scenario is found by name in the registry unless given.
     """
-    events = events_frame(latest_attempts(store.read()))
+    scenario_cls = scenario_cls or _scenario_of(store)
+    events = metric_events(store, scenario_cls.metric_kinds())
     started = events.loc[events["kind"] == "run.started", "payload"]
     if started.empty:
         raise RunError("the event log has no run.started event; it is not a personasim run")
     header = started.iloc[0]
-    scenario_cls = scenario_cls or get_scenario(header["scenario"])
     return {
         "scenario": header["scenario"],
         "model": header["model"],
         "partial": not (events["kind"] == "run.completed").any(),
         "metrics": scenario_cls.compute_metrics(events),
     }
+
+
+RUN_KINDS = ("run.started", "run.completed", RETRIED_KIND)
+"""Read for every run's metrics, whatever kinds its scenario declares."""
+
+
+def metric_events(store: EventStore, kinds: Iterable[str] | None = None) -> pd.DataFrame:
+    """The frame metrics are computed from: the log's latest attempts (`latest_attempts`),
+    only `kinds` (and `RUN_KINDS`) when given, read row by row with shared strings, so that
+    memory grows with what the metrics read rather than with the whole log."""
+    retried = {e.scope: e.seq or 0 for e in store.read(kinds=(RETRIED_KIND,))}
+    wanted = None if kinds is None else sorted({*kinds, *RUN_KINDS})
+    latest = (
+        e
+        for e in store.read(kinds=wanted)
+        if e.scope not in retried or (e.seq or 0) >= retried[e.scope]
+    )
+    return events_frame(latest, shared=True)
+
+
+def _scenario_of(store: EventStore) -> type[Scenario]:
+    """The scenario named by the log's `run.started` event."""
+    for event in store.read(kinds=("run.started",)):
+        return get_scenario(event.payload["scenario"])
+    raise RunError("the event log has no run.started event; it is not a personasim run")
 
 
 def write_metrics(run_dir: Path, metrics: dict[str, Any]) -> None:

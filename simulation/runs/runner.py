@@ -310,6 +310,8 @@ async def arun_scenario(
             except BaseException as exc:
                 _finish_interrupted(run_dir, manifest, store, settings, exc)
                 raise
+            del sim, models, instance  # agents and model hold each other: collected here,
+            gc.collect()  # so the metrics (read from the log) reuse their memory
             metrics = compute_run_metrics(store, scenario_cls)
             write_metrics(run_dir, metrics)
             write_run_reports(run_dir, metrics, scenario_cls)
