@@ -382,8 +382,10 @@ def with_counterfactual(
 
     kinds = metrics.kinds and (
         *metrics.kinds,
-        *(k for k in (*COUNTERFACTUAL_KINDS, *(o.kind for o in outcomes)) if k not in metrics.kinds),
+        *(
+            k
+            for k in (*COUNTERFACTUAL_KINDS, *(o.kind for o in outcomes))
+            if k not in metrics.kinds
+        ),
     )
-    return replace(
-        metrics, compute=computed, report=reported, write_reports=written, kinds=kinds
-    )
+    return replace(metrics, compute=computed, report=reported, write_reports=written, kinds=kinds)

@@ -30,7 +30,7 @@ def test_declared_kinds_give_the_metrics_of_the_whole_log(tmp_path: Path) -> Non
         whole = events_frame(latest_attempts(store.read()))
         declared = metric_events(store, TrustPopulation.metric_kinds())
     assert "llm.call" in set(whole["kind"]) and "llm.call" not in set(declared["kind"])
-    assert len(declared) < len(whole) / 2
+    assert len(declared) <= len(whole) / 2  # the decisions stay: the counterfactual reads them
     assert TrustPopulation.compute_metrics(declared) == TrustPopulation.compute_metrics(whole)
     assert TrustPopulation.compute_metrics(whole) == metrics
 
