@@ -295,10 +295,11 @@ def counterfactual_report(block: dict[str, Any]) -> list[str]:
             f" [{row['ci_low']:.2f}, {row['ci_high']:.2f}]" if row["ci_low"] is not None else ""
         )
         p = row["wilcoxon_p_holm"]
+        why = in_words(row.get("wilcoxon_p_holm_undefined") or "no values")
         lines.append(
             f"  {row['decision']}: {row['level_b']} - {row['level_a']} = {mean:+.2f}{interval}"
             f" (n={row['n']}, changed {row['changed']:.0%}, Holm p "
-            f"{'undefined' if p is None else f'{p:.3g}'})"
+            f"{f'undefined: {why}' if p is None else f'{p:.3g}'})"
         )
     if len(block["rows"]) > _REPORTED_ROWS:
         lines.append(f"  ({len(block['rows'])} rows in all: reports/counterfactual.csv)")
