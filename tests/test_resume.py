@@ -130,6 +130,28 @@ def test_resume_refuses_other_settings(tmp_path: Path) -> None:
         )
 
 
+@pytest.mark.parametrize("value", [None, 0.7])
+def test_a_parameter_added_since_the_run_started_blocks_resume_only_off_its_default(
+    tmp_path: Path, value: float | None
+) -> None:
+    """A run started before a parameter existed did what its default does: resuming it with
+    the default is the same run; with another value it is not."""
+    run_scenario("trust-population", {"n_personas": 3}, out=tmp_path / "r", progress=False)
+    manifest_path = tmp_path / "r" / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    assert manifest["params"].pop("temperature") == 0.05  # as an older version wrote it
+    manifest_path.write_text(json.dumps(manifest))
+    params = {"n_personas": 3, **({} if value is None else {"temperature": value})}
+    resume = lambda: run_scenario(  # noqa: E731
+        "trust-population", params, out=tmp_path / "r", resume=True, progress=False
+    )
+    if value is None:
+        assert resume().manifest["status"] == "complete"
+    else:
+        with pytest.raises(RunError, match="temperature"):
+            resume()
+
+
 def test_resume_of_a_complete_run_changes_nothing(tmp_path: Path) -> None:
     first = run_scenario("trust-population", {"n_personas": 3}, out=tmp_path / "r", progress=False)
     before = (tmp_path / "r" / "events.sqlite").read_bytes()

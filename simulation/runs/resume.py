@@ -8,6 +8,7 @@ log, never from the manifest alone (docs/events.md).
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -35,13 +36,22 @@ __all__ = [
 
 
 def load_resumable(
-    run_dir: Path, manifest: dict[str, Any], allow_endpoint_change: bool = False
+    run_dir: Path,
+    manifest: dict[str, Any],
+    allow_endpoint_change: bool = False,
+    params_at_default: Collection[str] = (),
 ) -> dict[str, Any]:
     """The run directory's manifest, when its fingerprint is this command's; else one error
-    with a line per differing field. An endpoint change is recorded in `manifest`."""
+    with a line per differing field. An endpoint change is recorded in `manifest`.
+
+    `params_at_default`: this command's parameters left at their defaults; one the run's
+    manifest lacks was added to the scenario since the run started (a newer personasim), and
+    its default is what the run did, so it is no difference."""
     previous = read_manifest(run_dir)
     manifest["endpoint_changes"] = list(previous.get("endpoint_changes", []))
-    differences = fingerprint_diff(previous, manifest)
+    differences = fingerprint_diff(
+        _with_added_params(previous, manifest, params_at_default), manifest
+    )
     change = endpoint_change(previous, manifest)
     if change is not None and differences == [f"model.base_url: {change[0]} → {change[1]}"]:
         changes = manifest["endpoint_changes"]
@@ -63,6 +73,15 @@ def load_resumable(
             + "\n  ".join(differences)
         )
     return previous
+
+
+def _with_added_params(
+    previous: dict[str, Any], manifest: dict[str, Any], at_default: Collection[str]
+) -> dict[str, Any]:
+    """`previous` with the parameters it lacks that this command leaves at their defaults."""
+    before, now = previous.get("params") or {}, manifest.get("params") or {}
+    added = {name: now[name] for name in at_default if name in now and name not in before}
+    return {**previous, "params": {**before, **added}} if added else previous
 
 
 def log_is_complete(run_dir: Path, previous: dict[str, Any]) -> bool:

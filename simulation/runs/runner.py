@@ -254,7 +254,11 @@ async def arun_scenario(
             manifest["scenario_file"] = scenario_file
         if source is not None:
             manifest["rescore_of"] = source.record()
-        previous = load_resumable(run_dir, manifest, allow_endpoint_change) if resume else None
+        previous = (
+            load_resumable(run_dir, manifest, allow_endpoint_change, _at_default(checked))
+            if resume
+            else None
+        )
         if previous is not None:
             check_same_scenario_file(previous.get("scenario_file"), scenario_file, run_dir)
         complete = previous is not None and log_is_complete(run_dir, previous)
@@ -324,6 +328,11 @@ async def arun_scenario(
     if retry_failed:
         summary.insert(0, f"retried {len(retried)} unit(s) with a failed model call")
     return RunResult(run_dir, manifest, metrics, summary)
+
+
+def _at_default(params: ScenarioParams) -> set[str]:
+    """The parameters left at their defaults (resume: one added to the scenario since)."""
+    return set(type(params).model_fields) - set(params.model_dump(exclude_defaults=True))
 
 
 def active_units(
