@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from personasim.simulation import SQLiteEventStore
+from personasim.simulation import DecisionRange, SQLiteEventStore
 from personasim.simulation.cli.main import main
 from personasim.simulation.runs.dry_run import DryRun, Span, adry_run, load_prices
 from personasim.simulation.runs.run_dir import RunError
@@ -190,3 +190,71 @@ def test_a_file_that_is_not_gguf_is_named(tmp_path: Path, capsys) -> None:
     code = main(["run", "trust-population", "--dry-run", "--tokenizer", str(bogus)])
     assert code == 2
     assert f"--tokenizer {bogus}: not a GGUF model file" in capsys.readouterr().err
+
+
+def career(out: Path, **params: Any) -> tuple[DryRun, dict[str, int]]:
+    """A small career-chat dry run kept in `out`, and its log's requests per role."""
+    base = {"n_users": 3, "n_items": 2, "judge_samples": 1, "max_repairs": 1}
+    base |= {"bootstrap": 0, "permutations": 0, "emd_repeats": 1}  # metrics kept quick
+    estimate = asyncio.run(adry_run("career-chat", {**base, **params}, out=out))
+    with SQLiteEventStore(out / "events.sqlite") as store:
+        roles = [e.payload["role"] for e in store.read(kinds=("llm.call",))]
+    return estimate, {role: roles.count(role) for role in set(roles)}
+
+
+@pytest.fixture(scope="module")
+def five_turns(tmp_path_factory: pytest.TempPathFactory) -> tuple[DryRun, dict[str, int]]:
+    return career(tmp_path_factory.mktemp("career") / "run", max_turns=5)
+
+
+def test_career_chat_dialogue_lengths_are_ranged_from_the_turn_limit(
+    five_turns: tuple[DryRun, dict[str, int]],
+) -> None:
+    """3 users, 2 items, 1 judge sample, 1 re-ask: by hand, a dialogue asks the user 1 to
+    max_turns times and the detector and assistant 0 to max_turns times; every profile is
+    probed on each item, each usable dialogue (0 to 3) once more and judged 4 x 1 times; each
+    decision takes 1 or 2 requests. The scripted run's own count lies inside each range."""
+    estimate, logged = five_turns
+    users, turns, items, tries = 3, 5, 2, 2
+    expected = {
+        "user": (users, users * turns * tries),
+        "detector": (0, users * turns * tries),
+        "assistant": (0, users * turns * tries),
+        "respondent": (users * items, 2 * users * items * tries),
+        "judge": (0, users * 4 * 1 * tries),
+    }
+    got = {r.role: (r.requests.low, r.requests.high) for r in estimate.roles}
+    assert got == expected
+    for role in estimate.roles:
+        assert role.requests.point == logged[role.role]
+        assert role.requests.low <= role.requests.point <= role.requests.high
+        assert role.prompt_tokens.low <= role.prompt_tokens.point <= role.prompt_tokens.high
+    text = "\n".join(estimate.lines())
+    assert "decisions 3 to 15 (3 dialogues of 1 to --max-turns 5 questions)" in text
+    assert "not as a range" not in text  # every career-chat request is a decision
+
+
+def test_a_shorter_turn_limit_moves_the_top_of_the_range(
+    five_turns: tuple[DryRun, dict[str, int]], tmp_path: Path
+) -> None:
+    short, logged = career(tmp_path / "run", max_turns=2)
+    five = {r.role: r.requests for r in five_turns[0].roles}
+    for role in short.roles:
+        if role.role in ("user", "detector", "assistant"):
+            assert (role.requests.high, five[role.role].high) == (3 * 2 * 2, 3 * 5 * 2)
+            assert role.requests.low == five[role.role].low
+        assert role.requests.low <= logged[role.role] <= role.requests.high
+    assert short.requests.high < five_turns[0].requests.high
+
+
+def test_a_reasoning_pass_doubles_the_respondents_top(tmp_path: Path) -> None:
+    estimate, logged = career(tmp_path / "run", reasoning_pass=True, judge_samples=0, max_turns=2)
+    (respondent,) = [r for r in estimate.roles if r.role == "respondent"]
+    assert (respondent.requests.low, respondent.requests.high) == (6, 2 * 2 * 6 * 2)
+    assert respondent.requests.low <= logged["respondent"] <= respondent.requests.high
+    assert "judge" not in {r.role for r in estimate.roles}
+
+
+def test_a_decision_range_must_be_ordered() -> None:
+    with pytest.raises(ValueError, match="0 <= low <= high"):
+        DecisionRange(3, 2, "backwards")

@@ -24,7 +24,7 @@ the event log in `scenarios/career_chat/metrics.py`.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
@@ -54,15 +54,19 @@ from personasim.environments.career_chat.dialogues import load_dialogues
 from personasim.scenarios.career_chat.counterfactual import check_profile_design, profile_twins
 from personasim.scenarios.career_chat.jobs import UNCLASSIFIED, title_key
 from personasim.scenarios.career_chat.judging import JUDGE_SCORES
+from personasim.scenarios.career_chat.limits import career_decision_ranges
 from personasim.scenarios.career_chat.metrics import DIMENSIONS, FORMATS, compute_metrics
 from personasim.scenarios.career_chat.reports import report_lines, summary_rows, write_reports
 from personasim.scenarios.career_chat.tasks import CareerTasks
 from personasim.simulation import (
     CounterfactualParams,
+    DecisionRange,
+    Event,
     Role,
     Scenario,
     ScenarioError,
     ScenarioMetrics,
+    ScenarioParams,
     Simulation,
     file_identity,
     read_input,
@@ -388,6 +392,14 @@ class CareerChatScenario(Scenario):
 
     def _profile(self, user: UserSimulator) -> dict[str, Any]:
         return self.profiles[user.agent_id].record()
+
+    @classmethod
+    def decision_ranges(
+        cls, params: ScenarioParams, events: Sequence[Event]
+    ) -> Mapping[str, DecisionRange]:
+        """The dialogues' turn limit and usable dialogues (limits.py), for `--dry-run`."""
+        assert isinstance(params, CareerChatParams)
+        return career_decision_ranges(params, events)
 
     # --- metrics (metrics.py) and reports (reports.py) ----------------------------------------
 

@@ -13,13 +13,14 @@ import importlib
 import inspect
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, get_origin
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
+from personasim.simulation.core.decision_range import DecisionRange
 from personasim.simulation.core.scoring import ScoreItems
 from personasim.simulation.llm.prompts import PromptPack
 from personasim.simulation.llm.roles import Role
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from personasim.simulation.core.model import Simulation
+    from personasim.simulation.log.events import Event
 
 __all__ = [
     "Scenario",
@@ -208,6 +210,16 @@ class Scenario(ABC):
         into `directory` (the run's `reports/`); returns the files written."""
         hook = cls.metrics.write_reports if cls.metrics else None
         return hook(metrics, directory) if hook else []
+
+    @classmethod
+    def decision_ranges(
+        cls, params: ScenarioParams, events: Sequence[Event]
+    ) -> Mapping[str, DecisionRange]:
+        """Per role, how many decisions a run with `params` may make, where that depends on the
+        model (a dialogue that ends early or runs to its turn limit); `events` is a scripted
+        run's log, for the units it played. A role left out (default: all) makes as many
+        decisions as the scripted run made (`personasim run --dry-run`, docs/dry-run.md)."""
+        return {}
 
     @classmethod
     def parse_params(cls, values: dict[str, Any]) -> ScenarioParams:

@@ -3,9 +3,11 @@
 The scenario is played on the scripted double, so its structure (agents, rounds, decisions,
 roles) is the real one while no model is called. What depends on the model is given as a
 range from the scenario's limits: at least every decision answered at the first try, at most
-every decision re-asked `max_repairs` times. Tokens are counted with the model's tokenizer
-where one is at hand offline (`--tokenizer FILE.gguf`), else estimated, and the output says
-which (`token_counts.py`).
+every decision re-asked `max_repairs` times; and where a scenario declares how many decisions
+a role may make (`Scenario.decision_ranges`: a dialogue that ends at once or runs to its turn
+limit), from its fewest to its most decisions rather than the scripted run's number. Tokens
+are counted with the model's tokenizer where one is at hand offline (`--tokenizer FILE.gguf`),
+else estimated, and the output says which (`token_counts.py`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+from personasim.simulation.core.decision_range import DecisionRange
 from personasim.simulation.core.scenario import Scenario, ScenarioParams
 from personasim.simulation.llm.model_spec import (
     ModelSpecError,
@@ -104,6 +107,10 @@ class RoleEstimate:
     completion_tokens: Span
     outside_decisions: int = 0
     """Requests not made by a decision (no re-ask bound): counted as the scripted run made them."""
+    decisions: DecisionRange | None = None
+    """The scenario's declared fewest and most decisions (None: the scripted run's number)."""
+    measured: bool = True
+    """False where the scripted run made no request of this role to measure tokens from."""
 
 
 @dataclass
@@ -173,6 +180,15 @@ class DryRun:
                 f"{role.completion_tokens.shown()}",
                 f"  cost (USD): {shown}",
             ]
+            if role.decisions is not None:
+                lines.append(
+                    f"  decisions {role.decisions.low:,} to {role.decisions.high:,} "
+                    f"({role.decisions.why})"
+                )
+            if not role.measured:
+                lines.append(
+                    "  tokens not estimated: the scripted run made no request of this role"
+                )
             if role.outside_decisions:
                 lines.append(
                     f"  {role.outside_decisions} of its requests are not decisions (dialogue "
@@ -225,11 +241,14 @@ def estimate_roles(
     max_repairs: int,
     max_tokens: int | None,
     counter: TokenCounter | None = None,
+    ranges: Mapping[str, DecisionRange] | None = None,
 ) -> list[RoleEstimate]:
     """Requests and tokens per role from a scripted run's log.
 
-    A decision costs 1 to `max_repairs + 1` requests; other requests (dialogue turns a
-    scenario makes without a decision) are counted as the scripted run made them. The i-th
+    A role makes the scripted run's number of decisions, or `ranges[role].low` to `.high` where
+    the scenario declares them; a decision costs 1 to `max_repairs + 1` requests; other requests
+    (turns a scenario makes without a decision) are counted as the scripted run made them.
+    Tokens scale with the requests at the scripted run's average per request. The i-th
     re-ask resends the first prompt plus i replies and reminders; a reply is the scripted
     one's length, or `max_tokens` at most where it is given.
     """
@@ -258,12 +277,16 @@ def estimate_roles(
         if key is not None:
             n_decisions[key] += 1
             decision_calls[key] += event.payload["attempts"]
+    ranges = ranges or {}
     estimates = []
-    for key, n_calls in sorted(calls.items()):
+    for key in sorted(set(calls) | {role for role, r in ranges.items() if r.high}):
+        n_calls = calls[key]
         other = n_calls - decision_calls[key]
-        low = other + n_decisions[key]
-        high = other + n_decisions[key] * (max_repairs + 1)
-        p_avg, c_avg = prompt[key] / n_calls, completion[key] / n_calls
+        declared = ranges.get(key)
+        fewest, most = (declared.low, declared.high) if declared else (n_decisions[key],) * 2
+        low = other + fewest
+        high = other + most * (max_repairs + 1)
+        p_avg, c_avg = (prompt[key] / n_calls, completion[key] / n_calls) if n_calls else (0, 0)
         reply = max_tokens if max_tokens is not None else c_avg
         resent = sum(i * (reply + REMINDER_TOKENS) for i in range(max_repairs + 1))
         estimates.append(
@@ -271,13 +294,13 @@ def estimate_roles(
                 role=key,
                 models=tuple(models.get(key) or (SCRIPTED,)),
                 requests=Span(low, n_calls, high),
-                prompt_tokens=Span(
-                    p_avg * low, prompt[key], p_avg * high + resent * n_decisions[key]
-                ),
+                prompt_tokens=Span(p_avg * low, prompt[key], p_avg * high + resent * most),
                 completion_tokens=Span(
                     c_avg * low, completion[key], None if max_tokens is None else max_tokens * high
                 ),
                 outside_decisions=other,
+                decisions=declared,
+                measured=n_calls > 0,
             )
         )
     return estimates
@@ -358,7 +381,14 @@ async def adry_run(
     max_repairs = int(repairs) if repairs is not None else DEFAULT_MAX_REPAIRS
     return DryRun(
         scenario=scenario_cls.name,
-        roles=estimate_roles(events, bound, max_repairs, settings.max_tokens, counter),
+        roles=estimate_roles(
+            events,
+            bound,
+            max_repairs,
+            settings.max_tokens,
+            counter,
+            scenario_cls.decision_ranges(checked, events),
+        ),
         max_repairs=max_repairs,
         max_repairs_source=source,
         concurrency=concurrency,
