@@ -30,7 +30,6 @@ def json_parser(schema: type[BaseModel], read: Callable[[Any], Any]) -> Callable
     return lambda reply: read(parse_structured(reply, schema))
 
 
-
 def json_task(
     name: str,
     request: ChatRequest,

@@ -204,4 +204,3 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         )
     total = sum(run["seconds"] for run in RUNS.values())
     terminalreporter.write_line(f"{'total':<44} {total:7.1f}")
-

@@ -100,9 +100,7 @@ def test_seeds_are_a_dimension_of_the_sweep(tmp_path: Path) -> None:
     code = main([*args, "--out", str(out)])
     assert code == 0
     cells = sorted(p.name for p in out.iterdir() if (p / "manifest.json").is_file())
-    assert cells == [
-        f"scripted__endowment={e}__seed={s}" for e in (10, 44) for s in (0, 7)
-    ]
+    assert cells == [f"scripted__endowment={e}__seed={s}" for e in (10, 44) for s in (0, 7)]
     for cell in cells:
         manifest = json.loads((out / cell / "manifest.json").read_text())
         assert manifest["seed"] == int(cell.rsplit("=", 1)[1])

@@ -116,7 +116,7 @@ def test_injected_markup_in_a_reply_stays_inert(tmp_path: Path, monkeypatch) -> 
     dom, _ = dump_dom(page, "#agent/" + agent_id)
     assert "<title>personasim — trust-population (run)</title>" in dom  # not 'pwned'
     assert 'data-pwned="1"' not in dom
-    assert "<img src=\"x\"" not in dom and "<img src=x" not in dom
+    assert '<img src="x"' not in dom and "<img src=x" not in dom
     assert "&lt;/script&gt;&lt;script&gt;document.title='pwned'&lt;/script&gt;" in dom
     assert "&lt;img src=x onerror=" in dom
     assert SECRET not in dom

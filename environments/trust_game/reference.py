@@ -35,8 +35,6 @@ class HumanReference(BaseModel):
 
 def human_reference() -> list[dict[str, Any]]:
     """The shipped benchmarks as plain records (for the metrics), in the file's order."""
-    text = (files(__package__) / "data" / "trust_human_reference.json").read_text(
-        encoding="utf-8"
-    )
+    text = (files(__package__) / "data" / "trust_human_reference.json").read_text(encoding="utf-8")
     records = [HumanReference.model_validate(r) for r in json.loads(text)["references"]]
     return [r.model_dump(exclude_none=True) for r in records]

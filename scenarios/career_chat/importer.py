@@ -34,6 +34,7 @@ from personasim.simulation import (
 
 __all__ = ["MODEL_BEHAVIOR_ADAPTION", "read_released_answers"]
 
+
 def _error(path: Path, line: int | None, problem: str) -> ScenarioError:
     return ScenarioError(f"{path}:{line}: {problem}" if line else f"{path}: {problem}")
 

@@ -236,8 +236,7 @@ def evaluate_batch(request: ChatRequest, rng: np.random.Generator) -> str:
     final score is N" sections (or `{"evaluations": [...]}` in JSON), in order. A slip leaves
     out the last evaluation; re-asked, the evaluator gives them all."""
     graded = [
-        graded_score(request.hints, a["question"], a["response"])
-        for a in request.hints["answers"]
+        graded_score(request.hints, a["question"], a["response"]) for a in request.hints["answers"]
     ]
     if _slips(request, rng):
         graded = graded[:-1]
