@@ -10,10 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from personasim.simulation.cli.options import (
-    NOT_VALID,
     add_run_arguments,
-    out,
-    run_options,
     scenario_values,
 )
 
@@ -94,28 +91,11 @@ def _levels(given: list[str]) -> list[str]:
 
 
 def _counterfactual(args: argparse.Namespace, extra: Sequence[str]) -> int:
-    from personasim.simulation.cli.run_command import calls_line, where_lines
-    from personasim.simulation.runs.runner import run_scenario
+    from personasim.simulation.cli.run_command import play
     from personasim.simulation.runs.scenario_file import resolve_scenario
 
     scenario = resolve_scenario(args.scenario)
     params = counterfactual_params(
         scenario, args.attribute, _levels(args.levels), args.by, scenario_values(extra)
     )
-    result = run_scenario(
-        scenario,
-        params,
-        model=args.model,
-        out=args.out,
-        resume=args.resume,
-        retry_failed=args.retry_failed,
-        **run_options(args),
-    )
-    for line in result.report:
-        out.print(line)
-    if "note" in result.manifest["model"]:
-        out.print(f"model: {result.manifest['model']['note']}")
-    out.print(calls_line(result.manifest))
-    for line in where_lines(result.run_dir):
-        out.print(line)
-    return 0 if result.valid else NOT_VALID
+    return play(scenario, params, args)

@@ -72,7 +72,7 @@ def add_run_command(commands: Any) -> None:
 
 
 def _run(args: argparse.Namespace, extra: Sequence[str]) -> int:
-    from personasim.simulation.runs.runner import RunError, run_scenario
+    from personasim.simulation.runs.runner import RunError
     from personasim.simulation.runs.scenario_file import resolve_scenario
 
     scenario = resolve_scenario(args.scenario)
@@ -85,6 +85,14 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> int:
     for flag, value in (*dry_only, ("--tokenizer", args.tokenizer)):
         if value is not None:
             raise RunError(f"{flag} is used only with --dry-run; add --dry-run or leave it out")
+    return play(scenario, params, args)
+
+
+def play(scenario: Any, params: Any, args: argparse.Namespace) -> int:
+    """Run `scenario` with the command's run options and print its summary; the exit status
+    (`counterfactual` plays its design through here too)."""
+    from personasim.simulation.runs.runner import run_scenario
+
     result = run_scenario(
         scenario,
         params,
