@@ -28,6 +28,7 @@ __all__ = [
     "NOT_VALID",
     "add_run_arguments",
     "base_urls",
+    "client_options",
     "err",
     "fail",
     "int_from",
@@ -88,12 +89,10 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     _add_settings_arguments(parser)
 
 
-def run_options(args: argparse.Namespace) -> dict[str, Any]:
-    """`run_scenario`'s keyword arguments from the options `add_run_arguments` added."""
+def client_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The model client's keyword arguments (cache, limits, retries, progress): a run's and a
+    rescore's."""
     return dict(
-        seed=args.seed,
-        base_url=base_urls(args),
-        endpoints=args.endpoints,
         use_cache=not args.no_cache,
         cache_dir=args.cache_dir,
         concurrency=args.concurrency,
@@ -101,6 +100,16 @@ def run_options(args: argparse.Namespace) -> dict[str, Any]:
         retry=RetryPolicy(max_attempts=args.max_attempts, timeout=args.timeout),
         progress=not args.no_progress,
         console=err,
+    )
+
+
+def run_options(args: argparse.Namespace) -> dict[str, Any]:
+    """`run_scenario`'s keyword arguments from the options `add_run_arguments` added."""
+    return dict(
+        seed=args.seed,
+        base_url=base_urls(args),
+        endpoints=args.endpoints,
+        **client_options(args),
         settings=_settings(args),
         roles=_roles(args),
         prompts=args.prompts,

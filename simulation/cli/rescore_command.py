@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from personasim.simulation.cli.options import NOT_VALID, err, int_from, out, positive
+from personasim.simulation.cli.options import NOT_VALID, client_options, int_from, out, positive
 from personasim.simulation.cli.run_command import calls_line, where_lines
 from personasim.simulation.core.scenario import split_list
 
@@ -60,7 +60,6 @@ def add_rescore_command(commands: Any) -> None:
 
 
 def _rescore(args: argparse.Namespace, extra: Sequence[str]) -> int:
-    from personasim.simulation.llm.client import RetryPolicy
     from personasim.simulation.llm.roles import RoleError, parse_role_args
     from personasim.simulation.runs.rescore import rescore_run
     from personasim.simulation.runs.runner import RunError
@@ -77,13 +76,7 @@ def _rescore(args: argparse.Namespace, extra: Sequence[str]) -> int:
         regenerate_examples=args.regenerate_examples,
         swap_order=args.swap_order,
         prompts=args.prompts,
-        use_cache=not args.no_cache,
-        cache_dir=args.cache_dir,
-        concurrency=args.concurrency,
-        requests_per_minute=args.rpm,
-        retry=RetryPolicy(max_attempts=args.max_attempts, timeout=args.timeout),
-        progress=not args.no_progress,
-        console=err,
+        **client_options(args),
     )
     for line in result.report:
         out.print(line)
