@@ -25,7 +25,7 @@ from personasim.simulation.cli.main import main
 
 FAKE = "langchain:langchain_core.language_models.fake_chat_models:FakeListChatModel"
 TRUSTOR = "BELIEF: b. DESIRE: d. INTENTION: i.\nFinally, I will give 4 dollars"
-HEAVY = ("langgraph", "mesa", "pandas", "matplotlib", "ray", "openai")
+HEAVY = ("langgraph", "mesa", "pandas", "matplotlib", "ray", "openai", "aiohttp")
 
 
 def test_langchain_specs_are_read_with_typed_options() -> None:

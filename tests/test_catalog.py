@@ -20,7 +20,7 @@ from personasim.simulation.core.catalog import (
 )
 from personasim.simulation.core.scenario import list_scenarios
 
-HEAVY = ("langgraph", "mesa", "pandas", "matplotlib", "ray", "openai", "scipy")
+HEAVY = ("langgraph", "mesa", "pandas", "matplotlib", "ray", "openai", "scipy", "aiohttp")
 LISTED = (
     "import sys, contextlib, io, json\nfrom personasim.simulation.cli.main import main\n"
     "with contextlib.redirect_stdout(io.StringIO()) as text:\n"

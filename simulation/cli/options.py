@@ -18,7 +18,6 @@ from rich.markup import escape
 
 from personasim.simulation.core.scenario import ScenarioError, split_list
 from personasim.simulation.llm.chat import RESPONSE_FORMATS
-from personasim.simulation.llm.client import RetryPolicy
 
 if TYPE_CHECKING:
     from personasim.simulation.log.sqlite_store import SQLiteEventStore
@@ -92,6 +91,8 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
 def client_options(args: argparse.Namespace) -> dict[str, Any]:
     """The model client's keyword arguments (cache, limits, retries, progress): a run's and a
     rescore's."""
+    from personasim.simulation.llm.client import RetryPolicy
+
     return dict(
         use_cache=not args.no_cache,
         cache_dir=args.cache_dir,
