@@ -16,7 +16,7 @@ import pytest
 from conftest import trustor_reply
 from fake_openai import FakeOpenAIServer, StatusFault
 
-import personasim.simulation.cli.options as cli_options
+import personasim.simulation.llm.client as llm_client
 from personasim.simulation import (
     ChatRequest,
     LLMClient,
@@ -36,7 +36,7 @@ def server(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     # The CLI's backoff is seconds; these tests retry in milliseconds.
     fast = functools.partial(RetryPolicy, initial_backoff=0.01, max_backoff=0.02, jitter=0)
-    monkeypatch.setattr(cli_options, "RetryPolicy", fast)
+    monkeypatch.setattr(llm_client, "RetryPolicy", fast)  # what the CLI builds its policy from
     with FakeOpenAIServer(responder=trustor_reply) as fake:
         yield fake
 
