@@ -7,6 +7,8 @@ from personasim.agents.counterfactual import (
     counterfactual_twins,
     known_attributes,
     twin_suffixes,
+    unknown_attribute,
+    unknown_level,
 )
 from personasim.agents.decision import (
     Decision,
@@ -65,4 +67,6 @@ __all__ = [
     "select_personas",
     "synthetic_population",
     "twin_suffixes",
+    "unknown_attribute",
+    "unknown_level",
 ]

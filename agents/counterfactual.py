@@ -36,6 +36,8 @@ __all__ = [
     "counterfactual_twins",
     "known_attributes",
     "twin_suffixes",
+    "unknown_attribute",
+    "unknown_level",
 ]
 
 _VOCABULARY: dict[str, tuple[str, ...]] = {
@@ -79,20 +81,35 @@ def check_counterfactual(
 ) -> None:
     """A `ValueError` naming what is unknown (the attribute, a level, the --by attribute), with
     the known names or levels and a close match; nothing when the design can be run."""
-    names = known_attributes(personas)
+    problem = unknown_attribute(attribute, by, known_attributes(personas), "persona")
+    problem = problem or unknown_level(attribute, levels, attribute_levels(attribute, personas))
+    if problem:
+        raise ValueError(problem)
+
+
+def unknown_attribute(
+    attribute: str, by: str | None, names: Sequence[str], noun: str
+) -> str | None:
+    """Why `--attribute` or `--by` names no `noun` attribute among `names` (with a close match
+    and the known ones); None when both are known."""
     for flag, name in (("--attribute", attribute), ("--by", by)):
         if name is not None and name not in names:
-            raise ValueError(
-                f"{flag} {name!r}: no such persona attribute{did_you_mean(name, names, '')}; "
+            return (
+                f"{flag} {name!r}: no such {noun} attribute{did_you_mean(name, names, '')}; "
                 f"known attributes: {', '.join(names)}"
             )
-    known = attribute_levels(attribute, personas)
+    return None
+
+
+def unknown_level(attribute: str, levels: Sequence[str], known: Sequence[str]) -> str | None:
+    """Why a level of `--levels` is not among the attribute's `known` ones; None when all are."""
     for level in levels:
         if level not in known:
-            raise ValueError(
+            return (
                 f"--levels: {level!r} is not a level of {attribute!r}"
                 f"{did_you_mean(level, known, '')}; its known levels: {', '.join(known)}"
             )
+    return None
 
 
 def counterfactual_twins(

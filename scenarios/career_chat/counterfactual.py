@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from personasim.agents import twin_suffixes
+from personasim.agents import twin_suffixes, unknown_attribute, unknown_level
 from personasim.environments.career_chat.profiles import (
     COUNTRIES,
     EDUCATION_LEVELS,
@@ -15,7 +15,7 @@ from personasim.environments.career_chat.profiles import (
     JOB_TITLES,
     Profile,
 )
-from personasim.simulation import ScenarioError, did_you_mean
+from personasim.simulation import ScenarioError
 
 __all__ = ["PROFILE_ATTRIBUTES", "check_profile_design", "profile_twins"]
 
@@ -38,24 +38,15 @@ def check_profile_design(
     attribute: str, levels: Sequence[str], by: str | None, profiles: Sequence[Profile]
 ) -> None:
     """A `ScenarioError` naming an unknown attribute or level, with the known ones."""
-    names = list(PROFILE_ATTRIBUTES)
-    for flag, name in (("--attribute", attribute), ("--by", by)):
-        if name is not None and name not in names:
-            raise ScenarioError(
-                f"{flag} {name!r}: no such profile attribute{did_you_mean(name, names, '')}; "
-                f"known attributes: {', '.join(names)}"
-            )
+    if problem := unknown_attribute(attribute, by, list(PROFILE_ATTRIBUTES), "profile"):
+        raise ScenarioError(problem)
     vocabulary = PROFILE_ATTRIBUTES[attribute]
     if vocabulary is None:
         _check_numbers(attribute, levels, profiles)
         return
     known = sorted({*vocabulary, *(str(getattr(p, attribute)) for p in profiles)})
-    for level in levels:
-        if level not in known:
-            raise ScenarioError(
-                f"--levels: {level!r} is not a level of {attribute!r}"
-                f"{did_you_mean(level, known, '')}; its known levels: {', '.join(known)}"
-            )
+    if problem := unknown_level(attribute, levels, known):
+        raise ScenarioError(problem)
 
 
 def _check_numbers(attribute: str, levels: Sequence[str], profiles: Sequence[Profile]) -> None:
