@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict, TypeVar
 
 from langchain_core.exceptions import OutputParserException
@@ -165,6 +166,33 @@ class _Context:
     sim: Simulation
     agent_id: str
     task: DecisionTask
+    driver: _DriverReader | None = None
+    """In a worker process: the driver reads each reply with the task's own parser."""
+
+    async def read(self, reply: str) -> Any:
+        if self.driver is None:
+            return self.task.parse(reply)
+        return await self.driver.read(reply)
+
+    def reminder(self, error: str) -> str:
+        return self.task.reminder(error) if self.driver is None else self.driver.reminders[error]
+
+
+@dataclass
+class _DriverReader:
+    """A worker's way to read a reply: the task's parser and reminder are the scenario's own
+    functions (closures over its game and prompts), which stay in the driver; the worker sends
+    the reply's text and gets back the value, or the error and its reminder."""
+
+    ask: Callable[[Any], Awaitable[Any]]
+    reminders: dict[str, str] = field(default_factory=dict)
+
+    async def read(self, reply: str) -> Any:
+        ok, value, reminder = await self.ask(reply)
+        if ok:
+            return value
+        self.reminders[value] = reminder
+        raise DecisionParseError(value)
 
 
 class _State(TypedDict, total=False):
@@ -199,7 +227,7 @@ async def _ask(state: _State, runtime: Runtime[_Context]) -> Route:
         lost: _State = {**state, "attempts": attempts, "error": str(exc), "failure": failure}
         return Route("fail", lost)
     try:
-        value = task.parse(response.text)
+        value = await ctx.read(response.text)
     except DecisionParseError as exc:
         failed: _State = {**state, "reply": response.text, "attempts": attempts, "error": str(exc)}
         return Route("repair" if attempts <= task.max_repairs else "fail", failed)
@@ -215,7 +243,7 @@ async def _repair(state: _State, runtime: Runtime[_Context]) -> Route:
         {"task": ctx.task.name, "attempt": state["attempts"], "error": state["error"]},
         agent_id=ctx.agent_id,
     )
-    request = state["request"].with_reply(state["reply"], ctx.task.reminder(state["error"]))
+    request = state["request"].with_reply(state["reply"], ctx.reminder(state["error"]))
     return Route("ask", {**state, "request": request})
 
 
@@ -306,16 +334,56 @@ DECISION_GRAPH = _build()
 
 
 async def decide(sim: Simulation, agent_id: str, task: DecisionTask) -> Decision:
-    """Run the decision graph once for `agent_id`, in the run's response format."""
+    """Run the decision graph once for `agent_id`, in the run's response format: here, or in
+    a worker process when the run has them (`--workers`) and the unit has nothing logged yet
+    (a resumed unit is re-derived here, from its logged answers)."""
     task = task.structured(sim.response_format)
-    start = Route("ask", {"request": task.request, "attempts": 0})
+    if sim.offload is not None and sim.log.fresh_unit():
+        shipped = replace(
+            task, parse=_read_in_driver, reminder=_read_in_driver, schema=None, read=None
+        )
+        job = (agent_id, sim.round, shipped)
+        decision: Decision = await sim.offload.run(WORKER_DECIDE, job, partial(_reading, task))
+        return decision
+    return await _run(_Context(sim, agent_id, task))
+
+
+WORKER_DECIDE = f"{__name__}:decide_in_worker"
+"""What a worker process runs for one decision (simulation/runs/decision_workers.py)."""
+
+
+async def decide_in_worker(
+    sim: Simulation, job: tuple[str, int | None, DecisionTask], ask: Callable[[Any], Awaitable[Any]]
+) -> Decision:
+    """One decision in a worker process, on its own `Simulation` (its own model client); the
+    driver reads the replies (`_reading`)."""
+    agent_id, round_index, task = job
+    sim.round = round_index  # a round's decisions all end before the next round begins
+    return await _run(_Context(sim, agent_id, task, _DriverReader(ask)))
+
+
+def _reading(task: DecisionTask, reply: str) -> tuple[bool, Any, str | None]:
+    """In the driver: a worker's reply read by the task's own parser, or the error and the
+    reminder the re-ask adds."""
+    try:
+        return True, task.parse(reply), None
+    except DecisionParseError as exc:
+        return False, str(exc), task.reminder(str(exc))
+
+
+def _read_in_driver(text: str) -> Any:
+    raise RuntimeError("a shipped task's replies are read in the driver (decide_in_worker)")
+
+
+async def _run(context: _Context) -> Decision:
+    start = Route("ask", {"request": context.task.request, "attempts": 0})
     final: _State = {}
     async for final in DECISION_GRAPH.astream(  # noqa: B007 - the last state is the outcome
-        start, context=_Context(sim, agent_id, task), stream_mode="values", output_keys="done"
+        start, context=context, stream_mode="values", output_keys="done"
     ):
         pass
     if "attempts" not in final:  # a route to a channel its node may not address
-        raise RuntimeError(f"the decision graph ended without an outcome for {agent_id}")
+        raise RuntimeError(f"the decision graph ended without an outcome for {context.agent_id}")
     ok = final.get("error") is None
     value = final.get("value") if ok else None
     return Decision(ok, value, final["attempts"], final.get("error"), final.get("reply"))

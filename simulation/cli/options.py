@@ -74,6 +74,13 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         "--concurrency", type=int_from(1), default=16, help="model requests in flight"
     )
     parser.add_argument("--rpm", type=positive, help="at most this many requests per minute")
+    parser.add_argument(
+        "--workers",
+        type=int_from(1),
+        default=1,
+        help="processes that run the decisions, each with its share of the limits; results "
+        "are the same (docs/performance.md)",
+    )
     parser.add_argument("--timeout", type=positive, default=60.0, help="seconds per attempt")
     parser.add_argument("--max-attempts", type=int_from(1), default=5, help="attempts per request")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
@@ -115,6 +122,7 @@ def run_options(args: argparse.Namespace) -> dict[str, Any]:
         roles=_roles(args),
         prompts=args.prompts,
         allow_endpoint_change=args.allow_endpoint_change,
+        workers=args.workers,
     )
 
 

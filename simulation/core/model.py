@@ -17,6 +17,7 @@ from personasim.simulation.log.event_log import EventLog
 if TYPE_CHECKING:
     from personasim.simulation.core.agent import SimAgent
     from personasim.simulation.core.environment import Environment
+    from personasim.simulation.core.offload import Offload
 
 __all__ = ["Simulation"]
 
@@ -66,6 +67,8 @@ class Simulation(mesa.Model):
         self._on_progress = on_progress or (lambda done, total: None)
         self._done = 0
         self._total = 0
+        self.offload: Offload | None = None
+        """Worker processes that fresh decisions may run in (`--workers N`; None: here)."""
         self._admission = asyncio.Semaphore(max_active_units) if max_active_units else None
         """At most this many units of `concurrently` under way; the others wait before doing
         anything, so 10,000 agents do not all build their prompts before the first answer is

@@ -267,6 +267,15 @@ class EventLog:
         """True while the current unit of work is being re-derived from the log."""
         return (self._current.get() or self._main).replaying()
 
+    def fresh_unit(self) -> bool:
+        """True inside a unit of work that has nothing in the log yet: no event to re-derive and
+        no logged answer to hand out, so its work may be done anywhere (a worker process) and
+        its events written here when it returns."""
+        scope = self._current.get()
+        if scope is None or scope.logged is not None:
+            return False
+        return not self.resume.responses.get(scope.name)
+
     async def branch(self, name: str, work: Callable[[], Awaitable[T]]) -> T:
         """Run `work` as one unit of work, committed whole when it returns.
 

@@ -36,6 +36,12 @@ from personasim.simulation.llm.roles import RoleError, bind_roles
 from personasim.simulation.log.event_log import EventLog, ResumeState
 from personasim.simulation.log.events import EventStore
 from personasim.simulation.log.sqlite_store import EventStoreError, SQLiteEventStore
+from personasim.simulation.runs.decision_workers import (
+    WorkerSpec,
+    check_workers,
+    decision_workers,
+)
+from personasim.simulation.runs.long_lived_heap import long_lived_heap
 from personasim.simulation.runs.progress import progress_bar, summary_lines
 from personasim.simulation.runs.resume import (
     already_complete,
@@ -193,6 +199,7 @@ async def arun_scenario(
     retry_failed: bool = False,
     allow_endpoint_change: bool = False,
     source: SourceRun | None = None,
+    workers: int = 1,
 ) -> RunResult:
     """Run (or resume) a scenario and return where it went and what it measured.
 
@@ -211,6 +218,7 @@ async def arun_scenario(
     `allow_endpoint_change`: resume although the model's endpoint URL changed (same model name).
     `source`: the run this one rescores (`personasim rescore`, runs/rescore.py): its roles but
     the rescored ones are answered from its log.
+    `workers`: processes that run the fresh decisions (decision_workers.py; 1: this one alone).
     Every input is checked before the run directory is created, so bad input leaves nothing.
     """
     settings = settings or RunSettings()
@@ -219,6 +227,11 @@ async def arun_scenario(
         params if isinstance(params, ScenarioParams) else scenario_cls.parse_params(params or {})
     )
     main_spec = model if backend is None else backend.name
+    unbuildable = (
+        (backend and "a backend object")
+        or (limiter_for and "a sweep on Ray")
+        or (source and "a rescore")
+    )
     bound = _bind_roles(scenario_cls, main_spec, roles or {})
     endpoints = read_endpoints(endpoints)
     if backend is None:
@@ -228,6 +241,7 @@ async def arun_scenario(
     instance = scenario_cls(checked, _prompt_pack(scenario_cls, prompts))
     instance.prepare()
     limits = ClientLimits(concurrency, requests_per_minute, retry or RetryPolicy())
+    check_workers(workers, model, unbuildable, limits, endpoints)
     if seed < 0:
         raise RunError(f"seed must be an integer of at least 0, got {seed}")
     if retry_failed and not resume:
@@ -247,7 +261,7 @@ async def arun_scenario(
             backend.describe(),
         )
         manifest["scenario_version"] = scenario_cls.version
-        manifest["client"] = limits.to_json()
+        manifest["client"] = {**limits.to_json(), "workers": workers}
         manifest["roles"] = {name: list(specs) for name, specs in bound.items()}
         manifest["prompts"] = instance.prompts.describe() if instance.prompts else None
         if scenario_file is not None:
@@ -310,7 +324,14 @@ async def arun_scenario(
                         roles=bound,
                         max_active_units=active_units(limits.concurrency, main_spec, bound),
                     )
-                    await stop_on_signals(_play(instance, sim, manifest, source))
+                    spec = WorkerSpec(
+                        model, base_url, endpoints, seed, bound, settings.response_format,
+                        settings.max_tokens, limits.concurrency, limits.requests_per_minute,
+                        limits.retry, str(cache.directory) if cache else None, rekey,
+                        **WorkerSpec.scenario_sources(scenario_cls),
+                    )  # fmt: skip
+                    async with decision_workers(sim, spec, workers, manifest):
+                        await stop_on_signals(_play(instance, sim, manifest, source))
             except BaseException as exc:
                 _finish_interrupted(run_dir, manifest, store, settings, exc)
                 raise
@@ -417,7 +438,7 @@ async def _play(
         if source is not None:
             sim.emit(SOURCE_SCORES, source.event())
         scenario.setup(sim)
-        with _long_lived_heap():
+        with long_lived_heap():
             for index in range(1, scenario.rounds() + 1):
                 sim.begin_round(index)
                 await scenario.play_round(sim, index)
@@ -428,25 +449,6 @@ async def _play(
         if reports := sim.models.endpoint_reports():  # a pool's endpoints, for the manifest
             manifest["endpoints"] = reports
         await sim.models.aclose()
-
-
-@contextmanager
-def _long_lived_heap() -> Iterator[None]:
-    """Keep the garbage collector off the agents and personas built in setup.
-
-    With hundreds of decisions in flight, objects live long enough to reach the older
-    generations, and every collection rescans the whole heap: measured at about half the CPU of
-    a decision (benchmarks/). Freezing what setup built and collecting the youngest generation
-    less often removes most of it; both are undone when the rounds end.
-    """
-    thresholds = gc.get_threshold()
-    gc.freeze()
-    gc.set_threshold(50_000, *thresholds[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*thresholds)
-        gc.unfreeze()
 
 
 def _writer_lock(run_dir: Path) -> RunLock:

@@ -1,0 +1,248 @@
+"""`--workers N`: decisions run in worker processes give a single-process run's results.
+
+Real processes (each worker is `python -m ...decision_worker`), real HTTP to the local fake
+server, real SQLite logs. Each comparison runs the same seed once in one process and once with
+two workers and compares metrics.json byte for byte and the events of each unit of work (`ts`
+and `seq` ignored, and `latency_s`, the one measured value in a payload).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import trustor_reply
+from fake_openai import FakeOpenAIServer, StatusFault
+
+from personasim.simulation import (
+    HedgePolicy,
+    PermanentLLMError,
+    RetryPolicy,
+    RunError,
+    ScriptedBackend,
+    SQLiteEventStore,
+    run_scenario,
+)
+from personasim.simulation.cli.main import main as cli
+
+PATIENT = RetryPolicy(
+    max_attempts=3, timeout=30, initial_backoff=0.01, max_backoff=0.05, hedge=HedgePolicy(False)
+)
+"""No attempt may time out or be hedged on a busy machine (both depend on the clock, in one
+process as in two), or the two runs differ by it."""
+UNITS = ("main", "incident")
+
+
+def events_by_unit(run_dir: Path) -> dict[str, list[tuple[Any, ...]]]:
+    """Each unit's events in log order, without what differs between two runs' clocks."""
+    units: dict[str, list[tuple[Any, ...]]] = defaultdict(list)
+    with SQLiteEventStore(run_dir / "events.sqlite") as store:
+        for e in store.read():
+            payload = {k: v for k, v in e.payload.items() if k != "latency_s"}
+            units[e.scope].append((e.kind, e.round, e.agent_id, payload))
+    return dict(units)
+
+
+def assert_same_runs(one: Path, two: Path) -> None:
+    assert (one / "metrics.json").read_bytes() == (two / "metrics.json").read_bytes()
+    assert events_by_unit(one) == events_by_unit(two)
+
+
+def unusable_for_some(body: dict[str, Any]) -> str:
+    """A third of first answers are unusable (re-asked, so the reply is read in the driver
+    and the reminder comes back), the rest as `trustor_reply`."""
+    first = body["messages"][0]["content"]
+    if len(body["messages"]) == 1 and int(hashlib.sha256(first.encode()).hexdigest(), 16) % 3 == 0:
+        return "I would rather not say."
+    return trustor_reply(body)
+
+
+def test_scripted_drift_gives_the_same_run_with_two_workers(tmp_path: Path) -> None:
+    runs = [
+        run_scenario(
+            "trust-population",
+            {"n_personas": 30, "population": "synthetic"},
+            model="scripted:drift=0.15",
+            out=tmp_path / f"w{workers}",
+            use_cache=False,
+            progress=False,
+            workers=workers,
+        )
+        for workers in (1, 2)
+    ]
+    assert runs[1].manifest["client"]["workers"] == 2
+    metrics = runs[0].metrics["metrics"]
+    assert metrics["reasks"] > 0 and metrics["n_decisions"] > 20  # the repair path ran too
+    assert_same_runs(runs[0].run_dir, runs[1].run_dir)
+
+
+def test_a_scenario_files_scripted_rules_reach_the_workers(tmp_path: Path) -> None:
+    """A scenario file is loaded in each worker (its rules registered there); two rounds, so
+    the second round's prompts carry memory the driver kept."""
+    example = Path(__file__).resolve().parent.parent / "examples" / "coin_guess.py"
+    for workers in (1, 2):
+        run_scenario(
+            example,
+            {"n_personas": 4, "rounds": 2},
+            model="scripted",
+            out=tmp_path / f"w{workers}",
+            use_cache=False,
+            progress=False,
+            workers=workers,
+        )
+    assert_same_runs(tmp_path / "w1", tmp_path / "w2")
+
+
+def test_fake_server_gives_the_same_run_with_two_workers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-workers")
+    with FakeOpenAIServer(responder=unusable_for_some, latency=0.01) as server:
+        for workers in (1, 2):
+            run_scenario(
+                "trust-population",
+                {"n_personas": 24},
+                model="openai:fake-model",
+                base_url=server.base_url,
+                out=tmp_path / f"w{workers}",
+                use_cache=False,
+                progress=False,
+                concurrency=8,
+                retry=PATIENT,
+                workers=workers,
+            )
+        assert server.peak_in_flight <= 8  # the two workers' shares add up to the run's limit
+    reasks = [e for events in events_by_unit(tmp_path / "w2").values() for e in events]
+    assert any(kind == "decision.reask" for kind, *_ in reasks)
+    assert_same_runs(tmp_path / "w1", tmp_path / "w2")
+
+
+def test_a_pool_with_two_workers_records_each_workers_endpoints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-workers")
+    with (
+        FakeOpenAIServer(responder=trustor_reply) as first,
+        FakeOpenAIServer(responder=trustor_reply) as second,
+    ):
+        result = run_scenario(
+            "trust-population",
+            {"n_personas": 16},
+            model="openai:fake-model",
+            base_url=[first.base_url, second.base_url],
+            out=tmp_path / "r",
+            use_cache=False,
+            progress=False,
+            concurrency=4,
+            retry=PATIENT,
+            workers=2,
+        )
+        sent = first.request_count + second.request_count
+    assert result.metrics["metrics"]["n_decisions"] == 16
+    reports = result.manifest["endpoints"]
+    assert sorted(r["worker"] for r in reports) == [1, 2]
+    assert sum(r["requests"] for r in reports) == sent == 16
+    assert all(e["concurrency"] == 1 for r in reports for e in r["endpoints"])  # 4 / 2 / 2
+
+
+def test_resume_with_workers_finishes_an_interrupted_run_as_one_process_would(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run stopped part-way by a permanent error, resumed with two workers: its finished
+    units are re-derived in the driver, the rest run in the workers; the outcome is the
+    uninterrupted single-process run's."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-workers")
+    options: dict[str, Any] = dict(
+        use_cache=False, progress=False, concurrency=2, retry=PATIENT, workers=2
+    )
+    with FakeOpenAIServer(responder=trustor_reply) as server:
+        answered = []
+
+        def stop_after_six(body: dict[str, Any]) -> str:
+            answered.append(1)
+            if len(answered) == 6:
+                server.enqueue_faults(StatusFault(401))
+            return trustor_reply(body)
+
+        server.responder = stop_after_six
+        params = {"n_personas": 12}
+        with pytest.raises(PermanentLLMError, match="401"):
+            run_scenario(
+                "trust-population", params, model="openai:fake-model",
+                base_url=server.base_url, out=tmp_path / "r", **options,
+            )  # fmt: skip
+        manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
+        assert manifest["status"] == "interrupted"
+        server.responder = trustor_reply
+        resumed = run_scenario(
+            "trust-population", params, model="openai:fake-model", base_url=server.base_url,
+            out=tmp_path / "r", resume=True, **options,
+        )  # fmt: skip
+        fresh = run_scenario(
+            "trust-population", params, model="openai:fake-model", base_url=server.base_url,
+            out=tmp_path / "one", **{**options, "workers": 1},
+        )  # fmt: skip
+    assert resumed.metrics["metrics"]["n_decisions"] == 12
+    assert (resumed.run_dir / "metrics.json").read_bytes() == (
+        fresh.run_dir / "metrics.json"
+    ).read_bytes()
+    units = {k: v for k, v in events_by_unit(resumed.run_dir).items() if k not in UNITS}
+    assert units == {k: v for k, v in events_by_unit(fresh.run_dir).items() if k not in UNITS}
+
+
+def test_a_permanent_error_in_a_worker_stops_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-workers")
+    with FakeOpenAIServer(responder=trustor_reply) as server:
+        server.enqueue_faults(401)
+        with pytest.raises(PermanentLLMError, match="401"):
+            run_scenario(
+                "trust-population",
+                {"n_personas": 1},
+                model="openai:fake-model",
+                base_url=server.base_url,
+                out=tmp_path / "r",
+                use_cache=False,
+                progress=False,
+                concurrency=2,
+                retry=PATIENT,
+                workers=2,
+            )
+        assert server.request_count == 1  # not retried: the error kept its class
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"backend": ScriptedBackend(seed=0)}, "not with a backend object"),
+        ({"model": "scripted", "concurrency": 1}, "--concurrency of at least 2"),
+        ({"model": "scripted", "workers": 0}, "at least 1"),
+    ],
+)
+def test_workers_refuse_what_they_cannot_split(
+    tmp_path: Path, options: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(RunError, match=message):
+        run_scenario(
+            "trust-population",
+            {"n_personas": 1},
+            out=tmp_path / "r",
+            progress=False,
+            **{"workers": 2, **options},
+        )
+    assert not (tmp_path / "r").exists()
+
+
+def test_the_command_line_takes_workers(tmp_path: Path) -> None:
+    code = cli(
+        ["run", "trust-population", "--n-personas", "4", "--workers", "2", "--no-cache",
+         "--no-progress", "--out", str(tmp_path / "r")]
+    )  # fmt: skip
+    assert code == 0
+    manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
+    assert manifest["client"]["workers"] == 2 and manifest["status"] == "complete"
