@@ -73,12 +73,16 @@ class EventStore(ABC):
     """Append-only storage of one run's events.
 
     `append` must be atomic per call: all events of a batch become visible together or not at
-    all, which is what lets a run killed mid-way resume without half-written units of work.
+    all, which is what lets a run killed mid-way resume without half-written units of work. A
+    batch is visible to readers of this store at once and durable within the store's flush
+    window (the SQLite store writes batches together: `SQLiteEventStore.flush`); `close`
+    writes whatever is still pending.
     """
 
     @abstractmethod
     def append(self, events: Sequence[Event]) -> list[Event]:
-        """Persist events atomically and return them with their assigned `seq`."""
+        """Persist events atomically (visible to this store's readers at once, durable within
+        the flush window) and return them with their assigned `seq`."""
 
     @abstractmethod
     def read(self, kinds: Iterable[str] | None = None) -> Iterator[Event]:
@@ -90,7 +94,7 @@ class EventStore(ABC):
 
     @abstractmethod
     def close(self) -> None:
-        """Release the underlying resources; the data stays."""
+        """Write what is pending, then release the underlying resources; the data stays."""
 
     def __enter__(self) -> EventStore:
         return self
