@@ -233,3 +233,13 @@ def test_a_failed_deferred_write_is_raised_by_the_next_call(
     assert [scope for _, scope in _seen(path)] == ["kept"] * 3
     with SQLiteEventStore(path) as reopened:
         assert [e.seq for e in reopened.append(_batch("next"))] == [4, 5, 6]
+
+
+def test_a_second_writer_of_the_file_is_refused_not_interleaved(tmp_path: Path) -> None:
+    path = tmp_path / "events.sqlite"
+    with SQLiteEventStore(path) as first, SQLiteEventStore(path) as second:
+        first.append(_batch("a"))
+        second.append(_batch("b"))  # its counter was read after the first's write: seq 4-6
+        with pytest.raises(EventStoreError, match="another writer appended"):
+            first.append(_batch("c"))  # seq 4-6 again
+    assert [scope for _, scope in _seen(path)] == ["a"] * 3 + ["b"] * 3

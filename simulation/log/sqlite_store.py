@@ -56,17 +56,19 @@ class EventStoreError(RuntimeError):
 class SQLiteEventStore(EventStore):
     """Events in an SQLite database, appended batches written together (group commit).
 
-    `append` gives a batch its `seq` numbers at once, from a counter read from the file when
-    the store first appends: one process writes a run directory (`runs.run_lock.RunLock`, an OS lock
-    held for the whole run), and a second writer of the same file is refused at the next
-    write (its `seq` is taken) rather than interleaved. Batches are queued and written in one
-    transaction, never split across two: when `FLUSH_ROWS` rows are queued, `FLUSH_DELAY_S`
-    after the first queued batch (a timer on the running event loop), before any `read`,
-    `digest` or `schema_version`, on `flush()` and on `close()`. Outside a running loop `append`
-    writes at once. The queue is visible to this store's readers at once; a normal end, an
-    exception or SIGINT/SIGTERM close the store, which writes it; a process killed with SIGKILL
-    loses at most the batches of the last `FLUSH_DELAY_S` (whole batches: the log stays a
-    prefix of what was appended, which resume does again).
+    `append` gives a batch its `seq` numbers at once, from a counter read from the file at the
+    first append: one process writes a run directory (`runs.run_lock.RunLock`, an OS lock held
+    for the whole run), and should a second store write the same file, the one that writes a
+    taken `seq` second gets an `EventStoreError` rather than interleaving.
+
+    Batches are queued and written in one transaction, never split across two: when
+    `FLUSH_ROWS` rows are queued, `FLUSH_DELAY_S` after the first queued batch (a timer on the
+    running event loop), before any `read`, `digest` or `schema_version`, on `flush()` and on
+    `close()`. Outside a running loop `append` writes at once. The queue is visible to this
+    store's readers at once; a normal end, an exception or SIGINT/SIGTERM close the store,
+    which writes it; a process killed with SIGKILL loses at most the batches of the last
+    `FLUSH_DELAY_S` (whole batches: the log stays a prefix of what was appended, which resume
+    does again).
 
     A write that fails is never passed over: a failed deferred write is raised as
     `EventStoreError` by the next `append`, `read`, `digest`, `flush` or `close`, and the store
