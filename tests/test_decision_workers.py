@@ -8,8 +8,11 @@ and `seq` ignored, and `latency_s`, the one measured value in a payload).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
+import signal
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -246,3 +249,53 @@ def test_the_command_line_takes_workers(tmp_path: Path) -> None:
     assert code == 0
     manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
     assert manifest["client"]["workers"] == 2 and manifest["status"] == "complete"
+
+
+def worker_pids() -> list[int]:
+    """This process's worker processes, from /proc (Linux)."""
+    pids = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        with contextlib.suppress(OSError):
+            fields = dict(line.split(":\t", 1) for line in status.read_text().splitlines())
+            cmdline = (status.parent / "cmdline").read_bytes()
+            if int(fields["PPid"]) == os.getpid() and b"decision_worker" in cmdline:
+                pids.append(int(status.parent.name))
+    return pids
+
+
+def test_a_worker_killed_mid_run_stops_it_and_resume_finishes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SIGKILL to one worker while its decisions wait on the server: the run stops, named and
+    interrupted (no decision made up), and `--resume` ends with one decision per persona."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-workers")
+    killed: list[int] = []
+
+    def kill_a_worker(body: dict[str, Any]) -> str:
+        if not killed:
+            killed.append(worker_pids()[0])
+            os.kill(killed[0], signal.SIGKILL)
+        return trustor_reply(body)
+
+    options: dict[str, Any] = dict(
+        model="openai:fake-model", out=tmp_path / "r", use_cache=False, progress=False,
+        concurrency=4, retry=PATIENT, workers=2,
+    )  # fmt: skip
+    with FakeOpenAIServer(responder=kill_a_worker, latency=0.2) as server:
+        with pytest.raises(PermanentLLMError, match=r"worker process \d+ exited") as stopped:
+            run_scenario("trust-population", {"n_personas": 8}, base_url=server.base_url, **options)
+        assert str(killed[0]) in str(stopped.value)
+        manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
+        assert manifest["status"] == "interrupted"
+        result = run_scenario(
+            "trust-population", {"n_personas": 8}, base_url=server.base_url, resume=True,
+            **options,
+        )  # fmt: skip
+    decided = [
+        agent_id
+        for events in events_by_unit(result.run_dir).values()
+        for kind, _, agent_id, _ in events
+        if kind in ("decision.made", "decision.failed")
+    ]
+    assert sorted(decided) == sorted(set(decided)) and len(decided) == 8
+    assert result.manifest["status"] == "complete"

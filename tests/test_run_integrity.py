@@ -7,6 +7,7 @@ reads what it left in the run directory with SQLite, as a user would.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import resource
@@ -47,6 +48,17 @@ def start(*args: str, **kwargs) -> subprocess.Popen[str]:
         text=True,
         **kwargs,
     )
+
+
+def child_pids(pid: int) -> list[int]:
+    """A process's children, from /proc (Linux)."""
+    found = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        with contextlib.suppress(OSError):
+            lines = status.read_text().splitlines()
+            if f"PPid:\t{pid}" in lines:
+                found.append(int(status.parent.name))
+    return found
 
 
 def served_run(server: FakeOpenAIServer, out: Path, n: int = N) -> list[str]:
@@ -170,19 +182,25 @@ def test_a_locked_cell_fails_and_the_other_cells_go_on(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130), (signal.SIGKILL, -9)]
-)
+    ("signum", "code", "workers"),
+    [(signal.SIGTERM, 143, 1), (signal.SIGINT, 130, 1), (signal.SIGKILL, -9, 1),
+     (signal.SIGTERM, 143, 2)],
+)  # fmt: skip
 def test_a_signal_stops_the_run_and_the_printed_command_resumes_it(
-    tmp_path: Path, monkeypatch, signum: int, code: int
+    tmp_path: Path, monkeypatch, signum: int, code: int, workers: int
 ) -> None:
+    """With `--workers 2` too: the driver stops its worker processes before it exits."""
     out = tmp_path / "r"
     env = {**os.environ, "OPENAI_API_KEY": "sk-test"}
     with FakeOpenAIServer(responder=trustor_reply, latency=0.2) as server:
-        child = start(*served_run(server, out), env=env)
+        child = start(*served_run(server, out), "--workers", str(workers), env=env)
         wait_for_decisions(child, out, 4)
+        children = child_pids(child.pid)
         child.send_signal(signum)
         _, stderr = child.communicate(timeout=60)
         assert child.returncode == code, stderr
+        assert len(children) == (workers if workers > 1 else 0)  # the worker processes
+        assert not [pid for pid in children if Path(f"/proc/{pid}").exists()]
         assert lock_holder(out) is None  # no stale lock, whatever the signal
         assert manifest(out)["status"] == "interrupted"
         if signum == signal.SIGKILL:

@@ -4,9 +4,9 @@ on its own `Simulation`, with its own model clients and its share of the limits.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import importlib
 import os
+import signal
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, BinaryIO
@@ -184,12 +184,12 @@ async def _take_jobs(reader: asyncio.StreamReader, jobs: _Jobs) -> None:
 
 def main() -> int:
     """A worker process: the spec frame first, then jobs (see decision_workers.py)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's: it closes our stdin
     out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     sys.stdout = sys.stderr  # nothing else may write to the frames' pipe
     spec: WorkerSpec = read_first_frame()
     spec.load_scenario()
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve(spec, out))
+    asyncio.run(_serve(spec, out))
     return 0
 
 

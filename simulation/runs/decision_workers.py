@@ -30,12 +30,11 @@ environment it inherits, as the driver does.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import importlib
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from personasim.simulation.core.model import Simulation
 from personasim.simulation.core.scenario import Scenario
@@ -47,7 +46,7 @@ from personasim.simulation.runs.run_dir import RunError
 from personasim.simulation.runs.scenario_file import load_scenario_file, scenario_file_record
 from personasim.simulation.runs.worker_frames import Outbox, frame, read_frame, rebuilt
 
-__all__ = ["DecisionWorkers", "WorkerSpec", "check_workers", "decision_workers"]
+__all__ = ["DecisionWorkers", "WorkerSpec", "check_workers", "with_workers"]
 
 
 class ClientShares(Protocol):
@@ -55,6 +54,8 @@ class ClientShares(Protocol):
 
     concurrency: int
 
+
+T = TypeVar("T")
 
 WORKER_MODULE = "personasim.simulation.runs.decision_worker"
 """What each worker process runs (`python -m`)."""
@@ -238,32 +239,32 @@ class DecisionWorkers:
 
     async def start(self) -> None:
         """Start the workers and wait until each has built its models (a Python start-up
-        each, about a second), so no request's timeout runs while they start."""
-        processes = [
-            await asyncio.create_subprocess_exec(
-                sys.executable,
-                "-m",
-                WORKER_MODULE,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-            )
-            for _ in range(self.count)
-        ]
-        for index, process in enumerate(processes):
-            assert process.stdin is not None
-            process.stdin.write(frame(self.spec.share(index, self.count)))
-        for process in processes:
-            assert process.stdout is not None
-            try:
-                ready = await read_frame(process.stdout)
-            except asyncio.IncompleteReadError:
-                ready = "the process exited; its error is on stderr"
-            if ready != "ready":
-                for started in processes:
-                    if started.returncode is None:
-                        started.kill()
-                        await started.wait()
-                raise RunError(f"a worker process could not start: {ready}")
+        each, about a second), so no request's timeout runs while they start. A worker that
+        cannot start, or a stop while they start, leaves none running."""
+        processes: list[asyncio.subprocess.Process] = []
+        try:
+            for index in range(self.count):
+                process = await asyncio.create_subprocess_exec(
+                    sys.executable, "-m", WORKER_MODULE,
+                    stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                )  # fmt: skip
+                processes.append(process)
+                assert process.stdin is not None
+                process.stdin.write(frame(self.spec.share(index, self.count)))
+            for process in processes:
+                assert process.stdout is not None
+                try:
+                    ready = await read_frame(process.stdout)
+                except asyncio.IncompleteReadError:
+                    ready = "the process exited; its error is on stderr"
+                if ready != "ready":
+                    raise RunError(f"a worker process could not start: {ready}")
+        except BaseException:
+            for process in processes:
+                if process.returncode is None:
+                    process.kill()
+                    await asyncio.shield(process.wait())
+            raise
         self._workers = [_Worker(process, self.log) for process in processes]
 
     async def run(self, target: str, job: Any, answer: Callable[[Any], Any]) -> Any:
@@ -286,20 +287,27 @@ class DecisionWorkers:
         ]
 
 
-@contextlib.asynccontextmanager
-async def decision_workers(
-    sim: Simulation, spec: WorkerSpec, count: int, manifest: dict[str, Any]
-) -> Any:
-    """`sim` with `count` worker processes for its fresh decisions (none when `count` is 1);
+async def with_workers(
+    sim: Simulation,
+    spec: WorkerSpec,
+    count: int,
+    manifest: dict[str, Any],
+    play: Coroutine[Any, Any, T],
+) -> T:
+    """Await `play` with `count` worker processes for `sim`'s fresh decisions (none when
+    `count` is 1), started and stopped inside it, so a stop while they start stops them too;
     their endpoint reports go to the manifest."""
     if count == 1:
-        yield
-        return
+        return await play
     workers = DecisionWorkers(spec, count, sim.log)
-    await workers.start()
+    try:
+        await workers.start()
+    except BaseException:
+        play.close()  # it never runs
+        raise
     sim.offload = workers
     try:
-        yield
+        return await play
     finally:
         sim.offload = None
         if reports := await workers.close():

@@ -39,7 +39,7 @@ from personasim.simulation.log.sqlite_store import EventStoreError, SQLiteEventS
 from personasim.simulation.runs.decision_workers import (
     WorkerSpec,
     check_workers,
-    decision_workers,
+    with_workers,
 )
 from personasim.simulation.runs.long_lived_heap import long_lived_heap
 from personasim.simulation.runs.progress import progress_bar, summary_lines
@@ -330,8 +330,8 @@ async def arun_scenario(
                         limits.retry, str(cache.directory) if cache else None, rekey,
                         **WorkerSpec.scenario_sources(scenario_cls),
                     )  # fmt: skip
-                    async with decision_workers(sim, spec, workers, manifest):
-                        await stop_on_signals(_play(instance, sim, manifest, source))
+                    play = _play(instance, sim, manifest, source)
+                    await stop_on_signals(with_workers(sim, spec, workers, manifest, play))
             except BaseException as exc:
                 _finish_interrupted(run_dir, manifest, store, settings, exc)
                 raise
