@@ -82,6 +82,7 @@ def test_the_cache_dir_reaches_every_cell(tmp_path: Path) -> None:
     [
         (["--ray-address", "auto"], "--ray-address is for --executor ray"),
         (["--executor", "spark"], "invalid choice: 'spark'"),
+        (["--executor", "ray", "--workers", "2"], "--workers is for one machine"),
     ],
 )
 def test_bad_executor_flags_exit_2(tmp_path: Path, capsys, flags: list[str], message: str) -> None:

@@ -81,6 +81,11 @@ def run_sweep(
         raise RunError(f"executor {executor!r}: use one of {', '.join(EXECUTORS)}")
     if ray_address is not None and executor != "ray":
         raise RunError("--ray-address is for --executor ray")
+    if executor == "ray" and run_options.get("workers", 1) > 1:
+        raise RunError(
+            "--workers is for one machine: with --executor ray the cells are spread over the "
+            "cluster and share each endpoint's limits through Ray; use --workers 1"
+        )
     scenario_cls = resolve_scenario(str(scenario)) if isinstance(scenario, str | Path) else scenario
     directory = Path(out)
     grid = dict(grid or {})
