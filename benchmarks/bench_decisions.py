@@ -203,6 +203,7 @@ class StubSim:
     """Just what decide() touches (ask, emit), answering instantly: the graph alone."""
 
     response_format = "text"
+    offload = None  # the decisions run here
 
     def __init__(self) -> None:
         self.response = ChatResponse(text=REPLY)

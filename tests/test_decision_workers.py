@@ -299,3 +299,21 @@ def test_a_worker_killed_mid_run_stops_it_and_resume_finishes_it(
     ]
     assert sorted(decided) == sorted(set(decided)) and len(decided) == 8
     assert result.manifest["status"] == "complete"
+
+
+def test_a_worker_that_cannot_load_the_scenario_says_why(tmp_path: Path) -> None:
+    """A scenario class whose module a worker cannot import (this test module: the workers
+    start from the repository's root, without pytest's path) while the scripted model needs
+    its rules: the run stops before its first round with the worker's error, no worker left."""
+    from personasim.scenarios.trust.population import TrustPopulation
+
+    class Local(TrustPopulation):
+        pass
+
+    with pytest.raises(RunError, match="could not start: ModuleNotFoundError"):
+        run_scenario(
+            Local, {"n_personas": 2}, model="scripted", out=tmp_path / "r", use_cache=False,
+            progress=False, workers=2,
+        )  # fmt: skip
+    assert json.loads((tmp_path / "r" / "manifest.json").read_text())["status"] == "interrupted"
+    assert worker_pids() == []

@@ -153,6 +153,7 @@ async def _serve(spec: WorkerSpec, out: BinaryIO) -> None:
     outbox = Outbox(lambda data: (out.write(data), out.flush()))
     store = _Outgoing(outbox)
     try:
+        spec.load_scenario()
         sim = _worker_sim(spec, store)
     except Exception as exc:  # said to the driver, which stops the run with it
         out.write(frame(f"{type(exc).__name__}: {exc}"))
@@ -188,7 +189,6 @@ def main() -> int:
     out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     sys.stdout = sys.stderr  # nothing else may write to the frames' pipe
     spec: WorkerSpec = read_first_frame()
-    spec.load_scenario()
     asyncio.run(_serve(spec, out))
     return 0
 

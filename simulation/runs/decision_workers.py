@@ -122,7 +122,11 @@ class WorkerSpec:
         )
 
     def load_scenario(self) -> None:
-        """Register the scenario's scripted rules (importing its module or loading its file)."""
+        """Register the scenario's scripted rules (importing its module or loading its file),
+        which only the scripted model reads; other models need nothing from the scenario."""
+        specs = (self.model, *(s for specs in self.roles.values() for s in specs))
+        if not any(spec.split(":", 1)[0] == "scripted" for spec in specs):
+            return
         if self.scenario_file is not None:
             load_scenario_file(self.scenario_file["path"], self.scenario_file["class"])
         for module in self.modules:
