@@ -1,7 +1,8 @@
 """`--workers 2` on a real model: the coin-guess example's decisions run in two worker
 processes against SmolLM2's server; every persona decides once per round (or fails, counted),
-every answer is SmolLM2's, and the same run with one process is answered wholly from the cache the first run
-wrote (the workers' requests are keyed exactly as one process keys them) with the same metrics."""
+every answer is SmolLM2's, and the same run with one process is answered wholly from the cache
+the first run wrote (the workers' requests are keyed exactly as one process keys them) with the
+same metrics."""
 
 from __future__ import annotations
 

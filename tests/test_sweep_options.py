@@ -30,12 +30,14 @@ def sweep_with_every_option(tmp_path: Path, executor: str) -> tuple[int, Path, P
             "--max-failure-rate", "0.5", "--min-group-n", "2", "--concurrency", "3",
             "--rpm", "60000", "--timeout", "7", "--max-attempts", "2",
             "--no-cache", "--cache-dir", str(cache),
+            # worker processes are one machine's: a sweep on Ray spreads its cells instead
+            "--workers", "2" if executor == "local" else "1",
         ]
     )  # fmt: skip
     return code, out, pack, cache
 
 
-def check_every_cell(out: Path, pack: Path, cache: Path) -> None:
+def check_every_cell(out: Path, pack: Path, cache: Path, workers: int = 1) -> None:
     cells = sorted(p for p in out.iterdir() if p.is_dir())
     assert [c.name for c in cells] == ["scripted__repetitions=1", "scripted__repetitions=2"]
     for cell in cells:
@@ -54,6 +56,7 @@ def check_every_cell(out: Path, pack: Path, cache: Path) -> None:
             "timeout_s": 7.0,
             "max_attempts": 2,
             "hedge": {"enabled": True, "multiplier": 3.0, "floor_s": 2.0},
+            "workers": workers,
         }
         assert manifest["llm"]["cache_hits"] == 0
     assert not cache.exists()  # --no-cache: neither read nor written
@@ -62,7 +65,7 @@ def check_every_cell(out: Path, pack: Path, cache: Path) -> None:
 def test_every_run_option_reaches_every_cell(tmp_path: Path) -> None:
     code, out, pack, cache = sweep_with_every_option(tmp_path, "local")
     assert code == 0
-    check_every_cell(out, pack, cache)
+    check_every_cell(out, pack, cache, workers=2)
 
 
 def test_the_cache_dir_reaches_every_cell(tmp_path: Path) -> None:

@@ -205,9 +205,13 @@ class EventLog:
         *,
         round: int | None = None,
         agent_id: str | None = None,
+        ts: float | None = None,
     ) -> None:
+        """Append an event to the current unit of work; `ts`: when it happened, if not now
+        (an event of a worker process, written here when its decision returns)."""
         scope = self._current.get() or self._main
-        event = Event(kind, payload or {}, round, agent_id, scope.name, self._clock())
+        when = self._clock() if ts is None else ts
+        event = Event(kind, payload or {}, round, agent_id, scope.name, when)
         if scope.replaying() or (scope.logged is not None and scope is not self._main):
             try:
                 scope.check(event)  # a finished branch must re-derive exactly what it logged
@@ -258,10 +262,12 @@ class EventLog:
         *,
         round: int | None = None,
         agent_id: str | None = None,
+        ts: float | None = None,
     ) -> None:
         """Write an event about the run itself at once (see INCIDENT_SCOPE)."""
         if not self.replaying():
-            self._write([Event(kind, payload, round, agent_id, INCIDENT_SCOPE, self._clock())])
+            when = self._clock() if ts is None else ts
+            self._write([Event(kind, payload, round, agent_id, INCIDENT_SCOPE, when)])
 
     def replaying(self) -> bool:
         """True while the current unit of work is being re-derived from the log."""

@@ -56,8 +56,12 @@ class _Outgoing(EventStore):
         self.batches.clear()
 
 
-def _rows(events: Iterable[Event]) -> list[tuple[str, dict[str, Any], int | None, str | None]]:
-    return [(e.kind, e.payload, e.round, e.agent_id) for e in events]
+Row = tuple[str, dict[str, Any], int | None, str | None, float]
+
+
+def _rows(events: Iterable[Event]) -> list[Row]:
+    """Events as the driver writes them again: with the time they happened here."""
+    return [(e.kind, e.payload, e.round, e.agent_id, e.ts) for e in events]
 
 
 def _worker_sim(spec: WorkerSpec, store: _Outgoing) -> Simulation:

@@ -14,9 +14,10 @@ order stay in the driver:
   prompts, which never leaves the driver): the worker sends the text and gets back the value, or
   the error and the reminder its re-ask adds;
 - the worker sends back the decision and the events it emitted (`llm.call`, `decision.*`), which
-  the driver writes into the decision's unit of work in their order, so each unit's events are
-  those of a single-process run of the same seed (their `ts` and `seq` aside). Incidents (a
-  replica set aside) are written at once, as in one process.
+  the driver writes into the decision's unit of work in their order, each with the time it
+  happened in the worker, so each unit's events are those of a single-process run of the same
+  seed (their `ts` and `seq` aside). Incidents (a replica set aside) are written at once, as
+  in one process.
 
 Limits are split, not shared: worker i of n gets its share of `--concurrency`, of
 `--rpm` and of each endpoint's own limits (at least one request each). The response cache is one
@@ -168,8 +169,8 @@ class _Worker:
             raise
         finally:
             self.jobs.pop(job_id, None)
-        for kind, payload, round_index, agent_id in events:
-            self.log.emit(kind, payload, round=round_index, agent_id=agent_id)
+        for kind, payload, round_index, agent_id, ts in events:
+            self.log.emit(kind, payload, round=round_index, agent_id=agent_id, ts=ts)
         return result
 
     def _write(self, data: bytes) -> None:
@@ -192,8 +193,8 @@ class _Worker:
 
     def _handle(self, kind: str, job_id: int, body: Any) -> None:
         if kind == "incident":
-            for event_kind, payload, round_index, agent_id in body:
-                self.log.incident(event_kind, payload, round=round_index, agent_id=agent_id)
+            for event_kind, payload, round_index, agent_id, ts in body:
+                self.log.incident(event_kind, payload, round=round_index, agent_id=agent_id, ts=ts)
             return
         if kind == "reports":
             self.reports = body
