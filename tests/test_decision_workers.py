@@ -31,6 +31,8 @@ from personasim.simulation import (
     run_scenario,
 )
 from personasim.simulation.cli.main import main as cli
+from personasim.simulation.llm.endpoints_file import load_endpoints
+from personasim.simulation.runs.decision_workers import WorkerSpec
 
 PATIENT = RetryPolicy(
     max_attempts=3, timeout=30, initial_backoff=0.01, max_backoff=0.05, hedge=HedgePolicy(False)
@@ -317,3 +319,29 @@ def test_a_worker_that_cannot_load_the_scenario_says_why(tmp_path: Path) -> None
         )  # fmt: skip
     assert json.loads((tmp_path / "r" / "manifest.json").read_text())["status"] == "interrupted"
     assert worker_pids() == []
+
+
+def test_each_limit_is_split_into_parts_that_add_up_to_it(tmp_path: Path) -> None:
+    """The run's and each endpoint's own limits, split over 3 workers: whole requests in
+    flight that add up to the limit (the first workers take the remainder), rates divided."""
+    file = tmp_path / "endpoints.toml"
+    file.write_text(
+        '[[pools.gpus.endpoints]]\nurl = "http://127.0.0.1:9/v1"\nconcurrency = 7\nrpm = 90\n'
+        '[[pools.gpus.endpoints]]\nurl = "http://127.0.0.1:10/v1"\n'
+    )
+    spec = WorkerSpec(
+        "openai:m@pool:gpus", None, load_endpoints(file), 0, {}, "text", None, 16, 300.0,
+        PATIENT, None,
+    )  # fmt: skip
+    shares = [spec.share(index, 3) for index in range(3)]
+    assert [s.concurrency for s in shares] == [6, 5, 5]
+    assert [s.requests_per_minute for s in shares] == [100.0] * 3
+    first, second = zip(*(s.endpoints.pools["gpus"].endpoints for s in shares), strict=True)
+    assert [e.concurrency for e in first] == [3, 2, 2]
+    assert [e.rpm for e in first] == [30.0] * 3
+    assert [e.concurrency for e in second] == [None] * 3  # a share of each worker's own
+    with pytest.raises(RunError, match="allows 7 requests in flight, fewer than one per worker"):
+        run_scenario(
+            "trust-population", {"n_personas": 1}, model="openai:m@pool:gpus", endpoints=file,
+            out=tmp_path / "r", progress=False, workers=8,
+        )  # fmt: skip

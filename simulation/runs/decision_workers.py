@@ -41,7 +41,7 @@ from personasim.simulation.core.model import Simulation
 from personasim.simulation.core.scenario import Scenario
 from personasim.simulation.llm.chat import PermanentLLMError
 from personasim.simulation.llm.client import RetryPolicy
-from personasim.simulation.llm.endpoints_file import EndpointsFile
+from personasim.simulation.llm.endpoints_file import EndpointConfig, EndpointsFile
 from personasim.simulation.log.event_log import EventLog
 from personasim.simulation.runs.run_dir import RunError
 from personasim.simulation.runs.scenario_file import load_scenario_file, scenario_file_record
@@ -92,34 +92,11 @@ class WorkerSpec:
 
     def share(self, index: int, count: int) -> WorkerSpec:
         """Worker `index` of `count`: its part of each limit (parts add up to the whole)."""
-        endpoints = self.endpoints
-        if endpoints is not None:
-            endpoints = endpoints.model_copy(
-                update={
-                    "pools": {
-                        name: pool.model_copy(
-                            update={
-                                "endpoints": tuple(
-                                    e.model_copy(
-                                        update={
-                                            "concurrency": _part(e.concurrency, index, count),
-                                            "rpm": e.rpm / count if e.rpm else e.rpm,
-                                        }
-                                    )
-                                    for e in pool.endpoints
-                                )
-                            }
-                        )
-                        for name, pool in endpoints.pools.items()
-                    }
-                }
-            )
-        rpm = self.requests_per_minute
         return replace(
             self,
-            endpoints=endpoints,
+            endpoints=_endpoints_share(self.endpoints, index, count) if self.endpoints else None,
             concurrency=_part(self.concurrency, index, count),
-            requests_per_minute=rpm / count if rpm else rpm,
+            requests_per_minute=_rate(self.requests_per_minute, count),
         )
 
     def load_scenario(self) -> None:
@@ -134,10 +111,32 @@ class WorkerSpec:
             importlib.import_module(module)
 
 
-def _part(total: Any, index: int, count: int) -> Any:
+def _endpoints_share(endpoints: EndpointsFile, index: int, count: int) -> EndpointsFile:
+    """An endpoints file whose every endpoint keeps worker `index`'s part of its own limits."""
+
+    def share(endpoint: EndpointConfig) -> EndpointConfig:
+        limits = {
+            "concurrency": _part(endpoint.concurrency, index, count),
+            "rpm": _rate(endpoint.rpm, count),
+        }
+        return endpoint.model_copy(update=limits)
+
+    pools = {
+        name: pool.model_copy(update={"endpoints": tuple(share(e) for e in pool.endpoints)})
+        for name, pool in endpoints.pools.items()
+    }
+    return endpoints.model_copy(update={"pools": pools})
+
+
+def _part(total: int | None, index: int, count: int) -> int | None:
+    """Worker `index`'s whole part of `total` (None: no limit)."""
     if total is None:
         return None
     return total // count + (1 if index < total % count else 0)
+
+
+def _rate(total: float | None, count: int) -> float | None:
+    return total / count if total else total
 
 
 class _Worker:
