@@ -35,7 +35,7 @@ import importlib
 import sys
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from personasim.simulation.core.model import Simulation
 from personasim.simulation.core.scenario import Scenario
@@ -48,12 +48,6 @@ from personasim.simulation.runs.scenario_file import load_scenario_file, scenari
 from personasim.simulation.runs.worker_frames import Outbox, frame, read_frame, rebuilt
 
 __all__ = ["DecisionWorkers", "WorkerSpec", "check_workers", "with_workers"]
-
-
-class ClientShares(Protocol):
-    """The run's limits that workers split (the runner's `ClientLimits`)."""
-
-    concurrency: int
 
 
 T = TypeVar("T")
@@ -319,7 +313,7 @@ async def with_workers(
 
 
 def check_workers(
-    workers: int, model: str, given: Any, limits: ClientShares, endpoints: EndpointsFile | None
+    workers: int, model: str, given: Any, concurrency: int, endpoints: EndpointsFile | None
 ) -> None:
     """`--workers` as the runner takes it, checked before anything is written: a model spec
     each worker can build (`given`: a backend object, a Ray sweep's limiter or a rescore's
@@ -330,10 +324,10 @@ def check_workers(
         return
     if given:
         raise RunError(f"--workers builds {model!r} in each worker process: not with {given}")
-    if limits.concurrency < workers:
+    if concurrency < workers:
         raise RunError(
             f"--workers {workers} needs --concurrency of at least {workers} (one request in "
-            f"flight per worker), got {limits.concurrency}"
+            f"flight per worker), got {concurrency}"
         )
     for name, pool in (endpoints.pools if endpoints else {}).items():
         for endpoint in pool.endpoints:

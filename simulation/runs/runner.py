@@ -241,7 +241,7 @@ async def arun_scenario(
     instance = scenario_cls(checked, _prompt_pack(scenario_cls, prompts))
     instance.prepare()
     limits = ClientLimits(concurrency, requests_per_minute, retry or RetryPolicy())
-    check_workers(workers, model, unbuildable, limits, endpoints)
+    check_workers(workers, model, unbuildable, concurrency, endpoints)
     if seed < 0:
         raise RunError(f"seed must be an integer of at least 0, got {seed}")
     if retry_failed and not resume:
