@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import mesa
 
+from personasim.simulation.core.reading import Reading
 from personasim.simulation.llm.chat import ChatRequest, ChatResponse, ResponseFormat
 from personasim.simulation.llm.client import LLMClient, ModelPool
 from personasim.simulation.log.event_log import EventLog
@@ -79,6 +80,15 @@ class Simulation(mesa.Model):
     ) -> None:
         """Append an event stamped with the current round."""
         self.log.emit(kind, payload, round=self.round, agent_id=agent_id)
+
+    def record_reading(
+        self, agent_id: str | None, reader: str, text: str, reading: Reading, **labels: Any
+    ) -> None:
+        """Log how model text was read (`reading.made`): the reader's name, the text, the
+        reading (status, value, reason, the rule or role that read it) and the labels its
+        independent reader needs (an endowment...), so `personasim audit` can re-read it."""
+        payload = {"reader": reader, "text": text, **reading.payload(), **labels}
+        self.emit("reading.made", payload, agent_id=agent_id)
 
     async def ask(
         self, request: ChatRequest, *, agent_id: str, role: str = "persona", member: int = 0
