@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
+from personasim.simulation.cli.audit_command import add_audit_command
 from personasim.simulation.cli.cache_command import add_cache_command
 from personasim.simulation.cli.counterfactual_command import add_counterfactual_command
 from personasim.simulation.cli.export_command import add_export_command
@@ -142,6 +143,7 @@ def _parser() -> argparse.ArgumentParser:
     add_replay_command(commands)
     add_metrics_command(commands)
     add_rescore_command(commands)
+    add_audit_command(commands)
     add_export_command(commands)
     add_cache_command(commands)
     add_view_command(commands)

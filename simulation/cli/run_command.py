@@ -8,9 +8,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from personasim.simulation.cli.audit_command import add_audit_arguments, audit_options
 from personasim.simulation.cli.options import (
     NOT_VALID,
     add_run_arguments,
+    int_from,
     out,
     positive,
     run_options,
@@ -42,6 +44,15 @@ def add_run_command(commands: Any) -> None:
         help="with --resume: ask again the units whose model call ran out of attempts",
     )
     add_run_arguments(run)
+    reading = run.add_argument_group("reading audit (docs/readers.md)")
+    reading.add_argument(
+        "--audit",
+        type=int_from(1),
+        metavar="N",
+        help="at the end, re-read N readings per reader with an independent reader; a reader "
+        "whose wrong-read rate may be over the limit makes the run not valid (exit 3)",
+    )
+    add_audit_arguments(reading)
     dry = run.add_argument_group("dry run (requests, tokens, cost and time before a run)")
     dry.add_argument(
         "--dry-run",
@@ -107,9 +118,26 @@ def play(scenario: Any, params: Any, args: argparse.Namespace) -> int:
     if "note" in result.manifest["model"]:
         out.print(f"model: {result.manifest['model']['note']}")
     out.print(calls_line(result.manifest))
+    valid = result.valid
+    if getattr(args, "audit", None):
+        valid = _audit_after_run(result.run_dir, args) and valid
     for line in where_lines(result.run_dir):
         out.print(line)
-    return 0 if result.valid else NOT_VALID
+    return 0 if valid else NOT_VALID
+
+
+def _audit_after_run(run_dir: Path, args: argparse.Namespace) -> bool:
+    """`--audit N`: the reading audit of the finished run, printed; whether it passed."""
+    from personasim.simulation.runs.audit_run import audit_run
+    from personasim.simulation.runs.reading_audit import audit_failure, audit_summary
+
+    result = audit_run(run_dir, audit_options(args, args.audit))
+    out.print(f"reading audit ({result['audit']['auditor']}):", markup=False)
+    for line in audit_summary(result["audit"]):
+        out.print(f"  {line}", markup=False)
+    if failure := audit_failure(result["manifest"]["validity"]):
+        out.print(f"RUN NOT VALID: {failure}", markup=False)
+    return bool(result["audit"]["ok"])
 
 
 def _dry_run(scenario: Any, params: Any, args: argparse.Namespace) -> int:

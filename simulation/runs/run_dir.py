@@ -24,6 +24,7 @@ from personasim.simulation.core.scenario import Scenario, get_scenario
 from personasim.simulation.log.event_log import RETRIED_KIND, latest_attempts
 from personasim.simulation.log.events import SCHEMA_VERSION, EventStore, events_frame
 from personasim.simulation.log.sqlite_store import SQLiteEventStore
+from personasim.simulation.runs.reading_audit import logged_readings, reading_counts
 from personasim.simulation.runs.run_lock import LOCK_FILE
 from personasim.simulation.runs.validity import DECISION_KINDS, ValidityLimits, validity_from_events
 
@@ -186,12 +187,17 @@ def finish_manifest(
         finished_at=utc_now(),
         log={"events": count, "sha256": sha256},
         llm=llm_usage(store),
-        validity={**validity.to_json(), **checked},
+        validity={**validity.to_json(), **checked, "readings": _reading_counts(store)},
     )
     manifest.pop("error", None)
     if error:
         manifest["error"] = error
     write_manifest(run_dir, manifest)
+
+
+def _reading_counts(store: EventStore) -> dict[str, Any]:
+    """Per reader of model text: texts read, read with a value, unreadable, ambiguous."""
+    return reading_counts(logged_readings(store.read(kinds=("reading.made",))))
 
 
 def llm_usage(store: EventStore) -> dict[str, int]:

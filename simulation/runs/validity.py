@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from personasim.simulation.log.events import Event
+from personasim.simulation.runs.reading_audit import audit_failure
 
 __all__ = ["DECISION_KINDS", "ValidityLimits", "validity_from_events", "validity_summary"]
 
@@ -79,6 +80,7 @@ def validity_summary(validity: dict[str, Any]) -> str | None:
     overall = validity["overall"]
     if overall["ok"]:
         return None
+    audit = audit_failure(validity)
     if overall["decisions"] == 0:
         return "RUN NOT VALID: no decision was made, so the metrics describe no answer"
     bad = [
@@ -86,9 +88,11 @@ def validity_summary(validity: dict[str, Any]) -> str | None:
         for name, t in validity["tasks"].items()
         if not t["ok"]
     ]
+    if audit and not bad and overall["failure_rate"] <= overall["max_failure_rate"]:
+        return f"RUN NOT VALID: {audit}"
     return (
         f"RUN NOT VALID: failure rate over the limit of {overall['max_failure_rate']:.0%} — "
         f"{'; '.join(bad) or 'overall ' + format(overall['failure_rate'], '.0%')}. "
         "The metrics describe only the answers that parsed; see manifest.json 'validity' and "
-        "`personasim replay` for the model's replies"
+        "`personasim replay` for the model's replies" + (f". Also {audit}" if audit else "")
     )
