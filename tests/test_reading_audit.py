@@ -29,6 +29,12 @@ from personasim.simulation import (
 from personasim.simulation.cli.main import main
 from personasim.simulation.runs.reader_role import read_value_line
 from personasim.simulation.runs.reading_audit import reading_counts, wilson_interval
+from personasim.simulation.runs.validity import (
+    ValidityLimits,
+    validity_from_events,
+    validity_summary,
+    with_readings,
+)
 
 N_PERSONAS = 200
 WRONG_EVERY = 4
@@ -242,3 +248,22 @@ def test_the_reader_role_reply_is_read_strictly(
 ) -> None:
     reading = read_value_line(reply, reader)
     assert reading.status == status and reading.value == value
+
+
+def test_too_many_unreadable_texts_make_a_run_not_valid_and_say_why() -> None:
+    limits = ValidityLimits(max_failure_rate=0.2)
+    decisions = validity_from_events([], limits)
+    decisions["overall"].update(ok=True, failure_rate=0.0, decisions=10)
+    counts = reading_counts(
+        [{"reader": "math_answer", "status": "read", "by": "g"}] * 7
+        + [{"reader": "math_answer", "status": "unreadable"}] * 2
+        + [{"reader": "math_answer", "status": "ambiguous"}]
+    )
+    checked = with_readings(decisions, counts, limits)
+    entry = checked["readings"]["math_answer"]
+    assert entry["unread_rate"] == 0.3 and entry["ok"] is False
+    assert checked["overall"]["ok"] is False
+    line = validity_summary(checked)
+    assert line.startswith("RUN NOT VALID: more texts than the limit of 20% could not be read")
+    assert "math_answer 2 unreadable and 1 ambiguous of 10 (30%)" in line
+    assert with_readings(decisions, {}, limits)["overall"]["ok"] is True

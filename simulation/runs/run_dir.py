@@ -26,7 +26,12 @@ from personasim.simulation.log.events import SCHEMA_VERSION, EventStore, events_
 from personasim.simulation.log.sqlite_store import SQLiteEventStore
 from personasim.simulation.runs.reading_audit import logged_readings, reading_counts
 from personasim.simulation.runs.run_lock import LOCK_FILE
-from personasim.simulation.runs.validity import DECISION_KINDS, ValidityLimits, validity_from_events
+from personasim.simulation.runs.validity import (
+    DECISION_KINDS,
+    ValidityLimits,
+    validity_from_events,
+    with_readings,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -181,13 +186,14 @@ def finish_manifest(
     `metrics --check` compare the log with), model usage and validity, all from the log."""
     decisions = latest_attempts(store.read(kinds=(*DECISION_KINDS, RETRIED_KIND)))
     checked = validity_from_events(decisions, validity)
+    checked = with_readings(checked, _reading_counts(store), validity)
     count, sha256 = store.digest() if isinstance(store, SQLiteEventStore) else (None, None)
     manifest.update(
         status=status,
         finished_at=utc_now(),
         log={"events": count, "sha256": sha256},
         llm=llm_usage(store),
-        validity={**validity.to_json(), **checked, "readings": _reading_counts(store)},
+        validity={**validity.to_json(), **checked},
     )
     manifest.pop("error", None)
     if error:

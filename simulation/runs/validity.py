@@ -16,7 +16,13 @@ from typing import Any
 from personasim.simulation.log.events import Event
 from personasim.simulation.runs.reading_audit import audit_failure
 
-__all__ = ["DECISION_KINDS", "ValidityLimits", "validity_from_events", "validity_summary"]
+__all__ = [
+    "DECISION_KINDS",
+    "ValidityLimits",
+    "validity_from_events",
+    "validity_summary",
+    "with_readings",
+]
 
 DECISION_KINDS = ("decision.made", "decision.failed", "decision.reask")
 CALL_FAILED = "call_failed"
@@ -56,6 +62,24 @@ def validity_from_events(events: Iterable[Event], limits: ValidityLimits) -> dic
     return {"overall": overall, "tasks": tasks}
 
 
+def with_readings(
+    validity: dict[str, Any], readings: dict[str, dict[str, Any]], limits: ValidityLimits
+) -> dict[str, Any]:
+    """`validity` with each reader's counts (`reading_counts`): a reader whose texts were
+    unreadable or ambiguous more often than the failure-rate limit allows makes the run not
+    valid — its values describe only the texts it could read (a classroom answer that states
+    no final answer is graded not right, and too many of them make accuracy meaningless)."""
+    checked = {}
+    for reader, count in readings.items():
+        unread = count["unreadable"] + count["ambiguous"]
+        rate = round(unread / count["n"], 6) if count["n"] else None
+        ok = rate is None or rate <= limits.max_failure_rate
+        checked[reader] = {**count, "unread_rate": rate, "ok": ok}
+    overall = {**validity["overall"]}
+    overall["ok"] = overall["ok"] and all(entry["ok"] for entry in checked.values())
+    return {**validity, "overall": overall, "readings": checked}
+
+
 def _entry(counts: Counter[str], limits: ValidityLimits) -> dict[str, Any]:
     parsed, failed = counts["decision.made"], counts["decision.failed"]
     decisions = parsed + failed
@@ -80,7 +104,9 @@ def validity_summary(validity: dict[str, Any]) -> str | None:
     overall = validity["overall"]
     if overall["ok"]:
         return None
-    audit = audit_failure(validity)
+    readings = " Also ".join(
+        reason for reason in (_unread_failure(validity), audit_failure(validity)) if reason
+    )
     if overall["decisions"] == 0:
         return "RUN NOT VALID: no decision was made, so the metrics describe no answer"
     bad = [
@@ -88,11 +114,28 @@ def validity_summary(validity: dict[str, Any]) -> str | None:
         for name, t in validity["tasks"].items()
         if not t["ok"]
     ]
-    if audit and not bad and overall["failure_rate"] <= overall["max_failure_rate"]:
-        return f"RUN NOT VALID: {audit}"
+    if readings and not bad and overall["failure_rate"] <= overall["max_failure_rate"]:
+        return f"RUN NOT VALID: {readings}"
     return (
         f"RUN NOT VALID: failure rate over the limit of {overall['max_failure_rate']:.0%} — "
         f"{'; '.join(bad) or 'overall ' + format(overall['failure_rate'], '.0%')}. "
         "The metrics describe only the answers that parsed; see manifest.json 'validity' and "
-        "`personasim replay` for the model's replies" + (f". Also {audit}" if audit else "")
+        "`personasim replay` for the model's replies" + (f". Also {readings}" if readings else "")
+    )
+
+
+def _unread_failure(validity: dict[str, Any]) -> str | None:
+    """Why too many unreadable or ambiguous texts make a run not valid, in words."""
+    bad = [
+        f"{reader} {entry['unreadable']} unreadable and {entry['ambiguous']} ambiguous of "
+        f"{entry['n']} ({entry['unread_rate']:.0%})"
+        for reader, entry in validity.get("readings", {}).items()
+        if not entry["ok"]
+    ]
+    if not bad:
+        return None
+    limit = validity["overall"]["max_failure_rate"]
+    return (
+        f"more texts than the limit of {limit:.0%} could not be read — {'; '.join(bad)}; "
+        "their values count as not right or missing"
     )
