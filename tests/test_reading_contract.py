@@ -76,3 +76,9 @@ def test_a_reader_name_cannot_be_registered_twice_with_different_functions() -> 
         register_reader("test-contract-reader", second)
     assert independent_reader("test-contract-reader") is first
     assert independent_reader("no-such-reader") is None
+
+
+def test_a_value_stated_twice_after_a_correction_is_one_statement() -> None:
+    text = "Final Answer: 26. Wait, I mis-added: Final Answer: \\boxed{18}"
+    positions = [(0, 26.0), (text.index("Final Answer: \\"), 18.0), (text.index("18}"), 18.0)]
+    assert corrected(positions, text) == Reading.of(18.0, "corrected")

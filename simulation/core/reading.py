@@ -133,21 +133,24 @@ def corrected(
     same: Callable[[Any, Any], bool] = same_value,
 ) -> Reading | None:
     """The shared self-correction rule over a text's statements (position, value), in order:
-    None when there is no statement; the value when all agree; when they differ, the last
-    statement wins if a correction marker stands between it and the statement before it
-    (the earlier ones are withdrawn), else *ambiguous*."""
+    None when there is no statement; the value when all agree; when they differ, the last run
+    of equal statements wins if a correction marker stands between it and the statement
+    before it (the earlier ones are withdrawn), else *ambiguous*. A value stated twice in a row
+    ("Final Answer: \\boxed{18}") is one statement."""
     if not statements:
         return None
-    ordered = sorted(statements, key=lambda item: item[0])
-    last_position, last_value = ordered[-1]
-    if all(same(value, last_value) for _, value in ordered):
-        return Reading.of(last_value, "")
-    previous = ordered[-2][0]
-    if CORRECTION.search(text, previous, last_position) and all(
-        same(value, last_value) for position, value in ordered if position > previous
-    ):
-        return Reading.of(last_value, "corrected")
-    values = tuple(dict.fromkeys(value for _, value in ordered))
+    runs: list[tuple[int, int, Any]] = []  # (first position, last position, value)
+    for position, value in sorted(statements, key=lambda item: item[0]):
+        if runs and same(runs[-1][2], value):
+            runs[-1] = (runs[-1][0], position, runs[-1][2])
+        else:
+            runs.append((position, position, value))
+    if len(runs) == 1:
+        return Reading.of(runs[0][2], "")
+    (_, before, _), (start, _, last) = runs[-2], runs[-1]
+    if CORRECTION.search(text, before, start):
+        return Reading.of(last, "corrected")
+    values = tuple(dict.fromkeys(value for _, _, value in runs))
     shown = ", ".join(repr(value) for value in values)
     return Reading.ambiguous(f"it states different answers ({shown})", "", values)
 

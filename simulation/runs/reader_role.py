@@ -25,9 +25,21 @@ from personasim.simulation.llm.prompts import PromptPack
 from personasim.simulation.llm.scripted import scripted_behaviour
 
 if TYPE_CHECKING:
+    from personasim.simulation.core.model import Simulation
     from personasim.simulation.llm.client import LLMClient
 
-__all__ = ["READER_TASK", "RoleReader", "read_value_line", "reader_pack"]
+__all__ = [
+    "READER_ROLE",
+    "READER_TASK",
+    "RoleReader",
+    "read_value_line",
+    "read_with_role",
+    "reader_pack",
+    "reader_request",
+]
+
+READER_ROLE = "reader"
+"""The role's name, as a scenario declares it and `--role reader=SPEC` binds it."""
 
 READER_TASK = "reader"
 """The task of a reader request (the scripted double's rule is registered under it)."""
@@ -64,36 +76,51 @@ def read_value_line(reply: str, reader: str) -> Reading:
     return Reading.unreadable(f"the reader wrote {said!r}, not a plain number", by)
 
 
+def reader_request(reader: str, text: str, context: Mapping[str, Any]) -> ChatRequest | None:
+    """The reader role's request for `text` (None: the pack has no question for `reader`, or
+    the labels lack one of its placeholders)."""
+    pack = reader_pack()
+    entry = pack.entries.get(reader)
+    if entry is None or not entry.placeholders() <= set(context):
+        return None
+    question = pack.render(reader, **{key: context[key] for key in entry.placeholders()})
+    return ChatRequest(
+        messages=(
+            Message(role="user", content=pack.render("instruction", question=question, text=text)),
+        ),
+        temperature=0.0,
+        task=READER_TASK,
+        hints={"reader": reader, "text": text, "context": dict(context)},
+    )
+
+
+async def read_with_role(
+    sim: Simulation, agent_id: str | None, reader: str, text: str, context: Mapping[str, Any]
+) -> Reading | None:
+    """In a run whose `reader` role is bound: the bound model's reading of a text a rule could
+    not read (None: the role is not bound, or the pack has no question for `reader`). Its call
+    is logged under the role; the reading's `by` says "reader role"."""
+    if not sim.roles.get(READER_ROLE):
+        return None
+    request = reader_request(reader, text, context)
+    if request is None:
+        return None
+    response = await sim.ask(request, agent_id=agent_id or "reader", role=READER_ROLE)
+    return read_value_line(response.text, reader)
+
+
 class RoleReader:
     """Reads texts with a bound model (`personasim audit --role reader=SPEC`)."""
 
     def __init__(self, client: LLMClient, spec: str) -> None:
         self.client = client
         self.spec = spec
-        self.pack = reader_pack()
-
-    def request(self, reader: str, text: str, context: Mapping[str, Any]) -> ChatRequest | None:
-        """The reader request for `text` (None: the pack has no question for `reader`, or
-        the labels lack one of its placeholders)."""
-        if reader not in self.pack.entries:
-            return None
-        entry = self.pack.entries[reader]
-        if not entry.placeholders() <= set(context):
-            return None
-        question = self.pack.render(reader, **{k: context[k] for k in entry.placeholders()})
-        prompt = self.pack.render("instruction", question=question, text=text)
-        return ChatRequest(
-            messages=(Message(role="user", content=prompt),),
-            temperature=0.0,
-            task=READER_TASK,
-            hints={"reader": reader, "text": text, "context": dict(context)},
-        )
 
     async def __call__(self, reader: str, text: str, context: Mapping[str, Any]) -> Reading | None:
-        request = self.request(reader, text, context)
+        request = reader_request(reader, text, context)
         if request is None:
             return None
-        response = await self.client.complete(request, role="reader")
+        response = await self.client.complete(request, role=READER_ROLE)
         return read_value_line(response.text, reader)
 
 
