@@ -93,7 +93,8 @@ def test_gold_answers_with_commas_and_negatives() -> None:
         ("So... **Final Answer: \\boxed{1,450}**", 1450),
         ("final answer: 0.70", 0.7),
         ("Final Answer: 3, I hope that's right", 3),
-        ("Final Answer: 10 ... wait, no. Final Answer: 12", None),  # two answers: ambiguous
+        ("Final Answer: 10 ... wait, no. Final Answer: 12", 12),  # corrected after "wait"
+        ("Final Answer: 10\nFinal Answer: 12", None),  # two answers, no correction: ambiguous
         ("So the answer is 42.", 42),  # an explicit statement, though not the asked format
         ("Final Answer: twelve", 12),
     ],
@@ -106,18 +107,19 @@ def test_final_answer_extraction(response: str, expected: float | None) -> None:
     ("response", "expected"),
     [
         ("3 + 4 = 7, and 7 x 2 = 14. So the answer is 14.", 14),
-        ("The total is $1,234.50.", 1234.5),
-        ("It drops to -7 degrees", -7),
         ("The answer is \\boxed{18}.", 18),
+        ("First I add the apples, then I lost track of the rest.", None),  # no value stated
+        ("It drops to -7 degrees", None),
         ("I cannot tell.", None),
     ],
 )
-def test_answers_without_a_statement_are_read_by_their_last_number(
-    response: str, expected: float | None
-) -> None:
+def test_answers_without_a_statement_are_unreadable(response: str, expected: float | None) -> None:
     """Figure 2's no-persona prompt asks for "the final answer as a number", nothing more;
-    every answer without an explicit statement is read by its last number."""
-    assert careful_reading(response).value == expected
+    an answer without an explicit statement is unreadable (graded not right, counted), never
+    read by its last number."""
+    reading = careful_reading(response)
+    assert reading.value == expected
+    assert reading.status == ("read" if expected is not None else "unreadable")
 
 
 def test_shipped_problems_are_well_formed_and_their_arithmetic_checks_out() -> None:
@@ -194,7 +196,10 @@ def test_scripted_judge_scores_from_features() -> None:
 
 def test_judge_and_refinement_parsing() -> None:
     assert parse_judge_score("Clear difference.\nScore: 3") == 3
-    assert parse_judge_score("Score: 1 at first... final **Score: 2**") == 2
+    assert parse_judge_score("Score: 1 at first... wait, final **Score: 2**") == 2  # corrected
+    assert parse_judge_score("Score: 2. In short, Score: 2") == 2  # the same score twice
+    with pytest.raises(ValueError, match=r"different scores \(1, 2\)"):  # re-asked
+        parse_judge_score("Score: 1 for clarity, Score: 2 for contrast")
     assert parse_judge_score("Clear.\n**Score:** 3") == 3
     assert parse_judge_score("Clear.\nScore: \\boxed{1}") == 1
     for bad in ("no score here", "Score: 4"):
@@ -269,7 +274,8 @@ def hand_made_log() -> pd.DataFrame:
             "order": "before" if persona else "none",
             "level": level,
         }
-        graded = {"question_id": question, "correct": correct, "final_answer_found": found}
+        status = "read" if found else "unreadable"
+        graded = {"question_id": question, "correct": correct, "status": status}
         rows.append(("classroom.graded", {**graded, **labels, "repetition": rep}))
     cell = {"strategy": "zero-shot", "race": "none", "order": "before"}
     for rep, question, score in ((1, "q1", 3), (1, "q2", 2), (2, "q1", 3)):
@@ -304,11 +310,11 @@ def test_accuracy_and_doc_aggregation_hand_checked() -> None:
     assert cell["low"]["accuracy"] == 25.0 and cell["low"]["change"] == -50.0
     assert cell["low"]["accuracy_sd"] == pytest.approx(sd_50, abs=1e-6)
     assert cell["low"]["by_repetition"] == {"1": 0.0, "2": 50.0}
-    assert cell["low"]["missing_final_answers"] == 1
+    assert cell["low"]["unreadable_answers"] == 1 and cell["low"]["n_graded"] == 4
     assert cell["doc"]["mean"] == 2.75
     assert cell["doc"]["sd"] == pytest.approx(float(np.std([2.5, 3.0], ddof=1)), abs=1e-6)
     assert cell["doc"]["n_judged"] == 3 and cell["doc"]["judge_failures"] == 1
-    assert metrics["judge_failures"] == 1 and metrics["missing_final_answers"] == 1
+    assert metrics["judge_failures"] == 1 and metrics["unreadable_answers"] == 1
 
 
 # --- full runs --------------------------------------------------------------------------------
@@ -381,7 +387,7 @@ def test_prompts_follow_figures_2_4_5(full_run: RunResult) -> None:
 
 def test_the_baseline_answers_in_its_prompts_format_and_is_graded(full_run: RunResult) -> None:
     """The no-persona prompt never asks for 'Final Answer:', so the scripted baseline does not
-    write one, and the grader reads its last number: the baseline is graded, not zero."""
+    write one; it closes "So the answer is N.", an explicit statement: graded, not zero."""
     events = events_of(full_run.run_dir)
     baseline = [
         c["response"]["text"]
@@ -392,10 +398,12 @@ def test_the_baseline_answers_in_its_prompts_format_and_is_graded(full_run: RunR
     graded = [g for g in of_kind(events, "classroom.graded") if g["strategy"] == "none"]
     assert len(graded) == 3
     # "So the answer is N." is an explicit statement; no format was asked, so none is counted
-    assert all(g["reading"] == "explicit" and g["final_answer_found"] for g in graded)
+    assert all(g["status"] == "read" and g["by"].startswith("grammar:") for g in graded)
     assert all(g["format_compliant"] is None for g in graded)
     personas = [g for g in of_kind(events, "classroom.graded") if g["strategy"] != "none"]
-    assert {g["reading"] for g in personas} <= {"explicit", "last_number"}
+    assert {g["status"] for g in personas} <= {"read", "unreadable"}
+    readings = [e for e in of_kind(events, "reading.made") if e["reader"] == "math_answer"]
+    assert len(readings) == len(graded) + len(personas)  # every grade's reading, logged
     assert all(isinstance(g["format_compliant"], bool) for g in personas)
     assert full_run.metrics["metrics"]["baseline"]["accuracy"] is not None
 
@@ -421,7 +429,7 @@ def test_doc_pairs_for_human_annotation(full_run: RunResult) -> None:
     pairs = doc_pairs(events_of(full_run.run_dir))
     assert len(pairs) == sum(c["doc"]["n_judged"] for c in full_run.metrics["metrics"]["cells"])
     assert {"judge_score", "high_response", "low_response", "question_id"} <= set(pairs.columns)
-    assert pairs["low_response"].str.contains("Final Answer|So I get").all()
+    assert pairs["low_response"].str.contains("Final Answer|lost track").all()
 
 
 @pytest.mark.skipif(not GSM8K.exists(), reason="GSM8K test split not present")
@@ -566,10 +574,11 @@ def test_structured_answers_read_into_the_text_parsers_values() -> None:
     assert careful_reading(read_answer(answer)).value == 1234
     # a text stating another final answer than the schema's number is ambiguous, as in text
     overridden = read_answer(StudentAnswer(response="Final Answer: 7", final_answer=0.125))
-    assert careful_reading(overridden).reading == "ambiguous"
-    # null: no final answer, read by its last number like a text answer without one
-    forgot = read_answer(StudentAnswer(response="So I get 12.", final_answer=None))
-    assert forgot == "So I get 12." and careful_reading(forgot).reading == "last_number"
+    assert careful_reading(overridden).status == "ambiguous"
+    # null: no final answer, unreadable like a text answer without a statement
+    lost = "6 + 6 = 12. I lost track of the final number."
+    forgot = read_answer(StudentAnswer(response=lost, final_answer=None))
+    assert forgot == lost and careful_reading(forgot).status == "unreadable"
     assert answer_text("", -3.5) == "Final Answer: -3.5"
     with pytest.raises(ValueError, match="empty"):
         read_answer(StudentAnswer(response="  ", final_answer=None))
@@ -603,9 +612,9 @@ def test_structured_runs_measure_what_the_text_run_measures(
     metrics = runs["json_schema"].result.metrics["metrics"]
     # this seed takes the paths where text and JSON differ most: a forgotten final answer
     # (null in JSON) and a judge's re-ask (score 0 in JSON)
-    assert metrics["missing_final_answers"] > 0 and metrics["reasks"] > 0
+    assert metrics["unreadable_answers"] > 0 and metrics["reasks"] > 0
     nulls = [r for q, r in runs["json_object"].calls if '"final_answer": null' in r]
-    assert len(nulls) >= metrics["missing_final_answers"]
+    assert len(nulls) >= metrics["unreadable_answers"]
 
 
 @pytest.mark.parametrize("fmt", ["json_schema", "json_object"])
@@ -653,12 +662,13 @@ NATURAL = (
     "Let me work it out step by step. So the answer is {gold}.",
     "The final answer is $\\boxed{{{gold}}}$.",
     "**Final Answer:** ~{gold}",
-    "First I add, then I multiply. That gives {gold}. That was a fun one!",
+    '{{"reasoning": "First I add, then I multiply.", "answer": "{gold}"}}',
 )
 
 
 def natural_student(empty_every: int = 0) -> Any:
-    """A model that answers every question right, in its own words (no 'Final Answer:' line);
+    """A model that answers every question right, in its own words and formats (a statement,
+    a box, bold markdown, a JSON object; no 'Final Answer:' line);
     every `empty_every`-th question it answers with nothing (unparseable, re-asked, failed)."""
     golds = {p.question: p.gold for p in shipped_problems()}
 
@@ -682,7 +692,7 @@ def test_a_natural_answer_model_scores_full_marks_on_the_no_persona_baseline(
         result = run(tmp_path / "r", params, roles={"student": [f"openai:m@{server.base_url}"]})
     base = result.metrics["metrics"]["baseline"]
     assert (base["accuracy"], base["n_graded"], base["ambiguous_answers"]) == (100.0, 31, 0)
-    assert base["readings"]["none"] == 0  # every answer read: stated, or by its last number
+    assert base["readings"]["unreadable"] == 0  # every answer states its final answer
     assert base["accuracy_all"] == 100.0 and base["n_answers"] == 31
 
 
@@ -704,7 +714,8 @@ def test_unparseable_answers_are_excluded_or_counted_wrong_with_denominators(
     assert (base["n_graded"], base["n_answers"]) == (23, 31)
     assert base["accuracy"] == 100.0
     assert base["accuracy_all"] == pytest.approx(100 * 23 / 31)
-    assert "100.0 % of 23 [74.2 % of 31]" in "\n".join(ClassroomScenario.report(metrics))
+    report = "\n".join(ClassroomScenario.report(metrics))
+    assert "100.0 % of 23 graded (0 unreadable, 0 ambiguous) [74.2 % of 31 asked]" in report
 
 
 @pytest.mark.parametrize(

@@ -2,10 +2,12 @@
 
 A model on a local OpenAI-compatible server answers every question right, in its own words,
 closing its replies the ways current chat models do ("Answer:42", "**Final Answer:** 42 … I
-checked step 2 twice (it was 12)", `$\\boxed{42}$`, "#### 42", "The answer is 1,234 dollars.")
-and refining with or without the 'Reflection:/Revised Response:' labels. The baseline and every
-low/high cell must read at least 95 % right; format compliance (the paper's exact
-'Final Answer: {number}') is reported beside it and matches what the model wrote.
+checked step 2 twice (it was 12)", `$\\boxed{42}$`, "#### 42", "The answer is 1,234 dollars.",
+"**Answer** — 42", a check after the answer, a self-correction, French and Chinese closings
+with their own number grouping, a JSON object) and refining with or without the
+'Reflection:/Revised Response:' labels. The baseline and every low/high cell must read at least
+95 % right; format compliance (the paper's exact 'Final Answer: {number}') is reported beside
+it and matches what the model wrote.
 """
 
 from __future__ import annotations
@@ -29,6 +31,12 @@ CLOSINGS = (
     "#### {gold}",
     "The answer is {gold} dollars.",
     "Answer: {gold}. Check: 6*7",
+    "**Answer** \u2014 {gold}",  # a dash is punctuation, not a minus
+    "So the answer is {gold}. Check: 6 \u00d7 7 = 42 \u2713",
+    "Final Answer: 999999\n\nWait, it is actually {gold}.",
+    "La r\u00e9ponse est {gold_fr}.\n\nV\u00e9rification : 16 \u2212 3 \u2212 4 = 9.",
+    "\u6700\u7ec8\u7b54\u6848\uff1a{gold}\n\n\u9a8c\u8bc1\uff1a16 \u2212 3 \u2212 4 = 9",
+    '```json\n{{"reasoning": "3 + 4 = 7 first", "answer": "{gold}"}}\n```',
     "Final Answer: {gold}",  # the paper's asked format
 )
 ASKED = CLOSINGS.index("Final Answer: {gold}")
@@ -38,6 +46,11 @@ REQUIRED = 95.0
 def _written(gold: float) -> str:
     """As a chat model writes a number: thousands separators, no trailing zeros."""
     return f"{gold:,.0f}" if gold == int(gold) else f"{gold:,}"
+
+
+def _written_fr(gold: float) -> str:
+    """As French writes it: a (no-break) space between thousands, a decimal comma."""
+    return _written(gold).replace(",", "\u202f").replace(".", ",")
 
 
 class CarefulStudent:
@@ -57,7 +70,9 @@ class CarefulStudent:
             return "The low answer struggles visibly.\nScore: 2"
         gold = self._gold(prompt)
         digest = int(hashlib.sha256(prompt.encode()).hexdigest(), 16)
-        closing = CLOSINGS[digest % len(CLOSINGS)].format(gold=_written(gold))
+        closing = CLOSINGS[digest % len(CLOSINGS)].format(
+            gold=_written(gold), gold_fr=_written_fr(gold)
+        )
         question = next(q for q in self.golds if q in prompt)
         body_text = f"The question: {question}\nI work through it step by step: 3 + 4 = 7 first.\n"
         if len(messages) > 1:  # self-refinement's second turn
@@ -110,6 +125,7 @@ def test_every_cell_reads_a_right_answer_as_right(run_dir: Path) -> None:
         assert record["n_graded"] == 20 and record["answer_failures"] == 0, name
         assert record["accuracy"] >= REQUIRED, name
     assert metrics["ambiguous_answers"] == 0 and metrics["answer_failures"] == 0
+    assert metrics["unreadable_answers"] == 0
 
 
 def test_format_compliance_counts_the_asked_closing_beside_accuracy(run_dir: Path) -> None:

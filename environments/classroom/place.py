@@ -1,14 +1,15 @@
 """A classroom where students answer word problems and the answer key grades them (seed 000).
 
 The environment holds the sampled questions and their gold numbers and grades a response as a
-careful grader reads it (`numeric_answers.read_answer`, one rule for the no-persona baseline
-and every persona): its explicit final statement ("Final Answer: N", "the answer is N",
-`\\boxed{N}`, "#### N", "Answer: N"), else its last number; two different explicit answers are
-"ambiguous" and no number is read. A response without a number, or an ambiguous one, is graded
-wrong and flagged (`reading`), so metrics can count it apart: that is a grading outcome, not a
-parse failure to re-ask. Whether the reply kept the paper's asked format is the scenario's to
-say (`format_compliant`). Who answers, and how they were prompted, is not its business; the
-scenario passes those labels through to the `classroom.graded` event.
+careful grader reads it (`numeric_answers.read_answer`, one reader for the no-persona baseline
+and every persona): its explicit final statement, read by the grammar and by math-verify,
+which must agree. A response whose reading is *unreadable* (no explicit final answer, or a
+withdrawn result) or *ambiguous* (two answers, or two readers that disagree) is graded not
+right and counted apart by its status: that is a grading outcome, not a parse failure to
+re-ask. Each grade's reading is logged (`reading.made`, reader `math_answer`) for the audit.
+Whether the reply kept the paper's asked format is the scenario's to say (`format_compliant`).
+Who answers, and how they were prompted, is not its business; the scenario passes those labels
+through to the `classroom.graded` event.
 """
 
 from __future__ import annotations
@@ -19,13 +20,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from personasim.environments.classroom.gsm8k import WordProblem
-from personasim.environments.classroom.numeric_answers import (
-    TOLERANCE,
-    AnswerReading,
+from personasim.environments.classroom.numeric_answers import READER_NAME, TOLERANCE, read_answer
+from personasim.simulation import (
+    Environment,
+    InvalidActionError,
     Reading,
-    read_answer,
+    ReadStatus,
+    SimAgent,
+    Simulation,
 )
-from personasim.simulation import Environment, InvalidActionError, SimAgent, Simulation
 
 __all__ = ["ANSWER_TOLERANCE", "Classroom", "Grade"]
 
@@ -35,18 +38,16 @@ ANSWER_TOLERANCE = TOLERANCE
 
 @dataclass(frozen=True)
 class Grade:
-    """The outcome of one graded response."""
+    """The outcome of one graded response: the number read (None unless `status` is
+    "read"), whether it is the gold, and how it was read."""
 
     question_id: str
     answer: float | None
     gold: float
     correct: bool
-    reading: Reading = "explicit"
-
-    @property
-    def final_answer_found(self) -> bool:
-        """The response states its final answer explicitly (and unambiguously)."""
-        return self.reading == "explicit"
+    status: ReadStatus = "read"
+    reason: str | None = None
+    by: str = ""
 
 
 class Classroom(Environment):
@@ -76,15 +77,23 @@ class Classroom(Environment):
         question_id: str,
         response: str,
         format_compliant: bool | None = None,
+        reading: Reading | None = None,
         **labels: Any,
     ) -> Grade:
-        """Grade `response` to `question_id`; `format_compliant` (None: no format was asked)
-        and `labels` (strategy, level...) go into the event."""
+        """Grade `response` to `question_id`: right only when its reading is a value equal to
+        the gold. `reading`: how it was read, when not by the rules here (a bound reader
+        role's reading); `format_compliant` (None: no format was asked) and `labels`
+        (strategy, level...) go into the `classroom.graded` event and the `reading.made`."""
         gold = self.problem(question_id).gold
-        read: AnswerReading = read_answer(response)
-        answer = read.value
+        reading = reading or read_answer(response)
+        answer = reading.value if reading.ok else None
         correct = answer is not None and math.isclose(answer, gold, abs_tol=ANSWER_TOLERANCE)
-        grade = Grade(question_id, answer, gold, correct, read.reading)
+        grade = Grade(
+            question_id, answer, gold, correct, reading.status, reading.reason, reading.by
+        )
+        self.sim.record_reading(
+            agent.agent_id, READER_NAME, response, reading, question_id=question_id, **labels
+        )
         self.emit(
             "classroom.graded",
             {
@@ -92,9 +101,10 @@ class Classroom(Environment):
                 "answer": answer,
                 "gold": gold,
                 "correct": correct,
-                "final_answer_found": grade.final_answer_found,
-                "reading": read.reading,
-                "stated": list(read.stated),
+                "status": reading.status,
+                "reason": reading.reason,
+                "by": reading.by,
+                "candidates": list(reading.candidates),
                 "format_compliant": format_compliant,
                 **labels,
             },

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from personasim.agents.decision import DecisionParseError
+from personasim.simulation import corrected
 
 __all__ = [
     "ContrastScore",
@@ -73,16 +74,22 @@ def parse_refinement(reply: str) -> dict[str, Any]:
 
 
 def parse_judge_score(reply: str) -> int:
-    """The judge's last 'Score: N' with N in 1–3. A score off the integer scale ("2.5") is
-    not rounded or truncated: it is re-asked, then a counted failure, with the reason."""
-    scores = _SCORE.findall(reply)
+    """The judge's 'Score: N' with N in 1–3: one score, or the same score repeated, or a
+    later one after a correction ("Score: 2 ... wait, Score: 3"); different scores without a
+    correction are ambiguous and re-asked with the reason (the shared rule, `corrected`). A
+    score off the integer scale ("2.5") is not rounded or truncated: it is re-asked, then a
+    counted failure, with the reason."""
+    scores = [(m.start(), m[1]) for m in _SCORE.finditer(reply)]
     if not scores:
         raise DecisionParseError("it does not end with 'Score: N'")
-    written = scores[-1]
-    value = float(written.replace(",", "."))
-    if not value.is_integer():
+    reading = corrected([(at, float(written.replace(",", "."))) for at, written in scores], reply)
+    if reading is None or not reading.ok:
+        shown = ", ".join(dict.fromkeys(written for _, written in scores))
+        raise DecisionParseError(f"it gives different scores ({shown}); give one 'Score: N'")
+    written = next(w for _, w in reversed(scores) if float(w.replace(",", ".")) == reading.value)
+    if not float(reading.value).is_integer():
         raise DecisionParseError(f"the score must be a whole number 1, 2 or 3, got {written}")
-    return _checked_score(int(value))
+    return _checked_score(int(reading.value))
 
 
 def _checked_score(score: int) -> int:

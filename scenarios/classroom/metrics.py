@@ -169,25 +169,24 @@ def _per_repetition(frame: pd.DataFrame, column: str, scale: float = 1.0) -> dic
     return {int(k): float(v) for k, v in means.items()}
 
 
-READINGS = ("explicit", "last_number", "ambiguous", "none")
-"""How a careful grader read an answer (`environments.classroom.numeric_answers`); logs
-written before the reading was recorded have `graded_by` instead."""
+READINGS = ("read", "unreadable", "ambiguous")
+"""How a careful grader read an answer (`environments.classroom.numeric_answers`, a
+`Reading`'s status); older logs recorded `reading` or `graded_by` instead."""
+_OLD_READINGS = {"explicit": "read", "last_number": "read", "none": "unreadable"}
+"""An older log's `reading` as a status (its last-number grades stay as they were graded)."""
 
 
 def _readings(rows: pd.DataFrame) -> pd.Series:
-    """Each graded answer's reading; for an older log (no `reading`), from `graded_by` and
-    `final_answer_found`."""
+    """Each graded answer's reading status; for an older log (no `status`), from its
+    `reading`, or from `final_answer_found`."""
     if rows.empty:
         return pd.Series([], dtype=object)
+    if "status" in rows.columns:
+        return rows["status"].fillna("read")
     if "reading" in rows.columns:
-        return rows["reading"].fillna("explicit")
+        return rows["reading"].map(lambda r: _OLD_READINGS.get(r, r)).fillna("read")
     found = rows["final_answer_found"].astype(bool)
-    by_last = rows.get("graded_by", pd.Series("final_answer", index=rows.index)) == "last_number"
-    old = [
-        "none" if not f else "last_number" if b else "explicit"
-        for f, b in zip(found, by_last, strict=True)
-    ]
-    return pd.Series(old, index=rows.index)
+    return found.map({True: "read", False: "unreadable"})
 
 
 def _format_compliance(rows: pd.DataFrame, level: str) -> Statistic:
@@ -213,18 +212,17 @@ def _accuracy(
     level: str,
 ) -> dict:
     """Accuracy (%) per repetition, their mean and SD, and the counts behind them; `small`
-    when fewer than `smallest` answers were graded. `accuracy` is over the answers a careful
-    grader can read (denominator `n_graded`: ambiguous answers, which state two different
-    final answers, and unparseable ones are excluded and counted apart; an answer with no
-    number is wrong); `accuracy_all` counts ambiguous and unparseable answers as wrong
-    (denominator `n_answers`). `format_compliance` (%) is the share of graded replies in the
-    paper's asked format, side by side with accuracy."""
+    when fewer than `smallest` answers were graded. `accuracy` is over every graded answer
+    (denominator `n_graded`); an unreadable or ambiguous one is not right, and is counted
+    apart (`unreadable_answers`, `ambiguous_answers`). `accuracy_all` also counts the
+    answers that failed (no usable reply after re-asks) as not right (denominator
+    `n_answers`, the answers asked for). `format_compliance` (%) is the share of graded
+    replies in the paper's asked format, side by side with accuracy."""
     labels = {"strategy": strategy, "race": race, "order": order, "level": level}
     rows = select_rows(graded, **labels)
     lost = select_rows(failed, **labels)
     readings = _readings(rows)
-    clear = rows[readings != "ambiguous"] if len(rows) else rows
-    by_rep = _per_repetition(clear, "correct", 100.0)
+    by_rep = _per_repetition(rows, "correct", 100.0)
     mean, sd = mean_and_sd(list(by_rep.values()), "no graded answers")
     all_rep = _counted_wrong(rows, lost)
     mean_all, sd_all = mean_and_sd(list(all_rep.values()), "no answers")
@@ -236,18 +234,18 @@ def _accuracy(
         **stat_fields("accuracy_all_sd", sd_all),
         **stat_fields("format_compliance", _format_compliance(rows, level)),
         "by_repetition": {str(k): rounded(v) for k, v in by_rep.items()},
-        "n_graded": len(clear),
         "n_answers": len(rows) + len(lost),
-        "answer_failures": len(lost),
+        "n_graded": len(rows),
+        "unreadable_answers": int(counts.get("unreadable", 0)),
         "ambiguous_answers": int(counts.get("ambiguous", 0)),
+        "answer_failures": len(lost),
         "readings": {r: int(counts.get(r, 0)) for r in READINGS},
-        "missing_final_answers": int(counts.get("last_number", 0) + counts.get("none", 0)),
-        "small": len(clear) < smallest,
+        "small": len(rows) < smallest,
     }
 
 
 def _counted_wrong(graded: pd.DataFrame, lost: pd.DataFrame) -> dict[int, float]:
-    """Accuracy (%) per repetition with each failed (unparseable) answer counted wrong."""
+    """Accuracy (%) per repetition with each failed answer (no usable reply) counted wrong."""
     correct: Counter[int] = Counter()
     total: Counter[int] = Counter()
     for rep, ok in zip(graded.get("repetition", []), graded.get("correct", []), strict=True):
@@ -399,7 +397,7 @@ def classroom_metrics(events: pd.DataFrame) -> dict[str, Any]:
         "cells": table,
         "order_effect": _order_effect(table),
         "race_effect": _race_effect(graded, smallest),
-        "missing_final_answers": int(readings.isin(["last_number", "none"]).sum()),
+        "unreadable_answers": int((readings == "unreadable").sum()),
         "ambiguous_answers": int((readings == "ambiguous").sum()),
         "readings": {r: int((readings == r).sum()) for r in READINGS},
         "answer_failures": _count(failed, lambda t: t not in (JUDGE_TASK, SWAPPED_TASK)),

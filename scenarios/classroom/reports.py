@@ -43,9 +43,9 @@ def _signed(record: dict[str, Any], key: str) -> str:
 def accuracy_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
     """Tables 1 and 2: per strategy × race × order, low and high accuracy (%) as a careful
     grader reads, their change against the no-persona baseline, and the mean DoC, each with
-    its SD over repetitions; beside them the format compliance (%), the graded and the
-    ambiguous answers; `small_group` when one of them rests on fewer answers than the run's
-    `min_group_n`."""
+    its SD over repetitions; beside them the format compliance (%), the answers asked for,
+    graded, unreadable and ambiguous (both graded not right); `small_group` when one of them
+    rests on fewer answers than the run's `min_group_n`."""
     rows = []
     for cell in metrics["cells"]:
         row = {
@@ -61,14 +61,23 @@ def accuracy_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
             row[f"acc_{level}_change"] = cell[level]["change"]
         for level in TABLE_LEVELS:
             row[f"format_{level}"] = cell[level].get("format_compliance")
+            row[f"n_asked_{level}"] = cell[level]["n_answers"]
             row[f"n_{level}"] = cell[level]["n_graded"]
+            row[f"unreadable_{level}"] = cell[level].get("unreadable_answers", 0)
             row[f"ambiguous_{level}"] = cell[level].get("ambiguous_answers", 0)
+        row["no_persona_n"] = _counted(metrics["baseline"])
         row["doc"] = cell["doc"]["mean"]
         row["doc_sd"] = cell["doc"]["sd"]
         row["n_judged"] = cell["doc"]["n_judged"]
         row["small_group"] = any(cell[g]["small"] for g in (*TABLE_LEVELS, "doc"))
         rows.append(row)
     return rows
+
+
+def _counted(record: dict[str, Any]) -> str:
+    """Answers asked / graded / unreadable / ambiguous."""
+    keys = ("n_answers", "n_graded", "unreadable_answers", "ambiguous_answers")
+    return "/".join(str(record.get(key, 0)) for key in keys)
 
 
 def behaviour_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
@@ -134,11 +143,13 @@ def race_effect_figure(
 
 
 def _both(record: dict[str, Any]) -> str:
-    """Accuracy over the graded answers, and with ambiguous and unparseable answers counted
-    wrong, each with its denominator."""
+    """Accuracy over the graded answers (unreadable and ambiguous ones not right), with how
+    many were unreadable or ambiguous, and over the answers asked for (failed ones too)."""
     return (
-        f"{_pm(record, 'accuracy', 'accuracy_sd')} % of {record['n_graded']} "
-        f"[{shown_stat(record, 'accuracy_all', 1)} % of {record['n_answers']}]"
+        f"{_pm(record, 'accuracy', 'accuracy_sd')} % of {record['n_graded']} graded "
+        f"({record.get('unreadable_answers', 0)} unreadable, "
+        f"{record.get('ambiguous_answers', 0)} ambiguous) "
+        f"[{shown_stat(record, 'accuracy_all', 1)} % of {record['n_answers']} asked]"
     )
 
 
@@ -154,8 +165,8 @@ def report_lines(metrics: dict[str, Any]) -> list[str]:
     lines = [
         f"{metrics['model']}: {metrics['n_questions']} questions × {metrics['repetitions']} "
         f"repetitions; no persona {_both(base)}; "
-        f"{metrics['missing_final_answers']} answers without an explicit final answer, "
-        f"{metrics.get('ambiguous_answers', 0)} ambiguous, "
+        f"{metrics.get('unreadable_answers', 0)} unreadable answers (no explicit final "
+        f"answer), {metrics.get('ambiguous_answers', 0)} ambiguous, "
         f"{metrics['answer_failures']} failed answers, {metrics['judge_failures']} failed "
         f"judgements, {metrics['reasks']} re-asks"
     ]

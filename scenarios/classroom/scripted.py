@@ -54,7 +54,8 @@ REWRITE_LOW_FIX = 0.20
 """Chance that the two-stage rewrite of a low performer's wrong answer fixes it."""
 
 MISSING_FINAL_ANSWER = 0.03
-"""Chance that a persona's answer forgets its closing 'Final Answer:' line (graded wrong)."""
+"""Chance that a persona's answer ends without stating its number ("I lost track of the final
+number."): unreadable, graded not right and counted."""
 
 JUDGE_FORMAT_SLIP = 0.03
 """Chance that a judge's first answer has no usable score (exercises the re-ask)."""
@@ -108,7 +109,7 @@ class _Answer:
     def text(self) -> str:
         if self.natural:
             return f"{self.body} So the answer is {_number(self.value)}."
-        closing = f"So I get {_number(self.value)}." if self.forgot else self._final()
+        closing = "I lost track of the final number." if self.forgot else self._final()
         return f"{self.body} {closing}"
 
     def fields(self) -> dict[str, Any]:

@@ -49,8 +49,9 @@ RACE_ORDER = ("AA", "WA", "HS")
 NOTE = (
     "Accuracy (%) of the low and high persona as a careful grader reads the answers, in "
     "parentheses the change against the no-persona baseline (the paper's subscript); DoC 1-3; "
-    "format: the share (%) of low / high replies in the asked 'Final Answer: {number}'. — : "
-    "undefined or not run (the long table says why)."
+    "format: the share (%) of low / high replies in the asked 'Final Answer: {number}'; n: "
+    "answers asked / graded / unreadable / ambiguous, low · high (unreadable and ambiguous "
+    "answers are graded not right). — : undefined or not run (the long table says why)."
 )
 TABLE3_STRATEGIES = ("zero-shot", "one-shot", "self-refine")
 """Table 3's column groups."""
@@ -78,6 +79,13 @@ def _format_pair(low: float | None, high: float | None) -> str | None:
     return " / ".join("—" if v is None else f"{v:.1f}" for v in (low, high))
 
 
+def _counts(cell: dict[str, Any], level: str) -> str:
+    """Answers asked / graded / unreadable / ambiguous of one level ("—" where not run)."""
+    keys = ("n_asked", "n", "unreadable", "ambiguous")
+    values = [cell.get(f"{key}_{level}") for key in keys]
+    return "—" if values[1] is None else "/".join(str(v if v is not None else 0) for v in values)
+
+
 def _main_order(rows: Sequence[dict[str, Any]]) -> str:
     orders = {r["order"] for r in rows}
     return "before" if "before" in orders or not orders else "after"
@@ -95,7 +103,9 @@ def wide_table(rows: Sequence[dict[str, Any]], race: str) -> list[dict[str, Any]
             continue
         row: dict[str, Any] = {"model": model} if race == "none" else {"race": race, "model": model}
         if race == "none":
-            row["No Persona"] = next(iter(cells.values()))["no_persona"]
+            first = next(iter(cells.values()))
+            row["No Persona"] = first["no_persona"]
+            row["No Persona n"] = first.get("no_persona_n")
         for strategy, label in STRATEGY_LABELS.items():
             if strategy == "two-stage" and race == "none":
                 continue
@@ -106,6 +116,9 @@ def wide_table(rows: Sequence[dict[str, Any]], race: str) -> list[dict[str, Any]
                 )
             row[f"{label} DoC"] = cell.get("doc")
             row[f"{label} format"] = _format_pair(cell.get("format_low"), cell.get("format_high"))
+            row[f"{label} n"] = (
+                f"{_counts(cell, 'low')} · {_counts(cell, 'high')}" if cell else None
+            )
         row["order"] = order
         table.append(row)
     return table

@@ -15,7 +15,8 @@ Two rules every reader shares (docs/readers.md):
   different values are *ambiguous*, never one side's guess.
 - **Self-corrections** (`corrected`): a statement followed by an explicit correction marker
   ("wait", "actually", "correction", "I mean", "sorry", "make it", "on second thought",
-  "rather", "no,") and a new value is replaced by that value — the last corrected statement
+  "rather", "no,", and their French, Spanish, German, Portuguese and Chinese counterparts) and
+  a new value is replaced by that value — the last corrected statement
   wins; two statements that differ without such a marker are *ambiguous*.
 """
 
@@ -51,12 +52,17 @@ ReadStatus = Literal["read", "unreadable", "ambiguous"]
 than one candidate (or two readers that disagree)."""
 
 CORRECTION = re.compile(
-    r"\b(?:wait|actually|correction|i\s+mean|sorry|oops|make\s+(?:it|that)|"
+    r"\b(?:wait|actually|correction|i\s+meant?|sorry|oops|make\s+(?:it|that)|"
     r"on\s+second\s+thought|rather|scratch\s+that|let\s+me\s+correct|i\s+made\s+a\s+mistake|"
-    r"no\s*,)\b",
+    r"attendez|attends|en\s+fait|je\s+corrige|espera|en\s+realidad|corrijo|perdón|"
+    r"warte|eigentlich|korrektur|espere|na\s+verdade|corrigindo)\b"
+    r"|\b(?:no|non|nein)\s*,|等一下|等等|不对|不對|更正|其实|其實",
     re.IGNORECASE,
 )
-"""Words that withdraw what was said before and introduce its replacement."""
+"""Words that withdraw what was said before and introduce its replacement: English ("wait",
+"actually", "correction", "no,"...), French (attendez, en fait, non,, correction, je corrige),
+Spanish (espera, en realidad, corrijo, perdón), German (warte, eigentlich, Korrektur, nein,),
+Portuguese (espere, na verdade, corrigindo) and Chinese (等一下, 等等, 不对, 更正, 其实)."""
 
 
 @dataclass(frozen=True)

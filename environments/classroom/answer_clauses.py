@@ -1,0 +1,313 @@
+"""Clauses of the classroom's answer reader: what one statement's clause states.
+
+A clause (the words after "Final Answer:", a `\\boxed{}`'s content, a JSON answer field, a
+closing sentence) is read without its asides in brackets, with number words in digits: a value
+stated first is the value unless another quantity joins it ("4 and 6": two answers); an
+equation states its result; a sentence with several numbers states the one after a result word
+("is", "makes", "has", "=") or before "left", "in total". A negation, a relation ("5 more
+than"), algebra or an expression cut short states no value.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from personasim.environments.classroom.answer_numbers import (
+    DASHES,
+    NUMBER,
+    SIGN_WORD,
+    Number,
+    number_of,
+    numbers_in,
+    with_digits,
+)
+
+__all__ = [
+    "ASIDE",
+    "CLAUSE_END",
+    "FRACTION_WORDS",
+    "ClauseValue",
+    "Context",
+    "Statement",
+    "below_zero_signed",
+    "clause_of",
+    "clause_value",
+    "prepared",
+    "without_asides",
+]
+
+ClauseValue = tuple[float | None, tuple[float, ...], str | None]
+"""What a clause states: (value, candidates where it is ambiguous, why it states no value)."""
+
+# --- clauses: what one statement says -----------------------------------------------------------
+
+_DIGIT = re.compile(r"\d")
+_DANGLING = re.compile(r"(?:[+×*÷/^=−-]|\bx|\b(?:plus|minus|times))\s*[.!]?\s*$")
+"""An expression cut short ("35 x ((age - 10))" without its bracket): no number."""
+ASIDE = re.compile(r"\s*\([^()]*\)|\s\[[^\[\]\n]*\]")
+_OPENING = re.compile(
+    rf"^(?:[\s*_#>\"'`“”«»{DASHES}:|]|-(?=\s)|\\\[|\\\(|\$(?!\s?\d)|~|≈|"
+    r"\b(?:about|around|approximately|roughly|exactly|just|only|environ|unos|etwa|cerca\s+de)\b)*",
+    re.IGNORECASE,
+)
+CLAUSE_END = re.compile(r"\n|(?<!\d)\.(?!\d)|\.(?=\s|$)|[!?;。！？|]|\s[–—]\s(?=\D)")
+_NEXT_CLAUSE = re.compile(r",\s+(?!which\b)|;|\s(?:and|so|then|but)\s", re.IGNORECASE)
+"""Where an equation's clause ends and another begins ("6+6=12 games, 5 = 10")."""
+_EQUALS = re.compile(r"=|≈|\b(?:equals|is\s+equal\s+to|égale?|gleich|igual\s+a)\b")
+_OPERATOR = re.compile(r"[+×*÷/^]|(?<=\d)\s*[x-]\s*(?=\$?\d)|\b(?:plus|minus|times|divided\s+by)\b")
+_NEGATION = re.compile(r"^\s*(?:not|n't|no|nicht|pas|no\s+es)\b", re.IGNORECASE)
+_RELATION = re.compile(
+    r"^\s*%?\s*(?:more|less|fewer|greater|smaller)\s+than\b|^\s*times\s+(?:as|more)\b",
+    re.IGNORECASE,
+)
+_ALGEBRA = re.compile(r"\d\s*[×*x]?\s*\(?\s*[a-z]\s*[+\-×*/)=]|\b[a-z]\s*=\s*-?\d", re.IGNORECASE)
+_CONJUNCTION = re.compile(
+    r"^[\s*_]*(?:[^\W\d_]+\s+){0,4}?(?:and|or|,|&|y|o|et|ou|und|oder|e|oppure|或|和)\s+"
+    r"(?:[^\W\d_]+\s+){0,2}$",
+    re.IGNORECASE,
+)
+_EXPLAINING = re.compile(
+    r"\b(?:because|since|as|from|which|that|so|per|each|for|after|by|with|since|in|on|at|of|"
+    r"to|when|if|car|porque|weil|da|pois|perché)\b|[:—–]",
+    re.IGNORECASE,
+)
+_RESULT_BEFORE = re.compile(
+    r"(?:=|\b(?:is|are|was|be|makes?|made|earns?|earned|has|have|had|gets?|got|needs?|needed|"
+    r"costs?|pays?|paid|spends?|spent|saves?|saved|totals?|total\s+of|comes?\s+to|equals|"
+    r"left\s+with|ends?\s+up\s+with|remains?|owes?|will\s+(?:be|have|"
+    r"need|make|pay|get)|est|sont|fait|gagne|es|son|tiene|gana|ist|sind|hat|verdient|"
+    r"é|são|tem|têm|ganha|è|sono|ha)\b)"
+    r"[\s*_]*(?:(?:a\s+total\s+of|in\s+total|about|exactly|only|just|now|still|then|de|von)\s+)?"
+    r"[\s*_]*$",
+    re.IGNORECASE,
+)
+_RESULT_AFTER = re.compile(
+    r"^[\s*_]*(?:[^\W\d_]+\s+){0,2}?(?:left|remaining|in\s+total|total|altogether|in\s+all|"
+    r"overall|restants?|en\s+total|au\s+total|insgesamt|übrig|en\s+total|restantes)\b",
+    re.IGNORECASE,
+)
+_VALUE_ALONE = re.compile(r"^(?:\s*(?:[^\W\d_]+\.?|[$€£¥₹])){0,3}[\s*_.!]*$")
+_RANGE = re.compile(r"^\s*(?:-|–|—|~|to|à|a|bis|até|hasta|au|到|至)\s*[$€£]?\s*$", re.IGNORECASE)
+"""Between two numbers, a range: "12 - 13", "12 to 13", "12 到 13" (or "12-13", which is
+read as a number and a signed one)."""
+_HEDGED = re.compile(
+    r"\b(?:roughly|give\s+or\s+take|somewhere|more\s+or\s+less|or\s+so|depending|depends|"
+    r"at\s+(?:most|least)|up\s+to|no\s+(?:more|fewer|less)\s+than|not\s+more\s+than|"
+    r"a\s+(?:maximum|minimum)\s+of|höchstens|mindestens|bis\s+zu|au\s+plus|au\s+moins|"
+    r"jusqu'à|como\s+máximo|como\s+mínimo|al\s+menos|no\s+máximo|pelo\s+menos|"
+    r"à\s+peu\s+près|ungefähr|mais\s+ou\s+menos|probably|maybe|perhaps|possibly|likely|"
+    r"or\s+(?:more|less|fewer)|"
+    r"I\s+guess|peut-être|probablement|vielleicht|wahrscheinlich|quizás?|tal\s+vez|talvez)\b|"
+    r"最多|至少|不超过|大约|左右|差不多|大概|可能",
+    re.IGNORECASE,
+)
+"""A hedge or a bound ("roughly", "give or take", "at most", "probably"): not one exact
+answer ("about", "approximately", "~" before a value are read through, as graders read
+"Final Answer: ~42")."""
+FRACTION_WORDS = re.compile(
+    r"\d\s*(?:ths|rds|nds)\b|\d\s+\d+(?:st|nd|rd|th)\b|(?:\d|\bone|\ba)\s+(?:half|halves|"
+    r"quarters?|thirds?|fifths?|sixths?|"
+    r"eighths?|tenths?|demis?|tiers|quarts?|medios?|tercios?|cuartos?|Hälften?|Drittel|Viertel)\b",
+    re.IGNORECASE,
+)
+"""Fractions in words ("three eighths", text2num's "3 8ths"): no value is read from them."""
+"""What may follow a value alone on its line or in a correction: up to three unit words."""
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One statement: where it is (and where its clause ends: `end`, None where unknown), the
+    rule that found it, and its value, or the candidates that make it ambiguous, or why it
+    states no value (`problem`); `passage`: the text the second reader reads for it, where the
+    whole reply would mislead that reader (a JSON field, a closing sentence)."""
+
+    position: int
+    rule: str
+    value: float | None = None
+    candidates: tuple[float, ...] = ()
+    problem: str | None = None
+    end: int | None = None
+    passage: str | None = None
+
+
+@dataclass(frozen=True)
+class Context:
+    """What every statement of one reply is read with: its text, language and decimal mark."""
+
+    text: str
+    language: str | None
+    decimal_mark: str | None
+
+    def statement(
+        self, position: int, rule: str, clause: str, strict: bool = False, **where: Any
+    ) -> Statement:
+        """The statement of `clause`, found at `position` by `rule`; `where`: its `end` and
+        `passage`."""
+        value, candidates, problem = clause_value(clause, self.decimal_mark, self.language, strict)
+        return Statement(position, rule, value, candidates, problem, **where)
+
+
+def clause_of(text: str) -> tuple[str, bool]:
+    """The clause after a marker: to the end of its sentence or line; and whether it is the
+    next non-empty line (after a heading or a bare label, where only a value alone counts)."""
+    head = text.lstrip(" \t*_#:：=")
+    next_line = head.startswith("\n")
+    if next_line:
+        head = head.lstrip()
+    end = CLAUSE_END.search(head)
+    return (head if end is None else head[: end.start()]), next_line
+
+
+def prepared(clause: str, language: str | None, decimal_mark: str | None) -> str:
+    """The clause without asides in brackets, multiplied numbers and number words in digits,
+    sign words as signs, and without what may open it (markdown, quotes, "about")."""
+    clause = _RESTATED_PERCENT.sub(_as_percent, clause)
+    clause = below_zero_signed(clause)
+    stripped = without_asides(clause)
+    clause = stripped if _DIGIT.search(stripped) else re.sub(r"[()]", " ", clause)  # "is (4)"
+    clause = NUMBER.sub(lambda match: _expanded(match, decimal_mark), clause)
+    clause = with_digits(clause, language)
+    clause = SIGN_WORD.sub("-", clause)
+    clause = re.sub(r"[\s*_]+$", "", clause)  # markdown closing it: "**Answer: 42**"
+    return clause[_OPENING.match(clause).end() :]  # type: ignore[union-attr]
+
+
+_RESTATED_PERCENT = re.compile(
+    r"(?<![\d.,])(?P<fraction>[01]?\.\d+)(?![\d.,]\d)\s*,?\s*(?:or|i\.e\.,?|that\s+is,?|=|soit|"
+    r"oder|ou|o)?\s*(?P<open>\()?\s*(?P<percent>\d+(?:\.\d+)?)\s?%\s*(?(open)\))",
+    re.IGNORECASE,
+)
+"""A fraction restated as a percentage ("0.08, or 8%", "0.25 (25%)"): one quantity, read as
+the percentage, as every percentage is read."""
+
+
+_BELOW_ZERO = re.compile(
+    r"(?<![\d.,-])(?P<number>\d+(?:[.,]\d+)?)(?P<unit>\s*(?:°\s*[CF]?|degrees?|degrés?|Grad|grados|"
+    r"graus)?(?:\s+(?:Celsius|Fahrenheit))?)\s+(?:below\s+zero|sous\s+zéro|unter\s+null|"
+    r"bajo\s+cero|abaixo\s+de\s+zero)",
+    re.IGNORECASE,
+)
+"""A temperature below zero in words: "7 degrees below zero" is -7."""
+_LING_XIA = re.compile(r"零下\s*(?P<number>\d+(?:\.\d+)?)")
+
+
+def below_zero_signed(text: str) -> str:
+    """Temperatures below zero in words written with a sign ("7 degrees below zero", "零下 7")."""
+    return _LING_XIA.sub(r"-\g<number>", _BELOW_ZERO.sub(r"-\g<number>\g<unit>", text))
+
+
+def _as_percent(match: re.Match[str]) -> str:
+    fraction, percent = float(match["fraction"]), float(match["percent"])
+    return f"{match['percent']}%" if abs(fraction * 100 - percent) < 1e-6 else match[0]
+
+
+def without_asides(clause: str) -> str:
+    """The clause without its asides in brackets, nested ones too."""
+    while (shorter := ASIDE.sub("", clause)) != clause:
+        clause = shorter
+    return clause
+
+
+def _expanded(match: re.Match[str], decimal_mark: str | None) -> str:
+    """A number with a multiplier word in digits ("1.5 million" is 1500000), before number
+    words are read (text2num would read "million" alone)."""
+    number = number_of(match, decimal_mark)
+    if not match["multiplier"] or number.value is None:
+        return match[0]
+    return format(number.value, "f").rstrip("0").rstrip(".")
+
+
+def clause_value(
+    clause: str, decimal_mark: str | None, language: str | None, strict: bool = False
+) -> ClauseValue:
+    """What one statement's clause states: (value, candidates, problem). A value first is
+    the value (unless another quantity follows it: two answers); an equation's result; else
+    the one result-like number of the sentence. `strict`: only a value alone (a correction,
+    a heading's next line)."""
+    if _ALGEBRA.search(clause):
+        return None, (), "its statement is algebra, not a number"
+    body = prepared(clause, language, decimal_mark)
+    if _NEGATION.match(body):
+        return None, (), "it says what the answer is not"
+    if FRACTION_WORDS.search(body):
+        return None, (), "it writes a fraction in words"
+    numbers = numbers_in(body, decimal_mark)
+    if not numbers:
+        return None, (), "its statement gives no number"
+    if (hedge := _HEDGED.search(without_asides(clause))) is not None:
+        values = tuple(n.value for n in numbers[:1] if n.value is not None)
+        return None, values, f"it gives an approximation or a bound ({hedge[0]!r})"
+    if _DANGLING.search(body):
+        return None, (), "its statement is an expression, not a number"
+    if _RELATION.match(body, numbers[0].end):
+        return None, (), "its statement gives a relation, not a value"
+    first = numbers[0]
+    value_first = not body[: first.start].strip(" *_$€£")
+    if strict and not (value_first and _VALUE_ALONE.match(body[first.end :])):
+        return None, (), "not a value alone"
+    if _EQUALS.search(body) and len(numbers) > 1:
+        return _equation_value(body, decimal_mark)
+    if value_first:
+        return _first_value(body, numbers)
+    return _result_value(body, numbers)
+
+
+def _single(number: Number) -> ClauseValue:
+    if number.value is None:
+        return None, number.readings, "its number's grouping can be read two ways"
+    return number.value, (), None
+
+
+def _equation_value(body: str, decimal_mark: str | None) -> ClauseValue:
+    """An equation's result: the number right after its last "=" ("6 × 7 = 42 apples, which
+    ..."), or alone before its first ("$18 = 9 × $2")."""
+    first_equals = _EQUALS.search(body)
+    assert first_equals is not None
+    cut = _NEXT_CLAUSE.search(body, first_equals.end())
+    parts = _EQUALS.split(body if cut is None else body[: cut.start()])
+    result = parts[-1]
+    numbers = numbers_in(result, decimal_mark)
+    stated_first = numbers and not result[: numbers[0].start].strip(" *_$€£")
+    if stated_first and not _OPERATOR.match(result[numbers[0].end :].lstrip()):
+        return _single(numbers[0])
+    numbers = numbers_in(parts[0], decimal_mark)
+    if len(numbers) == 1 and not _OPERATOR.search(parts[0]):
+        return _single(numbers[0])
+    return None, (), "its equation has no single result"
+
+
+def _first_value(body: str, numbers: list[Number]) -> ClauseValue:
+    """A value stated first: two quantities joined by "and"/"or" are two answers; anything
+    else after it explains it."""
+    first = numbers[0]
+    if len(numbers) > 1:
+        between = body[first.end : numbers[1].start]
+        if _RANGE.match(between) or (not between and body[numbers[1].start] == "-"):
+            values = tuple(n.value for n in numbers[:2] if n.value is not None)
+            return None, values, "it gives a range"
+        if _CONJUNCTION.match(between) and not _EXPLAINING.search(between):
+            values = tuple(dict.fromkeys(n.value for n in numbers[:2] if n.value is not None))
+            if len(values) > 1 or numbers[0].value is None:
+                return None, values, "it states two quantities"
+    return _single(first)
+
+
+def _result_value(body: str, numbers: list[Number]) -> ClauseValue:
+    """A sentence after a marker: its one result-like number (after "is", "makes", "has",
+    "=", or before "left", "in total"), or its only number."""
+    if len(numbers) == 1:
+        return _single(numbers[0])
+    results = [
+        n
+        for n in numbers
+        if _RESULT_BEFORE.search(body[: n.start]) or _RESULT_AFTER.match(body[n.end :])
+    ]
+    values = tuple(dict.fromkeys(n.value for n in results))
+    if len(values) == 1:
+        return _single(results[0])
+    shown = tuple(n.value for n in numbers if n.value is not None)
+    if not results:
+        return None, shown, "its sentence has several numbers and states none as the result"
+    return None, tuple(v for v in values if v is not None), "its sentence states several results"

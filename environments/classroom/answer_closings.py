@@ -1,0 +1,386 @@
+"""Closings of the classroom's answer reader: the closing sentence, what follows the final
+statement, a concluding box, and where the reply proper ends (docs/classroom.md, "Reading
+answers").
+
+- **Closing sentence** (`closing_statement`): a reply with no final statement at all is read by
+  its last sentence, or a last labelled line ("**Total: $75**"), asides in brackets removed,
+  when that sentence states exactly one quantity (an equation by its result; a number after a
+  definite article, "the three cities", refers to a group and is no quantity), is no question,
+  condition, check or step of the working, and its value is not an operand the working used
+  (a restated intermediate step) unless it is the working's last result.
+- **Hedges** (`hedge_after`): after the final statement, an alternative ("or 13, if ...",
+  "Ou bien 12 ans", "Wenn man ..., sind es 140"), "both answers are possible", a concluding
+  "So ..." none of whose numbers is the answer, or a correction ("Actually, scratch that")
+  followed by no value and no restatement of the answer: the statement is not the answer.
+- **Concluding box** (`concluding_box`): of several different `\\boxed{}` values, the last is
+  read where its sentence computes it from every earlier boxed value ("$80 + $150 =
+  \\boxed{$230}").
+- **Reply proper** (`reply_proper`): end-of-text tokens removed, and a reply that goes on to
+  write a new question ("Question:" on its own line) is read up to it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from personasim.environments.classroom.answer_clauses import (
+    ASIDE,
+    FRACTION_WORDS,
+    Context,
+    Statement,
+    clause_value,
+    prepared,
+    without_asides,
+)
+from personasim.environments.classroom.answer_numbers import numbers_in, with_digits
+
+__all__ = [
+    "closing_statement",
+    "concluding_box",
+    "hedge_after",
+    "reply_proper",
+]
+
+TOLERANCE = 1e-6
+
+_SENTENCE_BREAK = re.compile(r"[ \t]*\n\s*|(?<=[.!?])\s+|(?<=[。！？])\s*")
+_MARKUP = " \t*_#>`|"
+_TRAILER = re.compile(r"(?:\s|```|\*\*|__)+$")
+_ALTERNATIVE = re.compile(
+    r"^(?:or|ou(?:\s+bien|\s+então)?|oder|o|alternatively|otherwise|sinon|sonst|"
+    r"de\s+lo\s+contrario|senão|or\s+else|either)\b|^(?:或者|或|否则)",
+    re.IGNORECASE,
+)
+"""Words that open an alternative to the answer just given."""
+_CONDITIONAL = re.compile(r"^(?:if|unless|si|wenn|falls|se|sofern)\b|^(?:如果|假如|若)", re.I)
+_MAYBE = re.compile(
+    r"\b(?:could|might|may)\s+(?:also\s+)?be\b|\b(?:some|others?)\s+(?:would|might|may|could)\b|"
+    r"\b(?:pourrait|könnte|podría|poderia)\b",
+    re.IGNORECASE,
+)
+"""Another value offered as possible ("it could also be 13", "some would say 13")."""
+_CONDITION_WORD = re.compile(
+    r"(?:^|\b)(?:if|unless|si|wenn|falls|se|sofern)\b|如果|假如|若是", re.IGNORECASE
+)
+_BOTH = re.compile(
+    r"\b(?:both\s+(?:answers|values|readings)\s+(?:are|could\s+be)|beide\s+Antworten|"
+    r"les\s+deux\s+réponses|ambas\s+(?:respuestas|respostas)|either\s+answer)\b|两个答案都",
+    re.IGNORECASE,
+)
+_CONCLUSION = re.compile(
+    r"^(?:so|therefore|thus|hence|in\s+total|donc|ainsi|also|daher|então|portanto|entonces|"
+    r"por\s+lo\s+tanto|quindi)\b|^(?:所以|因此)",
+    re.IGNORECASE,
+)
+_CHECK = re.compile(
+    r"\b(?:check(?:ing)?|verif(?:y|ication)|proof|note|hint|vérification|prüfung|probe|"
+    r"comprobación|verificação|verifica)\b|验证|检查|✓|✔",
+    re.IGNORECASE,
+)
+_PROCEDURE = re.compile(
+    r"^(?:let(?:'s|’s|\s+me|\s+us)|to\s+[^\W\d_]+|we\s+(?:need|can|will|have|must|should|"
+    r"now|then|first)|I\s+(?:will|need|can|would|have\s+to)|you\s+(?:need|can|should|must)|"
+    r"(?:now|next|first|then|finally),?\s+(?:we|I|you|let)|divide|multiply|add|subtract|"
+    r"calculate|compute|find|step\s*\d|\d+[.)]\s)",
+    re.IGNORECASE,
+)
+"""A sentence of the working, not its conclusion: "Let's ...", "Next, we ...", "Step 3"."""
+_TAKEN_BACK = re.compile(
+    r"\b(?:wait|actually|scratch\s+that|correction|oops|on\s+second\s+thought|"
+    r"let\s+me\s+(?:correct|recompute|redo|recheck|recalculate)|i\s+made\s+a\s+mistake|attendez|"
+    r"en\s+fait|je\s+corrige|espera|en\s+realidad|corrijo|warte|korrektur|espere|na\s+verdade|"
+    r"corrigindo)\b|等一下|等等|不对|不對|更正",
+    re.IGNORECASE,
+)
+"""The correction markers that take an answer back (`CORRECTION` without its courtesies,
+"sorry", "rather", "I mean", and fillers, "eigentlich", "其实")."""
+_QUOTED = re.compile(r"“[^”\n]*”|\"[^\"\n]*\"|«[^»\n]*»|„[^“”\n]*[“”]|「[^」\n]*」")
+"""Words quoted (a phrase of the question): not the reply's own statement."""
+_APPROXIMATE = re.compile(
+    r"\b(?:roughly|about|around|approximately|approx|nearly|almost|at\s+(?:most|least)|up\s+to|"
+    r"more\s+than|less\s+than|fewer\s+than|give\s+or\s+take|somewhere|or\s+so|environ|presque|"
+    r"etwa|ungefähr|höchstens|mindestens|aproximadamente|cerca\s+de|quase|unos|unas)\b|[~≈]|"
+    r"约|大约|左右|至少|最多",
+    re.IGNORECASE,
+)
+"""An approximation or a bound ("roughly $64", "at most 2"): not an exact answer."""
+_VARYING = re.compile(
+    r"\b(?:depend(?:s|ing)?|var(?:y|ies)|in\s+general|generally|typically|usually|"
+    r"dépend|hängt|depende)\b",
+    re.IGNORECASE,
+)
+"""A closing line that says its value varies ("in general", "depending on"): no one answer."""
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_LABELLED = re.compile(r"^(?P<label>[^\d:：=]{1,60}?)\s*[:：]\s*(?P<rest>\S.*)$", re.DOTALL)
+_CONCLUDING_BREAK = re.compile(
+    r";\s*|；|,?\s+(?:so|therefore|thus|hence|donc|alors|daher|então|portanto|entonces|quindi)\s+|"
+    r",\s+(?=(?:making|giving|bringing|for\s+a\s+total\s+of|which\s+(?:makes|gives))\b)|"
+    r"，?(?:所以|因此)",
+    re.IGNORECASE,
+)
+"""Where a closing sentence's conclusion begins: "..., so she earns $18", "...; 120 + 67 = 187"."""
+_COMMA = re.compile(r",\s+|，|、")
+_BACKGROUND = re.compile(
+    r"^(?:at|with|after|since|because|given|from|by|in|on|for|as|once|when|if|à|avec|après|"
+    r"comme|mit|nach|da|con|después|com|depois|como|em|no|na)\b",
+    re.IGNORECASE,
+)
+"""A leading phrase that sets the scene ("At $2 each, ...", "Since each rose needs 1 pound,
+..."), not a quantity stated beside the answer."""
+_IF = re.compile(r"\b(?:if|unless|wenn|falls|sofern)\b|如果|假如", re.IGNORECASE)
+_CODE_END = re.compile(r"```[ \t]*\s*$")
+_DOUBT = re.compile(
+    r"\b(?:not\s+(?:sure|certain)|unsure|uncertain|hold\s+on|hmm+|clarif(?:y|ication)|ambiguous|"
+    r"unclear|I\s+think|I\s+guess|I\s+believe|probably|maybe|perhaps|might\s+be|could\s+be|"
+    r"my\s+guess|estimate[ds]?|pas\s+sûr|peut-être|probablement|ambigu[eë]?|préciser|"
+    r"no\s+estoy\s+segur[oa]|quizás?|tal\s+vez|probablemente|ambiguo|nicht\s+sicher|vielleicht|"
+    r"wahrscheinlich|unklar|mehrdeutig|não\s+tenho\s+certeza|talvez|provavelmente|ambígu[oa])\b|"
+    r"不确定|也许|不清楚|含糊|澄清",
+    re.IGNORECASE,
+)
+"""Doubt anywhere in a reply with no final statement: its closing sentence is no answer."""
+_SUBORDINATE = re.compile(
+    r"^(?:which|who|that|where|because|since|as|while|although|but|compared|plus|including|"
+    r"excluding|except|for|from|per|than|with|without|instead|rather|if|when|qui|que|dont|"
+    r"car|mais|weil|aber|porque|pero|mas)\b",
+    re.IGNORECASE,
+)
+_LEAD = re.compile(r"^(?:and|so|et|und|y|e|also|et\s+donc)\s+", re.IGNORECASE)
+_REFERENCE = re.compile(
+    r"\b(?P<article>the|all|both|as|os|les|die|der|den|los|las|el|gli|todos\s+os|todas\s+as)"
+    r"\s+\d+(?=\s+[^\W\d_])",
+    re.IGNORECASE,
+)
+"""A number after a definite article ("the three cities"): a group referred to."""
+_OPERAND = re.compile(r"^\s*(?:[+×*÷/x−-]|plus\b|minus\b|times\b|divided\b)", re.IGNORECASE)
+_EQUATION = re.compile(r"=\s*[$€£]?\s*(-?\d[\d,. ]*\d|-?\d)")
+_NEW_QUESTION = re.compile(
+    r"^[ \t]*(?:#{1,6}[ \t]*)?(?:\*\*)?(?:question|problem|instruction|exercise|new\s+question)"
+    r"(?:[ \t]+\d+)?[ \t]*:?[ \t]*(?:\*\*)?[ \t]*:?[ \t]*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+_END_TOKENS = re.compile(r"</s>|<\|(?:im_end|eot_id|endoftext|end)\|>|<eos>|<end_of_turn>")
+
+
+def reply_proper(text: str) -> tuple[str, str | None]:
+    """The reply without end-of-text tokens; and the same cut before a new question it goes on
+    to write (None: it writes none). The caller reads the cut text where it states an answer."""
+    text = _END_TOKENS.sub("", text)
+    for match in _NEW_QUESTION.finditer(text):
+        if text[: match.start()].strip():
+            return text, text[: match.start()]
+    return text, None
+
+
+def _sentences(text: str) -> list[tuple[int, str]]:
+    """(position, sentence) of each non-empty sentence of `text`."""
+    found, start = [], 0
+    for match in _SENTENCE_BREAK.finditer(text):
+        found.append((start, text[start : match.start()]))
+        start = match.end()
+    found.append((start, text[start:]))
+    return [(p, s) for p, s in found if s.strip(_MARKUP + ".")]
+
+
+def closing_statement(
+    context: Context, text: str | None = None, position: int = 0, complete: bool = False
+) -> Statement | None:
+    """The closing sentence's statement of `text` (the reply's, by default; found at
+    `position`), or None where the last sentence is no closing statement. `complete`: the
+    text is whole (a JSON field), not possibly cut off, and its last part may be an equation
+    alone."""
+    text = context.text if text is None else text
+    if _CODE_END.search(text) or _DOUBT.search(text):
+        return None  # code never run, or a reply that doubts its result
+    text = _TRAILER.sub("", text)
+    line_start = text.rfind("\n") + 1
+    plain = without_asides(text[line_start:])
+    sentences = _sentences(plain)
+    if not sentences:
+        return None
+    offset, raw = sentences[-1]
+    sentence = _QUOTED.sub(" ", raw.strip(_MARKUP)).rstrip(".!。！ *_")
+    ended = raw.rstrip(" *_").endswith((".", "!", "。", "！")) or raw.lstrip().startswith("**")
+    if not (ended or complete) or sentence.endswith(("?", "？")) or _CHECK.search(sentence):
+        return None  # cut off mid-sentence, a question, a check
+    labelled = _LABELLED.match(sentence)
+    clause = (labelled["rest"] if labelled else sentence).strip(_MARKUP)
+    where = position + line_start + offset
+    words = len(re.findall(r"[^\W\d_]{2,}", clause))
+    if not (complete or labelled or words >= 2 or _CJK.search(clause)):
+        return None  # a number alone ("(5). 6.") is no sentence
+    if (approximate := _APPROXIMATE.search(clause) or _VARYING.search(plain)) is not None:
+        body = prepared(clause, context.language, context.decimal_mark)
+        stated = tuple(
+            n.value for n in numbers_in(body, context.decimal_mark) if n.value is not None
+        )
+        reason = f"its closing sentence gives an approximation or a bound ({approximate[0]!r})"
+        return Statement(where, "closing", None, stated, reason) if stated else None
+    piece, several = _closing_piece(clause, context.language)
+    if several:
+        return Statement(where, "closing", None, several, "its closing sentence lists quantities")
+    if piece is None:
+        return None
+    value, candidates, problem = _single_quantity(context, piece)
+    if value is None and not candidates:
+        return None
+    for aside in ASIDE.finditer(text[line_start:]):
+        inner = aside[0].strip()[1:-1].strip()
+        if (_ALTERNATIVE.match(inner) or _CONDITIONAL.match(inner)) and _differs(
+            context, inner, value
+        ):
+            reason = "its closing sentence offers an alternative"
+            return Statement(where, "closing", None, (), reason)
+    if value is not None and _is_operand(context, text[:line_start] + plain[:offset], value):
+        return None
+    return Statement(where, "closing", value, candidates, problem, len(text), piece)
+
+
+def _closing_piece(clause: str, language: str | None) -> tuple[str | None, tuple[float, ...]]:
+    """The closing clause's concluding part (after "so", ";", ", making") that states a
+    number, and the numbers of parallel parts that state quantities too ("Seattle has 20,
+    Charleston 80, and Toulouse 160": a list, no one answer); None where the part is a step of
+    the working, a condition or a subordinate clause."""
+    if _PROCEDURE.match(clause) or _CONDITIONAL.match(clause) or _IF.search(clause):
+        return None, ()
+    concluding = _CONCLUDING_BREAK.split(clause)[-1].strip()
+    pieces = [p.strip() for p in _COMMA.split(concluding) if p and p.strip()]
+    stating = [p for p in pieces if re.search(r"\d", with_digits(p, language))]
+    if not stating:
+        return None, ()
+    piece = _LEAD.sub("", stating[-1])
+    parallel = [p for p in stating[:-1] if not _BACKGROUND.match(p)]
+    if parallel:
+        numbers = [float(n) for n in re.findall(r"\d+(?:\.\d+)?", " ".join(stating))]
+        return None, tuple(dict.fromkeys(numbers))
+    subordinate = _SUBORDINATE.match(piece)
+    if subordinate and not (language == "pt" and subordinate[0].lower() == "as"):
+        return None, ()  # Portuguese "as" is an article ("as três cidades")
+    return (None if _PROCEDURE.match(piece) else piece), ()
+
+
+def _single_quantity(
+    context: Context, piece: str
+) -> tuple[float | None, tuple[float, ...], str | None]:
+    """One quantity stated, or an equation's result; several quantities are ambiguous."""
+    body = _REFERENCE.sub(r"\g<article>", prepared(piece, context.language, context.decimal_mark))
+    if FRACTION_WORDS.search(body):
+        return None, (), "it writes a fraction in words"
+    numbers = numbers_in(body, context.decimal_mark)
+    if len(numbers) > 1 and "=" not in body:
+        values = tuple(dict.fromkeys(n.value for n in numbers if n.value is not None))
+        return None, values, "its closing sentence states several quantities"
+    return clause_value(body, context.decimal_mark, context.language)
+
+
+def _is_operand(context: Context, working: str, value: float) -> bool:
+    """The value is an operand of the working (a restated intermediate step), and not the
+    result of its last equation."""
+    results = _EQUATION.findall(working)
+    last = numbers_in(results[-1], context.decimal_mark) if results else []
+    if last and last[0].value is not None and abs(last[0].value - value) <= TOLERANCE:
+        return False
+    for number in numbers_in(working, context.decimal_mark):
+        if number.value is None or abs(number.value - value) > TOLERANCE:
+            continue
+        before = working[: number.start].rstrip(" $€£")
+        if _OPERAND.match(working[number.end :]) or (
+            before.endswith(("+", "×", "*", "÷", "/", "−")) or re.search(r"\s[x-]$", before)
+        ):
+            return True
+    return False
+
+
+def _differs(context: Context, clause: str, value: float | None) -> bool:
+    """The clause states a value other than `value` (or two)."""
+    clause = _ALTERNATIVE.sub("", clause.strip(_MARKUP)).strip(" ,")
+    stated, candidates, _ = clause_value(clause, context.decimal_mark, context.language)
+    if stated is not None:
+        return value is None or abs(stated - value) > TOLERANCE
+    return any(value is None or abs(c - value) > TOLERANCE for c in candidates)
+
+
+def _sentence_end(text: str, position: int) -> int:
+    match = re.compile(r"\n|(?<!\d)[.!?;](?!\d)|[.!?](?=\s|$)|[。！？]").search(text, position)
+    return len(text) if match is None else match.end()
+
+
+def hedge_after(context: Context, statement: Statement, value: float) -> str | None:
+    """Why the final statement is not the answer, if something after it says so: an
+    alternative, a conditional other value, "both answers", a concluding sentence none of whose
+    numbers is the answer, or a correction followed by no value."""
+    text = context.text
+    end = statement.end if statement.end is not None else _sentence_end(text, statement.position)
+    for aside in ASIDE.finditer(text[statement.position : end]):
+        inner = aside[0].strip()[1:-1].strip()
+        if _ALTERNATIVE.match(inner) and _differs(context, inner, value):
+            return f"an alternative follows its answer ({inner[:40]!r})"
+    rest = text[end:]
+    if (both := _BOTH.search(rest)) is not None:
+        return f"it says two answers are possible ({both[0]!r})"
+    sentences = [s.strip(_MARKUP).lstrip("—–-,;: ") for _, s in _sentences(rest)]
+    for sentence in sentences:
+        if (_ALTERNATIVE.match(sentence) or _MAYBE.search(sentence)) and _differs(
+            context, sentence, value
+        ):
+            return f"an alternative follows its answer ({sentence[:40]!r})"
+        main = _conditional_main(without_asides(sentence))
+        if main is not None and _differs(context, main, value):
+            return f"a condition gives another answer ({sentence[:40]!r})"
+    if sentences and _CONCLUSION.match(sentences[-1]) and _excludes(context, sentences[-1], value):
+        return f"its closing sentence concludes otherwise ({sentences[-1][:40]!r})"
+    return _withdrawn_by_correction(context, end, value)
+
+
+def _conditional_main(sentence: str) -> str | None:
+    """A conditional sentence's main clause, the condition taken out ("Wenn man ... rechnet,
+    sind es 140 Tassen" → "sind es 140 Tassen"; "It would be 13 if you count ..." → "It would
+    be 13"); None where the sentence has no condition."""
+    condition = _CONDITION_WORD.search(sentence)
+    if condition is None:
+        return None
+    comma = re.search(r",\s+|，", sentence[condition.end() :])
+    end = len(sentence) if comma is None else condition.end() + comma.end()
+    return f"{sentence[: condition.start()]} {sentence[end:]}"
+
+
+def _excludes(context: Context, sentence: str, value: float) -> bool:
+    body = prepared(sentence, context.language, context.decimal_mark)
+    values = [n.value for n in numbers_in(body, context.decimal_mark) if n.value is not None]
+    return bool(values) and all(abs(v - value) > TOLERANCE for v in values)
+
+
+def _withdrawn_by_correction(context: Context, end: int, value: float) -> str | None:
+    """A correction ("Actually, scratch that") opening a sentence after the final statement,
+    after which the answer is neither replaced (the caller saw no later statement) nor
+    restated."""
+    text = context.text
+    for match in _TAKEN_BACK.finditer(text, end):
+        before = text[: match.start()].rstrip(_MARKUP)
+        if before and not before.endswith((".", "!", "?", "\n", "。", "！", "？", "—", "–", ":")):
+            continue
+        after = with_digits(text[match.end() :], context.language)
+        restated = [n.value for n in numbers_in(after, context.decimal_mark)]
+        if not any(v is not None and abs(v - value) <= TOLERANCE for v in restated):
+            return f"a correction follows its answer ({match[0]!r}) and gives no value"
+    return None
+
+
+def concluding_box(statements: Sequence[Statement], context: Context) -> Statement | None:
+    """Of several different boxed values, the last one where its sentence computes it from
+    every earlier boxed value, else None."""
+    valued = [s for s in statements if s.value is not None]
+    if len(valued) < 2 or any(s.rule != "boxed" for s in valued):
+        return None
+    last, earlier = valued[-1], {s.value for s in valued[:-1]}
+    text = context.text
+    start = max(text.rfind("\n", 0, last.position), text.rfind(". ", 0, last.position)) + 1
+    span = text[start : last.position]
+    used = [n.value for n in numbers_in(span, context.decimal_mark) if n.value is not None]
+    if not re.search(r"[+×*÷/−-]|\bplus\b", span):
+        return None
+    if not all(any(abs(u - e) <= TOLERANCE for u in used) for e in earlier if e is not None):
+        return None
+    passage = text[start : _sentence_end(text, last.position)]
+    return Statement(last.position, "boxed, concluding", last.value, end=last.end, passage=passage)

@@ -1,0 +1,278 @@
+"""Number formats of the classroom's answer reader: typography, numbers as written, the reply's
+language and decimal mark, and number words (text2num).
+
+A number is read as a careful grader reads it: full-width digits, vulgar fractions and LaTeX
+read through, a minus sign (never a dash) attached to it, a currency, a mixed number, thousands
+grouped by ",", ".", " " or "'", a fraction, a multiplier word ("1.5 million", "7万") and a
+percent sign. Where one "," or "." before three digits may group thousands or mark decimals and
+the reply does not say which (`decimal_mark`), the number has two readings and no value.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from text_to_num import alpha2digit
+
+__all__ = [
+    "DASHES",
+    "GSM8K_HASHES",
+    "NUMBER",
+    "SIGN_WORD",
+    "Number",
+    "normalized",
+    "number_of",
+    "numbers_in",
+    "read_number",
+    "reply_decimal_mark",
+    "reply_language",
+    "with_digits",
+]
+
+# --- typography ---------------------------------------------------------------------------------
+
+_MINUS_SIGNS = str.maketrans({"\u2212": "-", "\ufe63": "-", "\uff0d": "-"})
+"""Minus signs (not dashes: — – ‒ are punctuation, never a minus)."""
+DASHES = "\u2012\u2013\u2014\u2015"
+_LATEX = [
+    (re.compile(r"\\[dt]?frac\s*\{\s*([^{}]+?)\s*\}\s*\{\s*([^{}]+?)\s*\}"), r" \1/\2"),
+    (re.compile(r"\\text(?:bf|rm|normal)?\s*\{([^{}]*)\}"), r"\1"),
+    (re.compile(r"\{,\}"), ","),
+    (re.compile(r"\\[,;:! ]"), " "),
+    (re.compile(r"\\(?:times|cdot)"), "×"),
+    (re.compile(r"\\div"), "÷"),
+    (re.compile(r"\\approx"), "≈"),
+    (re.compile(r"\\(?:left|right)"), ""),
+    (re.compile(r"\\([$%])"), r"\1"),
+]
+"""LaTeX a careful grader reads through: fractions, text, spacing, operators, escaped $ and %."""
+
+
+def normalized(text: str) -> str:
+    """Compatibility forms (full-width digits and colons, no-break spaces), vulgar fractions as
+    " a/b", minus signs as "-", LaTeX read through; dashes stay punctuation."""
+    text = "".join(_vulgar(char) for char in text)
+    text = unicodedata.normalize("NFKC", text).translate(_MINUS_SIGNS)
+    for pattern, replacement in _LATEX:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def _vulgar(char: str) -> str:
+    if unicodedata.name(char, "").startswith("VULGAR FRACTION"):
+        fraction = unicodedata.normalize("NFKC", char).replace("\u2044", "/")
+        return f" {fraction}" if not fraction.startswith("0") else fraction
+    return char
+
+
+# --- numbers ------------------------------------------------------------------------------------
+
+NUMBER = re.compile(
+    r"(?P<sign>(?<![\w.,)\]])-)?(?P<currency>(?:US|R|C|A)?[$€£¥₹]\s?)?(?P<sign2>-)?"
+    r"(?P<mixed>\d+\s+(?=\d+/\d))?"
+    r"(?P<body>\d{1,3}(?:(?P<sep>[,. '])\d{3})+(?:(?!(?P=sep))[.,]\d+)?(?![\d.,]\d)"
+    r"|\d+(?:[.,]\d+)?(?![\d.,]\d)|(?<![\w.,])\.\d+)"
+    r"(?:/(?P<denominator>\d+)(?![\d.,]\d))?"
+    r"(?P<multiplier>\s*(?:thousand|million|billion|trillion|millions?|milliards?|Millionen|"
+    r"Million|Milliarden?|mil(?:l[oó]n(?:es)?|h[õo]es|hão)?|millones)\b|[kKM](?!\w)|bn\b|\s*[万萬亿億])?"
+    r"(?P<percent>\s?%|\s*(?:per\s*cent|percent|pour\s*cent|por\s*ciento|Prozent)\b)?"
+)
+"""A number as written: a sign attached to it, a currency, a mixed number's whole part, digits
+with their grouping, a fraction, a multiplier word and a percent sign."""
+_MULTIPLIERS = {
+    "thousand": 1e3, "mil": 1e3, "million": 1e6, "millions": 1e6,
+    "millionen": 1e6, "millón": 1e6, "millon": 1e6, "millones": 1e6, "milhão": 1e6,
+    "milhao": 1e6, "milhões": 1e6, "milhoes": 1e6, "billion": 1e9, "bn": 1e9, "milliard": 1e9,
+    "milliards": 1e9, "milliarde": 1e9, "milliarden": 1e9, "trillion": 1e12,
+    "万": 1e4, "萬": 1e4, "亿": 1e8, "億": 1e8,
+}  # fmt: skip
+SIGN_WORD = re.compile(
+    r"(?<![\d)]\s)(?<![\d)])\b(?:minus|negative|moins|menos|negativo|negativ)\s+(?=[$€£]?\d)",
+    re.IGNORECASE,
+)
+""""minus 8", "negative 8" — a sign in words, unless a number stands before it (16 minus 8)."""
+
+
+@dataclass(frozen=True)
+class Number:
+    """A number of a clause: its value (None: its grouping is ambiguous), where it is, and
+    the two readings an ambiguous grouping allows."""
+
+    value: float | None
+    start: int
+    end: int
+    readings: tuple[float, ...] = ()
+
+
+def number_of(match: re.Match[str], decimal_mark: str | None) -> Number:
+    """The value of a `NUMBER` match under the reply's decimal mark (None: unknown)."""
+    readings = _body_values(match["body"], decimal_mark)
+    if len(readings) == 2 and _money(match):
+        readings = readings[:1]  # money has cents, never three decimals: "$57,500" groups
+    values = [_scaled(value, match) for value in readings]
+    value = values[0] if len(values) == 1 else None
+    return Number(value, match.start(), match.end(), tuple(values))
+
+
+_CURRENCY_AFTER = re.compile(
+    r"\s?(?:[$€£¥₹]|(?:US)?dollars?\b|euros?\b|Euro\b|dólares\b|USD\b|EUR\b|美元|元)",
+    re.IGNORECASE,
+)
+
+
+def _money(match: re.Match[str]) -> bool:
+    """The number is an amount of money: a currency sign before or after it."""
+    return bool(match["currency"]) or _CURRENCY_AFTER.match(match.string, match.end()) is not None
+
+
+def _scaled(value: float, match: re.Match[str]) -> float:
+    if match["denominator"] and int(match["denominator"]):
+        value /= int(match["denominator"])
+    if match["mixed"]:
+        value += int(match["mixed"])
+    if match["multiplier"]:
+        word = match["multiplier"].strip()
+        value *= {"M": 1e6, "k": 1e3, "K": 1e3}.get(word) or _MULTIPLIERS[word.lower()]
+    return -value if (match["sign"] or match["sign2"]) else value
+
+
+def _body_values(body: str, decimal_mark: str | None) -> list[float]:
+    """The values the digits can mean: one, or two where a single "," or "." before three
+    digits may group thousands or mark decimals and the reply does not say which."""
+    grouped = re.fullmatch(r"(\d{1,3})([,. '])(\d{3})", body)
+    if grouped and grouped[2] in ",." and not body.startswith("0"):
+        as_grouping = float(grouped[1] + grouped[3])
+        as_decimal = float(f"{grouped[1]}.{grouped[3]}")
+        if decimal_mark is None:
+            return [as_grouping, as_decimal]
+        return [as_decimal if grouped[2] == decimal_mark else as_grouping]
+    groups = re.fullmatch(r"(\d{1,3}(?:([,. '])\d{3})+)(?:[.,](\d+))?", body)
+    if groups and (groups[3] is not None or body.count(groups[2]) > 1 or groups[2] in " '"):
+        whole = re.sub(r"[,. ']", "", groups[1])
+        return [float(f"{whole}.{groups[3]}" if groups[3] else whole)]
+    return [float(body.replace(",", ".") if body.count(",") == 1 else body)]
+
+
+GSM8K_HASHES = re.compile(r"^[ \t]*####[ \t]*(?=\S)", re.MULTILINE)
+"""GSM8K's closing line `#### N`."""
+_US = re.compile(r"\d,\d{3}(?:,\d{3})*\.\d|\d,\d{3},\d{3}|(?<![\d,.])\d+\.(?:\d{1,2}|\d{4,})\b")
+_EU = re.compile(r"\d\.\d{3}(?:\.\d{3})*,\d|\d\.\d{3}\.\d{3}|(?<![\d,.])\d+,(?:\d{1,2}|\d{4,})\b")
+_LANGUAGE_WORDS = {
+    "en": {"the", "is", "and", "of", "to", "she", "he", "they", "has", "each", "so", "answer"},
+    "fr": {
+        "le",
+        "les",
+        "est",
+        "et",
+        "des",
+        "elle",
+        "il",
+        "donc",
+        "chaque",
+        "réponse",
+        "ils",
+        "ont",
+        "au",
+        "aux",
+        "du",
+        "une",
+        "sont",
+        "avec",
+        "pour",
+        "dans",
+    },
+    "es": {"el", "los", "es", "cada", "ella", "tiene", "entonces", "respuesta", "por"},
+    "de": {
+        "der",
+        "die",
+        "das",
+        "ist",
+        "und",
+        "sie",
+        "er",
+        "hat",
+        "jeder",
+        "also",
+        "antwort",
+        "sind",
+        "man",
+        "ein",
+        "eine",
+        "pro",
+        "mit",
+    },
+    "pt": {
+        "os",
+        "ela",
+        "ele",
+        "tem",
+        "cada",
+        "então",
+        "resposta",
+        "não",
+        "por",
+        "têm",
+        "são",
+        "uma",
+        "dos",
+        "para",
+        "com",
+        "e",
+        "dias",
+    },
+    "it": {"il", "ogni", "lei", "lui", "ha", "quindi", "risposta", "della"},
+}
+"""A few frequent words per language: enough to tell the language of a reply's prose."""
+_DECIMAL_COMMA = {"fr", "es", "de", "pt", "it"}
+
+
+def reply_language(text: str) -> str | None:
+    """The reply's language (by its frequent words; Chinese by its script), or None."""
+    if re.search(r"[\u4e00-\u9fff]", text):
+        return "zh"
+    words = re.findall(r"[^\W\d_]+", text.lower())
+    scores = {lang: sum(w in known for w in words) for lang, known in _LANGUAGE_WORDS.items()}
+    best = max(scores, key=scores.__getitem__)
+    runner_up = max(v for lang, v in scores.items() if lang != best)
+    return best if scores[best] >= 1 and scores[best] > 1.5 * runner_up else None
+
+
+def reply_decimal_mark(text: str, language: str | None) -> str | None:
+    """The reply's decimal mark: from its unambiguous numbers ("1,234.50", "2.5" say ".";
+    "1.234,50", "2,5" say ","), else from its language (English and Chinese ".", French,
+    Spanish, German, Portuguese, Italian ","), else unknown."""
+    us, eu = bool(_US.search(text)), bool(_EU.search(text))
+    if us != eu:
+        return "." if us else ","
+    if language is None:
+        return "." if GSM8K_HASHES.search(text) else None
+    return "," if language in _DECIMAL_COMMA else "."
+
+
+def numbers_in(clause: str, decimal_mark: str | None) -> list[Number]:
+    """Every number written in `clause`, in order."""
+    return [number_of(match, decimal_mark) for match in NUMBER.finditer(clause)]
+
+
+def read_number(token: str, decimal_mark: str | None = ".") -> float | None:
+    """The first number written in `token` (the module's typography), or None; None too
+    where its grouping is ambiguous under `decimal_mark` (None: unknown)."""
+    match = NUMBER.search(SIGN_WORD.sub("-", normalized(token)))
+    return None if match is None else number_of(match, decimal_mark).value
+
+
+def with_digits(clause: str, language: str | None) -> str:
+    """Number words as digits (text2num, in the reply's language); a clause that opens with a
+    number word has it read even when small ("Final Answer: two")."""
+    lang = language if language in ("en", "fr", "es", "de", "pt", "it") else "en"
+    opens_with_word = re.match(r"[\s*_]*[^\W\d_]", clause) is not None
+    try:
+        converted = alpha2digit(clause, lang, threshold=0 if opens_with_word else 3)
+    except (ValueError, IndexError):  # pragma: no cover - text2num refuses rare inputs
+        return clause
+    first = re.match(r"[\s*_]*[^\W\d_]+", clause)
+    if opens_with_word and first and re.match(r"[\s*_]*\d", converted) is None:
+        return alpha2digit(clause, lang)  # the first word is no number: words stay words
+    return converted

@@ -1,0 +1,313 @@
+"""Statements of the classroom's answer reader: where a reply states its final answer.
+
+Explicit statements (`explicit_statements`): final-answer markers in several languages ("Final
+Answer: N", "the answer is N", "La réponse est N", "最终答案：N", a table row "| Answer | N |"),
+`\\boxed{}`, GSM8K's `#### N` and "A: N", "N is the answer", and a JSON object's answer field —
+parsed as JSON, or, where the object is not valid JSON (unescaped newlines, prose around it, a
+fence not closed, the object cut at its start), matched leniently: the last `"answer": ...`
+field. Where there is none, an answer given first and followed by its breakdown, or one bold
+value (`emphasis_statements`). After the first statement, corrections ("Wait, it is actually
+42") are statements too (`correction_statements`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from personasim.environments.classroom.answer_clauses import (
+    CLAUSE_END,
+    Context,
+    Statement,
+    clause_of,
+    clause_value,
+)
+from personasim.environments.classroom.answer_closings import closing_statement
+from personasim.environments.classroom.answer_numbers import GSM8K_HASHES
+from personasim.simulation import CORRECTION
+
+__all__ = [
+    "ANSWER_FIELDS",
+    "correction_statements",
+    "emphasis_statements",
+    "explicit_statements",
+    "mentions_a_final_statement",
+]
+
+ANSWER_FIELDS = frozenset(
+    {"answer", "final_answer", "finalanswer", "answer_value", "amount", "result", "final_result"}
+)
+"""A JSON object's fields that hold the answer (lower case, spaces and dashes as "_")."""
+
+# --- statements ---------------------------------------------------------------------------------
+
+_LABEL = (
+    r"(?:\b(?:final\s+answer|final\s+result|answer|réponse(?:\s+finale)?|respuesta(?:\s+final)?|"
+    r"(?:endgültige\s+)?antwort|resposta(?:\s+final)?|risposta(?:\s+finale)?|antwoord)\b"
+    r"|最终答案|最終答案|答案|答え|答)"
+)
+_TOPIC = r"(?:\s+(?:to|for|of|in)\s+(?:the|this|your|our|that)\s+(?:[^\W\d_]+\s+){0,2}?[^\W\d_]+)?"
+_SEPARATOR = (
+    r"(?P<paren>\s*\([^()\n]{0,40}\))?[\s*_#]*(?:(?P<sep>[:：=|]|[\u2012-\u2015]|"
+    r"\b(?:is|would\s+be|will\s+be|should\s+be|est|serait|sera|es|sería|será|ist|lautet|wäre|"
+    r"é|seria|será|è|sarebbe|is\s+dus)\b|是|为|為|は)|(?P<heading>[ \t*_#]*(?=\n)))"
+)
+_MARKER = re.compile(rf"{_LABEL}{_TOPIC}{_SEPARATOR}", re.IGNORECASE)
+_NOT_OWN = re.compile(
+    r"\b(?:original|previous|earlier|first|initial|old|wrong|your|incorrect|student's|"
+    r"expected|sample|example)\s+(?:final\s+)?$",
+    re.IGNORECASE,
+)
+_GOAL = re.compile(
+    r"\b(?:(?:to|we|I|let's|let\s+us|can|will)\s+(?:get|find|reach|obtain|calculate|compute|"
+    r"determine|work\s+out|check|verify|confirm|double-check)|breakdown\s+of|explanation\s+of|"
+    r"steps?\s+(?:to|for)|reasoning\s+(?:for|behind)|check(?:ing)?\s+of|verification\s+of)\s+"
+    r"(?:the|an|our|my|a|this)\s+(?:final\s+)?$"
+    r"|\b(?:would|will|to|can|could|should|must|please|I|we|you|they)\s+$",
+    re.IGNORECASE,
+)
+""""To find the answer:", "a breakdown of the answer:", "would answer:" — not a statement."""
+_INSTRUCTION = re.compile(r"\{number\}|\bformat\b|\bfollowing\b", re.IGNORECASE)
+_A_LINE = re.compile(r"^[ \t*_]*A[ \t]*:[ \t]*", re.MULTILINE)
+"""GSM8K fine-tuning's closing line "A: 600" (question-answer format), a value alone."""
+_IS_THE_ANSWER = re.compile(
+    r"(?P<clause>[^\n.!?;:]{1,60}?)\s+(?:is|would\s+be|will\s+be)\s+(?:the|my|our)\s+"
+    r"(?:final\s+|correct\s+)?answer\b",
+    re.IGNORECASE,
+)
+"""The statement the other way round: "$1,234 is the answer"."""
+_BOXED = re.compile(r"\\(?:boxed|fbox)\s*\{")
+_FENCE = re.compile(r"```(?:json|JSON)?\s*\n(.*?)```", re.DOTALL)
+_RE_STATED = re.compile(
+    r"^[\s,.:;!—–-]*(?:(?:no|non|nein)[,.!]?\s*)?(?:(?:it|that|this|the\s+(?:final\s+)?answer|"
+    r"the\s+total|the\s+result)(?:'s|’s|\s+is|\s+should\s+be|\s+would\s+be|\s+must\s+be)\s+"
+    r"|(?:c'est|c’est|ce\s+sont|es\s+sind|es|son|est|ist|sind|é|são|sono|è)\s+|(?:是|为|為)\s*)?"
+    r"(?:(?:actually|really|in\s+fact)\s+)?",
+    re.IGNORECASE,
+)
+
+
+def _marker_statements(context: Context) -> Iterator[Statement]:
+    """Marker statements: "Final Answer: N", "the answer is N", "La réponse est N",
+    "最终答案：N", a table row "| Answer | N |"."""
+    text = context.text
+    for match in _MARKER.finditer(text):
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        before = text[line_start : match.start()]
+        if _NOT_OWN.search(before) or _GOAL.search(before):
+            continue
+        clause, next_line = clause_of(text[match.end() :])
+        if _INSTRUCTION.search(clause[:40]):
+            continue
+        end = text.find(clause, match.end()) + len(clause) if clause else match.end()
+        yield context.statement(match.start(), "marker", clause, strict=next_line, end=end)
+
+
+def _label_line_statements(context: Context) -> Iterator[Statement]:
+    """GSM8K's "A: 600" on its own line; "$1,234 is the answer"."""
+    for match in _A_LINE.finditer(context.text):
+        clause = context.text[match.end() :].split("\n", 1)[0]
+        end = match.end() + len(clause)
+        yield context.statement(match.start(), "A:", clause, strict=True, end=end)
+    for match in _IS_THE_ANSWER.finditer(context.text):
+        clause = re.split(r",\s", match["clause"])[-1]
+        yield context.statement(match.start(), "is-the-answer", clause, end=match.end())
+
+
+def _boxed_statements(context: Context) -> Iterator[Statement]:
+    for match in _BOXED.finditer(context.text):
+        content = _braced(context.text[match.end() :])
+        end = match.end() + len(content) + 1
+        yield context.statement(match.start(), "boxed", content.replace("\n", " "), end=end)
+
+
+def _braced(text: str) -> str:
+    """The text inside a `\\boxed{` whose opening brace has been consumed."""
+    depth = 1
+    for index, char in enumerate(text):
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if depth == 0:
+            return text[:index]
+    return text
+
+
+def _hash_statements(context: Context) -> Iterator[Statement]:
+    for match in GSM8K_HASHES.finditer(context.text):
+        clause = context.text[match.end() :].split("\n", 1)[0]
+        yield context.statement(match.start(), "####", clause, end=match.end() + len(clause))
+
+
+def _json_statements(context: Context) -> Iterator[Statement]:
+    """A JSON object's answer field (`"answer": "18"`), in a ```json fence or in the text;
+    where no object parses, the last answer field matched leniently."""
+    found = False
+    for position, end, obj in _json_objects(context.text):
+        for value in _answer_fields(obj):
+            found = True
+            if (statement := _field_statement(context, position, end, value)) is not None:
+                yield statement
+    if not found:
+        fields = list(_FIELD.finditer(context.text))
+        fields = [
+            f
+            for f in fields
+            if _field_name(f["key"]) in ANSWER_FIELDS
+            and not _EXAMPLE.search(context.text, max(0, f.start() - 30), f.start())
+        ]
+        if fields:
+            last = fields[-1]
+            value = last["number"] or _unescaped(last["text"] or "")
+            statement = _field_statement(context, last.start(), last.end(), value)
+            if statement is not None:
+                yield statement
+
+
+_FIELD = re.compile(
+    r'(?<![\\\w])"(?P<key>[A-Za-z][A-Za-z _-]{0,20})"\s*:\s*(?:"(?P<text>(?:[^"\\]|\\.)*)"'
+    r"|(?P<number>-?\d+(?:\.\d+)?)(?=\s*[,}\n]))",
+    re.DOTALL,
+)
+"""A JSON field written by hand: `"answer": "40.00"`, `"answer": 40`, even in an object that
+does not parse (unescaped newlines, a missing comma, its start cut off)."""
+_EXAMPLE = re.compile(r"(?:e\.g\.|for\s+example|such\s+as|like|例如)[\s,:`']*$", re.IGNORECASE)
+"""An example of the asked format echoed from the prompt (`e.g., "answer": "42"`)."""
+_BRACKETED = re.compile(r"^\(\s*[$€£]?\s*\d[\d,.]*\s*\)$")
+
+
+def _field_statement(context: Context, position: int, end: int, value: Any) -> Statement | None:
+    """The statement of an answer field's value: a number; a string's one clause, or its
+    closing sentence (or last equation) where it is a paragraph or chain of working; a value
+    in brackets (an accounting negative, or an aside) is ambiguous."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float):
+        return Statement(position, "json", float(value), end=end, passage=str(value))
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    if _BRACKETED.match(text):
+        number = clause_value(text.strip("()"), context.decimal_mark, context.language)[0]
+        candidates = () if number is None else (number, -number)
+        return Statement(position, "json", None, candidates, "its value is in brackets", end)
+    if len(_sentences_with_digits(text)) > 1 or ";" in text or text.count("=") > 1:
+        closing = closing_statement(context, text, position, complete=True)
+        if closing is None:
+            return Statement(position, "json", None, (), "its field states no one result", end)
+        return Statement(position, "json", closing.value, closing.candidates, closing.problem,
+                         end, closing.passage)  # fmt: skip
+    return context.statement(position, "json", text, end=end, passage=text)
+
+
+def _sentences_with_digits(text: str) -> list[str]:
+    parts = re.split(r"\n|(?<=[.!?])\s+", text)
+    return [p for p in parts if re.search(r"\d", p)]
+
+
+def _unescaped(text: str) -> str:
+    try:
+        decoded = json.loads(f'"{text}"', strict=False)
+    except ValueError:
+        return text
+    return decoded if isinstance(decoded, str) else text
+
+
+def _field_name(key: str) -> str:
+    return re.sub(r"[\s-]+", "_", str(key).strip().lower())
+
+
+def _json_objects(text: str) -> Iterator[tuple[int, int, Any]]:
+    """(start, end, object) of each JSON object that parses (control characters inside its
+    strings allowed)."""
+    fenced = [(m.start(1), m[1]) for m in _FENCE.finditer(text)]
+    spans = fenced or [(i, text[i:]) for i, char in enumerate(text) if char == "{"]
+    decoder = json.JSONDecoder(strict=False)
+    end = -1
+    for position, candidate in spans:
+        if position < end:
+            continue
+        stripped = candidate.lstrip()
+        try:
+            obj, length = decoder.raw_decode(stripped)
+        except ValueError:
+            continue
+        if isinstance(obj, dict):
+            end = position + len(candidate) - len(stripped) + length
+            yield position, end, obj
+
+
+def _answer_fields(obj: Mapping[str, Any], depth: int = 0) -> Iterator[Any]:
+    for key, value in obj.items():
+        if _field_name(key) in ANSWER_FIELDS:
+            yield value
+        elif isinstance(value, dict) and depth < 1:
+            yield from _answer_fields(value, depth + 1)
+
+
+def correction_statements(context: Context, after: int) -> Iterator[Statement]:
+    """Corrections after a statement ("Wait, it is actually 42."): a marker, a value alone."""
+    for match in CORRECTION.finditer(context.text, after):
+        rest = context.text[match.end() :]
+        lead = _RE_STATED.match(rest)
+        clause, _ = clause_of(rest[lead.end() if lead else 0 :])
+        end = context.text.find(clause, match.end()) + len(clause) if clause else match.end()
+        statement = context.statement(match.end(), "correction", clause, strict=True, end=end)
+        if statement.value is not None:
+            yield statement
+
+
+_PARAGRAPH = re.compile(r"(?:[^\n]|\n(?![ \t]*\n))+")
+_BREAKDOWN = re.compile(
+    r"^[\s#*_>]*(?:here(?:'s|’s|\s+is|\s+are)|breakdown|explanation|reasoning|working|"
+    r"solution|steps?\b|how\b|let(?:'s|’s|\s+me|\s+us)\b|to\s+(?:find|get|see|solve|work)|"
+    r"calculation|why\b|because\b|since\b)",
+    re.IGNORECASE,
+)
+_BOLD = re.compile(r"\*\*([^*\n]+)\*\*|__([^_\n]+)__")
+
+
+def emphasis_statements(context: Context) -> list[Statement]:
+    """Without an explicit statement: an answer given first, in a one-sentence paragraph
+    followed by its breakdown ("Janet makes $18 a day.\n\nHere's how: ..."), or one bold
+    value alone (`**$18**`) in the first or last paragraph."""
+    paragraphs = [(m.start(), m[0]) for m in _PARAGRAPH.finditer(context.text) if m[0].strip()]
+    found: list[Statement] = []
+    if len(paragraphs) >= 2 and _BREAKDOWN.match(paragraphs[1][1]):
+        position, first = paragraphs[0]
+        if len(CLAUSE_END.findall(first.strip().rstrip(".!"))) == 0:
+            statement = context.statement(
+                position, "answer-first", first, end=position + len(first)
+            )
+            if statement.value is not None or statement.candidates:
+                found.append(statement)
+    ends = {paragraphs[0], paragraphs[-1]} if paragraphs else set()
+    bold = [
+        context.statement(position + m.start(), "bold", m[1] or m[2], True, end=position + m.end())
+        for position, paragraph in ends
+        for m in _BOLD.finditer(paragraph)
+    ]
+    values = {s.value for s in bold if s.value is not None}
+    if len(values) == 1:
+        found.extend(s for s in bold if s.value is not None)
+    return found
+
+
+def explicit_statements(context: Context) -> list[Statement]:
+    """The reply's explicit statements (markers, boxes, `####`, JSON fields, "A:" lines, "N is
+    the answer"), in order; those without a value too (they say why)."""
+    found = [
+        *_marker_statements(context),
+        *_boxed_statements(context),
+        *_hash_statements(context),
+        *_json_statements(context),
+        *_label_line_statements(context),
+    ]
+    return sorted(found, key=lambda s: s.position)
+
+
+def mentions_a_final_statement(context: Context) -> bool:
+    """The reply uses the words of a final statement ("answer", a box, a JSON field), read or
+    not: its last sentence is then no closing statement of its own."""
+    text = context.text
+    return bool(_MARKER.search(text) or _BOXED.search(text) or _FIELD.search(text))
