@@ -12,6 +12,9 @@ person reads all of these as the level offered. The rule (docs/trust-beliefs.md)
   level was offered and it does not also match another offered level.
 - Anything else, or a name that matches two offered levels, is not matched: the answer is
   re-asked with the offered names, never mapped to the closest one.
+
+`matched_by` says which of the two rules matched a name ("exact" or "synonym"), for the `by`
+of what is recorded.
 """
 
 from __future__ import annotations
@@ -19,7 +22,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-__all__ = ["SYNONYMS", "LevelNameError", "level_key", "match_level_name", "match_level_names"]
+__all__ = [
+    "SYNONYMS",
+    "LevelNameError",
+    "level_key",
+    "match_level_name",
+    "match_level_names",
+    "matched_by",
+]
 
 SYNONYMS: dict[str, tuple[str, ...]] = {
     "65+": ("65 and over", "65 and older", "65 or older", "over 65", "65 plus"),
@@ -76,6 +86,12 @@ def match_level_names(said: Iterable[str], levels: Sequence[str]) -> list[str]:
         )
         raise LevelNameError(f"each of {list(levels)} must appear exactly once ({said_how})")
     return matched
+
+
+def matched_by(name: str, level: str) -> str:
+    """Which rule matched `name` to the offered `level`, for what a reading records (`by`):
+    "exact" (the same name after normalisation) or "synonym" (a `SYNONYMS` entry)."""
+    return "exact" if level_key(name) == level_key(level) else "synonym"
 
 
 def _lookup(levels: Sequence[str]) -> dict[str, str]:

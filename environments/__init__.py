@@ -15,21 +15,15 @@ from personasim.environments.classroom.gsm8k import (
     load_word_problems,
     sample_problems,
 )
-from personasim.environments.classroom.numeric_answers import (
-    AnswerReading,
-    Reading,
-    follows_format,
-    read_answer,
-)
+from personasim.environments.classroom.numeric_answers import follows_format, read_answer
 from personasim.environments.classroom.place import Classroom, Grade
 from personasim.environments.persona_gym.place import TASKS, GymFileError, GymQuestion, PersonaGym
 from personasim.environments.trust_game.place import TrustGame, TrustOutcome
 from personasim.environments.trust_game.reference import HumanReference, human_reference
-from personasim.environments.trust_game.transfer import TransferReading, read_transfer
+from personasim.environments.trust_game.transfer import read_transfer
 
 __all__ = [
     "TASKS",
-    "AnswerReading",
     "CareerChat",
     "CareerChatFileError",
     "Classroom",
@@ -40,9 +34,7 @@ __all__ = [
     "PersonaGym",
     "Profile",
     "QuestionFileError",
-    "Reading",
     "SurveyItem",
-    "TransferReading",
     "TrustGame",
     "TrustOutcome",
     "WordProblem",

@@ -93,3 +93,13 @@ def test_belief_readers_store_the_offered_names() -> None:
             RankingBelief(ranking_descending=["Liberal", "x", "y"], omnibus_effect_size="small"),
             POLITICS,
         )
+
+
+def test_the_rule_that_matched_a_name_is_named() -> None:
+    """What a reading records as its `by`: the exact name (normalised), or a synonym."""
+    from personasim.agents.level_names import matched_by
+
+    assert matched_by("extremely liberal.", "Extremely liberal") == "exact"
+    assert matched_by("18 – 29", "18-29") == "exact"
+    assert matched_by("65 and older", "65+") == "synonym"
+    assert matched_by("non-citizen", "Not a U.S. citizen") == "synonym"

@@ -2,14 +2,13 @@
 
 Runs trust-population in free text on SmolLM2-135M and reads every reply the model gave: each
 is either an amount that its closing sentence states (the amount's number appears in the last
-"Finally, I will give" sentence) or a re-ask whose reason is the one the reader gives, and every
-decision recorded is a reply's reading. Run with `python -m pytest -q -m realmodel
-tests/test_realmodel_trust_reader.py`.
+decision sentence the reader itself finds, `decision_clauses`) or a re-ask whose reason is the
+one the reader gives, and every decision recorded is a reply's reading. Run with `python -m
+pytest -q -m realmodel tests/test_realmodel_trust_reader.py`.
 """
 
 from __future__ import annotations
 
-import re
 import time
 from functools import partial
 from pathlib import Path
@@ -20,6 +19,7 @@ import pytest
 
 from personasim.agents import DecisionParseError
 from personasim.environments import TrustGame
+from personasim.environments.trust_game.decision_text import decision_clauses, plain
 from personasim.scenarios.trust.population import parse_transfer
 from personasim.simulation import SQLiteEventStore
 from personasim.simulation.cli.main import main
@@ -64,8 +64,9 @@ def test_every_smollm2_reply_is_read_or_reasked_never_guessed(
             assert str(exc)  # re-asked with a reason, never a default
             reasons.append(str(exc))
             continue
-        closing = list(re.finditer(r"(?i)finally,?\s+i\s+will\s+give", reply))[-1]
-        assert str(amount) in reply[closing.end() :].replace(",", ""), reply[-200:]
+        text = plain(reply)
+        closing = decision_clauses(text)[-1]  # the reader's own closing sentence
+        assert str(amount) in text[closing.start :].replace(",", ""), reply[-200:]
         amounts.append(amount)
     assert sorted(made) == sorted(amounts)  # every decision is a reply's own reading
     assert sorted(errors) == sorted(reasons)  # every re-ask and failure says the reader's reason

@@ -5,16 +5,16 @@ from personasim.environments.trust_game.place import TrustGame, TrustOutcome
 from personasim.environments.trust_game.reference import HumanReference, human_reference
 from personasim.environments.trust_game.transfer import (
     CLOSING_SENTENCE,
-    TransferReading,
+    library_reading,
     read_transfer,
 )
 
 __all__ = [
     "CLOSING_SENTENCE",
     "HumanReference",
-    "TransferReading",
     "TrustGame",
     "TrustOutcome",
     "human_reference",
+    "library_reading",
     "read_transfer",
 ]

@@ -57,7 +57,7 @@ class TrustGame(Environment):
         if not math.isfinite(sent):
             raise InvalidActionError(f"the transfer must be a number of dollars, got {sent}")
         if sent != int(sent):
-            raise InvalidActionError(f"the transfer must be whole dollars, got {sent}")
+            raise InvalidActionError(f"the transfer must be whole dollars, got {sent:g}")
         if not 0 <= sent <= self.endowment:
             raise InvalidActionError(
                 f"the transfer must be between 0 and {self.endowment} dollars, got {sent}"
@@ -65,12 +65,13 @@ class TrustGame(Environment):
         return int(sent)
 
     def read_transfer(self, reply: str, closing: str = CLOSING_SENTENCE) -> int:
-        """The amount a text answer sends (`trust_transfer`'s grammar), checked against the
-        rules; InvalidActionError says why it cannot be used, for the re-ask."""
+        """The amount a text answer gives (`transfer.read_transfer`), checked against the
+        rules; InvalidActionError with the reading's reason (or the rule it breaks) otherwise,
+        for the re-ask."""
         reading = read_transfer(reply, self.endowment, closing)
-        if reading.amount is None:
-            raise InvalidActionError(reading.problem or "no amount")
-        return self.check_transfer(reading.amount)
+        if not reading.ok:
+            raise InvalidActionError(reading.reason or "no amount")
+        return self.check_transfer(reading.value)
 
     def transfer(self, trustor: SimAgent, trustee: SimAgent, sent: float) -> int:
         """The trustor's move; returns what the trustee receives."""

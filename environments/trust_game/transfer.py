@@ -1,228 +1,390 @@
-"""Reading the amount a Trust Game answer sends, as a careful person would (seed 001, App. E).
+"""Reading the amount a Trust Game answer gives, as a careful person would (seed 001, App. E).
 
 The role-play prompts (Appendix B.1, B.2) end "Finally, I will give ___ dollars" and the
 forecast prompt (C.3.1) "Finally, I will send ___ dollars". Every trust scenario and the
-journeys' trust place read those answers here, and only here. The grammar (also in
-docs/trust-population.md, "Reading the amount"):
+journeys' trust place read those answers here, and only here. The written rules are in
+docs/trust-population.md, "Reading the amount"; in brief:
 
-- **Closing sentence.** "Finally, I will give|send|transfer" (case, comma and markup ignored)
-  up to the end of its sentence (a line break, or ".", "!", "?", ";" not inside a number).
-  Text before it is reasoning; text after its sentence is not read. Several closing sentences
-  must name the same amount, else the answer is ambiguous.
-- **Markup is ignored**: markdown (`**`, `*`, `__`, `_`, backticks, headings, bullets) and
-  LaTeX (`\\boxed{}`, `\\text{}`, `$...$`, `\\(...\\)`, `\\$`).
-- **The amount** is the first amount expression in the sentence: a number ("7", "7.00", "$7",
-  "7$", "1,000" with thousands commas, "-1" and Unicode minus), number words ("seven", "one
-  thousand"), "a dollar" (1), "nothing"/"none"/"no money" (0), "all of it"/"everything"/"the
-  full amount" (the endowment; "all of my N dollars" must name the endowment), "half of it"
-  (half the endowment). A unit may follow ("dollars", "$", "USD"), and cents ("5 dollars and
-  50 cents" is 5.50; "50 cents" is 0.50).
-- **The instruction echoed is not an answer**: a closing sentence right after "End with"
-  (the prompt's own words, repeated, as small models do: "END WITH 'Finally, I will give you
-  2 dollars'") is not read.
-- **Asides after the amount are not read**: parentheses, brackets, and what follows an em dash
-  or a comma ("4 dollars (tripled to 12)", "5 dollars, keeping 5" are 4 and 5).
-- **Asked again, never guessed** (the reason says which): no closing sentence; a closing
-  sentence with no amount or a blank ("___"); a range ("3-5", "3 to 5", "between 3 and 5");
-  two different amounts ("4 or 5", "5, or maybe 6", "5, actually 3"; an alternative naming the
-  same amount is fine); an approximate amount ("about", "around", "~"); a bound ("up to",
-  "at least"); a percentage; "all" naming another amount than the endowment.
+- **The decision sentence** starts with "Finally" and a first-person decision to give ("I
+  will / I'll / I would like to / I'd like to / I choose to / I decide to / I ... give | send |
+  transfer | offer | pass | invest", negated or not) and runs to the end of its sentence; a
+  following sentence (or a part after ";") that opens with a correction marker and gives again
+  belongs to it. Text before it is reasoning, text after it is not the decision. The prompt's
+  instruction echoed back ("End with 'Finally, I will give ...'") is not a decision.
+- **The amount** is the quantity of money the sentence gives: a number with a money unit, a
+  share of the endowment ("half", "two-thirds", "60% of my money"), "all" ("all but 2
+  dollars"), nothing ("not a single dollar"), or the sentence's only quantity. Asides (in
+  brackets, after an em dash, or a clause opened by "which", "keeping", "out of my"...), labels
+  ("Player 2") and ordinals are not the amount. A calculation gives its result ("10 * 0.6 = 6").
+- **Asked again, never guessed**: several different amounts without a correction marker between
+  them (the shared rule, `corrected`), ranges, hedges and bounds anywhere in the clause ("about",
+  "-ish", "or so", "up to", "or more"), "1,000" / "1.000" (a thousand, or one with a decimal
+  comma), another currency, a share of something else than the endowment.
 
-What the reader returns is the amount stated; whether the game allows it (whole dollars from 0
-to the endowment) is `TrustGame.check_transfer`'s rule, so "1,000 dollars" is read as 1000 and
-then refused as out of range instead of being read as 1.
+A second, independent reader (`library_reading`: text2num for number words, price-parser for
+money) reads the same clause; the two must agree (`agree`). The sentence and markup rules live
+in `decision_text`, the quantities and number formats in `amounts`; this module combines them.
+Whether the game allows the amount (whole dollars from 0 to the endowment) is
+`TrustGame.check_transfer`'s rule.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from typing import Any
 
-from personasim.environments.classroom.numeric_answers import words_to_number
+from price_parser import Price
+from text_to_num import alpha2digit
 
-__all__ = ["CLOSING_SENTENCE", "TransferReading", "read_transfer"]
+from personasim.environments.trust_game.amounts import Quantity, quantities
+from personasim.environments.trust_game.decision_text import (
+    ASIDE_OPENER,
+    BLANK,
+    BOUND,
+    BRACKETS,
+    HEDGE,
+    NOT,
+    SEGMENT_END,
+    Clause,
+    decision_clauses,
+    dollars,
+    later_clauses,
+    plain,
+    quoted,
+)
+from personasim.simulation import CORRECTION, Reading, agree, corrected, register_reader
+
+__all__ = [
+    "CLOSING_SENTENCE",
+    "library_reading",
+    "main_spans",
+    "own_reading",
+    "read_clause",
+    "read_transfer",
+]
 
 CLOSING_SENTENCE = "Finally, I will give N dollars"
 """How the re-ask names the sentence the prompt asks for."""
 
-_DASHES = str.maketrans(dict.fromkeys("\u2212\u2012\u2013\ufe63\uff0d", "-"))
-_LATEX = re.compile(r"\\(?:boxed|text|textbf|mathrm|mathbf|emph)\s*\{|\\[()\[\]]|\\left|\\right")
-_MARKER = re.compile(r"finally\s*,?\s*i\s+will\s+(?:give|send|transfer)\b", re.IGNORECASE)
-_SENTENCE_END = re.compile(r"\n|[!?;]|\.(?!\d)")
-_WORD = (
-    r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen"
-    r"|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy"
-    r"|eighty|ninety|hundred|thousand|million)"
-)
-_OF_IT = r"(?:\s+of)?(?:\s+(?:it|my|the|this|our|money|endowment|amount|sum|available|total))*"
-_AMOUNT = re.compile(
-    rf"""(?P<all>\b(?:all|everything|the\s+(?:full|entire|whole)(?:\s+(?:amount|endowment|sum))?)
-             \b{_OF_IT})
-       |(?P<half>\bhalf\b{_OF_IT})
-       |(?P<nothing>\b(?:nothing|none|no\s+money)\b)
-       |(?P<a_dollar>\ba\s+(?:single\s+)?dollar\b)
-       |(?P<number>(?:(?P<sign>-)\s*)?(?:\$\s*)*(?:(?P<sign2>-)\s*)?
-           (?:\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+))
-       |(?P<words>\b{_WORD}\b(?:[\s-]+(?:and[\s-]+)?{_WORD}\b)*)""",
-    re.IGNORECASE | re.VERBOSE,
-)
-_UNIT = re.compile(r"(?:\s*(?:\$|dollars?\b|bucks\b|usd\b|us\s+dollars\b))*", re.IGNORECASE)
-_CENTS = re.compile(rf"\s*(?:and\s+)?(?P<cents>\d{{1,2}}|{_WORD})\s*cents?\b", re.IGNORECASE)
-_ONLY_CENTS = re.compile(r"\s*cents?\b", re.IGNORECASE)
-_PERCENT = re.compile(r"\s*(?:%|percent\b)", re.IGNORECASE)
-_RANGE_TAIL = re.compile(r"^\s*(?:-|to\b|through\b)\s*(?:\$\s*)?(?:\d|\.\d|" + _WORD + r"\b)", re.I)
-_ALTERNATIVE = re.compile(
-    r"\b(?:or|maybe|perhaps|actually|rather|instead|make\s+it|no)\b[\s,:]*"
-    r"(?:(?:maybe|perhaps|even|just|only)\s+)?",
-    re.IGNORECASE,
-)
-_HEDGE = re.compile(r"~|≈|\b(?:about|around|approximately|roughly|nearly|almost)\b", re.I)
-_BOUND = re.compile(
-    r"\b(?:up\s+to|at\s+(?:most|least)|no\s+(?:more|less)\s+than|(?:more|less|fewer)\s+than"
-    r"|a\s+(?:maximum|minimum)\s+of)\b",
-    re.IGNORECASE,
-)
-_BETWEEN = re.compile(r"\bbetween\b", re.IGNORECASE)
-_ASIDE = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
-_ECHO = re.compile(r"\bend\s+with\s*[:'\"\u2018\u201c]*\s*$", re.IGNORECASE)
+OWN = "closing-sentence"
+LIBRARY = "text2num+price-parser"
 
 
-@dataclass(frozen=True)
-class TransferReading:
-    """The amount an answer states, or why none can be read (said to the model on re-ask)."""
-
-    amount: float | None
-    problem: str | None = None
+# --- the grammar's reading --------------------------------------------------------------------
 
 
-def read_transfer(reply: str, endowment: int, closing: str = CLOSING_SENTENCE) -> TransferReading:
-    """The amount of `reply`'s closing sentence(s) under the module's grammar; `closing` is
-    how a missing closing sentence is named in the re-ask (the forecast says "send")."""
-    text = _plain(reply)
-    readings = [
-        _read_sentence(_sentence(text, m.end()), endowment)
-        for m in _MARKER.finditer(text)
-        if not _ECHO.search(text, 0, m.start())
-    ]
-    if not readings:
-        return TransferReading(None, f"it does not end with '{closing}'")
-    problems = [r for r in readings if r.problem]
-    if problems:
-        return problems[0]
-    amounts = sorted({r.amount for r in readings if r.amount is not None})
-    if len(amounts) > 1:
-        named = " and ".join(_shown(a) for a in amounts)
-        return TransferReading(None, f"its closing sentences name different amounts ({named})")
-    return readings[0]
-
-
-def _plain(reply: str) -> str:
-    """`reply` without markdown and LaTeX markup, with every minus sign and en dash as '-'."""
-    text = _LATEX.sub(" ", reply.translate(_DASHES)).replace("\\$", "$")
-    text = re.sub(r"\\[,;! ]", " ", text).replace("{", "").replace("}", "")
-    text = re.sub(r"__(\S(?:.*?\S)?)__", r"\1", text)  # __bold__; a bare ___ is a blank
-    text = re.sub(r"(?<![\w_])_(?!_)(\S(?:.*?\S)?)(?<!_)_(?![\w_])", r"\1", text)
-    return text.replace("*", "").replace("`", "")
-
-
-def _sentence(text: str, start: int) -> str:
-    """The rest of the closing sentence that starts before `start`."""
-    end = _SENTENCE_END.search(text, start)
-    return text[start : end.start() if end else len(text)]
-
-
-def _read_sentence(sentence: str, endowment: int) -> TransferReading:
-    """The amount one closing sentence names (the text after 'Finally, I will give')."""
-    if "___" in sentence:
-        return TransferReading(None, "the amount is left blank ('___'); write the number")
-    match = _AMOUNT.search(sentence)
-    if match is None:
-        return TransferReading(None, f"its closing sentence names no amount ({_quote(sentence)})")
-    before = sentence[: match.start()]
-    if problem := _prefix_problem(before, sentence):
-        return TransferReading(None, problem)
-    amount, end = _value(match, sentence, endowment)
-    if isinstance(amount, str):
-        return TransferReading(None, amount)
-    rest = sentence[end:]
-    if _PERCENT.match(rest):
-        return TransferReading(None, "it gives a percent, not an amount of dollars")
-    if _RANGE_TAIL.match(rest):
-        return TransferReading(None, f"it gives a range ({_quote(sentence)}), not one amount")
-    if problem := _alternatives(amount, rest, endowment):
-        return TransferReading(None, problem)
-    return TransferReading(amount)
-
-
-def _prefix_problem(before: str, sentence: str) -> str | None:
-    """Why the words between the verb and the amount make it no decision, if they do."""
-    if _BETWEEN.search(before):
-        return f"it gives a range ({_quote(sentence)}), not one amount"
-    if _HEDGE.search(before):
-        return f"it gives an approximate amount ({_quote(sentence)}), not the amount"
-    if _BOUND.search(before):
-        return f"it gives a bound ({_quote(sentence)}), not the amount"
-    return None
-
-
-def _value(match: re.Match[str], sentence: str, endowment: int) -> tuple[float | str, int]:
-    """The amount `match` names (with its unit and cents) and where it ends; a str: a problem."""
-    end = match.end()
-    if match["nothing"]:
-        return 0.0, end
-    if match["a_dollar"]:
-        return 1.0, end
-    if match["half"]:
-        return endowment / 2, end
-    if match["all"]:
-        named = _AMOUNT.match(sentence, _skip_sign(sentence, end))
-        if named and (named["number"] or named["words"]):
-            value, end = _value(named, sentence, endowment)
-            if value != endowment:
-                return f"it says all of it but names {_shown(value)} of the ${endowment}", end
-        return float(endowment), end
-    if match["number"]:
-        digits = re.sub(r"[^\d.]", "", match["number"])
-        value = float(digits) * (-1 if (match["sign"] or match["sign2"]) else 1)
-    else:
-        words = words_to_number(match["words"])
-        if words is None:  # pragma: no cover - the pattern only matches number words
-            return f"its closing sentence names no amount ({_quote(sentence)})", end
-        value = words
-    if cents := _ONLY_CENTS.match(sentence, end):
-        return value / 100, cents.end()
-    end = _UNIT.match(sentence, end).end()
-    if cents := _CENTS.match(sentence, end):
-        said = cents["cents"]
-        amount = float(said) if said.isdigit() else words_to_number(said)
-        return value + (amount or 0.0) / 100, _UNIT.match(sentence, cents.end()).end()
-    return value, end
-
-
-def _skip_sign(sentence: str, end: int) -> int:
-    """Where a number after "all (of my)" starts: past spaces."""
-    return end + len(sentence[end:]) - len(sentence[end:].lstrip())
-
-
-def _alternatives(amount: float, rest: str, endowment: int) -> str | None:
-    """A second, different amount offered after the first ("or 6", "actually 3"), outside
-    asides in brackets or after an em dash."""
-    rest = _ASIDE.sub(" ", rest).split("\u2014", 1)[0]
-    for marker in _ALTERNATIVE.finditer(rest):
-        other = _AMOUNT.match(rest, marker.end())
-        if other is None:
+def main_spans(body: str, taken: list[Quantity]) -> list[tuple[int, int]]:
+    """The spans of `body` that are its decision (not asides): bracketed asides, what follows
+    an em dash, and clauses opened by 'which', 'keeping', 'out of my'... up to the next comma
+    are left out; an opener inside a quantity ('half of my money') opens nothing."""
+    cut = [(m.start(), m.end()) for m in BRACKETS.finditer(body)]
+    first = min((q.start for q in taken if not any(a <= q.start < b for a, b in cut)), default=0)
+    for opener in ASIDE_OPENER.finditer(body):
+        at = opener.start()
+        if any(q.start <= at < q.end for q in taken) or any(a <= at < b for a, b in cut):
             continue
-        value, _ = _value(other, rest, endowment)
-        if isinstance(value, str) or value != amount:
-            shown = value if isinstance(value, str) else _shown(value)
-            return f"it names two different amounts ({_shown(amount)} and {shown})"
-    return None
+        if any(m.start() <= at < m.end() for m in CORRECTION.finditer(body)):
+            continue  # "make that 4": the marker opens no aside
+        closing = SEGMENT_END.search(body, opener.end())
+        if closing is None and at < first:
+            continue  # 'give that player 5 dollars': it opens no aside before the amount
+        dash = opener[0].strip() in ("—", "-", "--")
+        cut.append((at, len(body) if dash or closing is None else closing.start()))
+    return _complement(cut, len(body))
 
 
-def _shown(amount: float) -> str:
-    return f"${amount:g}" if amount >= 0 else f"-${-amount:g}"
+def _complement(cut: list[tuple[int, int]], length: int) -> list[tuple[int, int]]:
+    spans, position = [], 0
+    for start, end in sorted(cut):
+        if start > position:
+            spans.append((position, start))
+        position = max(position, end)
+    if position < length:
+        spans.append((position, length))
+    return spans
 
 
-def _quote(sentence: str) -> str:
-    said = " ".join(sentence.split())
-    return f"'...{said[:60]}'" if said else "nothing after 'I will give'"
+def _inside(quantity: Quantity, spans: list[tuple[int, int]]) -> bool:
+    return any(start <= quantity.start < end for start, end in spans)
+
+
+def read_clause(clause: Clause, endowment: int) -> Reading:
+    """The amount one decision sentence gives, by the module's grammar."""
+    body = clause.body
+    if BLANK.search(body) and not re.search(r"\d", body):
+        return Reading.unreadable(
+            "its closing sentence names no amount, only a blank; write the number of dollars", OWN
+        )
+    if HEDGE.search(clause.head):
+        return Reading.ambiguous(f"it hedges its decision ({quoted(clause.head)})", OWN)
+    found = quantities(body, endowment, clause.negated)
+    spans = main_spans(body, found)
+    main = [q for q in found if _inside(q, spans) and q.kind != "operands"]
+    main, spans = _undescribed(body, main, spans)
+    if problem := next((q.problem for q in main if q.problem), None):
+        return Reading.ambiguous(problem, OWN)
+    if clause.negated:
+        return _negated(main, body)
+    if not main:
+        return Reading.unreadable(f"its closing sentence names no amount ({quoted(body)})", OWN)
+    statements = [(q.start, q.value) for q in main]
+    reading = corrected(statements, body)
+    if reading is None or not reading.ok:
+        shown = " and ".join(dollars(v) for v in dict.fromkeys(v for _, v in statements))
+        return Reading.ambiguous(f"it names different amounts ({shown})", OWN, reading.candidates)
+    after = _last_correction(body, statements) if reading.by == "corrected" else 0
+    if problem := _hedged(body, spans, after, main):
+        return Reading.ambiguous(problem, OWN)
+    if problem := _doubted_aside(body, found, spans, reading.value):
+        return Reading.ambiguous(problem, OWN)
+    restated = [v for v in _appositions(body, found, after) if v != reading.value]
+    if restated:
+        shown = " and ".join(dollars(v) for v in dict.fromkeys([reading.value, *restated]))
+        return Reading.ambiguous(f"it names different amounts ({shown})", OWN)
+    kinds = "+".join(dict.fromkeys(q.kind for q in main))
+    rule = f"{OWN}:{kinds}" + (" corrected" if reading.by == "corrected" else "")
+    return Reading.of(reading.value, rule)
+
+
+_DESCRIBED = ("share", "all", "all-but")
+
+
+def _undescribed(
+    body: str, main: list[Quantity], spans: list[tuple[int, int]]
+) -> tuple[list[Quantity], list[tuple[int, int]]]:
+    """`main` and `spans` without the hedged shares that describe an exact amount ('9 dollars,
+    almost all of it', 'roughly half, 5 dollars'): a hedged share beside an unhedged amount
+    is a description, not a second amount; alone it stays, and is a hedge."""
+    described = []
+    for quantity in main:
+        before = body[max(0, quantity.start - 24) : quantity.start]
+        hedge = re.search(rf"(?:{HEDGE.pattern})\s*$", before, re.IGNORECASE)
+        if quantity.kind in _DESCRIBED and hedge:
+            described.append((quantity, quantity.start - len(before) + hedge.start()))
+    rest = [q for q in main if all(q is not d for d, _ in described)]
+    if not described or not rest:
+        return main, spans
+    cut = [(at, quantity.end) for quantity, at in described]
+    gaps = zip([0] + [e for _, e in spans], [s for s, _ in spans] + [len(body)], strict=True)
+    cut += list(gaps)
+    return rest, _complement(cut, len(body))
+
+
+_APPOSITION_LEAD = re.compile(
+    r"\s*(?:(?:i\.e\.?|that\s+is|that['’]s|which\s+is|or|so|=)\s*,?\s*)?", re.IGNORECASE
+)
+_RESTATING = re.compile(
+    r"\b(?:i\.e\.?|that\s+is|that['’]s|which\s+is|which\s+would\s+be|meaning|so)\s*,?",
+    re.IGNORECASE,
+)
+_LABEL_END = re.compile(r"(?:player|participant|round|option|step|no\.|#)\s*$", re.IGNORECASE)
+
+
+def _appositions(body: str, found: list[Quantity], after: int) -> list[float]:
+    """The amounts an aside restates on its own: a bracket ('half of it (6 dollars)', '7
+    dollars ($7)', '(i.e. 6 dollars)') or a part opened by 'i.e.', 'that is', 'which is',
+    'meaning', 'so' ('30 percent, i.e. 4 dollars') up to the next comma, that holds one
+    quantity and nothing else. A hedged one ('(roughly two thirds)') and labels ('Player
+    (2)') restate nothing."""
+    parts = [
+        (b.start() + 1, b.end() - 1)
+        for b in BRACKETS.finditer(body, after)
+        if not ASIDE_OPENER.search(body, _previous_end(found, b.start()), b.start())
+    ]  # '4 dollars and keep the rest ($6)': the bracket restates the aside, not the amount
+    for opener in _RESTATING.finditer(body, after):
+        closing = SEGMENT_END.search(body, opener.end())
+        parts.append((opener.end(), closing.start() if closing else len(body)))
+    values = []
+    for start, end in parts:
+        inside = [q for q in found if start <= q.start and q.end <= end]
+        lead = _APPOSITION_LEAD.match(body, start)
+        if len(inside) != 1 or lead is None or inside[0].start != lead.end():
+            continue
+        quantity = inside[0]
+        if quantity.value is None or quantity.problem or quantity.kind == "operands":
+            continue
+        if body[quantity.end : end].strip(" .,;:!)") or HEDGE.search(body, start, end):
+            continue
+        if _LABEL_END.search(body[: start - 1]):
+            continue
+        values.append(quantity.value)
+    return values
+
+
+def _previous_end(found: list[Quantity], position: int) -> int:
+    return max((q.end for q in found if q.end <= position), default=0)
+
+
+_ALTERNATIVE_WORDS = re.compile(r"\b(?:or|might|could|maybe|perhaps|possibly)\b", re.IGNORECASE)
+
+
+def _doubted_aside(
+    body: str, found: list[Quantity], spans: list[tuple[int, int]], value: float
+) -> str:
+    """An aside that offers another amount with a doubt ('5 dollars, but maybe 3', '6
+    dollars, though I might give 4'): no decision ('' when none)."""
+    for quantity in found:
+        if _inside(quantity, spans) or quantity.value in (None, value):
+            continue
+        if quantity.kind not in ("money", "number"):
+            continue
+        closing = SEGMENT_END.search(body, quantity.end)
+        start = max((end for _, end in spans if end <= quantity.start), default=0)
+        aside = body[start : closing.start() if closing else len(body)]
+        if HEDGE.search(aside) or _ALTERNATIVE_WORDS.search(aside):
+            return f"it offers another amount ({quoted(aside)})"
+    return ""
+
+
+def _negated(main: list[Quantity], body: str) -> Reading:
+    """'I will not give any money' is 0; a negated decision naming an amount is no decision."""
+    if all(q.kind == "nothing" for q in main):
+        return Reading.of(0.0, f"{OWN}:negated")
+    return Reading.ambiguous(
+        f"it says what it will not give ({quoted(body)}), not the amount it gives", OWN
+    )
+
+
+def _last_correction(body: str, statements: list[tuple[int, Any]]) -> int:
+    previous = sorted(statements)[-2][0]
+    markers = list(CORRECTION.finditer(body, previous))
+    return markers[-1].end() if markers else 0
+
+
+def _hedged(body: str, spans: list[tuple[int, int]], after: int, main: list[Quantity]) -> str:
+    """Why the decision's own words make its amount no decision: a hedge, a bound or a
+    negation beside a positive amount ('' when none)."""
+    text = " ".join(body[max(start, after) : end] for start, end in spans if end > after)
+    if HEDGE.search(text):
+        return f"it gives an approximate amount ({quoted(body)}), not the amount"
+    if BOUND.search(text):
+        return f"it gives a bound ({quoted(body)}), not the amount"
+    if NOT.search(text) and any(q.value for q in main):
+        return f"it says what it will not give ({quoted(body)}), not only the amount it gives"
+    return ""
+
+
+def own_reading(text: str, endowment: int, closing: str = CLOSING_SENTENCE) -> Reading:
+    """The grammar's reading of a plain text: its decision sentences, each read, combined by
+    the shared self-correction rule."""
+    clauses = decision_clauses(text)
+    if not clauses:
+        return Reading.unreadable(f"it does not end with '{closing}'", OWN)
+    readings = [(clause, read_clause(clause, endowment)) for clause in clauses]
+    blank = [c for c, r in readings if r.status == "unreadable" and "blank" in (r.reason or "")]
+    readings = [(c, r) for c, r in readings if c not in blank] or readings
+    if problem := next((r for _, r in readings if not r.ok), None):
+        return problem
+    statements = [(c.start, r.value) for c, r in readings]
+    combined = corrected(statements, text)
+    if combined is None or not combined.ok:
+        shown = " and ".join(dollars(v) for v in dict.fromkeys(v for _, v in statements))
+        return Reading.ambiguous(f"its closing sentences name different amounts ({shown})", OWN)
+    reading = readings[-1][1]
+    if other := _restated_elsewhere(text, clauses[-1], reading.value, endowment):
+        return Reading.ambiguous(other, OWN)
+    return reading
+
+
+_LABELLED = re.compile(
+    r"(?:^|[{,]|\n)[\s\-*>#]*\"?(?:final[\s_]+)?(?:transfer|amount|sent|send|give|giving|decision"
+    r"|answer|offer)(?:[\s_]+(?:amount|sent|given|to[\s_]+(?:send|give)|decision))?\"?\s*[:=]"
+    r"\s*(?:US\s?\$|\$)?\s*(?P<value>\d+(?:\.\d+)?)(?![\d.,]*\s*(?:%|/|percent))",
+    re.IGNORECASE,
+)
+"""A labelled amount elsewhere in the reply: 'Amount sent: $6', '{"transfer": 6}'."""
+
+
+def _restated_elsewhere(text: str, last: Clause, value: float, endowment: int) -> str:
+    """Why the reply's other statements make its amount no decision: a later decision to give
+    another amount ('Finally, I will give 5 dollars. On reflection, I'd prefer to give 4.')
+    or a labelled amount that differs ('Amount sent: 6'); '' when none."""
+    for clause in later_clauses(text, max(last.end, last.start + 1)):
+        later = read_clause(clause, endowment)
+        if later.ok and later.value != value:
+            shown = f"{dollars(value)} and {dollars(later.value)}"
+            return f"it gives another amount after its closing sentence ({shown})"
+    for match in _LABELLED.finditer(text):
+        if float(match["value"]) != value:
+            shown = f"{dollars(value)} and {dollars(float(match['value']))}"
+            return f"its labelled amount differs from its closing sentence ({shown})"
+    return ""
+
+
+# --- the library's reading --------------------------------------------------------------------
+
+_LIBRARY_SCOPE = re.compile(
+    r"%|/|\bper\s*cent|\b(?:half|halves|thirds?|quarters?|fourths?|fifths?|tenths?|all"
+    r"|everything|entire|whole|full|max(?:imum)?|nothing|none|not|but|except|minus|plus|cents?"
+    r"|euros?|pounds?)\b"
+    r"|n['’]t\b|[€£¥]|(?<!\d)(?<!\d\s)-\$?\d",
+    re.IGNORECASE,
+)
+_LIBRARY_DIGITS = r"(?<![\w.,])(?:\d{1,3}(?:[ ,.]\d{3})+(?:[.,]\d+)?|\d+(?:[.,]\d+)?)"
+_LIBRARY_NUMBER = re.compile(rf"{_LIBRARY_DIGITS}(?![\w.,]?\d)(?![^\W\d])")
+_LIBRARY_MONEY = re.compile(
+    rf"(?:US\s?\$|USD|\$)\s*{_LIBRARY_DIGITS}"
+    rf"|{_LIBRARY_DIGITS}\s*(?:\$(?!\s*\d)|US\s*dollars?\b|dollars?\b|bucks?\b|USD\b)",
+    re.IGNORECASE,
+)
+
+
+def library_reading(reply: str, context: Mapping[str, Any]) -> Reading:
+    """The libraries' reading of the decision sentences: number words to digits by text2num
+    (`alpha2digit`), each money amount by price-parser (`Price.fromstring`), else the clause's
+    only number. It reads plain amounts and abstains (unreadable) on anything else: shares,
+    negations, ranges, calculations, cents, several numbers it cannot tell apart."""
+    text = plain(reply)
+    values: list[tuple[int, float]] = []
+    for clause in decision_clauses(text):
+        value = _library_clause(clause)
+        if isinstance(value, str):
+            return Reading.unreadable(value, LIBRARY)
+        values.append((clause.start, value))
+    if not values:
+        return Reading.unreadable("no decision sentence", LIBRARY)
+    combined = corrected(values, text)
+    if combined is None or not combined.ok:
+        return Reading.unreadable("its decision sentences differ", LIBRARY)
+    return Reading.of(combined.value, LIBRARY)
+
+
+def _library_clause(clause: Clause) -> float | str:
+    """One clause's amount by the libraries, or why they abstain."""
+    body = BRACKETS.sub(" ", clause.body)
+    markers = list(CORRECTION.finditer(body))
+    if markers:
+        body = body[markers[-1].end() :]
+    if clause.negated or _LIBRARY_SCOPE.search(body):
+        return "outside the libraries' scope"
+    digits = alpha2digit(body, "en", threshold=0)
+    first = re.search(r"\d", digits)
+    openers = (
+        m.start() for m in ASIDE_OPENER.finditer(digits) if first and m.start() > first.start()
+    )
+    digits = digits[: min(openers, default=len(digits))]
+    money = [Price.fromstring(m[0]).amount_float for m in _LIBRARY_MONEY.finditer(digits)]
+    found = [v for v in money if v is not None] or [
+        Price.fromstring(m[0]).amount_float for m in _LIBRARY_NUMBER.finditer(digits)
+    ]
+    distinct = set(found)
+    if len(distinct) != 1 or None in distinct:
+        return "no single amount" if not distinct else "several numbers"
+    return float(distinct.pop())  # type: ignore[arg-type]
+
+
+# --- the reading ------------------------------------------------------------------------------
+
+
+def read_transfer(reply: str, endowment: int, closing: str = CLOSING_SENTENCE) -> Reading:
+    """The amount `reply`'s decision sentence(s) give, read by the grammar and confirmed by the
+    libraries (`agree`); `closing` is how a missing decision sentence is named in the re-ask.
+    The libraries never read alone what the grammar found no amount in."""
+    own = own_reading(plain(reply), endowment, closing)
+    if not own.ok:
+        return own
+    return agree(own, library_reading(reply, {"endowment": endowment}))
+
+
+register_reader("transfer", library_reading)

@@ -25,7 +25,11 @@ from personasim.environments.journey.survey import ValueSurvey
 from personasim.environments.persona_gym.place import GymQuestion, PersonaGym
 from personasim.scenarios.persona_journey.memory import Traveller, keep_exchange
 from personasim.scenarios.trust.answers import TrustorAnswer
-from personasim.scenarios.trust.population import checked_transfer, parse_transfer
+from personasim.scenarios.trust.population import (
+    checked_transfer,
+    parse_transfer,
+    record_transfer_reading,
+)
 from personasim.simulation import ChatRequest, Environment, Message, Simulation
 
 if TYPE_CHECKING:
@@ -168,6 +172,7 @@ class TrustPlace(JourneyPlace):
             read=lambda answer: checked_transfer(answer.amount, self.game),
         )
         decision, task = await journey.decide(t, task)
+        record_transfer_reading(t.agent.agent_id, decision, self.game)
         if not decision.ok:
             return
         received = self.game.transfer(t.agent, self.trustee, decision.value)

@@ -41,6 +41,7 @@ from personasim.scenarios.trust.population import (
     draw_personas,
     load_bank,
     parse_transfer,
+    record_transfer_reading,
 )
 from personasim.simulation import (
     ChatRequest,
@@ -166,9 +167,14 @@ class TrustForecast(Scenario):
         """Forecast the round (or, by design `horizons`, every round left from this state), then
         play it; a failed forecast does not stop the round."""
         last = self.params.rounds if self.params.design == "horizons" else round_index
+        trustor_id = pairing.trustor.agent_id
         for target in range(round_index, last + 1):
-            await pairing.trustor.decide(self._forecast_task(pairing, target, round_index))
+            forecast = await pairing.trustor.decide(
+                self._forecast_task(pairing, target, round_index)
+            )
+            record_transfer_reading(trustor_id, forecast, pairing.game, FORECAST_CLOSING)
         action = await pairing.trustor.decide(self._action_task(pairing, round_index))
+        record_transfer_reading(trustor_id, action, pairing.game)
         if not action.ok:
             return  # recorded as decision.failed; no transfer is made up
         received = pairing.game.transfer(pairing.trustor, pairing.trustee, action.value)

@@ -27,6 +27,7 @@ from pydantic import Field, field_validator
 from personasim.agents import (
     BIG_FIVE_LEVELS,
     TRAIT_FIELDS,
+    Decision,
     DecisionParseError,
     DecisionTask,
     Persona,
@@ -43,7 +44,7 @@ from personasim.agents import (
 from personasim.agents.trustee import ARCHETYPE_PATTERN
 from personasim.analysis import with_counterfactual
 from personasim.environments import TrustGame
-from personasim.environments.trust_game.transfer import CLOSING_SENTENCE
+from personasim.environments.trust_game.transfer import CLOSING_SENTENCE, read_transfer
 from personasim.scenarios.trust.answers import TrustorAnswer
 from personasim.scenarios.trust.metrics import (
     population_metrics,
@@ -74,6 +75,7 @@ __all__ = [
     "draw_personas",
     "load_bank",
     "parse_transfer",
+    "record_transfer_reading",
 ]
 
 
@@ -192,6 +194,22 @@ def parse_transfer(reply: str, game: TrustGame, closing: str = CLOSING_SENTENCE)
         raise DecisionParseError(str(exc)) from None
 
 
+def record_transfer_reading(
+    agent_id: str, decision: Decision, game: TrustGame, closing: str = CLOSING_SENTENCE
+) -> None:
+    """Log how an accepted text decision's amount was read (`reading.made`, reader
+    "transfer", with the endowment its independent reader needs). Called by the scenario after
+    `decide` returns, never from the parser, so a run with `--workers` logs the same events; a
+    JSON answer (`--response-format`) is no text reading and is not logged."""
+    sim = game.sim
+    if not decision.ok or decision.reply is None or sim.response_format != "text":
+        return
+    reading = read_transfer(decision.reply, game.endowment, closing)
+    sim.record_reading(
+        agent_id, reader="transfer", text=decision.reply, reading=reading, endowment=game.endowment
+    )
+
+
 def checked_transfer(amount: float, game: TrustGame) -> int:
     """`amount` as whole dollars if the game's rules allow it, else a `DecisionParseError`
     saying which rule it breaks (the same check for a text and a structured answer)."""
@@ -267,6 +285,7 @@ class TrustPopulation(Scenario):
     async def _play(self, trustor: PersonaAgent, prior: Prior | None = None) -> None:
         """One trustor's round; `prior` fills the prompt's `$theoretical_props` slot."""
         decision = await trustor.decide(self._trustor_task(trustor, prior))
+        record_transfer_reading(trustor.agent_id, decision, self.game)
         if not decision.ok:
             return  # recorded as decision.failed; no amount is made up
         received = self.game.transfer(trustor, self.trustee, decision.value)
