@@ -160,7 +160,7 @@ def test_groupings() -> None:
     assert country_group("Micronesia") == "Unknown"  # their lookup fails on the bare name
     assert job_category("Senior Software Engineer") == "Tech"
     assert job_category("Baker") == "Hospitality"  # a word of the food trade
-    assert job_category("Fire eater") == "Other"  # no rule
+    assert job_category("Fire eater") == "Unknown"  # no rule: no guess
     assert position_level("Senior Software Engineer") == "Professional"  # no rank named
     assert position_level("Chief Technology Officer") == "C-Suite"
     assert position_level("Restaurant manager") == "Management"

@@ -20,13 +20,15 @@ from personasim.environments.career_chat import load_job_groups
 from personasim.scenarios.career_chat.answers import JobLabelsAnswer, read_job_labels
 from personasim.scenarios.career_chat.jobs import (
     CATEGORY_LABELS,
+    LEVEL_LABELS,
     POSITION_LEVELS,
     UNCLASSIFIED,
+    UNKNOWN,
     classify_title,
     title_key,
 )
 from personasim.scenarios.career_chat.reports import report_lines
-from personasim.simulation import RunResult, SQLiteEventStore, run_scenario
+from personasim.simulation import RunResult, SQLiteEventStore, independent_reader, run_scenario
 from personasim.simulation.cli.main import main
 
 TITLES = (
@@ -134,7 +136,16 @@ def test_unbound_the_word_rule_groups_and_no_classifier_is_asked(tmp_path: Path)
     assert job_sizes(result) == dict(words)
     assert result.metrics["metrics"]["job_labels"]["classifier"] == []
     rows = (result.run_dir / "reports" / "job_titles.csv").read_text().splitlines()
-    assert "Doctor,Health,Professional,word rule,2" in rows
+    assert "Doctor,Health,Professional,word rule,2,doctor,no rank named" in rows
+    assert f"Astronaut,{UNKNOWN},{UNKNOWN},word rule,1,none,none" in rows
+    assert "Software Engineer,Tech,Professional,word rule,1,engineer,no rank named" in rows
+    readings = events(result, "reading.made")
+    assert len(readings) == len(TITLES) and {r["reader"] for r in readings} == {"job_title"}
+    astronaut = next(r for r in readings if r["text"] == "Astronaut")
+    assert astronaut["status"] == "unreadable" and astronaut["by"].startswith("word rule")
+    doctor = next(r for r in readings if r["text"] == "Doctor")
+    assert doctor["value"] == {"category": "Health", "level": "Professional"}
+    assert independent_reader("job_title") is None  # no library reads job titles
 
 
 @pytest.mark.parametrize("classifier", ["scripted", "scripted:drift=0.15", "scripted:drift=0.6"])
@@ -164,6 +175,12 @@ def test_scripted_classifier_asks_each_title_once_and_logs_its_labels(
             word = classify_title(title)
             assert labels == {"job_category": word.category, "position_level": word.level}
     assert len({title_key(t) for t in logged["unclassified"]}) == len(failed)
+    readings = events(result, "reading.made")
+    assert len(readings) == len(TITLES)  # the classifier's, one per user; no word-rule reading
+    assert all(r["by"] == f"classifier ({classifier})" for r in readings)
+    assert sum(r["status"] == "unreadable" for r in readings) >= sum(
+        " ".join(t.split()) in logged["unclassified"] for t in TITLES
+    )
     validity = result.manifest["validity"]["tasks"]["career.classify"]
     assert validity["decisions"] == 5 and validity["failed"] == len(failed)
     assert result.metrics["metrics"]["failures"]["classify"] == len(failed)
@@ -216,9 +233,9 @@ def test_metrics_use_the_logged_labels_and_an_unusable_answer_is_unclassified(
     assert f"BA_user,position,{UNCLASSIFIED},1,True" in table
     titles = result.run_dir / "reports" / "job_titles.csv"
     rows = titles.read_text().splitlines()
-    assert rows[0] == "job_title,job_category,position_level,source,n"
-    assert f"Astronaut,{UNCLASSIFIED},{UNCLASSIFIED},unclassified,1" in rows
-    assert "Doctor,Hospitality,C-Suite,classifier,2" in rows
+    assert rows[0] == "job_title,job_category,position_level,source,n,category_rule,level_rule"
+    assert f"Astronaut,{UNCLASSIFIED},{UNCLASSIFIED},unclassified,1,," in rows
+    assert "Doctor,Hospitality,C-Suite,classifier,2,," in rows
     assert len(load_job_groups(titles)) == 6  # usable as --job-groups
 
 
@@ -265,5 +282,7 @@ def test_the_role_is_listed_as_optional(capsys: pytest.CaptureFixture[str]) -> N
 
 
 def test_offered_labels_are_the_word_rules() -> None:
-    assert CATEGORY_LABELS[-1] == "Other" and len(CATEGORY_LABELS) == 8
+    """The authors' labels, "Other", and "Unknown": a classifier need not guess either."""
+    assert CATEGORY_LABELS[-2:] == ("Other", UNKNOWN) and len(CATEGORY_LABELS) == 9
+    assert LEVEL_LABELS[:-1] == POSITION_LEVELS and LEVEL_LABELS[-1] == UNKNOWN
     assert POSITION_LEVELS[0] == "Entry Level" and POSITION_LEVELS[-1] == "C-Suite"

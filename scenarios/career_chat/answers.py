@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from personasim.agents.decision import DecisionParseError, parse_nonempty
 from personasim.agents.level_names import LevelNameError, match_level_name
-from personasim.scenarios.career_chat.jobs import CATEGORY_LABELS, POSITION_LEVELS
+from personasim.scenarios.career_chat.jobs import CATEGORY_LABELS, LEVEL_LABELS
 from personasim.scenarios.career_chat.options import N_OPTIONS
 
 __all__ = [
@@ -49,14 +49,26 @@ class Verdict(BaseModel):
     updated_question: str = ""
 
 
+def _not_a_truth_value(value: Any) -> Any:
+    """A JSON true/false where a number is asked is no number (pydantic would read true as 1):
+    re-asked, never read."""
+    if isinstance(value, bool):
+        raise ValueError(f"a number is asked, not {str(value).lower()}")
+    return value
+
+
 class OptionAnswer(BaseModel):
     option_id: int = Field(ge=1, le=N_OPTIONS)
     reason: str = ""
+
+    _number = field_validator("option_id", mode="before")(_not_a_truth_value)
 
 
 class Rating(BaseModel):
     rating: int = Field(ge=0, le=5)
     reason: str = ""
+
+    _number = field_validator("rating", mode="before")(_not_a_truth_value)
 
 
 class JobLabelsAnswer(BaseModel):
@@ -108,11 +120,12 @@ def read_reply(answer: AssistantReply) -> str:
 
 def read_job_labels(answer: JobLabelsAnswer) -> dict[str, str]:
     """Each choice as the offered label it names (case, spacing and punctuation aside, as
-    `level_names` reads them); a label that names none of the offered ones is re-asked."""
+    `level_names` reads them; "Unknown" is offered too, so the classifier need not guess); a
+    label that names none of the offered ones is re-asked."""
     try:
         return {
             "job_category": match_level_name(answer.job_category, CATEGORY_LABELS),
-            "position_level": match_level_name(answer.position_level, POSITION_LEVELS),
+            "position_level": match_level_name(answer.position_level, LEVEL_LABELS),
         }
     except LevelNameError as exc:
         raise DecisionParseError(str(exc)) from None

@@ -13,10 +13,7 @@ import pandas as pd
 from personasim.analysis.event_tables import payloads
 from personasim.environments.career_chat import education_label
 from personasim.scenarios.career_chat.countries import development_level
-from personasim.scenarios.career_chat.jobs import (
-    job_category,
-    position_level,
-)
+from personasim.scenarios.career_chat.jobs import classify_title, job_category, position_level
 
 __all__ = ["AGE_BINS", "GROUPINGS", "age_bin", "country_group", "job_labels"]
 
@@ -47,7 +44,8 @@ GROUPINGS: dict[str, Callable[[Mapping[str, Any]], str]] = {
 }
 """How a profile is grouped for each of the paper's attributes (the paper's education labels
 and ours are the same groups); job category and position level come from the run's
-`--job-groups` file where it names the title, else from `career_jobs`' word rule."""
+`--job-groups` file or bound classifier where it names the title, else from the word rule
+(`jobs.py`), whose "Unknown" is a group of its own."""
 
 
 def job_labels(events: pd.DataFrame, profiles: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
@@ -70,9 +68,9 @@ def job_labels(events: pd.DataFrame, profiles: Mapping[str, Mapping[str, Any]]) 
 def _title_rows(
     given: Sequence[Mapping[str, Any]], profiles: Mapping[str, Mapping[str, Any]]
 ) -> list[dict[str, Any]]:
-    """Each distinct title with its users' n, the labels the metrics use, and whose they are
+    """Each distinct title with its users' n, the labels the metrics use, whose they are
     (`file`, `classifier`, `unclassified`, `word rule`; `file and word rule` where the file
-    left a label empty)."""
+    left a label empty) and, for the word rule's labels, the rule that decided each."""
     source: dict[str, str] = {}
     for event in given:
         for title, labels in event["titles"].items():
@@ -90,6 +88,18 @@ def _title_rows(
             "position_level": GROUPINGS["position"](first[title]),
             "source": source.get(title, "word rule"),
             "n": n,
+            **_rules_fired(title, first[title], source.get(title, "word rule")),
         }
         for title, n in sorted(counts.items())
     ]
+
+
+def _rules_fired(title: str, profile: Mapping[str, Any], source: str) -> dict[str, str]:
+    """The word rule's pattern behind each label it gave (empty where another source did)."""
+    if "word rule" not in source:
+        return {"category_rule": "", "level_rule": ""}
+    labels = classify_title(title)
+    return {
+        "category_rule": "" if profile.get("job_category") else labels.category_rule or "none",
+        "level_rule": "" if profile.get("position_level") else labels.level_rule or "none",
+    }

@@ -17,6 +17,7 @@ from personasim.scenarios.career_chat.jobs import (
     OTHER_CATEGORY,
     POSITION_LEVELS,
     UNCLASSIFIED,
+    UNKNOWN,
 )
 from personasim.scenarios.career_chat.metrics import DIMENSION_LABELS, DIMENSIONS, FORMATS
 
@@ -186,8 +187,8 @@ def _with_n(groups: Sequence[str], sizes: Mapping[str, int]) -> list[str]:
 
 def _group_order(group: str) -> tuple[int, str]:
     order = ("<30", "30-40", "40-50", "50-60", ">60", "High School", "Bachelor's", "Master's")
-    order += ("PhD", "Developed", "Developing", "Third World", "Unknown")
-    order += (*POSITION_LEVELS, *JOB_CATEGORIES, OTHER_CATEGORY, UNCLASSIFIED)
+    order += ("PhD", "Developed", "Developing", "Third World")
+    order += (*POSITION_LEVELS, *JOB_CATEGORIES, OTHER_CATEGORY, UNKNOWN, UNCLASSIFIED)
     return (order.index(group) if group in order else len(order), group)
 
 
@@ -387,7 +388,10 @@ JOB_TITLES_NOTE = (
     "Each distinct job title with its users' n and the job category and position level the "
     "metrics use: from a --job-groups file, a bound classifier (--role classifier; "
     "'unclassified': no usable answer after the re-asks, the group 'Unclassified'), or the "
-    "word rule (scenarios/career_chat/jobs.py). Usable as --job-groups."
+    "word rule (scenarios/career_chat/jobs.py; category_rule and level_rule: the pattern that "
+    "decided each label). 'Unknown': the rule would not label the title without doubt (no "
+    "rule matched, two fields or ranks, a rank it does not place, no current job); its users "
+    "are a group of their own in every table and figure. Usable as --job-groups."
 )
 
 

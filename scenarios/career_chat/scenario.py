@@ -52,7 +52,7 @@ from personasim.environments.career_chat import (
 )
 from personasim.environments.career_chat.dialogues import load_dialogues
 from personasim.scenarios.career_chat.counterfactual import check_profile_design, profile_twins
-from personasim.scenarios.career_chat.jobs import UNCLASSIFIED, title_key
+from personasim.scenarios.career_chat.jobs import UNCLASSIFIED, UNKNOWN, read_title, title_key
 from personasim.scenarios.career_chat.judging import JUDGE_SCORES
 from personasim.scenarios.career_chat.limits import career_decision_ranges
 from personasim.scenarios.career_chat.metrics import DIMENSIONS, FORMATS, compute_metrics
@@ -62,6 +62,7 @@ from personasim.simulation import (
     CounterfactualParams,
     DecisionRange,
     Event,
+    Reading,
     Role,
     Scenario,
     ScenarioError,
@@ -171,6 +172,16 @@ class CareerChatParams(CounterfactualParams):
         return self
 
 
+def _classifier_reading(labels: Mapping[str, str] | None, by: str) -> Reading:
+    """A bound classifier's labels of a title as a reading (unreadable: no usable answer)."""
+    if labels is None:
+        return Reading.unreadable("the classifier gave no usable answer after the re-asks", by)
+    value = {"category": labels["job_category"], "level": labels["position_level"]}
+    if set(value.values()) == {UNKNOWN}:
+        return Reading.unreadable("the classifier chose Unknown for both labels", by)
+    return Reading.of(value, by)
+
+
 @register_scenario
 class CareerChatScenario(Scenario):
     name = "career-chat"
@@ -264,6 +275,8 @@ class CareerChatScenario(Scenario):
         self._to_classify = self._titles_to_classify(profiles) if bound else []
         if self._to_classify:
             self.classifier = JobTitleClassifier(sim)
+        if not bound:
+            self._read_titles(sim)
         if self._source is not None:
             sim.emit("career.dialogues_source", {**self._source.record, "users": len(self.users)})
 
@@ -307,6 +320,16 @@ class CareerChatScenario(Scenario):
         if self._to_classify:
             sim.emit("career.job_groups", self._classified(sim, done))
 
+    def _read_titles(self, sim: Simulation) -> None:
+        """The word rule's reading of each user's title (`reading.made`, reader `job_title`),
+        except where a `--job-groups` file labels the title in full. No independent reader is
+        registered for job titles (no library reads them): the audit uses a bound role."""
+        given = self._job_groups["titles"] if self._job_groups else {}
+        for user in self.users:
+            title = self.profiles[user.agent_id].job_title
+            if len(given.get(title, {})) < 2:
+                sim.record_reading(user.agent_id, "job_title", title, read_title(title))
+
     def _titles_to_classify(self, profiles: Sequence[Profile]) -> list[str]:
         """Each distinct title once (spacing and case aside; its first spelling is asked),
         except those a `--job-groups` file labels in full."""
@@ -330,6 +353,16 @@ class CareerChatScenario(Scenario):
             title_key(title): done[f"classify/{i}"] for i, title in enumerate(self._to_classify)
         }
         users = [p.job_title for p in self.profiles.values() if title_key(p.job_title) in by_key]
+        by = f"classifier ({', '.join(sim.roles['classifier'])})"
+        for user in self.users:
+            title = self.profiles[user.agent_id].job_title
+            if title_key(title) in by_key:
+                sim.record_reading(
+                    user.agent_id,
+                    "job_title",
+                    title,
+                    _classifier_reading(by_key[title_key(title)], by),
+                )
         return {
             "titles": {title: by_key[title_key(title)] or unusable for title in users},
             "source": "classifier",

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from personasim.agents.decision import DecisionParseError, DecisionTask, parse_nonempty
 from personasim.agents.structured import json_task
 from personasim.scenarios.career_chat import answers
-from personasim.scenarios.career_chat.jobs import CATEGORY_LABELS, POSITION_LEVELS
+from personasim.scenarios.career_chat.jobs import CATEGORY_LABELS, LEVEL_LABELS
 from personasim.simulation import ChatRequest, Message
 from personasim.simulation.llm.prompts import PromptPack
 
@@ -277,7 +277,7 @@ class CareerTasks:
             "classify_prompt",
             title=title,
             categories=", ".join(CATEGORY_LABELS),
-            levels=", ".join(POSITION_LEVELS),
+            levels=", ".join(LEVEL_LABELS),
         )
         return self._json(
             "career.classify",
