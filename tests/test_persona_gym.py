@@ -88,12 +88,17 @@ def dynamic(tmp_path_factory: pytest.TempPathFactory) -> RunResult:
 # --- score parsing and aggregation ------------------------------------------------------------
 
 
-def test_parse_score_reads_the_last_final_score() -> None:
+def test_parse_score_reads_one_final_score() -> None:
+    """One final score, or the same one twice, or a corrected one; two different scores
+    without a correction marker are ambiguous (re-asked with the reason), not the last one."""
     assert parse_score("Good.\nTherefore, the final score is 4") == {
         "score": 4,
         "justification": "Good.",
     }
-    assert parse_score("final score is 2... Therefore, the final score is **5**.")["score"] == 5
+    with pytest.raises(DecisionParseError, match=r"different answers \(2, 5\)"):
+        parse_score("final score is 2... Therefore, the final score is **5**.")
+    assert parse_score("The final score is 2. Wait, Therefore, the final score is 5")["score"] == 5
+    assert parse_score("The final score is 4. Therefore, the final score is 4.")["score"] == 4
     assert parse_score("Fine.\n**Therefore, the final score is 3**")["score"] == 3
     assert parse_score("Fine. Therefore, the final score is \\boxed{2}.")["score"] == 2
     for bad in ("Score: 4", "Therefore, the final score is 6", "the final score is 3.5"):
@@ -127,9 +132,10 @@ def test_ensemble_excludes_failed_evaluations() -> None:
 
 
 def test_refusal_pattern() -> None:
-    assert is_refusal("As an AI language model, I cannot have a favourite dish.")
-    assert is_refusal("I'm an AI assistant, so I don't have personal experiences.")
-    assert not is_refusal("As a nurse, I would check the patient first.")
+    nurse = "A 40-year-old nurse in Leeds"
+    assert is_refusal("As an AI language model, I cannot have a favourite dish.", nurse)
+    assert is_refusal("I'm an AI assistant, so I don't have personal experiences.", nurse)
+    assert not is_refusal("As a nurse, I would check the patient first.", nurse)
 
 
 # --- Appendix F: bootstrap with Fisher's z ----------------------------------------------------
@@ -331,14 +337,17 @@ def test_dynamic_run_writes_scores_and_tables(dynamic: RunResult) -> None:
     metrics = dynamic.metrics["metrics"]
     reports = dynamic.run_dir / "reports"
     table = pd.read_csv(reports / "table2_persona_score.csv")
-    columns = ["model", *TASKS, "PersonaScore", "refusal_rate", "refusals", "answers"]
-    assert list(table.columns) == [*columns, "small_group"]
+    columns = ["model", *TASKS, "PersonaScore", "refusal_rate", "refusal_rate_undefined"]
+    assert list(table.columns) == [*columns, "refusals", "answers", "not_judged", "small_group"]
     assert table.loc[0, "answers"] == metrics["refusals"]["n_answers"]
+    # no refusal judge bound: the answers the grammar leaves are not judged, so no rate
+    assert table.loc[0, "not_judged"] == metrics["refusals"]["not_judged"] > 0
     assert table.loc[0, "PersonaScore"] == pytest.approx(metrics["scores"]["PersonaScore"])
     # 2 personas × 3 questions: 6 per task in all, but 3 per task for one persona (< 5)
     assert metrics["n_scored_by_task"] == dict.fromkeys(TASKS, 6) and not metrics["small_tasks"]
     assert not table.loc[0, "small_group"]
-    assert table.loc[0, "refusal_rate"] == pytest.approx(metrics["refusals"]["rate"], abs=1e-6)
+    assert metrics["refusals"]["rate"] is None and pd.isna(table.loc[0, "refusal_rate"])
+    assert "not judged" in metrics["refusals"]["rate_undefined"]
     assert all(p["small_tasks"] == sorted(TASKS) for p in metrics["personas"].values())
     persona_table = (reports / "persona_scores.md").read_text()
     assert "†" in persona_table and "n < 5" in persona_table
@@ -560,7 +569,9 @@ def test_human_scores_file_gives_alignment(dynamic: RunResult, tmp_path: Path) -
 
 def test_scripted_scores_follow_the_fidelity_knob(tmp_path: Path) -> None:
     low, high = (
-        run(tmp_path / f"f{f}", {**SMALL, "scripted_fidelity": f}).metrics["metrics"]
+        run(
+            tmp_path / f"f{f}", {**SMALL, "scripted_fidelity": f}, roles={"refusal": ["scripted"]}
+        ).metrics["metrics"]
         for f in (0.2, 0.9)
     )
     assert low["scores"]["PersonaScore"] < high["scores"]["PersonaScore"] - 1
@@ -706,7 +717,8 @@ def test_a_sweep_reports_refusals_and_table2_spread(tmp_path: Path) -> None:
     params = {**SMALL, "tasks": "Expected Action,Toxicity Control"}
     models = ["scripted", "scripted:drift=0.3"]
     result = run_sweep("persona-gym", models, {"scripted_fidelity": [0.3, 0.9]}, params,
-                       out=tmp_path / "sweep", progress=False)  # fmt: skip
+                       out=tmp_path / "sweep", progress=False,
+                       roles={"refusal": ["scripted"]})  # fmt: skip
     combined = pd.read_csv(tmp_path / "sweep" / "combined.csv")
     rates = [r.metrics["metrics"]["refusals"]["rate"] for r in result.runs]
     assert combined["refusal_rate"].tolist() == pytest.approx(rates, abs=1e-6)

@@ -3,7 +3,8 @@
 The reasoners answer JSON in every response format (the prompts ask for these schemas in text);
 the persona and the evaluators answer text, or these schemas under a structured format. The
 scenario and the scripted rules both import them from here, since agents cannot import
-scenarios. An evaluator ends 'Therefore, the final score is N' (Appendix A.5), a whole number 1–5.
+scenarios. An evaluator ends 'Therefore, the final score is N' (Appendix A.5), a whole number 1–5;
+several different final scores without a correction marker between them are ambiguous.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, Field
 
 from personasim.agents.decision import DecisionParseError, parse_nonempty
-from personasim.simulation import InvalidActionError
+from personasim.simulation import InvalidActionError, corrected
 
 __all__ = [
     "Evaluation",
@@ -74,12 +75,24 @@ class Evaluation(BaseModel):
 
 
 def parse_score(reply: str) -> dict[str, Any]:
-    """The score in 'Therefore, the final score is N' (the last one), a whole number 1–5."""
+    """The score in 'Therefore, the final score is N', a whole number 1–5. Stated more than
+    once with different scores, the last one counts only after a correction marker ("wait",
+    "actually"...: the contract's `corrected`); else the reply is ambiguous and re-asked."""
     matches = list(_FINAL_SCORE.finditer(reply))
     if not matches:
         raise DecisionParseError("it does not end with 'Therefore, the final score is N'")
+    statements = [(m.start(), _number(m.group(1))) for m in matches]
+    reading = corrected(statements, reply)
+    if reading is None or not reading.ok:
+        why = reading.reason if reading is not None else "no score"
+        raise DecisionParseError(f"{why}; state one final score")
     justification = reply[: matches[-1].start()].strip()
-    return _scored(float(matches[-1].group(1)), justification)
+    return _scored(float(reading.value), justification)
+
+
+def _number(text: str) -> float | int:
+    value = float(text)
+    return int(value) if value.is_integer() else value
 
 
 def read_score(evaluation: Evaluation) -> dict[str, Any]:

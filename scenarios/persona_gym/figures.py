@@ -166,13 +166,20 @@ def _refusal_bars(ax: Any, labels: Sequence[str], rates: Sequence[float], notes:
     ax.set_ylabel("refusal rate")
 
 
+def _refusal_note(out: int, answers: int | None, not_judged: int) -> str:
+    """k of n answers out of persona, and how many were not judged (the rate is undefined)."""
+    if not answers:
+        return "no answers"
+    return f"{out} of {answers}" + (f"\n{not_judged} not judged" if not_judged else "")
+
+
 def _figure4(metrics: Mapping[str, Any]) -> Figure:
     refusals = metrics["refusals"]
     tasks = list(metrics["tasks"])
     figure = Figure(figsize=(2.2 + 1.5 * len(tasks), 3.8), layout="constrained")
     model_ax, task_ax = figure.subplots(1, 2, width_ratios=[1, len(tasks)])
     rate = _value(refusals, "rate")
-    note = f"{refusals['n']} of {refusals['n_answers']}" if refusals["n_answers"] else "no answers"
+    note = _refusal_note(refusals["n"], refusals["n_answers"], refusals.get("not_judged", 0))
     _refusal_bars(model_ax, [str(metrics["model"])], [rate], [note])
     model_ax.set_title("per model")
     per_task = [_value(refusals["by_task"], t) for t in tasks]
@@ -220,9 +227,7 @@ def write_sweep_refusal_figure(rows: Sequence[Mapping[str, Any]], directory: Pat
     """Figure 4 across a sweep's runs: the refusal rate per model, with k of n answers."""
     labels = [str(r["model"]) for r in rows]
     rates = [_value(r, "refusal_rate") for r in rows]
-    notes = [
-        f"{r['refusals']} of {r['answers']}" if r.get("answers") else "no answers" for r in rows
-    ]
+    notes = [_refusal_note(r["refusals"], r.get("answers"), r.get("not_judged") or 0) for r in rows]
     figure = Figure(figsize=(2 + 1.6 * len(rows), 3.8), layout="constrained")
     _refusal_bars(figure.subplots(), labels, rates, notes)
     figure.suptitle("Figure 4 — answers out of persona (refusals) per model")

@@ -18,7 +18,7 @@ import pandas as pd
 from scipy.stats import pearsonr, spearmanr
 
 from personasim.analysis.agreement import bootstrap_correlation, correlation_undefined
-from personasim.analysis.event_tables import min_group_n, payloads, rounded
+from personasim.analysis.event_tables import agent_payloads, min_group_n, payloads, rounded
 from personasim.analysis.reliability import exact_agreement
 from personasim.analysis.reports import model_label
 from personasim.analysis.stats import mean_of, small_groups
@@ -32,9 +32,10 @@ from personasim.scenarios.persona_gym.judging import judge_checks
 from personasim.scenarios.persona_gym.published import (
     published_metrics,
 )
-from personasim.scenarios.persona_gym.refusals import is_refusal, refusal_rules
+from personasim.scenarios.persona_gym.refusals import JUDGE, grammar_reading, is_refusal
 
 __all__ = [
+    "REFUSAL_OUTCOMES",
     "SCORE_COLUMNS",
     "STAGE_TASKS",
     "ensemble_scores",
@@ -214,7 +215,7 @@ def gym_metrics(events: pd.DataFrame) -> dict[str, Any]:
             for evaluator, group in scores.groupby("evaluator", sort=True)
         },
         "personas": _persona_records(events, per_persona, questions, tasks, smallest),
-        "refusals": _refusals(events, tasks),
+        "refusals": _refusals(events, tasks, header["roles"].get("refusal") or []),
         "agreement": [
             {**_rounded_record(r), "small": r["n"] < smallest} for r in evaluator_agreement(scores)
         ],
@@ -266,6 +267,7 @@ STAGE_TASKS = {
     "answer": "persona_gym.answer",
     "examples": "persona_gym.examples",
     "evaluate": "persona_gym.evaluate",
+    "refusal": "persona_gym.refusal",
 }
 EVALUATE_TASKS = ("persona_gym.evaluate", "persona_gym.evaluate_batch")
 """One answer per request, or several (`--grading-batch`)."""
@@ -347,24 +349,98 @@ def _persona_records(
     }
 
 
-def _refusals(events: pd.DataFrame, tasks: Sequence[str]) -> dict[str, Any]:
-    """Refusal / "as an AI" answers of the persona agent (§4.2, Figure 4), overall and per task."""
-    made = [p for p in payloads(events, "decision.made") if p["task"] == "persona_gym.answer"]
-    answers = [(p["gym_task"], is_refusal(p["value"])) for p in made]
-    rules = Counter(rule for p in made for rule in refusal_rules(p["value"]))
-    by_task = {t: [r for task, r in answers if task == t] for t in tasks}
-    flags = [r for _, r in answers]
+REFUSAL_OUTCOMES = ("marked_by_grammar", "judged_out", "judged_in", "not_judged", "judge_failed")
+"""How an answer's out-of-persona reading came about (the refusal block's counts)."""
+
+
+def _refusals(events: pd.DataFrame, tasks: Sequence[str], judge: Sequence[str]) -> dict[str, Any]:
+    """Answers out of persona (§4.2, Figure 4), overall and per task: how many the grammar
+    marked, the refusal judge judged out or in, were not judged (no judge bound) or whose
+    verdict could not be read. The rate is out / judged, undefined while any answer is not
+    judged (an unread answer is not "in persona"); `at_least` is out / all answers."""
+    readings = _refusal_readings(events)
+    outcomes = [(task, _outcome(reading)) for task, reading in readings]
+    rules = Counter(
+        rule.strip()
+        for _, reading in readings
+        if _outcome(reading) == "marked_by_grammar"
+        for rule in str(reading["by"]).partition(":")[2].split(",")
+    )
+    by_task = {t: [o for task, o in outcomes if task == t] for t in tasks}
+    counts = _outcome_counts([o for _, o in outcomes])
     return {
-        "n": sum(flags),
-        "n_answers": len(flags),
-        **stat_fields("rate", mean_of(flags, "no answers")),
+        **counts,
+        "n": counts["marked_by_grammar"] + counts["judged_out"],
+        "n_answers": len(outcomes),
+        "judge": list(judge),
+        **stat_fields("rate", _refusal_rate([o for _, o in outcomes])),
+        **stat_fields("at_least", _at_least([o for _, o in outcomes])),
         "by_task": {
-            k: v
-            for t, f in by_task.items()
-            for k, v in stat_fields(t, mean_of(f, "no answers")).items()
+            k: v for t, o in by_task.items() for k, v in stat_fields(t, _refusal_rate(o)).items()
+        },
+        "counts_by_task": {
+            t: {**_outcome_counts(o), "n_answers": len(o)} for t, o in by_task.items()
         },
         "by_rule": dict(sorted(rules.items())),
     }
+
+
+def _refusal_readings(events: pd.DataFrame) -> list[tuple[str, dict[str, Any] | None]]:
+    """(task, its refusal reading) per persona answer; None where the answer has none (not
+    judged). A log written before answers were read for refusals: the grammar's reading."""
+    logged = {
+        (row["agent_id"], row["payload"]["gym_task"], row["payload"]["question"]): row["payload"]
+        for row in agent_payloads(events, "reading.made")
+        if row["payload"].get("reader") == "refusal"
+    }
+    about = _descriptions(events)
+    found: list[tuple[str, dict[str, Any] | None]] = []
+    for p in payloads(events, "decision.made"):
+        if p["task"] != "persona_gym.answer":
+            continue
+        reading = logged.get((p["persona"], p["gym_task"], p["question"]))
+        if reading is None and not logged:
+            marked = grammar_reading(p["value"], about.get(p["persona"]))
+            reading = marked.payload() if marked.ok else None
+        found.append((p["gym_task"], reading))
+    return found
+
+
+def _outcome(reading: Mapping[str, Any] | None) -> str:
+    """Which of `REFUSAL_OUTCOMES` a refusal reading is (by what produced it; None: none)."""
+    if reading is None:
+        return "not_judged"
+    if reading["by"] == JUDGE:
+        if reading["status"] != "read":
+            return "judge_failed"
+        return "judged_out" if reading["value"] else "judged_in"
+    return "marked_by_grammar" if reading["status"] == "read" else "not_judged"
+
+
+def _outcome_counts(outcomes: Sequence[str]) -> dict[str, int]:
+    return {name: outcomes.count(name) for name in REFUSAL_OUTCOMES}
+
+
+def _refusal_rate(outcomes: Sequence[str]) -> Statistic:
+    counts = _outcome_counts(outcomes)
+    out = counts["marked_by_grammar"] + counts["judged_out"]
+    if not outcomes:
+        return Undefined("no answers")
+    if counts["not_judged"]:
+        return Undefined(
+            f"{counts['not_judged']} of {len(outcomes)} answers not judged: the grammar does not "
+            "mark them and no refusal judge is bound (--role refusal=MODEL)"
+        )
+    if not out + counts["judged_in"]:
+        return Undefined("no answer's verdict could be read")
+    return out / (out + counts["judged_in"])
+
+
+def _at_least(outcomes: Sequence[str]) -> Statistic:
+    if not outcomes:
+        return Undefined("no answers")
+    counts = _outcome_counts(outcomes)
+    return (counts["marked_by_grammar"] + counts["judged_out"]) / len(outcomes)
 
 
 def _counts(events: pd.DataFrame, kind: str, per_answer: bool = False) -> dict[str, int]:

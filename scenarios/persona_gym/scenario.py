@@ -13,8 +13,11 @@ The dynamic pipeline plays three rounds:
    one of the selected settings, under the task's quality criteria (count and settings checked;
    re-asked within `max_repairs`, then a recorded failure).
 3. **Scenes** — one unit per question: the persona answers, a reasoner writes an example
-   answer for each score, then each evaluator scores with a justification. A scene is one
-   committed unit, so persona × setting × task × question replays as one trajectory. With
+   answer for each score, then each evaluator scores with a justification. Each answer is read
+   for stepping out of the persona (`refusals.py`): by the grammar, else by the refusal judge
+   when `--role refusal` binds one (`reading.made`, reader "refusal"), else it is counted
+   not judged. A scene is one committed unit, so persona × setting × task × question replays
+   as one trajectory. With
    `grading_batch` N > 1 (the authors' code: 5) a unit is N consecutive questions of a task,
    and each evaluator grades their answers in one request; the answers whose evaluation in
    the reply cannot be read are asked again, alone, keeping the usable scores.
@@ -46,6 +49,7 @@ from personasim.environments.persona_gym.place import (
 from personasim.scenarios.persona_gym.batch import unusable
 from personasim.scenarios.persona_gym.judging import EVALUATOR_SCORES
 from personasim.scenarios.persona_gym.metrics import gym_metrics
+from personasim.scenarios.persona_gym.refusals import grammar_reading, judge_reading
 from personasim.scenarios.persona_gym.tables import (
     report_lines,
     summary_rows,
@@ -182,6 +186,14 @@ class PersonaGymScenario(Scenario):
             must_name=True,
             scorer_input=True,
         ),
+        "refusal": Role(
+            "the refusal judge: whether each answer the grammar leaves is out of persona, "
+            "seeing the persona (an evaluator's model is the natural one; unbound: those "
+            "answers are counted not judged)",
+            not_played_by=("persona",),
+            optional=True,
+            scorer=True,
+        ),
     }
     scores = EVALUATOR_SCORES
     params: PersonaGymParams
@@ -216,6 +228,11 @@ class PersonaGymScenario(Scenario):
             ResearcherAgent(sim, f"evaluator-{i}", role=f"evaluator {spec}")
             for i, spec in enumerate(sim.roles["evaluator"], 1)
         ]
+        self.refusal_judge = (
+            ResearcherAgent(sim, "refusal-judge", role="refusal judge (out of persona)")
+            if sim.roles.get("refusal")
+            else None
+        )
         if p.pipeline == "static":
             for persona in self.personas:
                 self._pose_benchmark(persona)
@@ -309,10 +326,29 @@ class PersonaGymScenario(Scenario):
         answer = await persona.decide(self.tasks.answer(about, q.task, q.text, q.index, scene))
         if not answer.ok:
             return None
+        await self._read_refusal(persona, q, answer.value)
         examples = await self.example_writer.decide(
             self.tasks.examples(about, q.task, q.text, scene)
         )
         return (answer.value, examples.value) if examples.ok else None
+
+    async def _read_refusal(self, persona: PersonaAgent, q: GymQuestion, answer: str) -> None:
+        """Whether the answer steps out of the persona: the grammar's mark, else the bound
+        refusal judge's verdict (or its unreadable reply), logged as a `reading.made` of the
+        reader "refusal" with what produced it. With no judge bound, an answer the grammar
+        does not mark has no reading: the metrics count it "not judged"."""
+        about, scene = _description(persona), q.scene(persona.agent_id)
+        reading = grammar_reading(answer, about)
+        if not reading.ok:
+            if self.refusal_judge is None:
+                return
+            task = self.tasks.refusal(about, q.text, answer, scene)
+            verdict = await self.refusal_judge.decide(task)
+            reading = judge_reading(verdict.value if verdict.ok else None, verdict.error)
+        persona.model.record_reading(
+            persona.agent_id, "refusal", answer, reading,
+            persona=about, gym_task=q.task, question=q.index,
+        )  # fmt: skip
 
     def _batches(self, persona: PersonaAgent, task: str) -> list[tuple[GymQuestion, ...]]:
         """The task's questions in consecutive groups of `grading_batch`, as the authors'

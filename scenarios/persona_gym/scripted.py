@@ -8,7 +8,9 @@ scores follow the fidelity knob, evaluators agree imperfectly, and a refusal ("A
 scores 1. A re-asked rule keeps the decision of its unusable answer and fixes only what was
 wrong, so a re-ask draws nothing new. Asked for JSON (`answer_schema`), the persona answers
 `{"response"}`, an evaluator `{"justification", "score"}` and a batch evaluator
-`{"evaluations": [...]}`; the other rules answer JSON anyway.
+`{"evaluations": [...]}`; the other rules answer JSON anyway. As the refusal judge
+(`--role refusal=scripted`) it answers by `refusals.scripted_verdict`: the grammar's clauses,
+then the persona-aware ones of `refusals.JUDGE_RULES`.
 Documented in docs/scripted.md.
 """
 
@@ -21,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from personasim.scenarios.persona_gym.metrics import is_refusal
+from personasim.scenarios.persona_gym.refusals import is_refusal, scripted_verdict
 from personasim.simulation import ChatRequest, answer_schema, scripted_behaviour
 
 __all__ = [
@@ -80,9 +82,10 @@ def keywords(text: str) -> list[str]:
 
 
 def answer_quality(persona: str, answer: str) -> float:
-    """Share of the persona's keywords the answer mentions (0 for a refusal)."""
+    """Share of the persona's keywords the answer mentions (0 for an answer out of persona by
+    the scripted refusal judge's rule, `refusals.scripted_verdict`)."""
     wanted = keywords(persona)
-    if is_refusal(answer) or not wanted:
+    if is_refusal(answer, persona) or not wanted:
         return 0.0
     said = set(_WORD.findall(answer.lower()))
     return sum(w in said for w in wanted) / len(wanted)
@@ -228,6 +231,18 @@ def evaluate_answer(request: ChatRequest, rng: np.random.Generator) -> str:
     if structured:
         return json.dumps({"justification": justification, "score": score})
     return f"{justification}\nTherefore, the final score is {score}"
+
+
+@scripted_behaviour("persona_gym.refusal")
+def judge_refusal(request: ChatRequest, rng: np.random.Generator) -> str:
+    """The refusal judge's verdict by `refusals.scripted_verdict` (the grammar, then the
+    persona-aware clauses), naming the clauses that marked the answer."""
+    out, clauses = scripted_verdict(request.hints["persona"], request.hints["answer"])
+    verdict = "out of persona" if out else "in persona"
+    reason = f"By the scripted rule's clauses: {clauses}."
+    if answer_schema(request) is not None:
+        return json.dumps({"reason": reason, "verdict": verdict})
+    return f"{reason}\nVerdict: {verdict}"
 
 
 @scripted_behaviour("persona_gym.evaluate_batch")

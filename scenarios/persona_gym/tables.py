@@ -17,6 +17,7 @@ from personasim.analysis.undefined import (
 )
 from personasim.environments.persona_gym.place import TASKS
 from personasim.scenarios.persona_gym.figures import write_gym_figures, write_sweep_refusal_figure
+from personasim.scenarios.persona_gym.metrics import REFUSAL_OUTCOMES
 from personasim.scenarios.persona_gym.published import (
     published_report_lines,
     write_published_reports,
@@ -24,6 +25,8 @@ from personasim.scenarios.persona_gym.published import (
 
 __all__ = [
     "persona_rows",
+    "refusal_line",
+    "refusal_rows",
     "report_lines",
     "summary_rows",
     "table2_rows",
@@ -45,8 +48,8 @@ def report_lines(metrics: dict[str, Any]) -> list[str]:
         f"{metrics['n_personas']} personas, {metrics['n_scored_questions']} of "
         f"{metrics['n_questions']} questions scored ({metrics['pipeline']} pipeline)",
         f"  {per_task}",
-        f"  refusals {metrics['refusals']['n']} of {metrics['refusals']['n_answers']} answers "
-        f"({shown_stat(metrics['refusals'], 'rate')}); failures: "
+        f"  {refusal_line(metrics['refusals'])}",
+        "  failures: "
         + ", ".join(f"{k} {v}" for k, v in failures.items())
         + f" (evaluator scores excluded: {failures['evaluate']})",
     ]
@@ -63,6 +66,29 @@ def report_lines(metrics: dict[str, Any]) -> list[str]:
     return lines
 
 
+def refusal_line(refusals: dict[str, Any]) -> str:
+    """Answers out of persona, by what read them: never an unread answer taken as in persona."""
+    judge = ", ".join(refusals.get("judge") or []) or "none bound"
+    return (
+        f"out of persona: {refusals['marked_by_grammar']} marked by the grammar, "
+        f"{refusals['judged_out']} judged out and {refusals['judged_in']} judged in by the "
+        f"refusal judge ({judge}), {refusals['not_judged']} not judged, "
+        f"{refusals['judge_failed']} unreadable verdicts, of {refusals['n_answers']} answers "
+        f"(rate {shown_stat(refusals, 'rate')})"
+    )
+
+
+def refusal_rows(refusals: dict[str, Any]) -> list[dict[str, Any]]:
+    """The refusal table: per task and for all answers, how each answer was read and the rate
+    (out / judged; undefined, with the reason, while answers are not judged)."""
+    rows = [
+        {"task": task, **counts, **stat_fields("rate", read_stat(refusals["by_task"], task))}
+        for task, counts in refusals["counts_by_task"].items()
+    ]
+    overall = {k: refusals[k] for k in (*REFUSAL_OUTCOMES, "n_answers")}
+    return [*rows, {"task": "all", **overall, **stat_fields("rate", read_stat(refusals, "rate"))}]
+
+
 def write_gym_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
     """Table 2's row, per-persona scores, evaluator agreement and human alignment tables."""
     if "published" in metrics:
@@ -73,6 +99,8 @@ def write_gym_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
     files = write_table(
         table2_rows(metrics), directory, "table2_persona_score", flag="small_group", notes=notes
     )
+    if "counts_by_task" in metrics["refusals"]:
+        files += write_table(refusal_rows(metrics["refusals"]), directory, "refusals")
     files += write_table(
         persona_rows(metrics),
         directory,
@@ -103,6 +131,7 @@ def table2_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
             **stat_fields("refusal_rate", read_stat(metrics["refusals"], "rate")),
             "refusals": metrics["refusals"]["n"],
             "answers": metrics["refusals"]["n_answers"],
+            "not_judged": metrics["refusals"].get("not_judged", 0),
             "small_group": bool(metrics["small_tasks"]),
         }
     ]
@@ -113,7 +142,7 @@ def table2_spread(rows: Sequence[dict[str, Any]], tasks: Sequence[str]) -> list[
     highest minus the lowest score among the runs (§4.2: "Action Justification ... 2.10");
     undefined, with its reason, where fewer than 2 runs have the score."""
     columns = [*tasks, "PersonaScore"]
-    kept = ("model", *columns, "refusal_rate", "refusals", "answers")
+    kept = ("model", *columns, "refusal_rate", "refusals", "answers", "not_judged")
     table = [{k: r.get(k) for k in kept} for r in rows]
     spread: dict[str, Any] = {"model": "spread (max - min)"}
     for column in columns:

@@ -33,16 +33,26 @@ from personasim.scenarios.persona_gym.batch import (
     parse_batch,
     read_batch,
 )
+from personasim.scenarios.persona_gym.refusals import RefusalVerdict, parse_verdict, read_verdict
 from personasim.simulation import ChatRequest, Message
 from personasim.simulation.llm.prompts import PromptPack
 
-__all__ = ["EVALUATOR_TEMPERATURE", "SELECTION_SAMPLING", "GymTasks", "task_key"]
+__all__ = [
+    "EVALUATOR_TEMPERATURE",
+    "REFUSAL_TEMPERATURE",
+    "SELECTION_SAMPLING",
+    "GymTasks",
+    "task_key",
+]
 
 SELECTION_SAMPLING = {"temperature": 0.9, "top_p": 0.9}
 """§4.1: environment selection and question generation at temperature and top-p 0.9."""
 
 EVALUATOR_TEMPERATURE = 0.0
 """§4.1: evaluators at temperature 0."""
+
+REFUSAL_TEMPERATURE = 0.0
+"""The refusal judge answers greedily: one answer, one verdict."""
 
 
 def task_key(task: str) -> str:
@@ -203,6 +213,31 @@ class GymTasks:
             details=details,
             role="evaluator",
             member=member,
+        )
+
+    def refusal(
+        self, persona: str, question: str, answer: str, details: dict[str, Any]
+    ) -> DecisionTask:
+        """The refusal judge (`--role refusal`) reads whether `answer` is out of persona, seeing
+        the persona's description and the question (pack entry `refusal_judge`)."""
+        prompt = self.prompts.render(
+            "refusal_judge", persona=persona, question=question, answer=answer
+        )
+        return DecisionTask(
+            name="persona_gym.refusal",
+            request=ChatRequest(
+                messages=(Message(role="user", content=prompt),),
+                temperature=REFUSAL_TEMPERATURE,
+                task="persona_gym.refusal",
+                hints={"persona": persona, "question": question, "answer": answer},
+            ),
+            parse=parse_verdict,
+            reminder=lambda error: self.prompts.render("refusal_reminder", error=error),
+            max_repairs=self.max_repairs,
+            schema=RefusalVerdict,
+            read=read_verdict,
+            details=details,
+            role="refusal",
         )
 
     def evaluation_batch(
