@@ -85,7 +85,7 @@ def test_langchain_model_plays_a_role(tmp_path: Path, capsys) -> None:
     )  # fmt: skip
     assert code == 0, capsys.readouterr().err
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["roles"] == {"student": ["scripted"], "judge": [spec]}
+    assert manifest["roles"] == {"student": ["scripted"], "judge": [spec], "reader": []}
     with SQLiteEventStore(out / "events.sqlite") as store:
         calls = [e.payload for e in store.read(["llm.call"])]
     assert {(c["role"], c["backend"]["backend"]) for c in calls} == {

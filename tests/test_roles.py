@@ -70,7 +70,7 @@ def test_role_flag_sends_the_judges_calls_to_its_endpoint(tmp_path: Path, capsys
     assert "the scripted roles' word counts included" in printed
     manifest = json.loads((out / "manifest.json").read_text())
     judge_spec = f"openai:judge@{judge.base_url}"
-    assert manifest["roles"] == {"student": ["scripted"], "judge": [judge_spec]}
+    assert manifest["roles"] == {"student": ["scripted"], "judge": [judge_spec], "reader": []}
     with SQLiteEventStore(out / "events.sqlite") as store:
         calls = [e.payload for e in store.read(["llm.call"])]
         (started,) = store.read(["run.started"])

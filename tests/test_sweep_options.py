@@ -44,7 +44,11 @@ def check_every_cell(out: Path, pack: Path, cache: Path, workers: int = 1) -> No
         manifest = json.loads((cell / "manifest.json").read_text())
         assert manifest["status"] == "complete"
         assert manifest["seed"] == 4
-        assert manifest["roles"] == {"student": ["scripted"], "judge": ["scripted:seed=5"]}
+        assert manifest["roles"] == {
+            "student": ["scripted"],
+            "judge": ["scripted:seed=5"],
+            "reader": [],
+        }
         assert manifest["prompts"]["file"] == str(pack)
         assert manifest["response_format"] == "json_schema"
         assert manifest["max_tokens"] == 50

@@ -36,6 +36,7 @@ from personasim.environments import (
     read_answer,
     sample_problems,
 )
+from personasim.environments.classroom import READER_NAME as MATH_READER
 from personasim.environments.classroom.gsm8k import shipped_problems
 from personasim.scenarios.classroom import answers as parsing
 from personasim.scenarios.classroom.judging import JUDGE_SCORES, JUDGE_TASK, SWAPPED_TASK
@@ -63,6 +64,7 @@ from personasim.simulation import (
     SimAgent,
     Simulation,
     read_input,
+    read_with_role,
     register_scenario,
 )
 
@@ -158,6 +160,10 @@ class ClassroomScenario(Scenario):
     roles: ClassVar[dict[str, Role]] = {
         "student": Role("the model under study: no-persona and student-persona answers"),
         "judge": Role("the DoC judge (Table 4; GPT-4o in the paper)", must_name=True, scorer=True),
+        "reader": Role(
+            "reads an answer no rule can read into its final number (docs/readers.md)",
+            optional=True,
+        ),
     }
     scores = JUDGE_SCORES
     metrics = with_counterfactual(
@@ -245,7 +251,7 @@ class ClassroomScenario(Scenario):
         prompt = self.prompts.render("no_persona", question=problem.question)
         decision = await self.baseline.decide(self._answer_task(unit, prompt, final=True))
         if decision.ok:  # Figure 2's no-persona prompt asks for no format: compliance None
-            self._grade(self.baseline, unit, decision.value, None)
+            await self._grade(self.baseline, unit, decision.value, None)
 
     async def _cell(self, cell: Cell, problem: WordProblem, repetition: int) -> None:
         """High answer, low answer (each graded), then the judge compares them."""
@@ -257,7 +263,8 @@ class ClassroomScenario(Scenario):
             answer = await self._respond(student, cell, unit)
             if answer is not None:
                 response, compliant = answer
-                answers[level] = (response, self._grade(student, unit, response, compliant))
+                grade = await self._grade(student, unit, response, compliant)
+                answers[level] = (response, grade)
         if len(answers) == len(LEVELS):
             await self.judge.decide(self._judge_task(cell, problem, answers, repetition))
             if self.params.swap_order:
@@ -291,12 +298,20 @@ class ClassroomScenario(Scenario):
         rewritten = await student.decide(self._rewrite_task(unit, decision.value, previous))
         return (rewritten.value, follows_format(rewritten.value)) if rewritten.ok else None
 
-    def _grade(self, agent: SimAgent, unit: _Unit, response: str, compliant: bool | None) -> Grade:
-        """Grade as a careful grader reads; `compliant`: the reply kept the asked format
-        (None for the baseline, whose prompt asks for none)."""
+    async def _grade(
+        self, agent: SimAgent, unit: _Unit, response: str, compliant: bool | None
+    ) -> Grade:
+        """Grade as a careful grader reads; an answer no rule can read goes to the `reader`
+        role when one is bound (an ambiguous one does not: choosing would be a guess).
+        `compliant`: the reply kept the asked format (None for the no-persona baseline)."""
+        reading = read_answer(response)
+        if reading.status == "unreadable":
+            by_role = await read_with_role(agent.model, agent.agent_id, MATH_READER, response, {})
+            reading = by_role if by_role is not None and by_role.ok else reading
         return self.classroom.grade(
-            agent, unit.problem.id, response, compliant, repetition=unit.repetition, **unit.labels
-        )
+            agent, unit.problem.id, response, compliant, reading,
+            repetition=unit.repetition, **unit.labels,
+        )  # fmt: skip
 
     # --- decision tasks -----------------------------------------------------------------------
 

@@ -9,7 +9,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from personasim.simulation.cli.options import NOT_VALID, client_options, int_from, out, positive
+from personasim.simulation.cli.options import (
+    NOT_VALID,
+    add_client_arguments,
+    client_options,
+    int_from,
+    out,
+    positive,
+)
 
 __all__ = ["add_audit_arguments", "add_audit_command", "audit_options", "unit_interval"]
 
@@ -34,12 +41,7 @@ def add_audit_command(commands: Any) -> None:
         help="a model that re-reads the texts (default: the library readers)",
     )
     audit.add_argument("--base-url", help="the endpoint of a reader model without its own URL")
-    audit.add_argument("--concurrency", type=int_from(1), default=16)
-    audit.add_argument("--rpm", type=positive, help="at most this many requests per minute")
-    audit.add_argument("--timeout", type=positive, default=60.0, help="seconds per attempt")
-    audit.add_argument("--max-attempts", type=int_from(1), default=5)
-    audit.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
-    audit.add_argument("--cache-dir", type=Path, help="response cache location")
+    add_client_arguments(audit)
     audit.set_defaults(handler=_audit, no_progress=True)
 
 

@@ -53,6 +53,19 @@ def fail(message: str, code: int) -> int:
     return code
 
 
+def add_client_arguments(parser: argparse.ArgumentParser) -> None:
+    """The model client's limits, retries and cache, for commands that ask a model about a
+    finished run (`rescore`, `audit`)."""
+    parser.add_argument(
+        "--concurrency", type=int_from(1), default=16, help="model requests in flight"
+    )
+    parser.add_argument("--rpm", type=positive, help="at most this many requests per minute")
+    parser.add_argument("--timeout", type=positive, default=60.0, help="seconds per attempt")
+    parser.add_argument("--max-attempts", type=int_from(1), default=5, help="attempts per request")
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    parser.add_argument("--cache-dir", type=Path, help="response cache location")
+
+
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     """What `run` and `sweep` share: the seed, the endpoint and its limits, the cache, and
     the settings; a sweep passes every one of them to each of its runs."""

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from personasim.simulation.cli.options import NOT_VALID, client_options, int_from, out, positive
+from personasim.simulation.cli.options import NOT_VALID, add_client_arguments, client_options, out
 from personasim.simulation.cli.run_command import calls_line, where_lines
 from personasim.simulation.core.scenario import split_list
 
@@ -49,12 +49,7 @@ def add_rescore_command(commands: Any) -> None:
     rescore.add_argument(
         "--prompts", type=Path, metavar="FILE", help="the edited pack RUN used, if it used one"
     )
-    rescore.add_argument("--concurrency", type=int_from(1), default=16)
-    rescore.add_argument("--rpm", type=positive, help="at most this many requests per minute")
-    rescore.add_argument("--timeout", type=positive, default=60.0, help="seconds per attempt")
-    rescore.add_argument("--max-attempts", type=int_from(1), default=5)
-    rescore.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
-    rescore.add_argument("--cache-dir", type=Path, help="response cache location")
+    add_client_arguments(rescore)
     rescore.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     rescore.set_defaults(handler=_rescore)
 
