@@ -142,7 +142,9 @@ def _auditor(
         if cache is not None:
             cache.close()
 
-    return RoleReader(llm, reader_spec), f"the reader role ({llm.backend.name})", close
+    described = llm.backend.describe()
+    who = f"{described.get('backend')}:{described.get('model')}"  # the manifest's words
+    return RoleReader(llm, reader_spec), f"the reader role ({who})", close
 
 
 def write_audit_report(reports: Path, audit: Mapping[str, Any]) -> Path:
