@@ -13,8 +13,8 @@ sys.path.insert(0, str(Path(__file__).parent))  # the fake server module, for ev
 
 pytest_plugins = ("smollm2_server",)  # the real-model tier's server fixture (test_realmodel.py)
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-"""Real data sets next to the checkout (tests that read them skip when absent)."""
+DATA = Path(__file__).resolve().parent / "data" / "public"
+"""The public data sets the tests read, shipped with their licences (README there)."""
 
 
 @pytest.fixture(autouse=True)

@@ -367,7 +367,6 @@ def test_profile_file_jsonl(tmp_path: Path) -> None:
     assert result.metrics["metrics"]["n_users"] == 3
 
 
-@pytest.mark.skipif(not VSM.exists(), reason="shared VSM data absent")
 def test_real_vsm_items(tmp_path: Path) -> None:
     params = {
         "survey_file": str(VSM / "vsm_direct_profile_questions_en_2024_Dec.csv"),

@@ -432,7 +432,6 @@ def test_doc_pairs_for_human_annotation(full_run: RunResult) -> None:
     assert pairs["low_response"].str.contains("Final Answer|lost track").all()
 
 
-@pytest.mark.skipif(not GSM8K.exists(), reason="GSM8K test split not present")
 def test_runs_on_the_real_gsm8k_file(tmp_path: Path) -> None:
     params = {
         "question_file": str(GSM8K),

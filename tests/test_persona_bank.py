@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import DATA
 
 from personasim.agents.persona import Persona
 from personasim.agents.persona_bank import PersonaFileError, load_personas, sample_personas
@@ -27,9 +28,7 @@ from personasim.agents.persona_traits import (
 )
 from personasim.scenarios.trust.traits import TRUST_TEST_TRAITS
 
-REAL_BANK = (
-    Path(__file__).resolve().parents[2] / "shared" / "data" / "genagents" / "gss_agents.jsonl"
-)
+REAL_BANK = DATA / "genagents" / "gss_agents.jsonl"
 
 GSS_RECORD = {
     "id": "p-1",
@@ -427,7 +426,6 @@ def test_select_personas_errors_name_both_numbers() -> None:
 # --- The real GenAgents bank ---------------------------------------------------------------
 
 
-@pytest.mark.skipif(not REAL_BANK.exists(), reason=f"GenAgents bank not found at {REAL_BANK}")
 def test_real_bank_loads_all_3505_personas() -> None:
     personas = load_personas(REAL_BANK)
     assert len(personas) == 3505

@@ -1,7 +1,7 @@
 """The PersonaGym authors' released rubrics as a prompt pack (`--prompts`).
 
 The pack is built at test time from the files of the authors' repository (vsamuel2003/PersonaGym,
-MIT) kept in ../shared/data/personagym: `rubrics/<task>.txt` (each a complete evaluator prompt
+MIT) kept in tests/data/public/personagym: `rubrics/<task>.txt` (each a complete evaluator prompt
 in Python `str.format` style) and `prompts/score_examples/prompt.txt`. Their placeholders map
 onto ours: {score_example} → ${examples}, {persona} → ${persona}, {question} → ${question},
 {response} → ${response}, and the examples prompt's {rubric} → ${rubric_outline}. The rubric's
@@ -29,7 +29,6 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 from conftest import DATA
 
@@ -52,12 +51,6 @@ PLACEHOLDERS = {
     "rubric": "rubric_outline",
     "rubrics": "rubrics",
 }
-
-pytestmark = pytest.mark.skipif(
-    not all((RELEASE / name).is_file() for name in RUBRIC_FILES.values()),
-    reason="../shared/data/personagym/rubrics is absent: the PersonaGym authors' released "
-    "rubric files are not next to this checkout",
-)
 
 
 def key(task: str) -> str:

@@ -1,5 +1,5 @@
 """`personasim import persona-gym --format published-scores`: the paper's published task scores
-and PersonaScore (../shared/data/personagym/published_scores.json, the six files of the authors'
+and PersonaScore (tests/data/public/personagym/published_scores.json, the six files of the authors'
 `evaluations/`) as an imported run directory, beside a run of ours."""
 
 from __future__ import annotations
@@ -17,10 +17,6 @@ from personasim.simulation.cli.main import main
 PUBLISHED = DATA / "personagym" / "published_scores.json"
 TASKS = ("Expected Action", "Linguistic Habits", "Persona Consistency", "Toxicity Control",
          "Action Justification")  # fmt: skip
-
-pytestmark = pytest.mark.skipif(
-    not PUBLISHED.is_file(), reason="../shared/data/personagym/published_scores.json is absent"
-)
 
 
 def table(path: Path) -> list[dict[str, str]]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from conftest import DATA
 
 from personasim.environments.persona_gym.place import SETTINGS_POOLS, load_settings, shipped_file
@@ -23,7 +22,6 @@ def test_the_authors_pool_is_shipped_with_its_licence() -> None:
     assert "persona_gym_settings_authors.txt" in shipped_file("persona_gym_README.md").read_text()
 
 
-@pytest.mark.skipif(not RELEASED.is_file(), reason="../shared/data/personagym is absent")
 def test_the_shipped_pool_is_the_released_list() -> None:
     released = tuple(line for line in RELEASED.read_text("utf-8").splitlines() if line)
     assert load_settings(shipped_file(SETTINGS_POOLS["authors"])) == released
