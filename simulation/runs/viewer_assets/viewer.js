@@ -149,9 +149,30 @@ function validityCard(run) {
   const heads = { reasks: "re-asks", failure_rate: "failure rate", max_failure_rate: "limit" };
   return card("Validity", el("div", { class: "scroll" }, dataTable(["task", ...cols.map((c) => heads[c] || c)], rows, true, "wrap")),
     el("p", { class: "muted" }, "max failure rate " + txt(v.max_failure_rate) + ", groups under n = " + txt(v.min_group_n) + " are flagged"),
+    ...readingsBlock(v),
     el("h3", {}, "Flagged groups (" + flagged.length + ")"),
     flagged.length ? el("div", { class: "scroll", style: "max-height:160px" }, el("ul", {}, flagged.map((f) => el("li", {}, f))))
       : el("p", { class: "muted" }, "none"));
+}
+
+// How model text was read (docs/readers.md): per reader, texts read, unreadable, ambiguous, the
+// rule or role behind each value, and the reading audit's estimate when one was made.
+function readingsBlock(v) {
+  const readers = Object.entries(v.readings || {});
+  if (!readers.length) return [];
+  const audit = (v.readings_audit || {}).readers || {};
+  const rows = readers.map(([name, s]) => {
+    const a = audit[name];
+    const audited = !a ? "—" : !a.audited ? "not audited" : a.interval
+      ? (100 * a.wrong_rate).toFixed(1) + "% [" + a.interval.map((x) => (100 * x).toFixed(1)).join(", ") + "], n " + (a.agree + a.disagree)
+      : "undefined";
+    return [name, s.n, s.read, s.unreadable, s.ambiguous, s.unread_rate,
+      badge(s.ok ? "ok" : "over limit", s.ok ? "ok" : "bad"),
+      Object.entries(s.by || {}).map(([rule, n]) => rule + ": " + n).join("; "), audited];
+  });
+  const heads = ["reader", "texts", "read", "unreadable", "ambiguous", "unread rate", "ok", "values by rule or role", "audit: wrong-read rate"];
+  return [el("h3", {}, "Readings (" + readers.length + " readers)"),
+    el("div", { class: "scroll" }, dataTable(heads, rows, true, "wrap"))];
 }
 
 function costCard(run) {
