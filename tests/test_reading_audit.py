@@ -28,7 +28,11 @@ from personasim.simulation import (
 )
 from personasim.simulation.cli.main import main
 from personasim.simulation.runs.reader_role import read_value_line
-from personasim.simulation.runs.reading_audit import reading_counts, wilson_interval
+from personasim.simulation.runs.reading_audit import (
+    audit_summary,
+    reading_counts,
+    wilson_interval,
+)
 from personasim.simulation.runs.validity import (
     ValidityLimits,
     validity_from_events,
@@ -267,3 +271,9 @@ def test_too_many_unreadable_texts_make_a_run_not_valid_and_say_why() -> None:
     assert line.startswith("RUN NOT VALID: more texts than the limit of 20% could not be read")
     assert "math_answer 2 unreadable and 1 ambiguous of 10 (30%)" in line
     assert with_readings(decisions, {}, limits)["overall"]["ok"] is True
+
+
+def test_a_run_without_readings_says_so() -> None:
+    assert audit_summary({"readers": {}, "max_wrong_rate": 0.05}) == [
+        "no reading was logged in this run (a run made before readings were logged)"
+    ]

@@ -226,6 +226,8 @@ def _disagreement(reading: Mapping[str, Any], second: Reading) -> dict[str, Any]
 
 def audit_summary(audit: Mapping[str, Any]) -> list[str]:
     """One line per reader: the wrong-read estimate with its interval and n, or why none."""
+    if not audit["readers"]:
+        return ["no reading was logged in this run (a run made before readings were logged)"]
     lines = []
     for reader, result in audit["readers"].items():
         if not result["audited"]:
