@@ -33,6 +33,7 @@ import logging
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from personasim.environments.classroom.answer_clauses import (
@@ -307,12 +308,15 @@ def _sympy_number(expression: Any) -> float | None:
 # --- the two together ---------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=8192)
 def read_answer(text: str) -> Reading:
     """The answer a careful grader reads in `text`: the grammar and math-verify combined by
     `agree`. A withdrawn result stays unreadable whatever math-verify reads; where the
     grammar read a self-correction and math-verify the withdrawn value (it reads no
     corrections), math-verify counts as abstaining. Where the grammar read a passage (a JSON
-    field, a closing sentence, a concluding box), math-verify reads that passage."""
+    field, a closing sentence, a concluding box), math-verify reads that passage. Cached: a
+    reply is read when graded and again where a later prompt needs its number, and math-verify
+    costs a few milliseconds a reply (a `Reading` is immutable)."""
     grammar = _grammar(text)
     own, statements = grammar.reading, grammar.statements
     if own.status == "unreadable":
