@@ -38,6 +38,7 @@ from rich.console import Console
 from rich.table import Table
 
 from personasim.agents import DecisionTask, PersonaAgent, decide
+from personasim.environments.trust_game.transfer import read_transfer
 from personasim.scenarios.trust.population import TrustPopulation, TrustPopulationParams
 from personasim.simulation import (
     Backend,
@@ -138,6 +139,7 @@ def timed_run(workdir: Path, n: int, **run_kwargs: Any) -> RunTiming:
     """One trust-population run of `n` synthetic personas, checked to have parsed every reply."""
     timing = RunTiming(Span(), Span(), Span())
     out = Path(tempfile.mkdtemp(prefix=f"n{n}-", dir=workdir))
+    fresh_readers()
     with measure(timing.total):
         result = run_scenario(
             timed_scenario(timing),
@@ -231,6 +233,12 @@ LAYERS = {
 """Layers of a decision timed on their own (key: row label, what it covers)."""
 
 
+def fresh_readers() -> None:
+    """Empty the readers' caches, so no measured pass reads a reply an earlier pass read (a
+    reply repeated within one pass is read once, as in a run)."""
+    read_transfer.cache_clear()
+
+
 async def _sequential(count: int, step: Callable[[int], Awaitable[object]], span: Span) -> None:
     with measure(span):
         for i in range(count):
@@ -260,17 +268,21 @@ async def _layer_pass(n: int) -> tuple[dict[str, Span], list[list[Event]]]:
     await _sequential(
         n, lambda i: bare.complete(tasks[i].request, agent_id=trustors[i].agent_id), spans["client"]
     )
+    fresh_readers()
     await _sequential(n, lambda i: decide(stub, trustors[i].agent_id, tasks[i]), spans["graph"])
+    fresh_readers()
     await _sequential(
         n,
         lambda i: log.branch(f"d/{i}", lambda: decide(sim, trustors[i].agent_id, tasks[i])),
         spans["decide"],
     )
+    fresh_readers()
     await _sequential(
         n, lambda i: log.branch(f"t/{i}", lambda: scenario._play(trustors[i])), spans["turn"]
     )
     sim.begin_round(2)  # a trustor plays once per round; round 1 was the sequential turns
     store.batches.clear()
+    fresh_readers()
     with measure(spans["round"]):
         await scenario.play_round(sim, 2)
     await client.aclose()

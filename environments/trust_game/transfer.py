@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from price_parser import Price
@@ -377,10 +378,12 @@ def _library_clause(clause: Clause) -> float | str:
 # --- the reading ------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=8192)
 def read_transfer(reply: str, endowment: int, closing: str = CLOSING_SENTENCE) -> Reading:
     """The amount `reply`'s decision sentence(s) give, read by the grammar and confirmed by the
     libraries (`agree`); `closing` is how a missing decision sentence is named in the re-ask.
-    The libraries never read alone what the grammar found no amount in."""
+    The libraries never read alone what the grammar found no amount in. Cached: a reply is
+    read when parsed and again when its reading is logged (a `Reading` is immutable)."""
     own = own_reading(plain(reply), endowment, closing)
     if not own.ok:
         return own
