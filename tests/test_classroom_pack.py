@@ -6,7 +6,6 @@ import re
 from pathlib import Path
 from string import Template
 
-import pytest
 import yaml
 
 from personasim.environments import Classroom, read_answer
@@ -16,16 +15,15 @@ from personasim.simulation import SQLiteEventStore, run_scenario
 from personasim.simulation.cli.main import main
 from personasim.simulation.llm.prompts import PromptPack
 
-SEED_000 = Path(__file__).resolve().parents[2] / "shared" / "seeds" / "000_71ddcda8064e1e0c.txt"
-"""The REVERSO paper's text next to the checkout, which the project does not ship (a paper's
-text, not a data set): the provenance tests skip without it; CI runs them in its checkout."""
+SEED_000 = Path(__file__).parent / "data" / "reverso_excerpts.txt"
+"""The passages of the REVERSO paper that print the texts the classroom's packs quote (the
+prompts, race definitions, demonstrations and DoC rubric), copied verbatim with the citation."""
 
 
 def _normalised(text: str) -> str:
     return re.sub(r"\s+", " ", text.replace("‘", "'").replace("’", "'"))
 
 
-@pytest.mark.skipif(not SEED_000.is_file(), reason="the seed paper is not next to the checkout")
 def test_every_verbatim_entry_is_printed_in_the_paper() -> None:
     paper = _normalised(SEED_000.read_text(encoding="utf-8"))
     pack = ClassroomScenario.shipped_prompts()
@@ -145,7 +143,6 @@ def test_the_paper_pack_has_the_papers_demonstrations_and_rubric() -> None:
     assert "You CANNOT assign a score of 3" in pack.render("judge", question="q", high="h", low="l")
 
 
-@pytest.mark.skipif(not SEED_000.is_file(), reason="the seed paper is not next to the checkout")
 def test_the_paper_packs_texts_are_printed_in_the_paper() -> None:
     paper = SEED_000.read_text(encoding="utf-8")
     pack = _paper_pack()
