@@ -37,7 +37,6 @@ __all__ = [
     "corrected",
     "independent_reader",
     "register_reader",
-    "registered_readers",
     "same_value",
 ]
 
@@ -178,7 +177,3 @@ def register_reader(name: str, independent: IndependentReader) -> IndependentRea
 def independent_reader(name: str) -> IndependentReader | None:
     """The independent reader registered for `name` (None: none is)."""
     return _INDEPENDENT.get(name)
-
-
-def registered_readers() -> list[str]:
-    return sorted(_INDEPENDENT)

@@ -30,7 +30,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LIBRARY_AUDITOR",
-    "AuditResult",
     "audit_run",
     "audit_store",
     "register_readers",
@@ -38,10 +37,6 @@ __all__ = [
 ]
 
 LIBRARY_AUDITOR = "the independent library readers"
-
-
-class AuditResult(dict):  # type: ignore[type-arg]
-    """The audit (as written to `readings_audit.json`) and the updated manifest."""
 
 
 def register_readers() -> None:
@@ -59,7 +54,7 @@ def audit_run(
     reader_spec: str | None = None,
     base_url: str | None = None,
     client: dict[str, Any] | None = None,
-) -> AuditResult:
+) -> dict[str, Any]:
     """Audit `run_dir`'s readings with the library readers, or with the model `reader_spec`
     plays (`client`: the model client's keyword arguments: cache, limits, retries)."""
     return asyncio.run(aaudit_run(run_dir, options, reader_spec, base_url, client or {}))
@@ -71,7 +66,7 @@ async def aaudit_run(
     reader_spec: str | None,
     base_url: str | None,
     client: dict[str, Any],
-) -> AuditResult:
+) -> dict[str, Any]:
     from personasim.simulation.log.sqlite_store import SQLiteEventStore
     from personasim.simulation.runs.run_dir import EVENTS_FILE, read_manifest
     from personasim.simulation.runs.run_lock import RunLock
@@ -88,7 +83,7 @@ async def aaudit_run(
             audit = await audit_store(run_dir, store, manifest, options, reread, auditor)
         finally:
             await closing()
-    return AuditResult(audit=audit, manifest=manifest)
+    return {"audit": audit, "manifest": manifest}
 
 
 async def audit_store(
@@ -144,7 +139,7 @@ def _auditor(
 
     described = llm.backend.describe()
     who = f"{described.get('backend')}:{described.get('model')}"  # the manifest's words
-    return RoleReader(llm, reader_spec), f"the reader role ({who})", close
+    return RoleReader(llm), f"the reader role ({who})", close
 
 
 def write_audit_report(reports: Path, audit: Mapping[str, Any]) -> Path:

@@ -112,9 +112,8 @@ async def read_with_role(
 class RoleReader:
     """Reads texts with a bound model (`personasim audit --role reader=SPEC`)."""
 
-    def __init__(self, client: LLMClient, spec: str) -> None:
+    def __init__(self, client: LLMClient) -> None:
         self.client = client
-        self.spec = spec
 
     async def __call__(self, reader: str, text: str, context: Mapping[str, Any]) -> Reading | None:
         request = reader_request(reader, text, context)
