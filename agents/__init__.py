@@ -1,37 +1,47 @@
 """Mesa agents: personas and their decision graphs, trustees, persona data and banks."""
 
-from personasim.agents.counterfactual import (
-    attribute_levels,
-    check_counterfactual,
-    common_draws,
-    counterfactual_twins,
-    known_attributes,
-    twin_suffixes,
-    unknown_attribute,
-    unknown_level,
-)
-from personasim.agents.decision import (
-    Decision,
-    DecisionParseError,
-    DecisionTask,
-    decide,
-    parse_nonempty,
-    parse_structured,
-)
-from personasim.agents.level_names import SYNONYMS, LevelNameError, level_key, match_level_names
-from personasim.agents.persona import Persona
-from personasim.agents.persona_agent import PersonaAgent
-from personasim.agents.persona_bank import PersonaFileError, load_personas, sample_personas
-from personasim.agents.persona_sampling import select_personas, synthetic_population
-from personasim.agents.persona_traits import (
-    BIG_FIVE_LEVELS,
-    TRAIT_FIELDS,
-    augment_big_five,
-    derive_traits,
-)
-from personasim.agents.researcher import ResearcherAgent
-from personasim.agents.structured import format_instructions, json_parser, json_task
-from personasim.agents.trustee import TrusteeAgent, archetype_cap
+from __future__ import annotations
+
+from personasim.simulation.core.lazy_exports import lazy_exports
+
+_EXPORTS: dict[str, str] = {
+    "BIG_FIVE_LEVELS": "personasim.agents.persona_traits",
+    "SYNONYMS": "personasim.agents.level_names",
+    "TRAIT_FIELDS": "personasim.agents.persona_traits",
+    "Decision": "personasim.agents.decision",
+    "DecisionParseError": "personasim.agents.decision",
+    "DecisionTask": "personasim.agents.decision",
+    "LevelNameError": "personasim.agents.level_names",
+    "Persona": "personasim.agents.persona",
+    "PersonaAgent": "personasim.agents.persona_agent",
+    "PersonaFileError": "personasim.agents.persona_bank",
+    "ResearcherAgent": "personasim.agents.researcher",
+    "TrusteeAgent": "personasim.agents.trustee",
+    "archetype_cap": "personasim.agents.trustee",
+    "attribute_levels": "personasim.agents.counterfactual",
+    "augment_big_five": "personasim.agents.persona_traits",
+    "check_counterfactual": "personasim.agents.counterfactual",
+    "common_draws": "personasim.agents.counterfactual",
+    "counterfactual_twins": "personasim.agents.counterfactual",
+    "decide": "personasim.agents.decision",
+    "derive_traits": "personasim.agents.persona_traits",
+    "format_instructions": "personasim.agents.structured",
+    "json_parser": "personasim.agents.structured",
+    "json_task": "personasim.agents.structured",
+    "known_attributes": "personasim.agents.counterfactual",
+    "level_key": "personasim.agents.level_names",
+    "load_personas": "personasim.agents.persona_bank",
+    "match_level_names": "personasim.agents.level_names",
+    "parse_nonempty": "personasim.agents.decision",
+    "parse_structured": "personasim.agents.decision",
+    "sample_personas": "personasim.agents.persona_bank",
+    "select_personas": "personasim.agents.persona_sampling",
+    "synthetic_population": "personasim.agents.persona_sampling",
+    "twin_suffixes": "personasim.agents.counterfactual",
+    "unknown_attribute": "personasim.agents.counterfactual",
+    "unknown_level": "personasim.agents.counterfactual",
+}
+"""Each public name and the module that defines it, imported on first use."""
 
 __all__ = [
     "BIG_FIVE_LEVELS",
@@ -70,3 +80,5 @@ __all__ = [
     "unknown_attribute",
     "unknown_level",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

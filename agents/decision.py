@@ -34,8 +34,6 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict, TypeVar
 
-from langchain_core.exceptions import OutputParserException
-from langchain_core.output_parsers import PydanticOutputParser
 from langchain_core.runnables import Runnable, RunnableConfig
 from langgraph.channels import EphemeralValue, LastValue
 from langgraph.pregel import NodeBuilder, Pregel
@@ -78,6 +76,10 @@ def parse_structured(reply: str, schema: type[M]) -> M:
     LangChain's parser reads a JSON object in a code fence, or one followed by text; a sentence
     before an unfenced object ("Sure! Here it is: {...}") is skipped here too.
     """
+    # imported here: LangChain's parsers import its tracers (0.3 s), which text tasks never use
+    from langchain_core.exceptions import OutputParserException
+    from langchain_core.output_parsers import PydanticOutputParser
+
     parser = PydanticOutputParser(pydantic_object=schema)
     try:
         return parser.parse(reply)

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from langchain_core.output_parsers import PydanticOutputParser
 from pydantic import BaseModel
 
 from personasim.agents.decision import DecisionTask, parse_structured
@@ -21,6 +20,8 @@ __all__ = ["format_instructions", "json_parser", "json_task"]
 
 def format_instructions(schema: type[BaseModel]) -> str:
     """The instruction block that asks for a JSON instance of `schema`."""
+    from langchain_core.output_parsers import PydanticOutputParser  # 0.3 s: only when used
+
     return PydanticOutputParser(pydantic_object=schema).get_format_instructions()
 
 

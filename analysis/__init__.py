@@ -1,88 +1,87 @@
 """Generic, scenario-free statistics and data access: pure functions from event tables to
 numbers, tables and figures (effect sizes, rankings, divergences, rater agreement, resampling)."""
 
-from personasim.analysis.agreement import (
-    CorrelationInterval,
-    bootstrap_correlation,
-    correlation_undefined,
-    judge_agreement,
-    pearson,
-    percentile_interval,
-)
-from personasim.analysis.counterfactual import (
-    Outcome,
-    counterfactual_metrics,
-    counterfactual_report,
-    with_counterfactual,
-    write_counterfactual_reports,
-)
-from personasim.analysis.divergences import Centroid, emd_ordinal, js_centroid, js_rows, jsd
-from personasim.analysis.event_tables import (
-    DEFAULT_MIN_GROUP_N,
-    agent_payloads,
-    min_group_n,
-    payloads,
-    rounded,
-    shown,
-)
-from personasim.analysis.loading import load_agents, load_events, load_sweep
-from personasim.analysis.paired import PairedDifference, holm_over, paired_difference
-from personasim.analysis.rankings import Ranking, perturb_ranking, ranking_spearman
-from personasim.analysis.reliability import (
-    ICC_FORMS,
-    exact_agreement,
-    fleiss_kappa,
-    icc,
-    icc3k,
-    krippendorff_alpha,
-    quadratic_kappa,
-    within_agreement,
-)
-from personasim.analysis.reports import (
-    SMALL_MARK,
-    model_label,
-    save_figure,
-    small_note,
-    write_table,
-)
-from personasim.analysis.resampling import (
-    PARALLEL_WORK,
-    in_processes,
-    stratified_bootstrap_weights,
-)
-from personasim.analysis.rescoring import (
-    RESCORE_BOOTSTRAP,
-    compare_scores,
-    paired_scores,
-    rescore_agreement,
-)
-from personasim.analysis.stats import (
-    LevelSummary,
-    eta_squared,
-    eta_squared_from_group_stats,
-    holm,
-    mean_of,
-    median_of_defined,
-    rank_levels,
-    ratio_of,
-    sample_sd,
-    small_groups,
-    summarize_levels,
-)
-from personasim.analysis.undefined import (
-    CONSTANT,
-    FEWER_THAN_2,
-    NO_VALUES,
-    SINGLE_LEVEL,
-    ZERO_BASELINE,
-    Statistic,
-    Undefined,
-    first_undefined,
-    in_words,
-    read_stat,
-    shown_stat,
-    stat_fields,
-)
+from __future__ import annotations
+
+from personasim.simulation.core.lazy_exports import lazy_exports
+
+_EXPORTS: dict[str, str] = {
+    "CONSTANT": "personasim.analysis.undefined",
+    "DEFAULT_MIN_GROUP_N": "personasim.analysis.event_tables",
+    "FEWER_THAN_2": "personasim.analysis.undefined",
+    "ICC_FORMS": "personasim.analysis.reliability",
+    "NO_VALUES": "personasim.analysis.undefined",
+    "PARALLEL_WORK": "personasim.analysis.resampling",
+    "RESCORE_BOOTSTRAP": "personasim.analysis.rescoring",
+    "SINGLE_LEVEL": "personasim.analysis.undefined",
+    "SMALL_MARK": "personasim.analysis.reports",
+    "ZERO_BASELINE": "personasim.analysis.undefined",
+    "Centroid": "personasim.analysis.divergences",
+    "CorrelationInterval": "personasim.analysis.agreement",
+    "LevelSummary": "personasim.analysis.stats",
+    "Outcome": "personasim.analysis.counterfactual",
+    "PairedDifference": "personasim.analysis.paired",
+    "Ranking": "personasim.analysis.rankings",
+    "Statistic": "personasim.analysis.undefined",
+    "Undefined": "personasim.analysis.undefined",
+    "agent_payloads": "personasim.analysis.event_tables",
+    "bootstrap_correlation": "personasim.analysis.agreement",
+    "compare_scores": "personasim.analysis.rescoring",
+    "correlation_undefined": "personasim.analysis.agreement",
+    "counterfactual_metrics": "personasim.analysis.counterfactual",
+    "counterfactual_report": "personasim.analysis.counterfactual",
+    "emd_ordinal": "personasim.analysis.divergences",
+    "eta_squared": "personasim.analysis.stats",
+    "eta_squared_from_group_stats": "personasim.analysis.stats",
+    "exact_agreement": "personasim.analysis.reliability",
+    "first_undefined": "personasim.analysis.undefined",
+    "fleiss_kappa": "personasim.analysis.reliability",
+    "holm": "personasim.analysis.stats",
+    "holm_over": "personasim.analysis.paired",
+    "icc": "personasim.analysis.reliability",
+    "icc3k": "personasim.analysis.reliability",
+    "in_processes": "personasim.analysis.resampling",
+    "in_words": "personasim.analysis.undefined",
+    "js_centroid": "personasim.analysis.divergences",
+    "js_rows": "personasim.analysis.divergences",
+    "jsd": "personasim.analysis.divergences",
+    "judge_agreement": "personasim.analysis.agreement",
+    "krippendorff_alpha": "personasim.analysis.reliability",
+    "load_agents": "personasim.analysis.loading",
+    "load_events": "personasim.analysis.loading",
+    "load_sweep": "personasim.analysis.loading",
+    "mean_of": "personasim.analysis.stats",
+    "median_of_defined": "personasim.analysis.stats",
+    "min_group_n": "personasim.analysis.event_tables",
+    "model_label": "personasim.analysis.reports",
+    "paired_difference": "personasim.analysis.paired",
+    "paired_scores": "personasim.analysis.rescoring",
+    "payloads": "personasim.analysis.event_tables",
+    "pearson": "personasim.analysis.agreement",
+    "percentile_interval": "personasim.analysis.agreement",
+    "perturb_ranking": "personasim.analysis.rankings",
+    "quadratic_kappa": "personasim.analysis.reliability",
+    "rank_levels": "personasim.analysis.stats",
+    "ranking_spearman": "personasim.analysis.rankings",
+    "ratio_of": "personasim.analysis.stats",
+    "read_stat": "personasim.analysis.undefined",
+    "rescore_agreement": "personasim.analysis.rescoring",
+    "rounded": "personasim.analysis.event_tables",
+    "sample_sd": "personasim.analysis.stats",
+    "save_figure": "personasim.analysis.reports",
+    "shown": "personasim.analysis.event_tables",
+    "shown_stat": "personasim.analysis.undefined",
+    "small_groups": "personasim.analysis.stats",
+    "small_note": "personasim.analysis.reports",
+    "stat_fields": "personasim.analysis.undefined",
+    "stratified_bootstrap_weights": "personasim.analysis.resampling",
+    "summarize_levels": "personasim.analysis.stats",
+    "with_counterfactual": "personasim.analysis.counterfactual",
+    "within_agreement": "personasim.analysis.reliability",
+    "write_counterfactual_reports": "personasim.analysis.counterfactual",
+    "write_table": "personasim.analysis.reports",
+}
+"""Each public name and the module that defines it, imported on first use."""
 
 __all__ = [
     "CONSTANT",
@@ -160,3 +159,5 @@ __all__ = [
     "write_counterfactual_reports",
     "write_table",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

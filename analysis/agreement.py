@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 import numpy as np
-from scipy.stats import rankdata
 
 from personasim.analysis.paired_resamples import (
     resampled_alpha,
@@ -145,6 +144,8 @@ def bootstrap_correlation(
 
 def _correlations(x: np.ndarray, y: np.ndarray, method: Method) -> np.ndarray:
     """Row-wise correlation of two (samples × n) arrays; NaN where a row is constant."""
+    from scipy.stats import rankdata
+
     if method == "kendall":
         return _kendall_tau_b(x, y)
     if method == "spearman":

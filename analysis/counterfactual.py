@@ -322,14 +322,14 @@ def write_counterfactual_reports(block: dict[str, Any], directory: Path) -> list
 
 
 def _dot_plot(block: dict[str, Any], directory: Path) -> Path:
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # not pyplot: no display, no global state
 
     frame = pd.DataFrame(block["values"], columns=["decision", "persona", "level", "value"])
     decisions = sorted(frame["decision"].unique())
     shown, levels = decisions[:_MAX_PANELS], block["levels"]
-    figure, axes = plt.subplots(
-        1, max(1, len(shown)), figsize=(3.2 * max(1, len(shown)), 3.4), squeeze=False
-    )
+    panels = max(1, len(shown))
+    figure = Figure(figsize=(3.2 * panels, 3.4))
+    axes = figure.subplots(1, panels, squeeze=False)
     for ax, decision in zip(axes[0], shown, strict=False):
         table = frame[frame["decision"] == decision].pivot(
             index="persona", columns="level", values="value"

@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import minimize
 
 __all__ = ["Centroid", "emd_ordinal", "js_centroid", "js_rows", "jsd"]
 
@@ -71,6 +70,8 @@ def js_centroid(distributions: Sequence[Sequence[float]], tol: float = 1e-7) -> 
     are a softmax of free parameters minimised by L-BFGS with the analytic gradient.
     Convergence is checked by the optimiser's status and the projected gradient on the simplex.
     """
+    from scipy.optimize import minimize
+
     if len(distributions) == 0:
         raise ValueError("the centroid of no distributions is undefined")
     points = np.asarray(distributions, dtype=float)

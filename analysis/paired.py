@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from personasim.analysis.agreement import percentile_interval
 from personasim.analysis.resampling import stratified_bootstrap_weights
@@ -87,6 +86,8 @@ def _bootstrap_interval(
 def _wilcoxon(d: np.ndarray) -> Statistic:
     """Two-sided signed-rank p (zeros dropped, Wilcoxon's convention); exact for small n
     without ties, the normal approximation otherwise (scipy's `method="auto"`)."""
+    from scipy import stats
+
     if not np.any(d != 0):
         return Undefined(ALL_ZERO)
     p = float(stats.wilcoxon(d, zero_method="wilcox").pvalue)

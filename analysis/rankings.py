@@ -8,7 +8,6 @@ import itertools
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-from scipy.stats import spearmanr
 
 from personasim.analysis.undefined import CONSTANT, Statistic, Undefined
 
@@ -49,6 +48,8 @@ def ranking_spearman(belief: Ranking, behaviour: Ranking) -> Statistic:
     fewer than two shared levels, or when either side ranks them all equal; with exactly two
     distinct levels it is ±1. A list that repeats a level is not a ranking: ValueError.
     """
+    from scipy.stats import spearmanr
+
     first, second = _scores(belief, "belief"), _scores(behaviour, "behaviour")
     shared = [level for level in first if level in second]
     if len(shared) < 2:

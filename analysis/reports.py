@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-
-import matplotlib
-
-matplotlib.use("Agg")  # files only: no display is needed or wanted
-
-import matplotlib.pyplot as plt
-from matplotlib.figure import Figure
+from typing import TYPE_CHECKING, Any
 
 from personasim.simulation.runs.tables import MARK, write_table
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["SMALL_MARK", "model_label", "save_figure", "small_note", "write_table"]
 
@@ -35,6 +31,11 @@ def model_label(description: dict[str, Any]) -> str:
 
 def save_figure(figure: Figure, directory: Path, name: str) -> Path:
     """`name.png` at 150 dpi; the figure is closed so long sweeps do not hold memory."""
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only: no display is needed or wanted
+    import matplotlib.pyplot as plt
+
     path = directory / f"{name}.png"
     figure.savefig(path, dpi=150, bbox_inches="tight")
     plt.close(figure)

@@ -1,26 +1,36 @@
 """Places agents act in: their rules and state, no prompts."""
 
-from personasim.environments.career_chat import (
-    CareerChat,
-    CareerChatFileError,
-    Profile,
-    SurveyItem,
-    load_profiles,
-    load_survey,
-    synthetic_profiles,
-)
-from personasim.environments.classroom.gsm8k import (
-    QuestionFileError,
-    WordProblem,
-    load_word_problems,
-    sample_problems,
-)
-from personasim.environments.classroom.numeric_answers import follows_format, read_answer
-from personasim.environments.classroom.place import Classroom, Grade
-from personasim.environments.persona_gym.place import TASKS, GymFileError, GymQuestion, PersonaGym
-from personasim.environments.trust_game.place import TrustGame, TrustOutcome
-from personasim.environments.trust_game.reference import HumanReference, human_reference
-from personasim.environments.trust_game.transfer import read_transfer
+from __future__ import annotations
+
+from personasim.simulation.core.lazy_exports import lazy_exports
+
+_EXPORTS: dict[str, str] = {
+    "TASKS": "personasim.environments.persona_gym.place",
+    "CareerChat": "personasim.environments.career_chat",
+    "CareerChatFileError": "personasim.environments.career_chat",
+    "Classroom": "personasim.environments.classroom.place",
+    "Grade": "personasim.environments.classroom.place",
+    "GymFileError": "personasim.environments.persona_gym.place",
+    "GymQuestion": "personasim.environments.persona_gym.place",
+    "HumanReference": "personasim.environments.trust_game.reference",
+    "PersonaGym": "personasim.environments.persona_gym.place",
+    "Profile": "personasim.environments.career_chat",
+    "QuestionFileError": "personasim.environments.classroom.gsm8k",
+    "SurveyItem": "personasim.environments.career_chat",
+    "TrustGame": "personasim.environments.trust_game.place",
+    "TrustOutcome": "personasim.environments.trust_game.place",
+    "WordProblem": "personasim.environments.classroom.gsm8k",
+    "follows_format": "personasim.environments.classroom.numeric_answers",
+    "human_reference": "personasim.environments.trust_game.reference",
+    "load_profiles": "personasim.environments.career_chat",
+    "load_survey": "personasim.environments.career_chat",
+    "load_word_problems": "personasim.environments.classroom.gsm8k",
+    "read_answer": "personasim.environments.classroom.numeric_answers",
+    "read_transfer": "personasim.environments.trust_game.transfer",
+    "sample_problems": "personasim.environments.classroom.gsm8k",
+    "synthetic_profiles": "personasim.environments.career_chat",
+}
+"""Each public name and the module that defines it, imported on first use."""
 
 __all__ = [
     "TASKS",
@@ -48,3 +58,5 @@ __all__ = [
     "sample_problems",
     "synthetic_profiles",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -1,19 +1,49 @@
-"""Built-in scenarios, one package per paper; importing this package registers them."""
+"""Built-in scenarios, one package per paper. Each scenario's module is imported when that
+scenario is run or listed by class (`SCENARIO_MODULES`), so running the Trust Game imports
+nothing of the career chat."""
 
-from personasim.scenarios.career_chat.importer import MODEL_BEHAVIOR_ADAPTION
-from personasim.scenarios.career_chat.scenario import CareerChatParams, CareerChatScenario
-from personasim.scenarios.classroom.scenario import ClassroomParams, ClassroomScenario
-from personasim.scenarios.persona_gym.importer import PUBLISHED_SCORES
-from personasim.scenarios.persona_gym.scenario import PersonaGymParams, PersonaGymScenario
-from personasim.scenarios.persona_journey.scenario import PersonaJourney, PersonaJourneyParams
-from personasim.scenarios.trust.beliefs import TrustBeliefs, TrustBeliefsParams
-from personasim.scenarios.trust.conditioning import TrustConditioning, TrustConditioningParams
-from personasim.scenarios.trust.forecast import TrustForecast, TrustForecastParams
-from personasim.scenarios.trust.population import TrustPopulation, TrustPopulationParams
+from __future__ import annotations
+
+from personasim.simulation.core.lazy_exports import lazy_exports
+
+SCENARIO_MODULES: dict[str, str] = {
+    "career-chat": "personasim.scenarios.career_chat.scenario",
+    "classroom": "personasim.scenarios.classroom.scenario",
+    "persona-gym": "personasim.scenarios.persona_gym.scenario",
+    "persona-journey": "personasim.scenarios.persona_journey.scenario",
+    "trust-beliefs": "personasim.scenarios.trust.beliefs",
+    "trust-conditioning": "personasim.scenarios.trust.conditioning",
+    "trust-forecast": "personasim.scenarios.trust.forecast",
+    "trust-population": "personasim.scenarios.trust.population",
+}
+"""Each built-in scenario's name and the module that registers it."""
+
+_EXPORTS: dict[str, str] = {
+    "MODEL_BEHAVIOR_ADAPTION": "personasim.scenarios.career_chat.importer",
+    "PUBLISHED_SCORES": "personasim.scenarios.persona_gym.importer",
+    "CareerChatParams": "personasim.scenarios.career_chat.scenario",
+    "CareerChatScenario": "personasim.scenarios.career_chat.scenario",
+    "ClassroomParams": "personasim.scenarios.classroom.scenario",
+    "ClassroomScenario": "personasim.scenarios.classroom.scenario",
+    "PersonaGymParams": "personasim.scenarios.persona_gym.scenario",
+    "PersonaGymScenario": "personasim.scenarios.persona_gym.scenario",
+    "PersonaJourney": "personasim.scenarios.persona_journey.scenario",
+    "PersonaJourneyParams": "personasim.scenarios.persona_journey.scenario",
+    "TrustBeliefs": "personasim.scenarios.trust.beliefs",
+    "TrustBeliefsParams": "personasim.scenarios.trust.beliefs",
+    "TrustConditioning": "personasim.scenarios.trust.conditioning",
+    "TrustConditioningParams": "personasim.scenarios.trust.conditioning",
+    "TrustForecast": "personasim.scenarios.trust.forecast",
+    "TrustForecastParams": "personasim.scenarios.trust.forecast",
+    "TrustPopulation": "personasim.scenarios.trust.population",
+    "TrustPopulationParams": "personasim.scenarios.trust.population",
+}
+"""Each public name and the module that defines it, imported on first use."""
 
 __all__ = [
     "MODEL_BEHAVIOR_ADAPTION",
     "PUBLISHED_SCORES",
+    "SCENARIO_MODULES",
     "CareerChatParams",
     "CareerChatScenario",
     "ClassroomParams",
@@ -31,3 +61,5 @@ __all__ = [
     "TrustPopulation",
     "TrustPopulationParams",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

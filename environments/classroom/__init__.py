@@ -1,27 +1,32 @@
 """The classroom (seed 000): students answer word problems and the answer key grades them;
 the word problems and the reader of the number an answer gives."""
 
-from personasim.environments.classroom.gsm8k import (
-    SHIPPED_PROBLEMS,
-    QuestionFileError,
-    WordProblem,
-    gold_answer,
-    load_word_problems,
-    parse_number,
-    sample_problems,
-    shipped_problems,
-)
-from personasim.environments.classroom.numeric_answers import (
-    ANSWER_FIELDS,
-    READER_NAME,
-    TOLERANCE,
-    follows_format,
-    grammar_reading,
-    math_verify_reading,
-    read_answer,
-    read_number,
-)
-from personasim.environments.classroom.place import ANSWER_TOLERANCE, Classroom, Grade
+from __future__ import annotations
+
+from personasim.simulation.core.lazy_exports import lazy_exports
+
+_EXPORTS: dict[str, str] = {
+    "ANSWER_FIELDS": "personasim.environments.classroom.numeric_answers",
+    "ANSWER_TOLERANCE": "personasim.environments.classroom.place",
+    "READER_NAME": "personasim.environments.classroom.numeric_answers",
+    "SHIPPED_PROBLEMS": "personasim.environments.classroom.gsm8k",
+    "TOLERANCE": "personasim.environments.classroom.numeric_answers",
+    "Classroom": "personasim.environments.classroom.place",
+    "Grade": "personasim.environments.classroom.place",
+    "QuestionFileError": "personasim.environments.classroom.gsm8k",
+    "WordProblem": "personasim.environments.classroom.gsm8k",
+    "follows_format": "personasim.environments.classroom.numeric_answers",
+    "gold_answer": "personasim.environments.classroom.gsm8k",
+    "grammar_reading": "personasim.environments.classroom.numeric_answers",
+    "load_word_problems": "personasim.environments.classroom.gsm8k",
+    "math_verify_reading": "personasim.environments.classroom.numeric_answers",
+    "parse_number": "personasim.environments.classroom.gsm8k",
+    "read_answer": "personasim.environments.classroom.numeric_answers",
+    "read_number": "personasim.environments.classroom.numeric_answers",
+    "sample_problems": "personasim.environments.classroom.gsm8k",
+    "shipped_problems": "personasim.environments.classroom.gsm8k",
+}
+"""Each public name and the module that defines it, imported on first use."""
 
 __all__ = [
     "ANSWER_FIELDS",
@@ -44,3 +49,5 @@ __all__ = [
     "sample_problems",
     "shipped_problems",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -195,12 +195,13 @@ def _group_order(group: str) -> tuple[int, str]:
 def figure5(metrics: dict[str, Any], grouping: str) -> Any:
     """Figure 5: pairwise group distance / baseline, BA_user and BA_dialogue side by side,
     each group's n on its label and each pair marked by its permutation and Holm p."""
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # not pyplot: no display, no global state
 
     panels = [(fmt, metrics["adaptation"][fmt][grouping]) for fmt in FORMATS]
     if not any(result["pairs"] for _, result in panels):
         return None
-    figure, axes = plt.subplots(1, 2, figsize=(12, 5))
+    figure = Figure(figsize=(12, 5))
+    axes = figure.subplots(1, 2)
     for axis, (fmt, result) in zip(axes, panels, strict=True):
         groups, matrix, marks = _ratio_matrix(result)
         labels = _with_n(groups, result["groups"])
@@ -224,13 +225,14 @@ def figure5_null(metrics: dict[str, Any], grouping: str) -> Any:
     """Figure 5 against chance: per pair (labelled with both groups' n) the observed ratio and
     its bootstrap interval, over the permutation null's central 95% band (grey), with the
     paper's line at 1; marked by permutation p and Holm p."""
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # not pyplot: no display, no global state
 
     panels = [(fmt, metrics["adaptation"][fmt][grouping]) for fmt in FORMATS]
     if not any(result["pairs"] for _, result in panels):
         return None
     height = max(len(r["pairs"]) for _, r in panels)
-    figure, axes = plt.subplots(1, 2, figsize=(13, 1.2 + 0.38 * height), sharex=False)
+    figure = Figure(figsize=(13, 1.2 + 0.38 * height))
+    axes = figure.subplots(1, 2, sharex=False)
     for axis, (fmt, result) in zip(axes, panels, strict=True):
         pairs = result["pairs"]
         for y, pair in enumerate(pairs):

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
-
-from matplotlib.figure import Figure
+from typing import TYPE_CHECKING, Any
 
 from personasim.analysis.reports import save_figure, small_note, write_table
 from personasim.analysis.undefined import (
@@ -16,6 +14,9 @@ from personasim.analysis.undefined import (
 )
 from personasim.scenarios.classroom.metrics import RACE_NAMES, TABLE_LEVELS
 from personasim.scenarios.classroom.tables import write_paper_tables, write_wide_tables
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = [
     "accuracy_rows",
@@ -104,6 +105,8 @@ def race_effect_figure(
 ) -> Figure:
     """Figure 3: change in zero-shot accuracy when a race is added, per race and level; a bar
     resting on fewer than `min_group_n` graded answers on either side is labelled †."""
+    from matplotlib.figure import Figure
+
     figure = Figure(figsize=(6.4, 4.0))
     axes = figure.subplots()
     races = list(dict.fromkeys(r["race"] for r in rows))

@@ -20,12 +20,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-
-from matplotlib.figure import Figure
+from typing import TYPE_CHECKING, Any
 
 from personasim.analysis.reports import save_figure, write_table
 from personasim.scenarios.classroom import metrics as metrics_of
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = [
     "STRATEGY_LABELS",
@@ -183,6 +184,8 @@ def _nan(value: Any) -> float:
 def race_effect_models_figure(rows: Sequence[dict[str, Any]]) -> Figure:
     """Figure 3 across models: per model, the zero-shot accuracy change when a race is added,
     per race and level. An undefined change draws no bar (labelled "undefined"), never 0."""
+    from matplotlib.figure import Figure
+
     effect = [
         r
         for r in rows

@@ -10,7 +10,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from personasim.analysis.event_tables import payloads
 from personasim.analysis.undefined import (
@@ -35,6 +34,8 @@ def judge_agreement(judge: Sequence[float], human_mean: Sequence[float]) -> dict
 
     r and p are null with a reason for fewer than 3 pairs or a constant set of scores.
     """
+    from scipy import stats
+
     if len(judge) != len(human_mean):
         raise ValueError("judge and human scores must pair up one to one")
     r: Statistic

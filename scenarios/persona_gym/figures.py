@@ -18,14 +18,14 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
 
 from personasim.analysis.reports import save_figure
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = [
     "STOPWORDS",
@@ -100,6 +100,8 @@ def attribute_words(metrics: Mapping[str, Any]) -> Counter[str]:
 
 
 def _settings_panel(ax: Any, counts: Counter[str], n_placed: int) -> None:
+    from matplotlib.ticker import MaxNLocator
+
     shown = counts.most_common(MAX_SETTINGS)[::-1]
     if not shown:
         ax.text(0.5, 0.5, "no persona was placed", ha="center", va="center")
@@ -116,6 +118,8 @@ def _settings_panel(ax: Any, counts: Counter[str], n_placed: int) -> None:
 def _word_cloud(ax: Any, words: Counter[str], n_personas: int, limit: int = 60) -> None:
     """Words in rows, largest first, font size from 8 to 28 points by count (14 when all
     counts are equal)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
     ax.set_axis_off()
     ax.set_title(f"Persona attributes (n = {n_personas} descriptions)", fontsize="medium")
     top = words.most_common(limit)
@@ -141,6 +145,8 @@ def _word_cloud(ax: Any, words: Counter[str], n_personas: int, limit: int = 60) 
 
 
 def _figure3(metrics: Mapping[str, Any]) -> Figure:
+    from matplotlib.figure import Figure
+
     figure = Figure(figsize=(13, 6))  # fixed axes: the word cloud is laid out in them
     left, right = figure.subplots(1, 2, width_ratios=[1, 1.2])
     figure.subplots_adjust(left=0.22, right=0.98, wspace=0.08)
@@ -174,6 +180,8 @@ def _refusal_note(out: int, answers: int | None, not_judged: int) -> str:
 
 
 def _figure4(metrics: Mapping[str, Any]) -> Figure:
+    from matplotlib.figure import Figure
+
     refusals = metrics["refusals"]
     tasks = list(metrics["tasks"])
     figure = Figure(figsize=(2.2 + 1.5 * len(tasks), 3.8), layout="constrained")
@@ -192,6 +200,8 @@ def _figure4(metrics: Mapping[str, Any]) -> Figure:
 
 
 def _figure5(metrics: Mapping[str, Any]) -> Figure:
+    from matplotlib.figure import Figure
+
     evaluators = list(metrics["evaluators"])
     counts = metrics.get("n_scored_by_evaluator", {})
     cells = np.array(
@@ -225,6 +235,8 @@ def write_gym_figures(metrics: Mapping[str, Any], directory: Path) -> list[Path]
 
 def write_sweep_refusal_figure(rows: Sequence[Mapping[str, Any]], directory: Path) -> Path:
     """Figure 4 across a sweep's runs: the refusal rate per model, with k of n answers."""
+    from matplotlib.figure import Figure
+
     labels = [str(r["model"]) for r in rows]
     rates = [_value(r, "refusal_rate") for r in rows]
     notes = [_refusal_note(r["refusals"], r.get("answers"), r.get("not_judged") or 0) for r in rows]

@@ -15,7 +15,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.stats import pearsonr, spearmanr
 
 from personasim.analysis.agreement import bootstrap_correlation, correlation_undefined
 from personasim.analysis.event_tables import agent_payloads, min_group_n, payloads, rounded
@@ -99,6 +98,8 @@ def evaluator_agreement(scores: pd.DataFrame) -> list[dict[str, Any]]:
     """Per pair of evaluators, over the questions both scored: Spearman and Pearson of their
     scores, mean absolute difference and the share of identical scores (null with a reason
     where undefined: no shared question, fewer than 2, or one evaluator constant)."""
+    from scipy.stats import pearsonr, spearmanr
+
     wide = scores.pivot_table(
         index=["persona", "task", "question"], columns="evaluator", values="score"
     )

@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from personasim.analysis.event_tables import agent_payloads, min_group_n, rounded
 from personasim.analysis.undefined import CONSTANT, Statistic, Undefined, shown_stat, stat_fields
@@ -61,6 +60,8 @@ CONSISTENCY_TASK = "Persona Consistency"
 
 def spearman(x: Sequence[float], y: Sequence[float]) -> Statistic:
     """Spearman's ρ (scipy), or why it is undefined."""
+    from scipy import stats
+
     if len(x) < 3:
         return Undefined(f"fewer than 3 personas with both values (n={len(x)})")
     if len(set(x)) < 2 or len(set(y)) < 2:

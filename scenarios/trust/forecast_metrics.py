@@ -7,17 +7,19 @@ import json
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
 from personasim.analysis.event_tables import agent_payloads, min_group_n, payloads
 from personasim.analysis.reports import model_label, save_figure, small_note, write_table
 from personasim.analysis.stats import mean_of, sample_sd
 from personasim.analysis.undefined import Undefined, shown_stat, stat_fields
 from personasim.scenarios.trust.metrics import human_note
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = [
     "explanation_rows",
@@ -199,6 +201,8 @@ def mae_figure(rows: list[dict[str, Any]], rounds: int, note: str | None = None)
     """Figure 1 of §5.3 as the paper draws it: per model–archetype, MAE at each horizon as a
     point (bar: SD of the absolute errors; label: n pairs) and a least-squares line through
     the points, so MAE's trend with the horizon is read off the slope."""
+    from matplotlib.figure import Figure
+
     figure = Figure(figsize=(6.4, 4.2))
     axes = figure.subplots()
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}

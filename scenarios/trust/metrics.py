@@ -13,10 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-from matplotlib.figure import Figure
 
 from personasim.analysis.event_tables import agent_payloads, min_group_n, payloads
 from personasim.analysis.reports import save_figure, small_note, write_table
@@ -38,6 +37,9 @@ from personasim.analysis.undefined import (
     stat_fields,
 )
 from personasim.environments import human_reference
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = [
     "amount_sent_rows",
@@ -231,6 +233,8 @@ def population_rows(metrics: dict[str, Any]) -> tuple[list[dict[str, Any]], list
 def eta_figure(traits: list[dict[str, Any]]) -> Figure:
     """η² of each trait's levels on the amount sent, with n per trait; undefined ones shown
     as absent (labelled), never as zero."""
+    from matplotlib.figure import Figure
+
     figure = Figure(figsize=(6.4, 0.4 * max(len(traits), 3) + 1.2))
     axes = figure.subplots()
     names = [f"{t['attribute']} (n={t['n']}, {t['n_levels']} levels)" for t in traits]

@@ -304,10 +304,17 @@ def _same_file(a: type, b: type) -> bool:
     return Path(files[0]).resolve() == Path(files[1]).resolve()
 
 
+def _builtin_modules() -> dict[str, str]:
+    """Each built-in scenario's name and module, from the scenarios package (which imports
+    none of them)."""
+    return dict(importlib.import_module(BUILTIN_MODULE).SCENARIO_MODULES)
+
+
 def _load_all(builtin: bool = True) -> None:
     """Import the built-in scenarios and any installed under the entry-point group."""
     if builtin:
-        importlib.import_module(BUILTIN_MODULE)
+        for module in _builtin_modules().values():
+            importlib.import_module(module)
     for entry in entry_points(group=ENTRY_POINT_GROUP):
         entry.load()
 
@@ -320,6 +327,11 @@ def list_scenarios(builtin: bool = True) -> dict[str, type[Scenario]]:
 
 
 def get_scenario(name: str) -> type[Scenario]:
+    """The scenario registered as `name`; a built-in one imports only its own module."""
+    if name not in _REGISTRY and name in _builtin_modules():
+        importlib.import_module(_builtin_modules()[name])
+    if name in _REGISTRY:
+        return _REGISTRY[name]
     scenarios = list_scenarios()
     if name not in scenarios:
         hint = did_you_mean(name, scenarios, flag="")

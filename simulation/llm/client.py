@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -36,7 +37,6 @@ from personasim.simulation.llm.chat import (
     TransientLLMError,
 )
 from personasim.simulation.llm.endpoint_errors import timeout_error
-from personasim.simulation.llm.endpoint_pool import EndpointPool
 from personasim.simulation.llm.hedging import HedgePolicy, LatencyWindow
 from personasim.simulation.llm.limiter import EndpointLimiter, LocalLimiter, endpoint_key
 
@@ -474,8 +474,11 @@ class ModelPool:
 
     def endpoint_reports(self) -> list[dict[str, Any]]:
         """Per model served by a pool of replicas, its endpoints' counts (for the manifest)."""
+        pools = sys.modules.get("personasim.simulation.llm.endpoint_pool")
+        if pools is None:  # no pool was made (and aiohttp, 0.13 s, is left unimported)
+            return []
         clients = (self.main, *self._others.values())
-        return [c.backend.report() for c in clients if isinstance(c.backend, EndpointPool)]
+        return [c.backend.report() for c in clients if isinstance(c.backend, pools.EndpointPool)]
 
     def get(self, spec: str | None = None) -> LLMClient:
         if spec is None or spec == self.main_spec:

@@ -142,7 +142,7 @@ def _import_run(
     out: str | Path | None,
     settings: RunSettings | None,
 ) -> RunResult:
-    scenario_cls = get_scenario(scenario)  # loads the scenarios, which register their formats
+    scenario_cls = get_scenario(scenario)  # imports its package, which registers its formats
     fmt = get_import_format(scenario, format_name)
     missing = [f"--{name}" for name in fmt.files if files.get(name) is None]
     if missing:
