@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # the benchmarks' smoke modes: whole runs, servers, processes
+
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
 

@@ -48,9 +48,13 @@ from personasim.simulation.runs.runner import RunSettings
 
 VSM = DATA / "vsm2013"
 SMALL = {"n_users": 8, "n_items": 3, "judge_samples": 1}
+RESAMPLES = {"bootstrap": 50, "permutations": 50}
+"""Enough resamples for every interval and p-value to be computed; the default 1,000 each
+makes every run's metrics take seconds (tests of the statistics use their own counts)."""
 
 
 def run(out: Path, params: dict[str, Any], **kwargs: Any) -> RunResult:
+    params = {**RESAMPLES, **params}
     return run_scenario("career-chat", params, out=out, progress=False, **kwargs)
 
 
@@ -448,6 +452,7 @@ SCHEMAS = {
 }
 
 
+@pytest.mark.slow
 def test_structured_runs_measure_what_the_text_run_measures(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -14,7 +14,7 @@ from fake_openai import FakeOpenAIServer
 from personasim.simulation import RunResult, SQLiteEventStore, run_scenario
 from personasim.simulation.cli.main import main
 
-SMALL = {"n_users": 4, "n_items": 2, "judge_samples": 0}
+SMALL = {"n_users": 4, "n_items": 2, "judge_samples": 0, "bootstrap": 50, "permutations": 50}
 GENERATING_TASKS = {"career.user", "career.ooc", "career.assistant"}
 
 
@@ -315,6 +315,7 @@ def test_the_reasoning_pass_on_the_scripted_double(tmp_path: Path) -> None:
     assert all(p.get("reasoned") for p in probes)
 
 
+@pytest.mark.slow
 def test_dialogues_from_and_the_reasoning_pass_under_drift(tmp_path: Path) -> None:
     """Real models' habits (refusals, prose around JSON, empty replies) in both runs: the probing
     run still asks nothing of the generating roles, and every probe and thinking pass it asked

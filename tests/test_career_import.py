@@ -39,6 +39,7 @@ def imported(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_metrics_equal_the_authors_code(imported: Path) -> None:
     reference = json.loads((DATA / "reference.json").read_text())
     metrics = json.loads((imported / "metrics.json").read_text())["metrics"]
@@ -65,6 +66,7 @@ def test_metrics_equal_the_authors_code(imported: Path) -> None:
     assert top >= metrics["probes"]["profile"]["confidence"]
 
 
+@pytest.mark.slow
 def test_imported_run_is_marked_and_checkable(imported: Path) -> None:
     manifest = json.loads((imported / "manifest.json").read_text())
     assert manifest["status"] == "complete" and manifest["llm"]["calls"] == 0
@@ -129,6 +131,7 @@ def test_bad_profiles_and_unknown_format(
     assert "model-behavior-adaption" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_job_groups_from_a_file_and_the_resampling_options(tmp_path: Path) -> None:
     """Titles the file names take its labels (the authors' classifier output, say); the others
     the keyword rule; `--bootstrap 0 --permutations 0` leave intervals and p-values undefined."""
@@ -192,6 +195,7 @@ def test_the_seed_csv_is_a_profile_file(tmp_path: Path, capsys: pytest.CaptureFi
     assert "seed.csv:3" in err and "dd-mm-yyyy" in err
 
 
+@pytest.mark.slow
 def test_table2_shows_group_sizes_chance_and_holm(imported: Path) -> None:
     """Issue 25, items 2–3: every pair row carries both groups' n, the permutation null's
     central 95% (where chance puts the ratio; the paper's line is 1) and a Holm-corrected p

@@ -821,6 +821,7 @@ def test_wide_tables_from_a_run_match_the_long_tables(tmp_path: Path) -> None:
     assert (reports / "table2_wide.md").read_text().count("(") >= 4
 
 
+@pytest.mark.slow
 def test_a_sweep_writes_tables_1_and_2_and_figure_3_across_models(tmp_path: Path) -> None:
     from personasim.simulation.runs.sweep import run_sweep
 

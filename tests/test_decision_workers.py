@@ -154,6 +154,7 @@ def test_a_pool_with_two_workers_records_each_workers_endpoints(
     assert all(e["concurrency"] == 1 for r in reports for e in r["endpoints"])  # 4 / 2 / 2
 
 
+@pytest.mark.slow
 def test_resume_with_workers_finishes_an_interrupted_run_as_one_process_would(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -265,6 +266,7 @@ def worker_pids() -> list[int]:
     return pids
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_run_stops_it_and_resume_finishes_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

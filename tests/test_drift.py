@@ -472,6 +472,7 @@ def test_persona_gym_under_drift(tmp_path: Path) -> None:
 
 def test_career_chat_under_drift(tmp_path: Path) -> None:
     params = {"n_users": 8, "n_items": 3, "judge_samples": 1, "emd_repeats": 10}
+    params |= {"bootstrap": 50, "permutations": 50}
     result = drift_run(tmp_path, "career-chat", params)
     events = check_drift_run(
         result,

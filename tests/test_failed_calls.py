@@ -154,6 +154,7 @@ def cli(server: FakeOpenAIServer, out: Path, *extra: str) -> subprocess.Complete
     )
 
 
+@pytest.mark.slow
 def test_retry_failed_asks_the_lost_units_again_on_real_processes(tmp_path: Path, capsys) -> None:
     """The retry runs in its own process; the run before it and the checks after it run here,
     through the same CLI entry point (each process start costs seconds on a loaded machine)."""

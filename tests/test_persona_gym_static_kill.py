@@ -64,6 +64,7 @@ def scene_steps(db: Path) -> Counter:
         return Counter(e.scope for e in store.read(["decision.made"]) if e.scope.count("/") == 3)
 
 
+@pytest.mark.slow
 def test_a_killed_static_run_keeps_its_finished_scenes(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     out, db = tmp_path / "run", tmp_path / "run" / "events.sqlite"

@@ -192,6 +192,7 @@ def judge_reply(body: dict[str, Any]) -> str:
     return "The low answer hesitates.\nScore: 2"
 
 
+@pytest.mark.slow
 def test_a_killed_rescore_resumes_to_the_uninterrupted_result(
     source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

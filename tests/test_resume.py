@@ -85,6 +85,7 @@ def event_signature(run_dir: Path) -> Counter:
     )
 
 
+@pytest.mark.slow
 def test_sigkill_then_resume_matches_uninterrupted_run(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     env = {**os.environ}

@@ -123,6 +123,7 @@ def assert_one_error_line(stderr: str) -> str:
 # --- 1. one writer per run directory -----------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_second_writer_is_refused_at_once_and_readers_see_a_run_still_running(
     tmp_path: Path, capsys
 ) -> None:
@@ -181,6 +182,7 @@ def test_a_locked_cell_fails_and_the_other_cells_go_on(tmp_path: Path) -> None:
 # --- 6. signals; and the SIGKILL case of the lock -------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("signum", "code", "workers"),
     [(signal.SIGTERM, 143, 1), (signal.SIGINT, 130, 1), (signal.SIGKILL, -9, 1),

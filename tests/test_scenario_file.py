@@ -68,6 +68,7 @@ def test_a_file_runs_and_the_manifest_records_it(coin_file: Path, tmp_path: Path
     assert json.loads((out / "metrics.json").read_text())["metrics"]["guesses"] == 4 * 3
 
 
+@pytest.mark.slow
 def test_the_example_runs_as_from_a_fresh_clone(tmp_path: Path) -> None:
     """`personasim run examples/coin_guess.py` in a checkout, then `metrics`, `replay` and
     `export` in fresh processes that never imported the file."""

@@ -66,6 +66,7 @@ def check_every_cell(out: Path, pack: Path, cache: Path, workers: int = 1) -> No
     assert not cache.exists()  # --no-cache: neither read nor written
 
 
+@pytest.mark.slow
 def test_every_run_option_reaches_every_cell(tmp_path: Path) -> None:
     code, out, pack, cache = sweep_with_every_option(tmp_path, "local")
     assert code == 0

@@ -23,6 +23,8 @@ from personasim.simulation.log.sqlite_store import SQLiteEventStore
 from personasim.simulation.runs.ray_sweep import CELL_RETRIES, run_cells_on_ray
 from personasim.simulation.runs.sweep import SweepCell, run_sweep
 
+pytestmark = pytest.mark.slow  # a local Ray cluster per test module
+
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "coin_guess.py"
 FLAKY = '''
 

@@ -41,6 +41,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from personasim.scenarios.career_chat.title_words import (
     Rule,
@@ -440,6 +441,7 @@ def _level(tokens: list[str], occupation: bool) -> tuple[str, str | None]:
     return UNKNOWN, None
 
 
+@lru_cache(maxsize=4096)  # a run reads each user's title once per probe (4 ms a reading)
 def classify_title(title: str) -> JobLabels:
     """Both labels of a title and the rules that decided them ("Unknown" where in doubt)."""
     tokens, status = _current(title_tokens(title))
