@@ -36,5 +36,9 @@ def load_events(run_dir: str | Path) -> pd.DataFrame:
 
 def load_sweep(sweep_dir: str | Path) -> pd.DataFrame:
     """Every run of the sweep in `sweep_dir` in one frame (as `load_events`), with a first
-    column `cell`: the run directory's name, e.g. `scripted__endowment=10`."""
+    column `cell` (the run directory's name, e.g. `scripted__endowment=10`), then what each cell
+    ran, read from its `manifest.json`: `model` (the spec, e.g. `scripted:drift=0.15`), one
+    column per parameter the cells differ in, named and typed as the parameter
+    (`endowment`: Int64), and `seed` when the cells' seeds differ; a parameter named like
+    another column is `param.<name>`. See docs/sweeps.md ("What each cell ran")."""
     return sweep_events(sweep_dir)

@@ -1,11 +1,13 @@
 """Events as data: `personasim export --format parquet` (one row per event, payload fields
-flattened), `load_events` / `load_sweep`, and the runnable example in docs/sweeps.md."""
+flattened), `load_events` / `load_sweep` (with what each cell ran: `model` and each varied
+parameter, typed), and the runnable examples in docs/sweeps.md."""
 
 from __future__ import annotations
 
 import json
 import os
 import re
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -16,8 +18,11 @@ from personasim.analysis import load_events, load_sweep
 from personasim.simulation import run_scenario
 from personasim.simulation.cli.main import main
 from personasim.simulation.log.sqlite_store import SQLiteEventStore
+from personasim.simulation.runs.agent_data import sweep_agents
 from personasim.simulation.runs.event_data import typed_column
+from personasim.simulation.runs.run_dir import RunError
 from personasim.simulation.runs.sweep import run_sweep
+from personasim.simulation.runs.sweep_labels import cell_labels, with_cell_labels
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "sweeps.md"
 
@@ -126,6 +131,127 @@ def own_values(frame: pd.DataFrame, column: str) -> list:
     return values
 
 
+# --- What each cell ran: `model` and the varied parameters, typed, from each cell's manifest --
+
+MODELS = ["scripted", "scripted:drift=0.15"]
+LABELS = ["cell", "model", "n_personas", "temperature"]
+
+
+@pytest.fixture(scope="module")
+def labelled_sweep(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """2 models × 2 `n_personas` × 2 `temperature`, the values given as text (as the CLI's
+    `--vary` gives them): the frames' types are the runs', not the text's."""
+    out = tmp_path_factory.mktemp("labelled") / "sweep"
+    grid = {"n_personas": ["2", "3"], "temperature": ["0.05", "1"]}
+    run_sweep("trust-population", MODELS, grid, out=out, progress=False, use_cache=False)
+    return out
+
+
+def manifests(sweep_dir: Path) -> dict[str, dict]:
+    return {p.parent.name: json.loads(p.read_text()) for p in sweep_dir.glob("*/manifest.json")}
+
+
+def test_a_sweeps_frames_have_a_typed_column_per_varied_parameter_and_the_model(
+    labelled_sweep: Path,
+) -> None:
+    recorded = manifests(labelled_sweep)
+    assert len(recorded) == 8
+    assert main(["export", str(labelled_sweep), "--format", "parquet"]) == 0
+    exported = [pd.read_parquet(labelled_sweep / f) for f in ("events.parquet", "agents.parquet")]
+    for frame in (load_sweep(labelled_sweep), sweep_agents(labelled_sweep), *exported):
+        assert list(frame.columns[: len(LABELS)]) == LABELS
+        assert not {"seed", "endowment", "trustee"} & set(frame.columns)  # not varied
+        assert str(frame["n_personas"].dtype) == "Int64"  # given as "2", run as 2
+        assert str(frame["temperature"].dtype) == "float64"  # given as "1", run as 1.0
+        assert str(frame["model"].dtype) == "string"
+        cells = frame[LABELS].drop_duplicates()
+        assert len(cells) == 8 and cells["cell"].is_unique
+        for row in cells.itertuples(index=False):
+            manifest = recorded[row.cell]
+            assert row.model == manifest["model_spec"] == manifest["roles"]["persona"][0]
+            assert row.n_personas == manifest["params"]["n_personas"]
+            assert row.temperature == manifest["params"]["temperature"]
+        assert sorted(cells["model"].unique()) == MODELS  # the spec, not the folder's name
+        assert sorted(cells["n_personas"].unique()) == [2, 3]
+        assert sorted(cells["temperature"].unique()) == [0.05, 1.0]
+    events = load_sweep(labelled_sweep)
+    for cell, manifest in recorded.items():  # every row of a cell carries its labels
+        rows = events[events["cell"] == cell]
+        assert len(rows) == len(logged(labelled_sweep / cell))
+        assert set(rows["n_personas"]) == {manifest["params"]["n_personas"]}
+    agents = sweep_agents(labelled_sweep)
+    persons = agents[agents["type"] == "PersonaAgent"].groupby("cell")
+    assert (persons.size() == persons["n_personas"].first()).all()  # n_personas in each cell
+
+
+def test_a_sweep_of_one_cell_has_its_model_and_no_parameter_column(tmp_path: Path) -> None:
+    out = tmp_path / "sweep"
+    run_sweep(
+        "trust-population", ["scripted:drift=0.15"], {"n_personas": ["2"]},
+        out=out, progress=False, use_cache=False,
+    )  # fmt: skip
+    for frame in (load_sweep(out), sweep_agents(out)):
+        assert list(frame.columns[:2]) == ["cell", "model"]
+        assert "n_personas" not in frame.columns  # one value: not varied
+        assert set(frame["model"]) == {"scripted:drift=0.15"}
+
+
+def test_seeds_of_a_sweep_are_a_seed_column(tmp_path: Path) -> None:
+    out = tmp_path / "sweep"
+    run_sweep(
+        "trust-population", ["scripted"], None, {"n_personas": 2},
+        out=out, progress=False, use_cache=False, seeds=[0, 3],
+    )  # fmt: skip
+    frame = load_sweep(out)
+    assert list(frame.columns[:3]) == ["cell", "model", "seed"]
+    assert str(frame["seed"].dtype) == "Int64"
+    by_cell = frame.groupby("cell")["seed"].first().to_dict()
+    assert by_cell == {cell: m["seed"] for cell, m in manifests(out).items()}
+    assert sorted(by_cell.values()) == [0, 3]
+
+
+def test_a_parameter_named_like_a_column_is_param_dot_name() -> None:
+    labels = pd.DataFrame(
+        {"model": ["m"], "param.seed": [7], "round": [2]}, index=pd.Index(["c"], name="cell")
+    )
+    frame = pd.DataFrame({"cell": ["c", "c"], "round": [1, 2], "model": ["a", "b"]})
+    labelled = with_cell_labels(frame, labels)
+    assert list(labelled.columns) == ["cell", "sweep.model", "param.seed", "param.round",
+                                      "round", "model"]  # fmt: skip
+    assert labelled["param.round"].tolist() == [2, 2] and labelled["round"].tolist() == [1, 2]
+
+
+def test_a_run_recorded_before_model_spec_is_labelled_by_its_roles(
+    labelled_sweep: Path, tmp_path: Path
+) -> None:
+    copy = shutil.copytree(labelled_sweep, tmp_path / "old")
+    for path in copy.glob("*/manifest.json"):
+        manifest = json.loads(path.read_text())
+        del manifest["model_spec"]
+        path.write_text(json.dumps(manifest))
+    labels = cell_labels(sorted(p.parent for p in copy.glob("*/manifest.json")))
+    expected = {cell: m["model_spec"] for cell, m in manifests(labelled_sweep).items()}
+    assert labels["model"].to_dict() == expected
+
+
+@pytest.mark.parametrize("damage", ["unreadable", "missing"])
+def test_a_cell_with_a_damaged_manifest_is_an_error_naming_the_file(
+    labelled_sweep: Path, tmp_path: Path, capsys, damage: str
+) -> None:
+    copy = shutil.copytree(labelled_sweep, tmp_path / "damaged")
+    manifest = copy / "scripted__n_personas=3__temperature=1" / "manifest.json"
+    assert manifest.is_file()
+    if damage == "missing":
+        manifest.unlink()
+    else:
+        manifest.write_text('{"status": "complete", "params": ')
+    for load in (load_sweep, sweep_agents):
+        with pytest.raises(RunError, match=re.escape(str(manifest))):
+            load(copy)
+    assert main(["export", str(copy), "--format", "parquet"]) == 2
+    assert str(manifest) in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     ("values", "dtype", "expected"),
     [
@@ -177,3 +303,20 @@ def test_the_docs_example_runs(tmp_path: Path) -> None:
     finally:
         os.chdir(cwd)
     assert len(namespace["events"]) == len(logged(tmp_path / "runs" / "example"))
+
+
+def test_the_load_sweep_docs_example_runs(tmp_path: Path) -> None:
+    """docs/sweeps.md's `load_sweep` example ("What each cell ran"), as written."""
+    text = DOCS.read_text(encoding="utf-8")
+    (example,) = re.findall(r"<!-- example: load_sweep -->\n```python\n(.*?)```", text, re.S)
+    cwd = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        namespace: dict = {}
+        exec(compile(example, str(DOCS), "exec"), namespace)
+    finally:
+        os.chdir(cwd)
+    events = namespace["events"]
+    assert list(events.columns[:3]) == ["cell", "model", "endowment"]
+    assert str(events["endowment"].dtype) == "Int64"
+    assert sorted(events["model"].unique()) == ["scripted", "scripted:drift=0.15"]

@@ -20,6 +20,7 @@ import pandas as pd
 from personasim.simulation.log.event_log import latest_attempts
 from personasim.simulation.log.events import Event
 from personasim.simulation.runs.event_data import read_run_log, sweep_cells, typed_column
+from personasim.simulation.runs.sweep_labels import cell_labels, with_cell_labels
 
 __all__ = ["AGENTS_PARQUET_FILE", "agents_table", "run_agents", "sweep_agents"]
 
@@ -66,15 +67,19 @@ def run_agents(run_dir: str | Path) -> pd.DataFrame:
 
 
 def sweep_agents(sweep_dir: str | Path) -> pd.DataFrame:
-    """Every cell's agents in one frame, `cell` (the run directory's name) first; a column a
-    cell lacks is missing there, and each column is retyped over all cells."""
+    """Every cell's agents in one frame: `cell` (the run directory's name), then what the cell
+    ran (`model`, each varied parameter; `sweep_labels.cell_labels`), then the agents' columns;
+    a column a cell lacks is missing there, and each column is retyped over all cells."""
     frames = []
-    for cell in sweep_cells(sweep_dir):
+    cells = sweep_cells(sweep_dir)
+    labels = cell_labels(cells)
+    for cell in cells:
         frame = run_agents(cell)
         frame.insert(0, "cell", cell.name)
         frames.append(frame)
     combined = pd.concat([f.astype(object) for f in frames], ignore_index=True)
-    return pd.DataFrame({name: typed_column(combined[name]) for name in combined.columns})
+    typed = pd.DataFrame({name: typed_column(combined[name]) for name in combined.columns})
+    return with_cell_labels(typed, labels)
 
 
 def _described(payload: dict[str, Any]) -> dict[str, Any]:

@@ -6,25 +6,26 @@ columns, two levels deep (`payload.response.usage.prompt_tokens`), for filtering
 grouping without parsing. Each flattened column gets one type by `typed_column`'s rule
 (docs/sweeps.md): booleans → boolean, integers → Int64, integers and numbers → float64,
 text → string, anything else (lists, objects, any other mix) → each value as JSON text.
-A sweep's events are one frame with a `cell` column (the run directory's name), flattened
-and typed over all cells at once, and one Parquet file.
+A sweep's events are one frame, flattened and typed over all cells at once, and one Parquet
+file; its first column is `cell` (the run directory's name), then what the cell ran (`model`,
+each varied parameter, from the cell's manifest: `sweep_labels.py`). `typed_column` is
+`typed_columns.py`'s, imported here for the callers that know it from this module.
 """
 
 from __future__ import annotations
 
 import json
-import math
-import numbers
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from personasim.simulation.log.events import EVENT_COLUMNS, Event
 from personasim.simulation.log.sqlite_store import SQLiteEventStore
 from personasim.simulation.runs.run_dir import EVENTS_FILE, MANIFEST_FILE, RunError, read_manifest
+from personasim.simulation.runs.sweep_labels import cell_labels, with_cell_labels
+from personasim.simulation.runs.typed_columns import typed_column
 
 __all__ = [
     "PARQUET_FILE",
@@ -79,25 +80,37 @@ def read_run_log(run_dir: str | Path) -> list[Event]:
 
 
 def sweep_cells(sweep_dir: str | Path) -> list[Path]:
-    """The run directories of a sweep (its subfolders with a manifest), by name."""
+    """The run directories of a sweep (its subfolders with a manifest), by name; a subfolder
+    with an event log but no manifest is a damaged cell, an error naming the missing file
+    (leaving it out would drop its rows silently)."""
     sweep_dir = Path(sweep_dir)
     if not sweep_dir.is_dir():
         raise RunError(f"{sweep_dir}: no such sweep directory")
-    cells = sorted(p for p in sweep_dir.iterdir() if (p / MANIFEST_FILE).is_file())
+    folders = sorted(p for p in sweep_dir.iterdir() if p.is_dir())
+    for folder in folders:
+        if (folder / EVENTS_FILE).is_file() and not (folder / MANIFEST_FILE).is_file():
+            raise RunError(
+                f"{folder / MANIFEST_FILE}: missing, beside the cell's {EVENTS_FILE}; restore "
+                "it, or move the cell out of the sweep directory"
+            )
+    cells = [p for p in folders if (p / MANIFEST_FILE).is_file()]
     if not cells:
         raise RunError(f"{sweep_dir}: not a sweep directory (no run directories in it)")
     return cells
 
 
 def sweep_events(sweep_dir: str | Path) -> pd.DataFrame:
-    """Every cell's events in one frame, `cell` (the run directory's name) first."""
+    """Every cell's events in one frame: `cell` (the run directory's name), then what the cell
+    ran (`model`, each varied parameter; `sweep_labels.cell_labels`), then the events."""
     frames = []
-    for cell in sweep_cells(sweep_dir):
+    cells = sweep_cells(sweep_dir)
+    labels = cell_labels(cells)
+    for cell in cells:
         frame = _log_columns(read_run_log(cell))
         frame.insert(0, "cell", cell.name)
         frames.append(frame)
     # Fields are typed over all cells' raw values at once, never retyped from typed columns.
-    return _with_payload_fields(pd.concat(frames, ignore_index=True))
+    return with_cell_labels(_with_payload_fields(pd.concat(frames, ignore_index=True)), labels)
 
 
 def write_parquet(frame: pd.DataFrame, path: str | Path) -> int:
@@ -129,51 +142,6 @@ def _flatten(payload: dict[str, Any], levels: int, prefix: str = "") -> dict[str
         else:
             fields[prefix + key] = value
     return fields
-
-
-def typed_column(values: Iterable[Any]) -> pd.Series:
-    """One type for a column of values (None, NaN and pd.NA are missing and fit any type):
-
-    all booleans → `boolean`; all integers → `Int64`; integers and numbers → `float64`;
-    all text → `string`; anything else — lists, objects, integers beyond 64 bits, booleans
-    mixed with numbers, text mixed with anything — → `string` holding each value as JSON
-    (`json.loads` reads any of them back). NumPy scalars count as their Python kinds.
-    """
-    values = [None if _missing(v) else v for v in values]
-    kinds = {_kind(v) for v in values if v is not None}
-    if kinds == {"bool"}:
-        return pd.Series(pd.array(values, dtype="boolean"))
-    if kinds == {"int"}:
-        return pd.Series(pd.array([None if v is None else int(v) for v in values], "Int64"))
-    if kinds == {"int", "float"} or kinds == {"float"}:
-        return pd.Series([np.nan if v is None else float(v) for v in values], dtype="float64")
-    if kinds == {"str"}:
-        return pd.Series(pd.array(values, dtype="string"))
-    encoded = [None if v is None else json.dumps(v, sort_keys=True, default=_plain) for v in values]
-    return pd.Series(pd.array(encoded, dtype="string"))
-
-
-def _missing(value: Any) -> bool:
-    if value is None or value is pd.NA:
-        return True
-    return isinstance(value, float | np.floating) and math.isnan(value)
-
-
-def _kind(value: Any) -> str:
-    if isinstance(value, bool | np.bool_):
-        return "bool"
-    if isinstance(value, numbers.Integral):
-        return "int" if -(2**63) <= int(value) < 2**63 else "json"
-    if isinstance(value, numbers.Real):
-        return "float"
-    return "str" if isinstance(value, str) else "json"
-
-
-def _plain(value: Any) -> Any:
-    """NumPy scalars as Python ones, so `json.dumps` can write them."""
-    if isinstance(value, np.generic):
-        return value.item()
-    raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
 def _json(value: Any) -> str:

@@ -260,7 +260,7 @@ async def arun_scenario(
             seed,
             backend.describe(),
         )
-        manifest["scenario_version"] = scenario_cls.version
+        manifest |= {"scenario_version": scenario_cls.version, "model_spec": main_spec}
         manifest["client"] = {**limits.to_json(), "workers": workers}
         manifest["roles"] = {name: list(specs) for name, specs in bound.items()}
         manifest["prompts"] = instance.prompts.describe() if instance.prompts else None
