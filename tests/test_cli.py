@@ -60,7 +60,7 @@ def test_run_prints_summary_and_run_dir(tmp_path: Path, capsys) -> None:
     printed = capsys.readouterr().out
     assert "6 of 6 personas decided" in printed
     assert "not a language model" in printed
-    assert "model calls 6, cache hits 0, failures 0\n" in printed
+    assert "model calls 6, cache hits 0, failed calls 0, failed decisions 0\n" in printed
     assert "tokens" not in printed  # the scripted model counts words, not tokens
     assert f"run directory: {out}" in printed
     assert printed.rstrip().endswith(
@@ -81,6 +81,20 @@ def test_a_language_models_run_prints_its_tokens(tmp_path: Path, capsys) -> None
     assert code == 0
     assert re.search(r"model calls 3, .*, tokens \d+\+\d+ \(prompt\+completion\)\n",
                      capsys.readouterr().out)  # fmt: skip
+
+
+def test_the_summary_names_failed_calls_and_failed_decisions_apart(tmp_path: Path, capsys) -> None:
+    """A run not valid for its failed decisions made no failed model call: the summary line
+    says which is which (it said `failures 0` under `RUN NOT VALID`)."""
+    out = tmp_path / "r"
+    drifting = ["--model", "scripted:drift=1", "--max-repairs", "0"]
+    code = run_cli("run", "trust-population", "--n-personas", "20", *drifting, "--out", str(out),
+                   "--no-progress")  # fmt: skip
+    assert code == 3
+    printed = capsys.readouterr().out
+    failed = json.loads((out / "manifest.json").read_text())["validity"]["overall"]["failed"]
+    assert failed > 0 and "RUN NOT VALID" in printed
+    assert f"model calls 20, cache hits 0, failed calls 0, failed decisions {failed}\n" in printed
 
 
 def test_metrics_check_without_metrics_json_says_so(small_run: Path, capsys) -> None:
@@ -135,7 +149,7 @@ def test_replay_lists_agents_then_shows_one_trajectory(small_run: Path, capsys) 
             ["run", "trust-populaton"],
             "unknown scenario 'trust-populaton' (did you mean 'trust-population'?)",
         ),
-        (["run", "trust-population", "--n-persona", "3"], "(did you mean --n-personas?)"),
+        (["run", "trust-population", "--n-persona", "3"], "; did you mean --n-personas?"),
         (["sweep", "trust-population", "--vary", "endowmnt=1,2", "--out", "s"], "--endowment?"),
         (["run", "trust-population", "--n-personas", "500"], "more than the 120 personas"),
         (["run", "trust-population", "--model", "gpt-4"], "unknown model 'gpt-4'"),

@@ -91,6 +91,43 @@ def test_other_usage_mistakes_are_one_line_too(capsys) -> None:
 
 
 @pytest.mark.parametrize(
+    ("command", "typed", "expected"),
+    [
+        (["run"], ["--concurency", "4"], "unknown flag --concurency; did you mean --concurrency?"),
+        (["run"], ["--no-progres"], "unknown flag --no-progres; did you mean --no-progress?"),
+        (["run"], ["--n-persona=3"], "unknown flag --n-persona; did you mean --n-personas?"),
+        (["run"], ["--no-big-fiv"], "unknown flag --no-big-fiv; did you mean --no-big-five?"),
+        (
+            ["sweep"],
+            ["--max-atempts", "2"],
+            "unknown flag --max-atempts; did you mean --max-attempts?",
+        ),
+        (["sweep"], ["--endownment", "3"], "unknown flag --endownment; did you mean --endowment?"),
+        (
+            ["counterfactual"],
+            ["--attribute", "Sex", "--levels", "Male,Female", "--rmp", "60"],
+            "unknown flag --rmp; did you mean --rpm?",
+        ),
+        (
+            ["run"],
+            ["--zzz", "1"],
+            "unknown flag --zzz; `personasim run trust-population --help` lists the flags and "
+            "trust-population's parameters",
+        ),
+    ],
+)
+def test_an_unknown_flag_is_matched_against_run_flags_and_parameters(
+    workdir: Path, capsys, command, typed, expected
+) -> None:
+    """argparse takes the command's own flags; what is left must be a scenario parameter, and
+    the did-you-mean of one that is not looks at both, before any value is read."""
+    out = workdir / "out"
+    assert main([*command, "trust-population", "--out", str(out), *typed]) == 2
+    assert one_error(capsys) == f"error: {expected}"
+    assert not out.exists() and not (workdir / "runs").exists()
+
+
+@pytest.mark.parametrize(
     ("options", "message"),
     [
         ({"concurrency": 0}, "concurrency must be at least 1, got 0"),

@@ -61,7 +61,7 @@ def add_audit_arguments(parser: Any) -> None:
         type=unit_interval,
         default=0.05,
         help="a reader whose wrong-read rate's upper 95%% bound is above this makes the run "
-        "not valid (0.05)",
+        "not valid (%(default)s)",
     )
 
 

@@ -9,10 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from personasim.simulation.cli.options import (
-    add_run_arguments,
-    scenario_values,
-)
+from personasim.simulation.cli.options import add_run_arguments
+from personasim.simulation.cli.scenario_args import add_scenario_command, scenario_arguments
 
 __all__ = ["add_counterfactual_command", "counterfactual_params"]
 
@@ -20,13 +18,13 @@ __all__ = ["add_counterfactual_command", "counterfactual_params"]
 def add_counterfactual_command(commands: Any) -> None:
     from personasim.simulation.cli.run_command import MODEL_HELP
 
-    command = commands.add_parser(
+    command = add_scenario_command(
+        commands,
         "counterfactual",
-        allow_abbrev=False,
-        help="run each persona once per level of one attribute; paired differences",
-        description="Run each sampled persona once per level of --attribute, everything else "
+        "Run each sampled persona once per level of --attribute, everything else "
         "held fixed, and report per pair of levels the paired difference of each decision "
         "(reports/counterfactual.csv, .png). Scenario parameters go as --name value.",
+        help="run each persona once per level of one attribute; paired differences",
     )
     command.add_argument("scenario", help="a scenario whose personas carry attributes")
     command.add_argument("--attribute", required=True, help="the attribute to set, e.g. Sex")
@@ -96,6 +94,10 @@ def _counterfactual(args: argparse.Namespace, extra: Sequence[str]) -> int:
 
     scenario = resolve_scenario(args.scenario)
     params = counterfactual_params(
-        scenario, args.attribute, _levels(args.levels), args.by, scenario_values(extra)
+        scenario,
+        args.attribute,
+        _levels(args.levels),
+        args.by,
+        scenario_arguments(args, extra, scenario),
     )
     return play(scenario, params, args)

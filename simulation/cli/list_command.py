@@ -36,17 +36,13 @@ def _list(args: argparse.Namespace, extra: Sequence[str]) -> int:
 
 
 def _cards(scenario: str | None) -> list[ScenarioCard]:
-    """The cards to print: all, one built-in by name, or one found as a run would find it (a
-    file, an entry point; an unknown name gets the run's error and its did-you-mean)."""
-    from personasim.simulation.core.catalog import builtin_cards, card_of, scenario_cards
+    """The cards to print: all, or the one `run SCENARIO --help` shows."""
+    from personasim.simulation.cli.scenario_args import scenario_card
+    from personasim.simulation.core.catalog import scenario_cards
 
     if scenario is None:
         return list(scenario_cards().values())
-    if not _is_path(scenario) and (card := builtin_cards().get(scenario)) is not None:
-        return [card]
-    from personasim.simulation.runs.scenario_file import resolve_scenario
-
-    return [card_of(resolve_scenario(scenario))]
+    return [scenario_card(scenario)]
 
 
 def _is_path(scenario: str) -> bool:

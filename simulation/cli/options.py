@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -69,7 +69,7 @@ def add_client_arguments(parser: argparse.ArgumentParser) -> None:
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     """What `run` and `sweep` share: the seed, the endpoint and its limits, the cache, and
     the settings; a sweep passes every one of them to each of its runs."""
-    parser.add_argument("--seed", type=int_from(0), default=0)
+    parser.add_argument("--seed", type=int_from(0), default=0, help="seed of the run's draws")
     parser.add_argument(
         "--base-url",
         action="append",
@@ -237,8 +237,10 @@ def positive(text: str) -> float:
     return value
 
 
-def scenario_values(tokens: Sequence[str]) -> dict[str, str]:
-    """`--n-personas 50 --endowment=44` → {"n_personas": "50", "endowment": "44"}."""
+def scenario_values(tokens: Sequence[str], switches: Collection[str] = ()) -> dict[str, str]:
+    """`--n-personas 50 --endowment=44` → {"n_personas": "50", "endowment": "44"}; a boolean
+    parameter named in `switches` also goes as `--big-five` ("true") and `--no-big-five`
+    ("false"), as a user expects of an on/off flag."""
     values: dict[str, str] = {}
     items = list(tokens)
     while items:
@@ -248,12 +250,24 @@ def scenario_values(tokens: Sequence[str]) -> dict[str, str]:
                 f"unexpected argument {token!r}; scenario parameters are --name value"
             )
         name, has_value, value = token[2:].partition("=")
-        if not has_value:
-            if not items or items[0].startswith("--"):
-                raise ScenarioError(f"--{name} needs a value")
-            value = items.pop(0)
-        values[name.replace("-", "_")] = value
+        field = name.replace("-", "_")
+        if field.startswith("no_") and field[3:] in switches:
+            if has_value:
+                raise ScenarioError(f"--{name} takes no value (--{name[3:]} {value} does)")
+            field, value = field[3:], "false"
+        elif not has_value:
+            value = _value_after(name, items, field in switches)
+        values[field] = value
     return values
+
+
+def _value_after(name: str, items: list[str], switch: bool) -> str:
+    """The value after `--name` (taken from `items`); a switch with none is on."""
+    if items and not items[0].startswith("--"):
+        return items.pop(0)
+    if switch:
+        return "true"
+    raise ScenarioError(f"--{name} needs a value")
 
 
 def open_store(run_dir: Path) -> SQLiteEventStore:

@@ -16,8 +16,8 @@ from personasim.simulation.cli.options import (
     out,
     positive,
     run_options,
-    scenario_values,
 )
+from personasim.simulation.cli.scenario_args import add_scenario_command, scenario_arguments
 
 __all__ = ["MODEL_HELP", "add_run_command", "calls_line", "where_lines"]
 
@@ -28,11 +28,12 @@ MODEL_HELP = (
 
 
 def add_run_command(commands: Any) -> None:
-    run = commands.add_parser(
+    run = add_scenario_command(
+        commands,
         "run",
-        allow_abbrev=False,  # a scenario's --mode must not be taken for --model
+        "Run a scenario. Scenario parameters go as --name value (a boolean one also as --name "
+        "/ --no-name).",
         help="run or resume a scenario",
-        description="Run a scenario. Scenario parameters go as --name value (see `list`).",
     )
     run.add_argument("scenario", help="a scenario's name, or a .py file that defines one")
     run.add_argument("--model", default="scripted", help=MODEL_HELP)
@@ -76,8 +77,7 @@ def add_run_command(commands: Any) -> None:
         "--tokenizer",
         type=Path,
         metavar="FILE.gguf",
-        help="with --dry-run: count tokens with this GGUF model's tokenizer and chat template "
-        "(the file a llama.cpp server serves; needs llama-cpp-python); else they are estimated",
+        help="with --dry-run: count tokens with this GGUF model file or OpenAI .tiktoken file",
     )
     run.set_defaults(handler=_run)
 
@@ -87,7 +87,7 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> int:
     from personasim.simulation.runs.scenario_file import resolve_scenario
 
     scenario = resolve_scenario(args.scenario)
-    params = scenario.parse_params(scenario_values(extra))
+    params = scenario.parse_params(scenario_arguments(args, extra, scenario))
     if args.dry_run:
         if args.resume:
             raise RunError("--dry-run plays a new run; it cannot --resume one")
@@ -171,12 +171,17 @@ def _dry_run(scenario: Any, params: Any, args: argparse.Namespace) -> int:
 
 
 def calls_line(manifest: dict[str, Any]) -> str:
-    """Calls, cache hits and failures; tokens only where a language model answered (the scripted
-    model counts words, not tokens)."""
+    """Calls, cache hits, failed calls (model calls that ended in an error, the manifest's
+    `llm.failures`) and failed decisions (no usable answer, what makes a run not valid), named
+    apart since either can be 0 while the other is not; tokens only where a language model
+    answered (the scripted model counts words, not tokens)."""
     from personasim.simulation.llm.roles import is_scripted
 
     llm = manifest["llm"]
-    line = f"model calls {llm['calls']}, cache hits {llm['cache_hits']}, failures {llm['failures']}"
+    line = (
+        f"model calls {llm['calls']}, cache hits {llm['cache_hits']}, failed calls "
+        f"{llm['failures']}, failed decisions {manifest['validity']['overall']['failed']}"
+    )
     specs = [spec for specs in manifest.get("roles", {}).values() for spec in specs]
     if all(is_scripted(spec) for spec in specs):
         return line

@@ -14,9 +14,9 @@ from personasim.simulation.cli.options import (
     fail,
     out,
     run_options,
-    scenario_values,
     seed_list,
 )
+from personasim.simulation.cli.scenario_args import add_scenario_command, scenario_arguments
 from personasim.simulation.core.scenario import ScenarioError, split_list
 
 __all__ = ["EXECUTORS", "add_sweep_command"]
@@ -27,13 +27,13 @@ keeps the two equal)."""
 
 
 def add_sweep_command(commands: Any) -> None:
-    sweep = commands.add_parser(
+    sweep = add_scenario_command(
+        commands,
         "sweep",
-        allow_abbrev=False,
-        help="one scenario over models and parameter values, into one combined table",
-        description="Run SCENARIO for every model and every combination of --vary values "
+        "Run SCENARIO for every model and every combination of --vary values "
         "(each an ordinary run under --out), then write OUT/combined.csv and .md. "
         "Other scenario parameters go as --name value.",
+        help="one scenario over models and parameter values, into one combined table",
     )
     sweep.add_argument("scenario", help="a scenario's name, or a .py file that defines one")
     sweep.add_argument("--models", default="scripted", help="comma-separated model specs")
@@ -66,6 +66,7 @@ def add_sweep_command(commands: Any) -> None:
 
 
 def _sweep(args: argparse.Namespace, extra: Sequence[str]) -> int:
+    from personasim.simulation.runs.scenario_file import resolve_scenario
     from personasim.simulation.runs.sweep import run_sweep
 
     grid = {}
@@ -78,7 +79,7 @@ def _sweep(args: argparse.Namespace, extra: Sequence[str]) -> int:
         args.scenario,
         [m for m in split_list(args.models) if m],
         grid,
-        scenario_values(extra),
+        scenario_arguments(args, extra, resolve_scenario(args.scenario)),
         out=args.out,
         executor=args.executor,
         ray_address=args.ray_address,
