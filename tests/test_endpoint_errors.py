@@ -79,7 +79,7 @@ def assert_interrupted(out: Path, line: str) -> dict:
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["status"] == "interrupted"
     assert not (out / "metrics.json").exists()
-    assert f"{out} is marked interrupted (--resume --out {out} continues)" in line
+    assert f"{out} is marked interrupted (`personasim retry {out}` continues)" in line
     return manifest
 
 

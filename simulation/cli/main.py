@@ -26,7 +26,9 @@ from personasim.simulation.cli.options import err, fail, out
 from personasim.simulation.cli.prompts_command import add_prompts_command
 from personasim.simulation.cli.replay_command import add_replay_command
 from personasim.simulation.cli.rescore_command import add_rescore_command
+from personasim.simulation.cli.retry_command import add_retry_command
 from personasim.simulation.cli.run_command import add_run_command
+from personasim.simulation.cli.runs_command import add_runs_command
 from personasim.simulation.cli.sweep_command import add_sweep_command
 from personasim.simulation.cli.view_command import add_view_command
 
@@ -108,9 +110,10 @@ def _marked(exc: BaseException) -> str:
     if manifest_error := getattr(exc, "manifest_error", None):
         return (
             f"; {run_dir} stays marked interrupted, without this reason (its manifest could "
-            f"not be rewritten: {manifest_error}); --resume --out {run_dir} continues once fixed"
+            f"not be rewritten: {manifest_error}); `personasim retry {run_dir}` continues once "
+            "fixed"
         )
-    return f"; {run_dir} is marked interrupted (--resume --out {run_dir} continues)"
+    return f"; {run_dir} is marked interrupted (`personasim retry {run_dir}` continues)"
 
 
 def _stopped(exc: BaseException, argv: list[str]) -> int:
@@ -135,11 +138,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True)
     add_run_command(commands)
+    add_retry_command(commands)
     add_sweep_command(commands)
     add_counterfactual_command(commands)
     add_init_command(commands)
     add_prompts_command(commands)
     add_list_command(commands)
+    add_runs_command(commands)
     add_replay_command(commands)
     add_metrics_command(commands)
     add_rescore_command(commands)
