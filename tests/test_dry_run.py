@@ -13,7 +13,17 @@ import pytest
 
 from personasim.simulation import DecisionRange, SQLiteEventStore
 from personasim.simulation.cli.main import main
-from personasim.simulation.runs.dry_run import DryRun, Span, adry_run, load_prices
+from personasim.simulation.llm.roles import DEFAULT_REPLY_TOKENS, Role
+from personasim.simulation.runs.dry_run import (
+    DryRun,
+    RoleEstimate,
+    Span,
+    adry_run,
+    duration,
+    durations,
+    reply_estimate,
+)
+from personasim.simulation.runs.prices import Price, is_local_url, load_prices, served_locally
 from personasim.simulation.runs.run_dir import RunError
 from personasim.simulation.runs.runner import RunSettings
 
@@ -39,8 +49,8 @@ def clean_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_trust_population_counts_are_fixed_and_match_the_log(tmp_path: Path) -> None:
     """One trustor decision per persona and no re-ask allowed: one count, no range; the token
-    estimate is characters / 3.75 + 28 (chat template) a request and characters / 3.8 a reply
-    of what the logged requests and replies hold."""
+    estimate is characters / 3.75 + 28 (chat template) a request of what the logged requests
+    hold, and a reply is the persona role's stated 150 tokens, not the scripted reply's."""
     out = tmp_path / "run"
     estimate = dry(params={"n_personas": 6, "max_repairs": 0}, out=out)
     (role,) = estimate.roles
@@ -52,10 +62,10 @@ def test_trust_population_counts_are_fixed_and_match_the_log(tmp_path: Path) -> 
     prompt = sum(
         math.ceil(sum(len(m["content"]) for m in c["messages"]) / 3.75) + 28 for c in calls
     )
-    reply = sum(math.ceil(len(c["response"]["text"]) / 3.8) for c in calls)
     assert role.prompt_tokens.point == prompt
-    assert role.completion_tokens.point == reply
-    assert role.completion_tokens.high is None  # no --max-tokens: nothing bounds a reply
+    assert role.completion_tokens == Span(6 * 150, 6 * 150, None)  # None: no --max-tokens
+    assert role.replies == "≈ 150 each (the role's stated default)"
+    assert role.tokens == "estimate (SmolLM2's ratio)"  # the scripted double has no tokenizer
 
 
 def test_reasks_give_a_range_from_max_repairs() -> None:
@@ -123,8 +133,12 @@ def test_cli_dry_run_writes_nothing_and_exits_0(
     assert code == 0, printed
     assert "role persona (openai:gpt-4o-mini): requests 5\n" in printed
     assert (
-        "tokens: an estimate: no tokenizer given (--tokenizer FILE.gguf); prompts are " in printed
+        "  prompt tokens: estimate (SmolLM2's ratio; give --tokenizer o200k_base.tiktoken for "
+        "exact counts)\n" in printed
     )
+    assert "  completion tokens: ≈ 150 each (the role's stated default)\n" in printed
+    assert "an estimate is characters / 3.75 + 28 a prompt, measured on SmolLM2's" in printed
+    assert "expected wall time: about 5 s at concurrency 4, at most 60/min" in printed
     assert "assuming 2 s a request" in printed
     assert list(work.iterdir()) == [] and list(clean_tmp.iterdir()) == []
     assert not isolated_cache.exists()
@@ -258,3 +272,163 @@ def test_a_reasoning_pass_doubles_the_respondents_top(tmp_path: Path) -> None:
 def test_a_decision_range_must_be_ordered() -> None:
     with pytest.raises(ValueError, match="0 <= low <= high"):
         DecisionRange(3, 2, "backwards")
+
+
+# --- completions: the role's stated length, or --max-tokens -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("max_tokens", "each", "high", "said"),
+    [
+        (None, 150, None, "≈ 150 each (the role's stated default)"),
+        (256, 150, 256, "≈ 150 each (the role's stated default), ≤ 256 each (--max-tokens)"),
+        (100, 100, 100, "≤ 100 each (--max-tokens)"),
+    ],
+)
+def test_completions_come_from_the_role_or_max_tokens(
+    max_tokens: int | None, each: int, high: int | None, said: str
+) -> None:
+    """Not the scripted double's reply length: the persona role states 150 tokens a reply, and
+    --max-tokens bounds it (the top of the range; the estimate where it is less)."""
+    estimate = dry(
+        params={"n_personas": 5, "max_repairs": 1}, settings=RunSettings(max_tokens=max_tokens)
+    )
+    (role,) = estimate.roles
+    requests = role.requests
+    assert role.completion_tokens == Span(
+        each * requests.low, each * requests.point, None if high is None else high * requests.high
+    )
+    assert role.replies == said
+    assert f"  completion tokens: {said}\n" in "\n".join(estimate.lines()) + "\n"
+
+
+def test_a_role_that_states_no_length_takes_the_default() -> None:
+    assert reply_estimate(Role("a part"), None) == (
+        DEFAULT_REPLY_TOKENS,
+        f"≈ {DEFAULT_REPLY_TOKENS} each (assumed: the role states none)",
+    )
+    assert reply_estimate(Role("a part", reply_tokens=40), 30) == (
+        30,
+        "≤ 30 each (--max-tokens)",
+    )
+
+
+def test_every_built_in_role_states_its_reply_length() -> None:
+    from personasim.simulation.core.scenario import list_scenarios
+
+    for scenario in list_scenarios().values():
+        if scenario.__module__.startswith("personasim.scenarios."):
+            for name, role in scenario.roles.items():
+                assert role.reply_tokens, f"{scenario.name}: role {name} states no reply_tokens"
+
+
+def test_career_chat_roles_state_their_own_lengths(
+    five_turns: tuple[DryRun, dict[str, int]],
+) -> None:
+    replies = {role.role: role.replies for role in five_turns[0].roles}
+    assert replies["assistant"] == "≈ 400 each (the role's stated default)"
+    assert replies["respondent"] == "≈ 60 each (the role's stated default)"
+
+
+# --- local endpoints cost nothing ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "local"),
+    [
+        ("http://127.0.0.1:8080/v1", True),
+        ("http://127.0.0.2:8080/v1", True),
+        ("http://localhost:8000/v1", True),
+        ("http://LOCALHOST/v1", True),
+        ("http://llama.localhost:8080/v1", True),
+        ("http://[::1]:8080/v1", True),
+        ("http://0.0.0.0:8080/v1", True),
+        ("https://api.openai.com/v1", False),
+        ("http://10.0.0.5:8000/v1", False),
+        ("http://192.168.1.20:8080/v1", False),
+        ("http://localhost.example.com/v1", False),
+        ("pool:gpus", False),
+        ("", False),
+    ],
+)
+def test_local_urls(url: str, local: bool) -> None:
+    assert is_local_url(url) is local
+
+
+def test_served_locally_follows_the_runs_own_url_resolution(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    assert served_locally("openai:m@http://localhost:8080/v1")
+    assert not served_locally("openai:m@https://api.openai.com/v1", "http://127.0.0.1:1/v1")
+    assert served_locally("openai:m", "http://127.0.0.1:8080/v1")
+    assert served_locally("openai:m", ["http://127.0.0.1:1/v1", "http://localhost:2/v1"])
+    assert not served_locally("openai:m", ["http://127.0.0.1:1/v1", "http://10.0.0.2/v1"])
+    assert not served_locally("openai:m")  # OpenAI's own API
+    assert not served_locally("scripted")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://localhost:8000/v1")
+    assert served_locally("openai:m")
+
+
+def test_a_local_endpoint_costs_nothing(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A model with no price at a loopback URL: 0 and why, not 'no price'."""
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    args = ["run", "trust-population", "--dry-run", "--n-personas", "3", "--model"]
+    local = ["openai:my-model", "--base-url", "http://127.0.0.1:8080/v1"]
+    assert main([*args, *local]) == 0
+    printed = capsys.readouterr().out
+    assert "  cost (USD): 0 (local endpoint: no charge)\n" in printed
+    assert "no price" not in printed
+    assert "give --tokenizer MODEL.gguf, the file its server serves, for exact counts" in printed
+    assert main([*args, "openai:my-model@http://10.1.2.3:8080/v1"]) == 0
+    assert "no price for 'my-model'" in capsys.readouterr().out
+
+
+def test_an_ensemble_with_a_local_member_pays_for_the_other() -> None:
+    role = RoleEstimate(
+        role="evaluator",
+        models=("openai:gpt-4o-mini", "openai:mine@http://localhost:8000/v1"),
+        requests=Span(10, 10, 10),
+        prompt_tokens=Span(1e6, 1e6, 1e6),
+        completion_tokens=Span(0, 0, 0),
+    )
+    prices = {"gpt-4o-mini": Price(0.15, 0.60)}
+    run = DryRun("x", [role], 0, "", 1, None, 2.0, prices, "p", local=frozenset(role.models[1:]))
+    assert run.cost(role) == Span(0.075, 0.075, 0.075)  # half the requests at 0.15 / million
+    assert run.cost_line(role) == (
+        "  cost (USD): 0.0750; local endpoint, no charge: openai:mine@http://localhost:8000/v1"
+    )
+
+
+# --- wall time in minutes and hours --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("seconds", "shown"),
+    [
+        (0, "0 s"),
+        (0.2, "under 1 s"),
+        (45, "45 s"),
+        (119, "119 s"),
+        (120, "2 min"),
+        (1394, "23 min"),
+        (3599, "1 h"),
+        (3900, "1 h 5 min"),
+        (7200, "2 h"),
+        (47 * 3600, "47 h"),
+        (3 * 86400 + 2 * 3600 + 10 * 60, "3 d 2 h"),
+    ],
+)
+def test_durations_read_as_a_person_reads_them(seconds: float, shown: str) -> None:
+    assert duration(seconds) == shown
+
+
+def test_the_wall_time_is_a_point_and_its_range() -> None:
+    assert durations(Span(720, 1394, 3900)) == "about 23 min (12 min – 1 h 5 min)"
+    assert durations(Span(30, 30, 30)) == "about 30 s"
+    estimate = dry(params={"n_personas": 60, "max_repairs": 2}, concurrency=1, latency_s=20)
+    line = next(x for x in estimate.lines() if x.startswith("expected wall time"))
+    point = duration(estimate.wall_seconds().point)  # 60 requests or a few more (re-asks)
+    assert line.startswith(f"expected wall time: about {point} (20 min – 1 h) at concurrency 1")

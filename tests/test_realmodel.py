@@ -491,7 +491,7 @@ def test_dry_run_estimate_holds_on_smollm2(
             f"estimated {point} (range {low} to {high}), made {requests}; prompt tokens "
             f"{counted[0]} with the GGUF tokenizer (range {counted[1]} to {counted[2]}), "
             f"{estimated[0]} estimated without it, counted by the server "
-            f"{usage['prompt_tokens']}; completion tokens {counted[3]} (scripted replies, GGUF "
-            f"tokenizer), {estimated[3]} estimated, counted {usage['completion_tokens']}"
+            f"{usage['prompt_tokens']}; completion tokens {counted[3]} (the role's stated "
+            f"length), counted {usage['completion_tokens']}"
         )
     realmodel_runs["trust-population n=10 after --dry-run (json_object)"] = summary(out, elapsed)

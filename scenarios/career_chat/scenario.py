@@ -185,18 +185,35 @@ def _classifier_reading(labels: Mapping[str, str] | None, by: str) -> Reading:
 @register_scenario
 class CareerChatScenario(Scenario):
     name = "career-chat"
-    summary = "career dialogues; value adaptation to profile vs dialogue (seed 003)"
+    summary = "career-advice dialogues, then a value survey: does the model adapt to the user?"
     Params = CareerChatParams
     roles: ClassVar[dict[str, Role]] = {
-        "user": Role("the simulated user who asks for career advice (GPT-4o in the paper)"),
-        "detector": Role("the out-of-context detector checking each user question"),
-        "assistant": Role("the career-advice assistant in the dialogues"),
-        "respondent": Role("the probed model answering the value survey (BA_user, BA_dialogue)"),
-        "judge": Role("the dialogue-quality judge (Appendix E)", scorer=True),
+        "user": Role(
+            "the simulated user who asks for career advice (GPT-4o in the paper)",
+            reply_tokens=60,  # {"proposed_question": ...}
+        ),
+        "detector": Role(
+            "the out-of-context detector checking each user question",
+            reply_tokens=40,  # a flag and, rarely, the question rewritten
+        ),
+        "assistant": Role(
+            "the career-advice assistant in the dialogues",
+            reply_tokens=400,  # advice in several paragraphs
+        ),
+        "respondent": Role(
+            "the probed model answering the value survey (BA_user, BA_dialogue)",
+            reply_tokens=60,  # {"option_id": ..., "reason": ...}
+        ),
+        "judge": Role(
+            "the dialogue-quality judge (Appendix E)",
+            scorer=True,
+            reply_tokens=80,  # {"rating": ..., "reason": ...}
+        ),
         "classifier": Role(
             "job category and position level of each distinct job title (a zero-shot "
             "classifier in the paper; unbound: the word rule)",
             optional=True,
+            reply_tokens=30,  # a category and a level
         ),
     }
     scores = JUDGE_SCORES

@@ -154,15 +154,24 @@ and repetition (the race design's paired statistics; the races are the twins' le
 @register_scenario
 class ClassroomScenario(Scenario):
     name = "classroom"
-    summary = "high vs low performing student personas on GSM8K: accuracy, DoC (seed 000, REVERSO)"
+    summary = "high- and low-performing students solve GSM8K problems: can a model play low?"
     Params = ClassroomParams
     params: ClassroomParams
     roles: ClassVar[dict[str, Role]] = {
-        "student": Role("the model under study: no-persona and student-persona answers"),
-        "judge": Role("the DoC judge (Table 4; GPT-4o in the paper)", must_name=True, scorer=True),
+        "student": Role(
+            "the model under study: no-persona and student-persona answers",
+            reply_tokens=250,  # a worked solution, step by step
+        ),
+        "judge": Role(
+            "the DoC judge (Table 4; GPT-4o in the paper)",
+            must_name=True,
+            scorer=True,
+            reply_tokens=150,  # a few sentences, then "Score: N"
+        ),
         "reader": Role(
             "reads an answer no rule can read into its final number (docs/readers.md)",
             optional=True,
+            reply_tokens=20,  # a number
         ),
     }
     scores = JUDGE_SCORES

@@ -169,22 +169,27 @@ def _slug(task: str) -> str:
 @register_scenario
 class PersonaGymScenario(Scenario):
     name = "persona-gym"
-    summary = "PersonaGym: rubric-scored persona answers, PersonaScore per task (seed 002)"
+    summary = "PersonaGym: personas answer questions in fitting settings; judges score them"
     Params = PersonaGymParams
     roles: ClassVar[dict[str, Role]] = {
-        "persona": Role("the persona agent under evaluation"),
-        "reasoner": Role("settings selection and question generation (§3.2)"),
+        "persona": Role("the persona agent under evaluation", reply_tokens=200),  # in character
+        "reasoner": Role(
+            "settings selection and question generation (§3.2)",
+            reply_tokens=300,  # settings, or a JSON list of questions
+        ),
         "evaluator": Role(
             "the evaluator ensemble (two or more models, §3.2)",
             min_models=2,
             max_models=None,
             not_played_by=("persona",),
             scorer=True,
+            reply_tokens=120,  # a short justification, then the score
         ),
         "examples": Role(
             "the score-example writer (§3.2; the paper's GPT-4o, not the evaluated model)",
             must_name=True,
             scorer_input=True,
+            reply_tokens=400,  # five example answers, one a score
         ),
         "refusal": Role(
             "the refusal judge: whether each answer the grammar leaves is out of persona, "
@@ -193,6 +198,7 @@ class PersonaGymScenario(Scenario):
             not_played_by=("persona",),
             optional=True,
             scorer=True,
+            reply_tokens=40,  # out of persona or not, and why
         ),
     }
     scores = EVALUATOR_SCORES

@@ -122,7 +122,7 @@ class PersonaJourney(Scenario):
     summary = "personas walk a graph: Trust Game, value survey, PersonaGym; agreement across them"
     Params = PersonaJourneyParams
     roles: ClassVar[dict[str, Role]] = {
-        "persona": Role("the persona agents on their journey"),
+        "persona": Role("the persona agents on their journey", reply_tokens=150),  # a paragraph
         "examples": PersonaGymScenario.roles["examples"],
         "evaluator": PersonaGymScenario.roles["evaluator"],
     }

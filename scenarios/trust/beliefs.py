@@ -163,7 +163,7 @@ def _renamed(said: Iterable[str], names: list[str]) -> dict[str, Any]:
 @register_scenario
 class TrustBeliefs(TrustPopulation):
     name = "trust-beliefs"
-    summary = "elicited beliefs vs behaviour per trait: Spearman ρ and |Δη²| (seed 001, Table 3)"
+    summary = "do personas' stated beliefs match how they play the Trust Game? per trait"
     Params = TrustBeliefsParams
     params: TrustBeliefsParams
 

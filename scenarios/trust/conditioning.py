@@ -68,7 +68,7 @@ def conditioning_text(rankings: dict[str, list[str]], prompts: PromptPack) -> st
 @register_scenario
 class TrustConditioning(TrustBeliefs):
     name = "trust-conditioning"
-    summary = "self-conditioning and imposed priors in the role-play prompt (seed 001, Table 4)"
+    summary = "the Trust Game with the persona's own or an imposed prior belief in the prompt"
     Params = TrustConditioningParams  # type: ignore[assignment]
     params: TrustConditioningParams  # type: ignore[assignment]
 

@@ -135,7 +135,7 @@ class Pairing:
 @register_scenario
 class TrustForecast(Scenario):
     name = "trust-forecast"
-    summary = "R rounds against trustee archetypes; forecast vs actual send, MAE by round (§5)"
+    summary = "Trust Game rounds against fixed trustees: forecast vs actual amount sent"
     Params = TrustForecastParams
     params: TrustForecastParams
 

@@ -232,7 +232,7 @@ POPULATION_KINDS = (
 @register_scenario
 class TrustPopulation(Scenario):
     name = "trust-population"
-    summary = "one Trust Game round per persona; attribute rankings and eta-squared (seed 001)"
+    summary = "one Trust Game round per persona: amounts sent, and which traits explain them (η²)"
     Params = TrustPopulationParams
     params: TrustPopulationParams
 

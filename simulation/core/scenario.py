@@ -112,7 +112,9 @@ class Scenario(ABC):
     version: ClassVar[int] = 1
     """Bumped when the scenario's prompts or rules change what it sends or how it reads
     answers: a run started under another version is not resumed (its fingerprint differs)."""
-    roles: ClassVar[dict[str, Role]] = {"persona": Role("the persona agents' decisions")}
+    roles: ClassVar[dict[str, Role]] = {
+        "persona": Role("the persona agents' decisions", reply_tokens=150)  # a reasoned paragraph
+    }
     """The parts models play; `--role NAME=SPEC` binds one, `--model` the others."""
     scores: ClassVar[ScoreItems | None] = None
     """What its scorer roles (`Role(scorer=True)`) score, for `personasim rescore` (None: it has

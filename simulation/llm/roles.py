@@ -16,9 +16,12 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-__all__ = ["Role", "RoleError", "bind_roles", "parse_role_args"]
+__all__ = ["DEFAULT_REPLY_TOKENS", "Role", "RoleError", "bind_roles", "parse_role_args"]
 
 SCRIPTED = "scripted"
+DEFAULT_REPLY_TOKENS = 150
+"""Tokens a reply is assumed to take where its role states none (`Role.reply_tokens`): a
+paragraph, the length of a persona's reasoned decision."""
 
 
 def is_scripted(spec: str) -> bool:
@@ -40,7 +43,10 @@ class Role:
     scripted double), and the scenario does the part without a model. `scorer`: it scores
     what other roles produced (a judge, an evaluator), so `personasim rescore` may bind it
     anew; `scorer_input`: it writes what a scorer reads and nothing else (PersonaGym's score
-    examples), reused from the scored run unless `--regenerate-examples`."""
+    examples), reused from the scored run unless `--regenerate-examples`. `reply_tokens`:
+    how long a reply of this role usually is, in tokens, for `run --dry-run`'s completion
+    estimate (the scripted double's replies are no guide to a model's); None: the kernel's
+    `DEFAULT_REPLY_TOKENS`. `--max-tokens` bounds it."""
 
     description: str
     min_models: int = 1
@@ -50,6 +56,7 @@ class Role:
     optional: bool = False
     scorer: bool = False
     scorer_input: bool = False
+    reply_tokens: int | None = None
 
     def takes(self, count: int) -> bool:
         return count >= self.min_models and (self.max_models is None or count <= self.max_models)

@@ -5,22 +5,23 @@ roles) is the real one while no model is called. What depends on the model is gi
 range from the scenario's limits: at least every decision answered at the first try, at most
 every decision re-asked `max_repairs` times; and where a scenario declares how many decisions
 a role may make (`Scenario.decision_ranges`: a dialogue that ends at once or runs to its turn
-limit), from its fewest to its most decisions rather than the scripted run's number. Tokens
-are counted with the model's tokenizer where one is at hand offline (`--tokenizer FILE.gguf`),
-else estimated, and the output says which (`token_counts.py`).
+limit), from its fewest to its most decisions rather than the scripted run's number. Prompt
+tokens are counted with the model's tokenizer where one is at hand offline (`--tokenizer
+FILE.gguf` or `FILE.tiktoken`), else estimated, and the output says which and what file would
+count them (`token_counts.py`). A completion is not the scripted double's reply: it is the
+role's stated length (`Role.reply_tokens`), bounded by `--max-tokens` where given. A model
+served on this machine (a loopback `--base-url`) costs nothing.
 """
 
 from __future__ import annotations
 
 import math
 import tempfile
-import tomllib
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from personasim.simulation.core.decision_range import DecisionRange
 from personasim.simulation.core.scenario import Scenario, ScenarioParams
@@ -30,25 +31,36 @@ from personasim.simulation.llm.model_spec import (
     model_name,
     parse_model_spec,
 )
-from personasim.simulation.llm.roles import SCRIPTED, is_scripted
+from personasim.simulation.llm.roles import DEFAULT_REPLY_TOKENS, SCRIPTED, Role, is_scripted
 from personasim.simulation.log.events import Event
 from personasim.simulation.runs.event_data import read_run_log
+from personasim.simulation.runs.prices import Price, load_prices, served_locally
 from personasim.simulation.runs.run_dir import RunError
 from personasim.simulation.runs.runner import RunSettings, arun_scenario, endpoint_options
 from personasim.simulation.runs.scenario_file import resolve_scenario
-from personasim.simulation.runs.token_counts import TokenCounter, estimated_counter, gguf_counter
+from personasim.simulation.runs.token_counts import (
+    PROMPT_CHARS_PER_TOKEN,
+    TEMPLATE_TOKENS,
+    TokenCounter,
+    estimated_counter,
+    role_counters,
+)
+
+if TYPE_CHECKING:
+    import tiktoken
 
 __all__ = [
     "ASSUMED_LATENCY_S",
     "DEFAULT_MAX_REPAIRS",
     "REMINDER_TOKENS",
     "DryRun",
-    "Price",
     "RoleEstimate",
     "Span",
     "adry_run",
+    "duration",
+    "durations",
     "estimate_roles",
-    "load_prices",
+    "reply_estimate",
 ]
 
 REMINDER_TOKENS = 50
@@ -88,14 +100,6 @@ class Span:
 
 
 @dataclass(frozen=True)
-class Price:
-    """US dollars per million tokens."""
-
-    input: float
-    output: float
-
-
-@dataclass(frozen=True)
 class RoleEstimate:
     """One role of a run: its requests and estimated tokens, and the model(s) playing it (an
     ensemble's members share its requests equally in the cost)."""
@@ -111,6 +115,12 @@ class RoleEstimate:
     """The scenario's declared fewest and most decisions (None: the scripted run's number)."""
     measured: bool = True
     """False where the scripted run made no request of this role to measure tokens from."""
+    tokens: str = "estimated"
+    """How its prompt tokens were counted, in words (`TokenCounter.label`)."""
+    counted: bool = False
+    """True where a tokenizer counted its prompt tokens (`TokenCounter.exact`)."""
+    replies: str = ""
+    """Where its completion tokens a request come from, in words (`reply_estimate`)."""
 
 
 @dataclass
@@ -128,8 +138,8 @@ class DryRun:
     prices_file: str
     run_dir: Path | None = None
     notes: list[str] = field(default_factory=list)
-    tokens: str = "estimated"
-    """How the tokens were counted, in words (`TokenCounter.label`)."""
+    local: frozenset[str] = frozenset()
+    """The model specs served on this machine (`served_locally`): no charge."""
 
     @property
     def requests(self) -> Span:
@@ -153,7 +163,7 @@ class DryRun:
         share = 1 / len(role.models)
         total = Span(0, 0, 0)
         for spec in role.models:
-            price = Price(0, 0) if is_scripted(spec) else self.prices.get(model_name(spec))
+            price = self._price(spec)
             if price is None:
                 return (
                     f"no price for {model_name(spec)!r} (add it to {self.prices_file} or pass "
@@ -164,6 +174,25 @@ class DryRun:
             total = total.plus(role.completion_tokens.scaled(per_out))
         return total
 
+    def _price(self, spec: str) -> Price | None:
+        """A model's price: none to pay for the scripted double or a local endpoint."""
+        if is_scripted(spec) or spec in self.local:
+            return Price(0, 0)
+        return self.prices.get(model_name(spec))
+
+    def cost_line(self, role: RoleEstimate) -> str:
+        """The role's cost as the report prints it, saying where a local endpoint made it 0."""
+        cost = self.cost(role)
+        if not isinstance(cost, Span):
+            return f"  cost (USD): {cost}"
+        local = [spec for spec in role.models if spec in self.local]
+        if local and all(is_scripted(spec) or spec in self.local for spec in role.models):
+            return "  cost (USD): 0 (local endpoint: no charge)"
+        shown = cost.shown(4)
+        if local:
+            shown += f"; local endpoint, no charge: {', '.join(local)}"
+        return f"  cost (USD): {shown}"
+
     def lines(self) -> list[str]:
         """The dry run's report, one fact or assumption a line."""
         lines = [
@@ -172,35 +201,21 @@ class DryRun:
             "the first number is the scripted run's, the range spans the limits",
         ]
         for role in self.roles:
-            cost = self.cost(role)
-            shown = cost.shown(4) if isinstance(cost, Span) else cost
-            lines += [
-                f"role {role.role} ({', '.join(role.models)}): requests {role.requests.shown()}",
-                f"  prompt tokens {role.prompt_tokens.shown()}, completion tokens "
-                f"{role.completion_tokens.shown()}",
-                f"  cost (USD): {shown}",
-            ]
-            if role.decisions is not None:
-                lines.append(
-                    f"  decisions {role.decisions.low:,} to {role.decisions.high:,} "
-                    f"({role.decisions.why})"
-                )
-            if not role.measured:
-                lines.append(
-                    "  tokens not estimated: the scripted run made no request of this role"
-                )
-            if role.outside_decisions:
-                lines.append(
-                    f"  {role.outside_decisions} of its requests are not decisions (dialogue "
-                    "turns, fixed steps): counted as the scripted run made them, not as a range"
-                )
+            lines += self._role_lines(role)
         lines.append(f"requests in all: {self.requests.shown()}")
         rpm = self.requests_per_minute
         limit = "" if rpm is None else f", at most {rpm:g}/min"
+        estimated = any(role.measured and not role.counted for role in self.roles)
+        how = (
+            f"; an estimate is characters / {PROMPT_CHARS_PER_TOKEN:g} + {TEMPLATE_TOKENS} a "
+            "prompt, measured on SmolLM2's tokenizer (docs/dry-run.md gives its error)"
+            if estimated
+            else ""
+        )
         lines += [
-            f"tokens: {self.tokens}; a re-ask resends the conversation plus a reminder of about "
-            f"{REMINDER_TOKENS} tokens",
-            f"expected wall time (s): {self.wall_seconds().shown()} at concurrency "
+            f"tokens: a re-ask resends the conversation plus a reminder of about "
+            f"{REMINDER_TOKENS} tokens{how}",
+            f"expected wall time: {durations(self.wall_seconds())} at concurrency "
             f"{self.concurrency}{limit}, assuming {self.latency_s:g} s a request (--latency); "
             "longer where the scenario's steps wait on each other",
             f"prices: {self.prices_file}",
@@ -210,29 +225,67 @@ class DryRun:
             lines.append(f"the scripted run's directory: {self.run_dir}")
         return lines
 
-
-def load_prices(path: str | Path | None = None) -> tuple[dict[str, Price], str]:
-    """The price table (`data/prices.toml`, or `path`) and where it came from."""
-    source = files(__package__) / "data" / "prices.toml" if path is None else Path(path)
-    where = f"the shipped table ({source})" if path is None else str(path)
-    try:
-        table = tomllib.loads(source.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise RunError(f"--prices {where}: cannot read it ({exc})") from None
-    models = table.get("models")
-    if not isinstance(models, dict):
-        raise RunError(f'--prices {where}: no [models."NAME"] tables (see the shipped one)')
-    prices = {}
-    for name, entry in models.items():
-        values = entry if isinstance(entry, dict) else {}
-        rates = [values.get("input"), values.get("output")]
-        if not all(isinstance(v, int | float) and v >= 0 and math.isfinite(v) for v in rates):
-            raise RunError(
-                f"--prices {where}: model {name!r} needs input and output prices (USD per "
-                "million tokens, numbers of at least 0)"
+    def _role_lines(self, role: RoleEstimate) -> list[str]:
+        lines = [
+            f"role {role.role} ({', '.join(role.models)}): requests {role.requests.shown()}",
+            f"  prompt tokens {role.prompt_tokens.shown()}, completion tokens "
+            f"{role.completion_tokens.shown()}",
+        ]
+        if role.measured:
+            lines.append(f"  prompt tokens: {role.tokens}")
+        else:
+            lines.append("  tokens not estimated: the scripted run made no request of this role")
+        if role.replies:
+            lines.append(f"  completion tokens: {role.replies}")
+        lines.append(self.cost_line(role))
+        if role.decisions is not None:
+            lines.append(
+                f"  decisions {role.decisions.low:,} to {role.decisions.high:,} "
+                f"({role.decisions.why})"
             )
-        prices[name] = Price(float(rates[0]), float(rates[1]))
-    return prices, where
+        if role.outside_decisions:
+            lines.append(
+                f"  {role.outside_decisions} of its requests are not decisions (dialogue "
+                "turns, fixed steps): counted as the scripted run made them, not as a range"
+            )
+        return lines
+
+
+def duration(seconds: float) -> str:
+    """A time as a person reads it: seconds below 2 minutes, else minutes, hours and minutes,
+    or days and hours past 2 days (a run's time is an estimate: no finer than that)."""
+    if seconds < 119.5:
+        return "under 1 s" if 0 < seconds < 0.5 else f"{seconds:.0f} s"
+    minutes = round(seconds / 60)
+    if minutes < 60:
+        return f"{minutes} min"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 48:
+        return f"{hours} h" + (f" {minutes} min" if minutes else "")
+    days, hours = divmod(hours + (minutes >= 30), 24)
+    return f"{days} d" + (f" {hours} h" if hours else "")
+
+
+def durations(span: Span) -> str:
+    """`about 23 min (12 min – 1 h 5 min)`: the point, and the range where its ends differ."""
+    if span.high is None:
+        return f"about {duration(span.point)} ({duration(span.low)} – no upper bound)"
+    low, high = duration(span.low), duration(span.high)
+    return f"about {duration(span.point)}" + ("" if low == high else f" ({low} – {high})")
+
+
+def reply_estimate(role: Role | None, max_tokens: int | None) -> tuple[int, str]:
+    """Tokens a reply is taken to be, and where that comes from: the role's stated length
+    (`Role.reply_tokens`, else `DEFAULT_REPLY_TOKENS`), or `--max-tokens` where it is less."""
+    stated = role.reply_tokens if role is not None else None
+    typical = DEFAULT_REPLY_TOKENS if stated is None else stated
+    source = "the role's stated default" if stated is not None else "assumed: the role states none"
+    said = f"≈ {typical:,} each ({source})"
+    if max_tokens is None:
+        return typical, said
+    if max_tokens <= typical:
+        return max_tokens, f"≤ {max_tokens:,} each (--max-tokens)"
+    return typical, f"{said}, ≤ {max_tokens:,} each (--max-tokens)"
 
 
 def estimate_roles(
@@ -240,22 +293,22 @@ def estimate_roles(
     models: Mapping[str, Sequence[str]],
     max_repairs: int,
     max_tokens: int | None,
-    counter: TokenCounter | None = None,
+    counter: TokenCounter | Mapping[str, TokenCounter] | None = None,
     ranges: Mapping[str, DecisionRange] | None = None,
+    declared: Mapping[str, Role] | None = None,
 ) -> list[RoleEstimate]:
     """Requests and tokens per role from a scripted run's log.
 
     A role makes the scripted run's number of decisions, or `ranges[role].low` to `.high` where
     the scenario declares them; a decision costs 1 to `max_repairs + 1` requests; other requests
     (turns a scenario makes without a decision) are counted as the scripted run made them.
-    Tokens scale with the requests at the scripted run's average per request. The i-th
-    re-ask resends the first prompt plus i replies and reminders; a reply is the scripted
-    one's length, or `max_tokens` at most where it is given.
+    Prompt tokens scale with the requests at the scripted run's average per request (`counter`:
+    one for every role, or one a role). A reply is the role's stated length (`declared[role]`),
+    `max_tokens` at most; the i-th re-ask resends the first prompt plus i replies and reminders.
     """
-    counter = counter or estimated_counter()
+    counter_of = _counter_of(counter)
     calls: Counter[str] = Counter()
     prompt: Counter[str] = Counter()
-    completion: Counter[str] = Counter()
     task_role: dict[str, str] = {}
     decisions: list[Event] = []
     for event in events:
@@ -268,8 +321,7 @@ def estimate_roles(
         task_role.setdefault(event.payload.get("task") or "", key)
         calls[key] += 1
         if event.kind == "llm.call":
-            prompt[key] += counter.prompt(event.payload["messages"])
-            completion[key] += counter.reply(event.payload["response"].get("text") or "")
+            prompt[key] += counter_of(key).prompt(event.payload["messages"])
     n_decisions: Counter[str] = Counter()
     decision_calls: Counter[str] = Counter()
     for event in decisions:
@@ -282,13 +334,15 @@ def estimate_roles(
     for key in sorted(set(calls) | {role for role, r in ranges.items() if r.high}):
         n_calls = calls[key]
         other = n_calls - decision_calls[key]
-        declared = ranges.get(key)
-        fewest, most = (declared.low, declared.high) if declared else (n_decisions[key],) * 2
+        declared_range = ranges.get(key)
+        fewest, most = (
+            (declared_range.low, declared_range.high) if declared_range else (n_decisions[key],) * 2
+        )
         low = other + fewest
         high = other + most * (max_repairs + 1)
-        p_avg, c_avg = (prompt[key] / n_calls, completion[key] / n_calls) if n_calls else (0, 0)
-        reply = max_tokens if max_tokens is not None else c_avg
-        resent = sum(i * (reply + REMINDER_TOKENS) for i in range(max_repairs + 1))
+        p_avg = prompt[key] / n_calls if n_calls else 0
+        reply, replies = reply_estimate((declared or {}).get(key), max_tokens)
+        resent = sum(i * ((max_tokens or reply) + REMINDER_TOKENS) for i in range(max_repairs + 1))
         estimates.append(
             RoleEstimate(
                 role=key,
@@ -296,14 +350,27 @@ def estimate_roles(
                 requests=Span(low, n_calls, high),
                 prompt_tokens=Span(p_avg * low, prompt[key], p_avg * high + resent * most),
                 completion_tokens=Span(
-                    c_avg * low, completion[key], None if max_tokens is None else max_tokens * high
+                    reply * low, reply * n_calls, None if max_tokens is None else max_tokens * high
                 ),
                 outside_decisions=other,
-                decisions=declared,
+                decisions=declared_range,
                 measured=n_calls > 0,
+                tokens=counter_of(key).label,
+                counted=counter_of(key).exact,
+                replies=replies,
             )
         )
     return estimates
+
+
+def _counter_of(
+    counter: TokenCounter | Mapping[str, TokenCounter] | None,
+) -> Callable[[str], TokenCounter]:
+    """A role's counter: the one given for every role, or the role's, else the estimate."""
+    estimate = estimated_counter()
+    if isinstance(counter, TokenCounter):
+        return lambda role: counter
+    return lambda role: (counter or {}).get(role) or estimate
 
 
 async def adry_run(
@@ -321,21 +388,23 @@ async def adry_run(
     latency_s: float = ASSUMED_LATENCY_S,
     prices: str | Path | None = None,
     prompts: str | Path | None = None,
-    tokenizer: str | Path | None = None,
+    tokenizer: str | Path | tiktoken.Encoding | None = None,
 ) -> DryRun:
     """Play the scenario on the scripted double (a model spec that is scripted already, such
     as `scripted:drift=0.15`, plays itself) and estimate the run `model` and `roles` would make.
     `base_url` and the settings' response format are checked as the real run checks them.
 
-    `tokenizer`: a GGUF file whose tokenizer and chat template count the tokens (else they are
-    estimated). Nothing is written unless `out` is given: the scripted run goes to a temporary
-    directory, removed afterwards, and the response cache is not used.
+    `tokenizer`: a GGUF file whose tokenizer and chat template count every role's tokens, or
+    an OpenAI encoding (its `.tiktoken` file, verified; or a `tiktoken.Encoding` built with
+    `tiktoken_file.load_encoding`) that counts the roles whose models use it; the others are
+    estimated (`token_counts.role_counters`). Nothing is written unless `out` is given: the
+    scripted run goes to a temporary directory, removed afterwards, and the response cache is
+    not used; nothing is downloaded.
     """
     from personasim.simulation.llm.roles import RoleError, bind_roles
 
     settings = settings or RunSettings()
     price_table, prices_file = load_prices(prices)
-    counter = estimated_counter() if tokenizer is None else gguf_counter(tokenizer)
     if latency_s <= 0 or not math.isfinite(latency_s):
         raise RunError(f"--latency must be a number greater than 0, got {latency_s}")
     scenario_cls = resolve_scenario(str(scenario)) if isinstance(scenario, str | Path) else scenario
@@ -352,6 +421,7 @@ async def adry_run(
         check_run_options(specs, endpoint_options(base_url, settings))
     except (ModelSpecError, RoleError) as exc:
         raise RunError(str(exc)) from None
+    counters = role_counters({name: specs for name, specs in bound.items() if specs}, tokenizer)
     double = model if is_scripted(model) else SCRIPTED
     scripted_roles = {
         name: [spec if is_scripted(spec) else SCRIPTED for spec in specs]
@@ -386,8 +456,9 @@ async def adry_run(
             bound,
             max_repairs,
             settings.max_tokens,
-            counter,
+            counters,
             scenario_cls.decision_ranges(checked, events),
+            scenario_cls.roles,
         ),
         max_repairs=max_repairs,
         max_repairs_source=source,
@@ -398,7 +469,7 @@ async def adry_run(
         prices_file=prices_file,
         run_dir=result.run_dir if out is not None else None,
         notes=_notes(settings),
-        tokens=counter.label,
+        local=frozenset(spec for spec in specs if served_locally(spec, base_url)),
     )
 
 
