@@ -1,0 +1,88 @@
+"""MkDocs hooks of the documentation site (mkdocs.yml `hooks:`).
+
+- Before the build, lay out `build/griffe/personasim/` as links to the repository's package
+  folders (`simulation/` is `personasim.simulation`, ...; pyproject's `package-dir`), so griffe,
+  which reads the source statically and cannot follow setuptools' editable finder, finds the
+  package for the API reference (docs/api/).
+- The pages (and the README, the home page) link to repository files outside docs/, such as
+  `../examples/coin_guess.py`: links that work on GitHub, where the file is beside the page, but
+  point nowhere on the site. Each such link is written as the file's path in code (a link to it
+  under `repo_url` when mkdocs.yml sets one); every other link is left to MkDocs' checks.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from pathlib import Path
+
+from mkdocs.plugins import event_priority
+
+GRIFFE_ROOT = Path("build", "griffe")
+
+_LINK = re.compile(r"(?<!!)\[(?P<text>[^\]\n]+(?:\n[^\]\n]+)*)\]\((?P<target>[^)\s]+)\)")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def _package_dirs(root: Path) -> dict[str, str]:
+    with (root / "pyproject.toml").open("rb") as handle:
+        return tomllib.load(handle)["tool"]["setuptools"]["package-dir"]
+
+
+@event_priority(100)  # before mkdocstrings sets up its handler
+def on_config(config, **kwargs):
+    root = Path(config.config_file_path).resolve().parent
+    base = root / GRIFFE_ROOT
+    for package, folder in _package_dirs(root).items():
+        link = base.joinpath(*package.split("."))
+        link.parent.mkdir(parents=True, exist_ok=True)
+        target = os.path.relpath(root / folder, link.parent)
+        if link.is_symlink() and os.readlink(link) == target:
+            continue
+        if link.is_symlink():
+            link.unlink()
+        link.symlink_to(target, target_is_directory=True)
+    return config
+
+
+def _outside_link(match: re.Match[str], page_dir: Path, docs_dir: Path, root: Path, repo_url):
+    target = match.group("target")
+    if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I) or target.startswith(("#", "/")):
+        return match.group(0)
+    path = (page_dir / target.split("#", 1)[0]).resolve()
+    if path == docs_dir or docs_dir in path.parents or root not in path.parents:
+        return match.group(0)
+    relative = path.relative_to(root).as_posix()
+    text = match.group("text")
+    shown = f"`{relative}`" if text.strip("`") == relative else f"{text} (`{relative}`)"
+    if repo_url:
+        return f"[{shown}]({repo_url.rstrip('/')}/blob/HEAD/{relative})"
+    return shown
+
+
+def on_page_markdown(markdown, page, config, files, **kwargs):
+    docs_dir = Path(config.docs_dir).resolve()
+    root = Path(config.config_file_path).resolve().parent
+    page_dir = Path(page.file.abs_src_path).resolve().parent
+    # Rewrite outside code fences only: split the text into fenced and unfenced runs.
+    runs, current, fenced = [], [], False
+    for line in markdown.splitlines(keepends=True):
+        if _FENCE.match(line):
+            if not fenced:
+                runs.append((False, "".join(current)))
+                current = [line]
+            else:
+                current.append(line)
+                runs.append((True, "".join(current)))
+                current = []
+            fenced = not fenced
+            continue
+        current.append(line)
+    runs.append((fenced, "".join(current)))
+    return "".join(
+        text
+        if is_code
+        else _LINK.sub(lambda m: _outside_link(m, page_dir, docs_dir, root, config.repo_url), text)
+        for is_code, text in runs
+    )
