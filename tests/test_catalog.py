@@ -104,3 +104,19 @@ def test_list_one_builtin_reads_its_card(name: str, capsys) -> None:
     card = live_cards()[name]
     assert printed.startswith(f"{name} — {card.summary}")
     assert all(p.flag in printed for p in card.params)
+
+
+def test_list_shows_types_as_typed_and_columns_in_line(capsys) -> None:
+    """`Annotated[...]` shows as its type, and in each scenario's table every parameter's type
+    starts in one column, long flags (`--counterfactual-attribute`) included."""
+    from personasim.simulation.cli.main import main
+
+    for name, card in live_cards().items():
+        assert main(["list", name]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        assert not any("Annotated" in line for line in lines)
+        starts = set()
+        for p in card.params:
+            line = next(line for line in lines if line.startswith(f"  {p.flag} "))
+            starts.add(line.index(p.kind[:10], len(p.flag) + 2))  # a long kind folds
+        assert len(starts) == 1, (name, starts)

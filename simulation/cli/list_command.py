@@ -10,6 +10,8 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
+from rich.table import Table
+
 from personasim.simulation.cli.options import out
 from personasim.simulation.core.catalog import ScenarioCard, type_label
 
@@ -30,9 +32,22 @@ def _list(args: argparse.Namespace, extra: Sequence[str]) -> int:
         out.print(f"{card.name} — {card.summary}{origin}", style="bold")
         for role_name, description in card.roles:
             out.print(f"  role {role_name:<15} {description}")
-        for p in card.params:
-            out.print(f"  {p.flag:<24} {p.kind:<12} {p.default:<22} {p.description}")
+        out.print(_parameters(card))
     return 0
+
+
+def _parameters(card: ScenarioCard) -> Table:
+    """Flag, type, default and description in aligned columns; descriptions wrap to the
+    terminal's width instead of pushing the next columns out of line."""
+    table = Table.grid(padding=(0, 1))
+    table.add_column(width=1)  # the indent
+    table.add_column(no_wrap=True)  # the flag, whole
+    table.add_column(max_width=16, overflow="fold")  # a long list of choices folds
+    table.add_column(max_width=12, overflow="fold")
+    table.add_column(min_width=20, ratio=1)
+    for p in card.params:
+        table.add_row("", p.flag, p.kind, p.default, p.description)
+    return table
 
 
 def _cards(scenario: str | None) -> list[ScenarioCard]:

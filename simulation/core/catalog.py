@@ -19,7 +19,7 @@ import os
 from importlib.util import find_spec
 from pathlib import Path, PurePath
 from types import UnionType
-from typing import TYPE_CHECKING, Any, Literal, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args, get_origin
 
 from personasim.simulation.core.scenario import BUILTIN_MODULE
 
@@ -97,6 +97,8 @@ def card_of(scenario: type[Scenario]) -> ScenarioCard:
 def type_label(annotation: Any) -> str:
     """A parameter's type as a user types it: int, float, FILE, LIST, or the choices a|b|c."""
     origin, args = get_origin(annotation), get_args(annotation)
+    if origin is Annotated:  # a constrained type (`Annotated[str, Field(...)]`): the type itself
+        return type_label(args[0])
     if origin is Literal:
         return "|".join(map(str, args))
     if origin in (tuple, list):
