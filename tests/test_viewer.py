@@ -1,12 +1,16 @@
 """`personasim view`: the page's embedded data matches the log, model text cannot break out of
-its JSON block, no key reaches the page, bad input is one error line, and --serve answers."""
+its JSON block, no key reaches the page, bad input is one error line, and --serve answers; a
+folder of runs gives a run list that serves only its own runs and never runs their code."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import re
+import shutil
 import urllib.request
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,8 +18,14 @@ from fake_openai import FakeOpenAIServer
 
 from personasim.simulation import Event, SQLiteEventStore, run_scenario
 from personasim.simulation.cli.main import main
+from personasim.simulation.core import scenario as scenario_module
+from personasim.simulation.llm import scripted
 from personasim.simulation.runs.replay import agent_events
+from personasim.simulation.runs.run_list import find_runs
 from personasim.simulation.runs.viewer import ViewServer, collect_run, render_page
+from personasim.simulation.runs.viewer_list import FolderServer
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "coin_guess.py"
 
 SECRET = "sk-personasim-viewer-SECRET-51d2e0"
 INJECTION = (
@@ -145,3 +155,124 @@ def test_agents_table_has_roles_calls_and_short_text_decisions(scripted_run, tmp
     assert "decision:say" not in table["columns"]
     picks = [row[table["columns"].index("decision:pick")] for row in table["rows"]]
     assert picks == ["B, A", "C, A"]
+
+
+# -- a folder of runs: the run list ----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def folder(scripted_run: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """runs/{one, sweep/a, sweep/b, broken}, and a run beside the folder (outside it)."""
+    root = tmp_path_factory.mktemp("folder")
+    base = root / "runs"
+    for name, created in (("one", "01"), ("sweep/a", "02"), ("sweep/b", "03")):
+        shutil.copytree(scripted_run, base / name, ignore=shutil.ignore_patterns("view.html"))
+        data = json.loads((base / name / "manifest.json").read_text())
+        data["created_at"] = f"2026-01-{created}T10:00:00Z"
+        (base / name / "manifest.json").write_text(json.dumps(data))
+    (base / "broken").mkdir()
+    (base / "broken" / "manifest.json").write_text("{")
+    shutil.copytree(scripted_run, root / "outside", ignore=shutil.ignore_patterns("view.html"))
+    return base
+
+
+def get(server: FolderServer, path: str) -> tuple[int, str]:
+    """GET `path` sent as written (no client normalises `..` away)."""
+    connection = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=10)
+    connection.request("GET", path)
+    response = connection.getresponse()
+    return response.status, response.read().decode()
+
+
+@pytest.fixture
+def served(folder: Path) -> Iterator[FolderServer]:
+    with FolderServer(folder, port=0) as server:
+        server.serve_in_background()
+        yield server
+        server.shutdown()
+
+
+def test_run_list_endpoint_lists_the_folder_newest_first(folder: Path, served) -> None:
+    status, text = get(served, "/runs.json")
+    listed = json.loads(text)
+    assert status == 200 and listed["dir"] == str(folder)
+    rows = listed["runs"]
+    assert [r["path"] for r in rows] == [r.path for r in find_runs(folder)]
+    dated = [r["path"] for r in rows if r["path"] in ("one", "sweep/a", "sweep/b")]
+    assert dated == ["sweep/b", "sweep/a", "one"]  # newest first
+    by_path = {r["path"]: r for r in rows}
+    assert by_path["one"]["status"] == "complete" and by_path["one"]["n"] == "4 personas"
+    assert by_path["one"]["validity"] == "valid" and by_path["one"]["model"] == "scripted"
+    assert by_path["sweep/a"]["href"] == "/run/sweep/a/"
+    assert by_path["broken"]["status"] == "damaged" and by_path["broken"]["href"] is None
+    status, page = get(served, "/")
+    assert status == 200 and embedded(page, "run-list")["rows"] == rows
+    assert embedded(page, "runs") == []
+
+
+def test_each_listed_run_opens_with_a_link_back(folder: Path, served) -> None:
+    for href in ("/run/sweep/a/", "/run/sweep/a", "/run/one/"):
+        status, page = get(served, href)
+        assert status == 200, href
+        (run,) = embedded(page, "runs")
+        assert run["list"] == "/" and run["manifest"]["scenario"] == "trust-population"
+        assert len(run["agents"]["rows"]) == 5  # 4 personas and the trustee
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/run/../outside/", "/run/%2e%2e/outside/", "/run/sweep/../../outside/",
+        "/run/%2E%2E%2Foutside/", "/run//etc/", "/run/.", "/run/./one/", "/run/broken/",
+        "/run/sweep/", "/run/link/", "/../outside/manifest.json", "/one/manifest.json",
+        "/run/one/events.sqlite", "/run/OUTSIDE/",
+    ],
+)  # fmt: skip
+def test_the_server_serves_only_the_runs_of_its_folder(folder: Path, served, path: str) -> None:
+    """Nothing outside the list answers: `..` in any spelling, absolute paths, a folder that
+    is not a run, a damaged run, a link out of the folder, the run's own files."""
+    link = folder / "link"
+    if not link.exists():
+        link.symlink_to(folder.parent / "outside", target_is_directory=True)
+    assert "link" in {r.path for r in find_runs(folder)}  # listed, but it resolves outside
+    status, text = get(served, path)
+    assert status == 404 and "not found" in text and "manifest" not in text
+
+
+def test_opening_a_run_from_the_list_never_loads_its_scenario_file(tmp_path: Path) -> None:
+    """A run of a scenario file whose file now writes a marker when loaded: the list, the
+    served page and the written pages show the run, and the marker never appears."""
+    scenarios, behaviours = scenario_module.list_scenarios(), dict(scripted._BEHAVIOURS)
+    script = tmp_path / "coin_guess.py"
+    script.write_text(EXAMPLE.read_text())
+    try:
+        args = ["--n-personas", "2", "--rounds", "1", "--no-progress"]
+        assert main(["run", str(script), *args, "--out", str(tmp_path / "runs" / "coin")]) == 0
+    finally:
+        scripted._BEHAVIOURS.clear()
+        scripted._BEHAVIOURS.update(behaviours)
+        for name in set(scenario_module.list_scenarios()) - set(scenarios):
+            scenario_module._REGISTRY.pop(name, None)
+    marker = tmp_path / "executed"
+    script.write_text(script.read_text() + f"\nopen({str(marker)!r}, 'w').close()\n")
+    with FolderServer(tmp_path / "runs", port=0) as server:
+        server.serve_in_background()
+        assert get(server, "/")[0] == 200
+        status, page = get(server, "/run/coin/")
+        server.shutdown()
+    assert status == 200 and embedded(page, "runs")[0]["summary"] == []
+    assert main(["view", str(tmp_path / "runs")]) == 0
+    assert (tmp_path / "runs" / "coin" / "view.html").is_file()
+    assert not marker.exists()
+
+
+def test_view_of_a_folder_writes_the_list_and_each_runs_page(folder: Path, capsys) -> None:
+    """No --serve: DIR/view.html lists the runs, linked to RUN/view.html, which links back."""
+    assert main(["view", str(folder / "sweep")]) == 0
+    assert "the run list, and 2 run page(s)" in capsys.readouterr().out
+    listing = embedded((folder / "sweep" / "view.html").read_text(), "run-list")
+    assert [(r["path"], r["href"]) for r in listing["rows"]] == [
+        ("b", "b/view.html"), ("a", "a/view.html"),
+    ]  # fmt: skip
+    (run,) = embedded((folder / "sweep" / "a" / "view.html").read_text(), "runs")
+    assert run["list"] == "../view.html" and run["dir"] == "a"

@@ -1,6 +1,7 @@
 """`personasim view` pages in a real browser: headless Chromium (Debian's `chromium` package)
 renders every scenario's page, opens an agent by URL fragment, keeps injected markup inert,
-compares runs, and opens a 10,000-agent page in a few seconds.
+compares runs, and opens a 10,000-agent page in a few seconds; a run's results are on its first
+screen, and a sweep's run list opens each cell's page.
 
 Run with `python -m pytest -q -m browser` (left out of the fast suite)."""
 
@@ -16,6 +17,7 @@ import time
 import zlib
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import pytest
 from fake_openai import FakeOpenAIServer
@@ -426,3 +428,68 @@ def test_a_rescore_shows_the_two_judges_side_by_side(tmp_path: Path) -> None:
     assert "rescored run (judge: scripted)" in dom and "this run (judge: scripted:drift=0.5)" in dom
     dom, _ = dump_dom(view([source], tmp_path / "source.html"), tmp=tmp_path)
     assert not re.search(r"Two judges, item by item \(\d", dom)  # (the script holds the words)
+
+
+# ---------- results first, and a sweep's run list ----------
+
+# Where the first result (the summary lines, a figure or the metrics) starts, whether the page
+# or any fitted table scrolls sideways, and how persona ids are shown.
+RESULTS_PROBE = """
+(() => {
+  const first = document.querySelector("#results-summary, #results figure, #results-metrics");
+  const fitted = [...document.querySelectorAll("table.fit")].map((t) => t.parentElement)
+    .filter((box) => box.scrollWidth > box.clientWidth + 1).map((box) => box.className);
+  const ids = [...document.querySelectorAll("table[id^=agents-] .short-id")]
+    .map((n) => [n.textContent, n.title]);
+  const page = document.documentElement;
+  document.body.dataset.probe = JSON.stringify({ what: first ? first.id || first.tagName : null,
+    top: first ? first.getBoundingClientRect().top : null, fitted, ids,
+    scrollWidth: page.scrollWidth, clientWidth: page.clientWidth,
+    validity: !!document.querySelector("#run-details section.card h2") });
+})();
+"""
+
+
+@pytest.mark.parametrize("scenario", ["trust-population", "classroom"])
+def test_results_come_first_and_the_run_page_never_scrolls_sideways(scenario: str, tmp_path: Path):
+    """At 1,280 px the first result is on the first screen (not below Manifest/Validity/Cost),
+    the page and its fitted tables (validity, metrics, report CSVs) have no sideways scroll, and
+    a persona's UUID is shown as its first 8 characters with the whole id as the tooltip."""
+    run_dir = tmp_path / "run"
+    run_scenario(scenario, SMALL[scenario], out=run_dir, progress=False)
+    shown = probed(view([run_dir], tmp_path / "page.html"), RESULTS_PROBE, tmp_path, width=1280)
+    widths = f"scrollWidth {shown['scrollWidth']}, clientWidth {shown['clientWidth']}"
+    print(f"{scenario}: first result ({shown['what']}) at y = {shown['top']:.0f} px; {widths}")
+    assert shown["top"] is not None and 0 < shown["top"] < 1000
+    assert shown["scrollWidth"] <= shown["clientWidth"], "the page scrolls sideways"
+    assert shown["fitted"] == [], "a fitted table scrolls sideways"
+    assert shown["validity"], "validity is further down the page, not gone"
+    assert shown["ids"] or scenario != "trust-population", "its personas have UUIDs"
+    for text, title in shown["ids"]:
+        assert len(title) > 12 and text == title[:8] + "…"
+
+
+def test_a_sweeps_run_list_lists_every_cell_and_opens_each(tmp_path: Path) -> None:
+    sweep = tmp_path / "sweep"
+    args = ["sweep", "trust-population", "--models", "scripted,scripted:drift=0.15"]
+    assert main([*args, "--n-personas", "4", "--out", str(sweep), "--no-progress"]) == 0
+    cells = sorted(p.name for p in sweep.iterdir() if (p / "manifest.json").is_file())
+    assert len(cells) == 2
+    assert main(["view", str(sweep)]) == 0
+    listing = sweep / "view.html"
+    dom, _ = dump_dom(listing, tmp=tmp_path)
+    assert 'data-view="list"' in dom and dom.count("<tr data-run=") == len(cells)
+    for cell in cells:
+        link = re.search(f'<a href="([^"]*)" class="run-link">{re.escape(cell)}</a>', dom)
+        assert link and unquote(html_lib.unescape(link[1])) == f"{cell}/view.html"
+    for n, cell in enumerate(cells):  # a click on the list opens the cell's run page
+        links = '[...document.querySelectorAll("a.run-link")]'
+        click = f"{links}.find((a) => a.textContent === {json.dumps(cell)}).click()"
+        copy = sweep / f"probe-{n}.html"  # beside the list, so its relative links resolve
+        copy.write_text(listing.read_text().replace("</body>", f"<script>{click}</script></body>"))
+        dom, _ = dump_dom(copy, tmp=tmp_path)
+        opened = re.search(r"<h1>([^<]*)</h1>", dom)
+        assert 'data-view="run"' in dom and opened and opened[1] == f"trust-population — {cell}"
+        assert re.search(r'<a href="\.\./view\.html" class="back-to-list">← all runs</a>', dom)
+        assert 'id="results"' in dom
+        copy.unlink()

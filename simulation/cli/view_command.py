@@ -1,4 +1,5 @@
-"""`personasim view RUN_DIR [RUN_DIR ...]`: the runs as one self-contained HTML page."""
+"""`personasim view RUN_DIR [RUN_DIR ...]`: the runs as one self-contained HTML page;
+`personasim view DIR` of a sweep or a folder of runs: a run list page linking to each run's."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ __all__ = ["add_view_command"]
 
 def add_view_command(commands: Any) -> None:
     view = commands.add_parser("view", help="inspect runs in a browser (one HTML file, offline)")
-    view.add_argument("run_dirs", type=Path, nargs="+", metavar="RUN_DIR", help="2+: compare")
+    view.add_argument(
+        "run_dirs", type=Path, nargs="+", metavar="RUN_DIR", help="2+: compare; a sweep: run list"
+    )
     view.add_argument("--output", type=Path, help="HTML file to write (default RUN_DIR/view.html)")
     view.add_argument("--serve", action="store_true", help="serve the page on 127.0.0.1 instead")
     view.add_argument("--port", type=int_from(0), default=8000, help="with --serve (0: any free)")
@@ -24,7 +27,10 @@ def add_view_command(commands: Any) -> None:
 def _view(args: argparse.Namespace, extra: Sequence[str]) -> int:
     from personasim.simulation.runs.runner import RunError
     from personasim.simulation.runs.viewer import ViewServer, collect_run, render_page, write_page
+    from personasim.simulation.runs.viewer_list import is_run_folder
 
+    if len(args.run_dirs) == 1 and is_run_folder(args.run_dirs[0]):
+        return _view_folder(args, args.run_dirs[0])
     runs = []
     for run_dir in args.run_dirs:
         with open_store(run_dir) as store:
@@ -47,4 +53,31 @@ def _view(args: argparse.Namespace, extra: Sequence[str]) -> int:
         raise RunError(f"cannot write {target} ({exc.strerror}); choose another --output") from None
     agents = sum(len(r["agents"]["rows"]) for r in runs)
     out.print(f"{target}: {size(target.stat().st_size)}, {agents} agents")
+    return 0
+
+
+def _view_folder(args: argparse.Namespace, base: Path) -> int:
+    """The run list of a sweep or folder: served (each run's page built when opened), or
+    written as DIR/view.html with each run's page beside its run."""
+    from personasim.simulation.runs.runner import RunError
+    from personasim.simulation.runs.viewer_list import FolderServer, write_folder_pages
+
+    if args.serve:
+        try:
+            server = FolderServer(base, args.port)
+        except OSError as exc:
+            reason = f"cannot serve on 127.0.0.1:{args.port} ({exc.strerror})"
+            raise RunError(f"{reason}; choose another --port (0: any free)") from None
+        out.print(f"serving the runs in {base} at {server.url} (Ctrl-C stops)", markup=False)
+        with server:
+            server.serve_forever()
+        return 0
+    target = args.output or base / "view.html"
+    try:
+        pages, problems = write_folder_pages(base, target)
+    except OSError as exc:
+        raise RunError(f"cannot write {target} ({exc.strerror}); choose another --output") from None
+    for problem in problems:
+        out.print(f"not opened: {problem}", markup=False)
+    out.print(f"{target}: the run list, and {pages} run page(s) (RUN/view.html)", markup=False)
     return 0

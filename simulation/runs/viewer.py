@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import csv
 import http.server
+import importlib
 import json
 import re
 import threading
@@ -20,6 +21,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+from personasim.simulation.core.scenario import BUILTIN_MODULE, Scenario
 from personasim.simulation.log.events import Event, EventStore
 from personasim.simulation.runs.replay import concerned_agents
 from personasim.simulation.runs.run_dir import METRICS_FILE, REPORTS_DIR, read_manifest
@@ -27,7 +29,7 @@ from personasim.simulation.runs.run_lock import lock_holder
 from personasim.simulation.runs.scenario_file import scenario_for_run
 from personasim.simulation.runs.source_run import SOURCE_SCORES
 
-__all__ = ["ViewServer", "collect_run", "render_page", "write_page"]
+__all__ = ["ViewServer", "collect_run", "render_list_page", "render_page", "write_page"]
 
 _LABEL_KEYS = ("name", "first_name", "age", "sex", "gender", "job_title", "performance_level")
 _TABLE_ATTRIBUTES = 6
@@ -38,8 +40,12 @@ _LONG = object()
 """Marks a task with a long or structured value: it gets no column (its agent's page shows it)."""
 
 
-def collect_run(run_dir: Path, store: EventStore) -> dict[str, Any]:
-    """Everything the page shows about one run, read from its directory and log alone."""
+def collect_run(run_dir: Path, store: EventStore, run_code: bool = True) -> dict[str, Any]:
+    """Everything the page shows about one run, read from its directory and log alone.
+
+    The summary lines and a rescore's judges come from the scenario's code; with `run_code`
+    False (a run opened from a run list: anyone's folder) only a built-in scenario's is used,
+    never a scenario file the manifest names."""
     manifest = read_manifest(run_dir)
     metrics = _read_json(run_dir / METRICS_FILE)
     events = list(store.read())
@@ -50,24 +56,36 @@ def collect_run(run_dir: Path, store: EventStore) -> dict[str, Any]:
         "running": lock_holder(run_dir) is not None,
         "manifest": manifest,
         "metrics": metrics,
-        "summary": _summary(manifest, metrics),
+        "summary": _summary(manifest, metrics, run_code),
         "reports": _reports(run_dir / REPORTS_DIR),
         "kinds": dict(sorted(Counter(e.kind for e in events).items())),
         "sources": dict(Counter(str(e.payload.get("source")) for e in calls)),
         "agents": agents,
         "calls": _call_owners(calls, trajectories.keys()),
         "trajectories": trajectories,
-        "judges": _judges(manifest, events),
+        "judges": _judges(manifest, events, run_code),
     }
 
 
-def _judges(manifest: dict[str, Any], events: Sequence[Event]) -> dict[str, Any] | None:
+def _scenario(manifest: dict[str, Any], run_code: bool) -> type[Scenario] | None:
+    """The run's scenario; without `run_code`, None unless it is one of personasim's own."""
+    if not run_code:
+        builtin = importlib.import_module(BUILTIN_MODULE).SCENARIO_MODULES
+        if manifest.get("scenario_file") is not None or manifest.get("scenario") not in builtin:
+            return None
+    return scenario_for_run(manifest)[0]
+
+
+def _judges(
+    manifest: dict[str, Any], events: Sequence[Event], run_code: bool = True
+) -> dict[str, Any] | None:
     """A rescore's two judges side by side: each item's score in the rescored run and in this
     one (null where that judge has none), with the difference (None: not a rescore)."""
     source = next((e.payload for e in events if e.kind == SOURCE_SCORES), None)
     if source is None:
         return None
-    scores = scenario_for_run(manifest)[0].scores
+    scenario = _scenario(manifest, run_code)
+    scores = scenario.scores if scenario else None
     if scores is None:
         return None
     made = [(e.agent_id, e.payload) for e in events if e.kind == "decision.made"]
@@ -106,13 +124,13 @@ def _read_json(path: Path) -> dict[str, Any] | None:
         return {"unreadable": f"{path.name}: {exc}"}
 
 
-def _summary(manifest: dict[str, Any], metrics: dict[str, Any] | None) -> list[str]:
+def _summary(manifest: dict[str, Any], metrics: dict[str, Any] | None, run_code: bool) -> list[str]:
     """The scenario's own report lines (as `personasim run` prints them), when it can load."""
     if not metrics or "metrics" not in metrics:
         return []
     try:
-        scenario, _ = scenario_for_run(manifest)
-        return [str(line) for line in scenario.report(metrics["metrics"])]
+        scenario = _scenario(manifest, run_code)
+        return [str(line) for line in scenario.report(metrics["metrics"])] if scenario else []
     except Exception as exc:
         return [f"(the scenario's report is unavailable: {exc})"]
 
@@ -257,11 +275,33 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def render_page(runs: Sequence[dict[str, Any]]) -> str:
-    """The HTML page for one run, or for several (with the compare view)."""
-    template = files("personasim.simulation.runs").joinpath("viewer_assets/viewer.html").read_text()
-    script = files("personasim.simulation.runs").joinpath("viewer_assets/viewer.js").read_text()
-    style = files("personasim.simulation.runs").joinpath("viewer_assets/viewer.css").read_text()
+def _asset(name: str) -> str:
+    return files("personasim.simulation.runs").joinpath(f"viewer_assets/{name}").read_text()
+
+
+def _fill(title: str, data: str, agents: str) -> str:
+    """The page template with its parts; one pass, so a run's text that looks like a
+    placeholder is never substituted."""
+    parts = {
+        "title": _html_text(title),
+        "style": _asset("viewer.css"),
+        "data": data,
+        "agents": agents,
+        "script": _asset("viewer.js"),
+    }
+    return re.sub(r"\{\{(\w+)\}\}", lambda match: parts[match.group(1)], _asset("viewer.html"))
+
+
+def render_list_page(base: Path, rows: list[dict[str, Any]]) -> str:
+    """The run list of a folder: one row per run (run_list's columns and a link to its page)."""
+    listing = {"dir": base.resolve().name or str(base), "rows": rows}
+    data = _json_block("runs", []) + "\n" + _json_block("run-list", listing)
+    return _fill(f"personasim — runs in {listing['dir']}", data, "")
+
+
+def render_page(runs: Sequence[dict[str, Any]], list_href: str | None = None) -> str:
+    """The HTML page for one run, or for several (with the compare view); `list_href` links
+    back to the run list the run was opened from."""
     blocks = []
     for index, run in enumerate(runs):
         for number, events in enumerate(run["trajectories"].values()):
@@ -272,19 +312,12 @@ def render_page(runs: Sequence[dict[str, Any]]) -> str:
             "blocks": {
                 agent_id: f"r{index}-a{n}" for n, agent_id in enumerate(run["trajectories"])
             },
+            "list": list_href,
         }
         for index, run in enumerate(runs)
     ]
     title = " vs ".join(f"{r['manifest'].get('scenario', '?')} ({r['dir']})" for r in runs)
-    parts = {
-        "title": _html_text(f"personasim — {title}"),
-        "style": style,
-        "data": _json_block("runs", data),
-        "agents": "\n".join(blocks),
-        "script": script,
-    }
-    # one pass, so a run's text that looks like a placeholder is never substituted
-    return re.sub(r"\{\{(\w+)\}\}", lambda match: parts[match.group(1)], template)
+    return _fill(f"personasim — {title}", _json_block("runs", data), "\n".join(blocks))
 
 
 def _json_block(element_id: str, value: Any) -> str:

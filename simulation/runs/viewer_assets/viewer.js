@@ -3,6 +3,8 @@
 "use strict";
 const T0 = performance.now();
 const RUNS = JSON.parse(document.getElementById("runs").textContent);
+const LIST_BLOCK = document.getElementById("run-list");  // a folder's run list page only
+const LIST = LIST_BLOCK ? JSON.parse(LIST_BLOCK.textContent) : null;
 const PAGE = 50;
 const trajCache = new Map();
 
@@ -27,6 +29,8 @@ const agentHref = (r, id) => "#agent/" + (RUNS.length > 1 ? r + "/" : "") + enco
 const callHref = (r, seq) => "#call/" + (RUNS.length > 1 ? r + "/" : "") + seq;
 const card = (title, ...kids) => el("section", { class: "card" }, title ? el("h2", {}, title) : null, kids);
 const badge = (text, cls) => el("span", { class: "badge " + (cls || "") }, text);
+// A long id (a persona's UUID) as its first 8 characters; the whole id is its tooltip.
+const shortId = (id) => typeof id === "string" && id.length > 12 ? el("span", { class: "short-id", title: id }, id.slice(0, 8) + "…") : fmt(id);
 
 function kvTable(pairs) {
   return el("table", { class: "kv" }, pairs.map(([k, v]) =>
@@ -51,15 +55,17 @@ function flatten(value, prefix, out) {
 
 // ---------- navigation ----------
 function nav(active) {
+  const back = RUNS.length && RUNS[0].list ? [el("a", { href: RUNS[0].list, class: "back-to-list" }, "← all runs")] : [];
   const links = RUNS.map((run, r) => el("a", { href: "#run/" + r, class: active === "run/" + r ? "active" : null },
     RUNS.length > 1 ? "run " + (r + 1) + ": " + run.dir : run.dir));
   if (RUNS.length > 1) links.push(el("a", { href: "#compare", class: active === "compare" ? "active" : null }, "compare"));
-  document.getElementById("nav").replaceChildren(...links);
+  document.getElementById("nav").replaceChildren(...back, ...links);
 }
 
 // Links: #run/N, #agent/ID (several runs: #agent/N/ID), #call/SEQ (#call/N/SEQ), #compare,
 // #compare/PERSONA; "#agent=ID" and "#call=SEQ" are read the same. A reload keeps the hash.
 function route() {
+  if (LIST) return showList();
   const hash = decodeURIComponent(location.hash.slice(1)).replace(/^(agent|call)=/, "$1/");
   const main = document.getElementById("main");
   let view, focus = null;
@@ -100,6 +106,36 @@ function route() {
   }
 }
 
+// ---------- run list (a sweep or a folder of runs) ----------
+function showList() {
+  document.querySelector("header .brand").setAttribute("href", "#");
+  document.getElementById("nav").replaceChildren();
+  document.getElementById("main").replaceChildren(listView());
+  document.body.dataset.view = "list";
+}
+
+const LIST_COLUMNS = [["path", "run", "24%"], ["status", "status", "9%"], ["scenario", "scenario", "14%"],
+  ["model", "model", "17%"], ["n", "n", "9%"], ["validity", "validity", "15%"], ["started", "started (UTC)", "12%"]];
+
+function listView() {
+  const head = el("tr", {}, LIST_COLUMNS.map(([, title]) => el("th", {}, title)));
+  const widths = el("colgroup", {}, LIST_COLUMNS.map(([, , width]) => el("col", { style: "width:" + width })));
+  const table = el("table", { id: "runs-table", class: "fit" }, widths, el("thead", {}, head),
+    el("tbody", {}, LIST.rows.map(listRow)));
+  return el("div", {}, el("h1", {}, "Runs in " + LIST.dir + " (" + LIST.rows.length + ")"),
+    card(null, el("p", { class: "muted" }, "Newest first. Open a run for its results, agents and validity; each run page links back here."), table));
+}
+
+function listRow(row) {
+  const path = row.href ? el("a", { href: row.href, class: "run-link" }, row.path) : el("span", { title: "cannot be opened" }, row.path);
+  const valid = row.validity === "valid" ? "ok" : row.validity.startsWith("not valid") ? "bad" : "warn";
+  const status = row.status === "complete" ? "ok" : row.status === "damaged" ? "bad" : "warn";
+  return el("tr", { "data-run": row.path }, el("td", {}, path), el("td", {}, badge(row.status, status)),
+    el("td", {}, row.scenario), el("td", {}, row.model), el("td", {}, row.n),
+    el("td", {}, row.status === "damaged" ? el("span", { class: "muted" }, row.validity) : badge(row.validity, valid)),
+    el("td", {}, row.started));
+}
+
 // ---------- run page ----------
 function runView(r) {
   const run = RUNS[r], m = run.manifest, v = m.validity || {};
@@ -110,9 +146,22 @@ function runView(r) {
       run.running ? badge("still running", "warn") : badge(m.status || "?", m.status === "complete" ? "ok" : "warn"),
       ok === null ? badge("validity unknown", "warn") : badge(ok ? "valid" : "NOT VALID", ok ? "ok" : "bad"),
       el("span", { class: "muted" }, "created " + txt(m.created_at) + " · finished " + txt(m.finished_at))));
-  const top = el("div", { class: "grid" }, manifestCard(m), validityCard(run), costCard(run));
-  return el("div", {}, head, top, el("div", { style: "height:14px" }), summaryCard(run), judgesCard(run),
-    reportsCard(run), agentsCard(r), metricsCard(run), kindsCard(run));
+  return el("div", {}, head, resultsCard(run), judgesCard(run), agentsCard(r), detailsBlock(run), kindsCard(run));
+}
+
+// What the run found comes first: the scenario's summary lines, its figures (file names as
+// captions), its tables, then every metric. How it ran (manifest, validity, cost) follows the agents.
+function resultsCard(run) {
+  const results = card("Results", summaryBlock(run), figuresBlock(run), reportTables(run), metricsBlock(run));
+  results.id = "results";
+  return results;
+}
+
+function detailsBlock(run) {
+  const validity = validityCard(run);
+  validity.classList.add("wide");
+  return el("div", { id: "run-details" }, el("h2", { class: "section" }, "How the run went"),
+    el("div", { class: "grid" }, manifestCard(run.manifest), costCard(run), validity), el("div", { style: "height:14px" }));
 }
 
 // A pack by scenario and hash: shipped, or the edited file as given (never an install path;
@@ -147,7 +196,7 @@ function validityCard(run) {
     if (path.endsWith(".small") && value === true) flagged.push(path.slice(0, -6));
   }
   const heads = { reasks: "re-asks", failure_rate: "failure rate", max_failure_rate: "limit" };
-  return card("Validity", el("div", { class: "scroll" }, dataTable(["task", ...cols.map((c) => heads[c] || c)], rows, true, "wrap")),
+  return card("Validity", el("div", { class: "scroll" }, dataTable(["task", ...cols.map((c) => heads[c] || c)], rows, true, "wrap fit")),
     el("p", { class: "muted" }, "max failure rate " + txt(v.max_failure_rate) + ", groups under n = " + txt(v.min_group_n) + " are flagged"),
     ...readingsBlock(v),
     el("h3", {}, "Flagged groups (" + flagged.length + ")"),
@@ -172,7 +221,7 @@ function readingsBlock(v) {
   });
   const heads = ["reader", "texts", "read", "unreadable", "ambiguous", "unread rate", "ok", "values by rule or role", "audit: wrong-read rate"];
   return [el("h3", {}, "Readings (" + readers.length + " readers)"),
-    el("div", { class: "scroll" }, dataTable(heads, rows, true, "wrap"))];
+    el("div", { class: "scroll" }, dataTable(heads, rows, true, "wrap fit"))];
 }
 
 function costCard(run) {
@@ -185,10 +234,10 @@ function costCard(run) {
   ]));
 }
 
-function summaryCard(run) {
-  if (!run.metrics) return card("Metrics", el("p", { class: "muted" }, "no metrics.json (the run did not complete; `personasim metrics RUN_DIR` computes them)"));
+function summaryBlock(run) {
+  if (!run.metrics) return el("p", { class: "muted" }, "no metrics.json (the run did not complete; `personasim metrics RUN_DIR` computes them)");
   if (!run.summary.length) return null;
-  return card("Report", el("pre", {}, run.summary.join("\n")));
+  return el("pre", { id: "results-summary" }, run.summary.join("\n"));
 }
 
 // A rescore (docs/rescore.md): each scored item under the rescored run's judge and this run's.
@@ -201,22 +250,32 @@ function judgesCard(run) {
       dataTable(["item", j.first, j.second, "difference"], j.rows, true, "judges")));
 }
 
-function reportsCard(run) {
-  if (!run.reports.length) return null;
+function figuresBlock(run) {
   const figures = run.reports.filter((x) => x.kind === "figure" && x.src.startsWith("data:image/png;base64,"));
-  const tables = run.reports.filter((x) => x.kind === "table");
-  return card("Report tables and figures",
-    el("div", { class: "grid" }, figures.map((f) => el("figure", {}, el("img", { src: f.src, alt: f.name }), el("figcaption", {}, f.name)))),
-    tables.map((t) => el("div", {}, el("h3", {}, t.name),
-      el("div", { class: "scroll", style: "max-height:320px" }, dataTable(t.rows[0] || [], t.rows.slice(1).map((row) => row.map(numberish)), true)))));
+  if (!figures.length) return null;
+  return el("div", { class: "grid figures" }, figures.map((f) => el("figure", {}, el("img", { src: f.src, alt: f.name }), el("figcaption", {}, f.name))));
+}
+
+// The report's CSV tables, folded under their file names (the figures and summary say more at
+// a glance). One of up to FIT_COLUMNS columns wraps its cells to the card's width; a wider one
+// scrolls inside its table box.
+const FIT_COLUMNS = 10;
+function reportTables(run) {
+  return run.reports.filter((x) => x.kind === "table").map((t) => {
+    const fits = (t.rows[0] || []).length <= FIT_COLUMNS;
+    return el("details", { class: "report-table" }, el("summary", {}, t.name + " (" + Math.max(0, t.rows.length - 1) + " rows)"),
+      el("div", { class: "scroll", style: "max-height:320px" }, dataTable(t.rows[0] || [], t.rows.slice(1).map((row) => row.map(numberish)), true, fits ? "fit" : null)));
+  });
 }
 const numberish = (s) => (s !== "" && !isNaN(+s) ? +s : s);
 
-function metricsCard(run) {
+// Every metric, flattened; open when short or when the scenario gave no summary lines.
+function metricsBlock(run) {
   if (!run.metrics) return null;
   const flat = [...flatten(run.metrics, "", new Map())];
-  return card("Metrics (" + flat.length + " values)", el("details", { open: flat.length <= 60 ? "" : null },
-    el("summary", {}, "metrics.json, flattened"), el("div", { class: "scroll" }, dataTable(["metric", "value"], flat, true))));
+  return el("details", { id: "results-metrics", open: flat.length <= 60 || !run.summary.length ? "" : null },
+    el("summary", {}, "metrics.json, flattened (" + flat.length + " values)"),
+    el("div", { class: "scroll", style: "max-height:520px" }, dataTable(["metric", "value"], flat, true, "fit metrics")));
 }
 
 function kindsCard(run) {
@@ -329,7 +388,8 @@ function agentsTable(r, st, draw) {
     const row = t.rows[i];
     return el("tr", { "data-agent": row[0] }, cols.map(([c, k]) => k === 1
       ? el("td", {}, el("a", { href: agentHref(r, row[0]) }, txt(row[k])))
-      : el("td", { class: isNum(row[k]) ? "num" : null }, fmt(row[k]))));
+      : c === "persona" ? el("td", {}, shortId(row[k]))
+        : el("td", { class: isNum(row[k]) ? "num" : null, title: typeof row[k] === "string" && row[k].length > 24 ? row[k] : null }, fmt(row[k]))));
   });
   const pager = el("div", { class: "toolbar" },
     el("button", { onclick: () => { st.page = Math.max(0, st.page - 1); draw(); } }, "‹ prev"),
