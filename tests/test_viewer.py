@@ -12,17 +12,23 @@ import urllib.request
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import pandas as pd
 import pytest
 from fake_openai import FakeOpenAIServer
+from scipy import stats
 
+from personasim.analysis.undefined import FEWER_THAN_2
 from personasim.simulation import Event, SQLiteEventStore, run_scenario
 from personasim.simulation.cli.main import main
 from personasim.simulation.core import scenario as scenario_module
 from personasim.simulation.llm import scripted
+from personasim.simulation.runs.agent_data import run_agents
 from personasim.simulation.runs.replay import agent_events
 from personasim.simulation.runs.run_list import find_runs
 from personasim.simulation.runs.viewer import ViewServer, collect_run, render_page
+from personasim.simulation.runs.viewer_compare import NO_SPREAD, mean_interval
 from personasim.simulation.runs.viewer_list import FolderServer
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "coin_guess.py"
@@ -115,6 +121,101 @@ def test_default_output_and_compare_of_two_runs(scripted_run: Path, capsys) -> N
     runs = embedded(html, "runs")
     assert len(runs) == 2 and runs[0]["agents"] == runs[1]["agents"]
     assert "10 agents" in capsys.readouterr().out
+
+
+def two_models(root: Path) -> tuple[Path, Path]:
+    """Two trust-population runs, same seed and personas: the scripted model, and the scripted
+    model with drift (which changes some decisions and leaves some unreadable)."""
+    base, drift = root / "base", root / "drift"
+    run_scenario("trust-population", {"n_personas": 12}, out=base, progress=False)
+    run_scenario(
+        "trust-population", {"n_personas": 12}, model="scripted:drift=0.6,seed=3", out=drift,
+        progress=False,
+    )  # fmt: skip
+    return base, drift
+
+
+def expected_comparison(base: Path, drift: Path) -> dict[str, Any]:
+    """The compare summary worked out from each run's agents frame, apart from the viewer:
+    changed personas (a failed decision is a change), and the paired mean with its t interval."""
+    a, b = (
+        run_agents(d).dropna(subset=["persona_id"]).set_index("persona_id") for d in (base, drift)
+    )
+    shared = a.index.intersection(b.index)
+    x, y = a.loc[shared, "trust.trustor"], b.loc[shared, "trust.trustor"]
+    changed = int(
+        sum(
+            (p is pd.NA) != (q is pd.NA) or (p is not pd.NA and p != q)
+            for p, q in zip(x, y, strict=True)
+        )
+    )
+    both = x.notna() & y.notna()
+    d = (y[both] - x[both]).astype(float).to_numpy()
+    low, high = stats.t.interval(0.95, len(d) - 1, loc=d.mean(), scale=stats.sem(d))
+    return {"shared": len(shared), "changed": changed, "pairs": len(d), "mean": d.mean(),
+            "low": low, "high": high}  # fmt: skip
+
+
+def flat_metrics(run_dir: Path) -> dict[str, Any]:
+    """metrics.json's `metrics`, flattened to `a.b.c` → value."""
+    pending, flat = [("", json.loads((run_dir / "metrics.json").read_text())["metrics"])], {}
+    while pending:
+        prefix, value = pending.pop()
+        if isinstance(value, dict):
+            pending += [(f"{prefix}.{k}" if prefix else k, v) for k, v in value.items()]
+        else:
+            flat[prefix] = value
+    return flat
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def test_compare_summarises_what_changed_between_two_runs(tmp_path: Path) -> None:
+    """The compare block: changed personas and the mean change as the agents frames give them,
+    only the differing parameters, metrics with B − A largest first, changed personas first."""
+    base, drift = two_models(tmp_path)
+    assert main(["view", str(base), str(drift), "--output", str(tmp_path / "page.html")]) == 0
+    (shown,) = embedded((tmp_path / "page.html").read_text(), "compare")
+    want = expected_comparison(base, drift)
+    (task,) = shown["tasks"]
+    assert task["task"] == "trust.trustor" and task["undefined"] is None
+    assert (shown["shared"], shown["changed"], task["changed"]) == (
+        12,
+        want["changed"],
+        want["changed"],
+    )
+    assert 0 < want["changed"] < 12 and task["pairs"] == want["pairs"] < 12
+    for key in ("mean", "low", "high"):
+        assert task[key] == pytest.approx(want[key])
+    params = shown["parameters"]
+    assert [row[0] for row in params["differ"]] == ["model", "roles.persona"]
+    assert params["differ"][0][1:] == ["scripted", "scripted:drift=0.6,seed=3"]
+    assert (
+        params["equal"] == len(json.loads((base / "manifest.json").read_text())["params"]) + 6
+    )  # 8 settings
+    fa, fb = flat_metrics(base), flat_metrics(drift)
+    both = fa.keys() & fb.keys()
+    numeric = [abs(fb[k] - fa[k]) for k in both if all(map(is_number, (fa[k], fb[k])))]
+    first = shown["metrics"]["differ"][0]
+    assert abs(first[3]) == max(numeric) > 0 and first[3] == fb[first[0]] - fa[first[0]]
+    differences = [abs(row[3]) for row in shown["metrics"]["differ"] if row[3] is not None]
+    assert differences == sorted(differences, reverse=True)
+    metrics = shown["metrics"]
+    assert metrics["total"] == metrics["equal"] + len(metrics["differ"]) and metrics["equal"] > 0
+    flags = [p["changed"] for p in shown["personas"]]
+    assert flags == sorted(flags, reverse=True) and sum(flags) == want["changed"]
+
+
+def test_the_mean_change_is_undefined_without_two_differences_that_vary() -> None:
+    assert mean_interval([2.0])["undefined"] == FEWER_THAN_2
+    assert mean_interval([1.0, 1.0, 1.0]) == {
+        "pairs": 3, "mean": 1.0, "low": None, "high": None, "undefined": NO_SPREAD,
+    }  # fmt: skip
+    assert mean_interval([])["mean"] is None
+    low, _ = stats.t.interval(0.95, 2, loc=2.0, scale=stats.sem([1.0, 2.0, 3.0]))
+    assert mean_interval([1.0, 2.0, 3.0])["low"] == pytest.approx(low)
 
 
 def test_served_page_is_the_written_page(scripted_run: Path) -> None:

@@ -21,7 +21,7 @@ from urllib.parse import unquote
 
 import pytest
 from fake_openai import FakeOpenAIServer
-from test_viewer import INJECTION, SECRET
+from test_viewer import INJECTION, SECRET, expected_comparison, two_models
 
 from personasim.simulation import Event, SQLiteEventStore, run_scenario
 from personasim.simulation.cli.main import main
@@ -144,6 +144,48 @@ def test_compare_marks_the_replies_that_differ(tmp_path: Path) -> None:
     if same:  # a persona answered alike under both models: no step is marked
         dom, _ = dump_dom(page, "#compare/" + same[0])
         assert 'id="compare-outcomes"' in dom and 'class="difflabel"' not in dom
+
+
+# What the compare view says: its summary lines, the metrics' differences in table order, and
+# whether each shared persona's row is marked changed, in order (changed table, then unchanged).
+COMPARE_PROBE = """
+(() => {
+  const text = (s) => (document.querySelector(s) || {}).textContent || null;
+  const number = (s) => +s.replace("−", "-");
+  document.body.dataset.probe = JSON.stringify({ changed: text("#compare-changed"),
+    task: text("#compare-tasks li"), page: document.documentElement.scrollWidth,
+    differences: [...document.querySelectorAll("#compare-metrics tbody td.diff")]
+      .map((td) => td.textContent).filter((t) => t !== "—").map(number),
+    personas: [...document.querySelectorAll("#compare-changed-personas tbody tr, "
+      + "#compare-unchanged-personas tbody tr")].map((tr) => tr.classList.contains("changed")) });
+})();
+"""
+
+
+def test_compare_summarises_changed_personas_metrics_and_parameters(tmp_path: Path) -> None:
+    """At 1,280 px: the summary states the changed personas and the mean change with its
+    interval and n (as worked out from the agents frames), the first metric has the largest
+    |B − A|, and changed personas come first."""
+    base, drift = two_models(tmp_path)
+    want = expected_comparison(base, drift)
+    page = view([base, drift], tmp_path / "compare.html")
+    shown = probed(page, COMPARE_PROBE, tmp_path, "#compare", 1280)
+    print(f"\n{shown['changed']}\n{shown['task']}")
+    assert (
+        shown["changed"]
+        == f"{want['changed']} of 12 shared personas changed a decision between the runs."
+    )
+    two = lambda v: f"{v:.2f}".replace("-", "−")  # noqa: E731
+    assert shown["task"] == (
+        f"trust.trustor: {want['changed']} of 12 changed; mean change B − A "
+        f"{'+' if want['mean'] > 0 else ''}{two(want['mean'])}, 95% CI [{two(want['low'])}, "
+        f"{two(want['high'])}] (t interval), n = {want['pairs']} personas with a number in "
+        "both runs"
+    )
+    assert shown["page"] <= 1280, "the page does not scroll sideways"
+    magnitudes = [abs(d) for d in shown["differences"]]
+    assert magnitudes and magnitudes[0] == max(magnitudes) > 0
+    assert shown["personas"] == [True] * want["changed"] + [False] * (12 - want["changed"])
 
 
 def synthetic_run(run_dir: Path, n_agents: int) -> None:

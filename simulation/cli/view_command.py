@@ -34,7 +34,7 @@ def _view(args: argparse.Namespace, extra: Sequence[str]) -> int:
     runs = []
     for run_dir in args.run_dirs:
         with open_store(run_dir) as store:
-            runs.append(collect_run(run_dir, store))
+            runs.append(collect_run(run_dir, store, decisions=len(args.run_dirs) > 1))
     html = render_page(runs)
     if args.serve:
         try:

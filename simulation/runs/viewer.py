@@ -28,6 +28,7 @@ from personasim.simulation.runs.run_dir import METRICS_FILE, REPORTS_DIR, read_m
 from personasim.simulation.runs.run_lock import lock_holder
 from personasim.simulation.runs.scenario_file import scenario_for_run
 from personasim.simulation.runs.source_run import SOURCE_SCORES
+from personasim.simulation.runs.viewer_compare import compare_runs, decision_values
 
 __all__ = ["ViewServer", "collect_run", "render_list_page", "render_page", "write_page"]
 
@@ -40,12 +41,16 @@ _LONG = object()
 """Marks a task with a long or structured value: it gets no column (its agent's page shows it)."""
 
 
-def collect_run(run_dir: Path, store: EventStore, run_code: bool = True) -> dict[str, Any]:
+def collect_run(
+    run_dir: Path, store: EventStore, run_code: bool = True, decisions: bool = False
+) -> dict[str, Any]:
     """Everything the page shows about one run, read from its directory and log alone.
 
-    The summary lines and a rescore's judges come from the scenario's code; with `run_code`
-    False (a run opened from a run list: anyone's folder) only a built-in scenario's is used,
-    never a scenario file the manifest names."""
+    `decisions` adds each persona's decisions, which only the compare view needs (they cost
+    about 1.5 s for 10,000 agents, so a single run's page goes without). The summary lines
+    and a rescore's judges come from the scenario's code; with `run_code` False (a run opened
+    from a run list: anyone's folder) only a built-in scenario's is used, never a scenario file
+    the manifest names."""
     manifest = read_manifest(run_dir)
     metrics = _read_json(run_dir / METRICS_FILE)
     events = list(store.read())
@@ -64,6 +69,7 @@ def collect_run(run_dir: Path, store: EventStore, run_code: bool = True) -> dict
         "calls": _call_owners(calls, trajectories.keys()),
         "trajectories": trajectories,
         "judges": _judges(manifest, events, run_code),
+        "decisions": decision_values(events) if decisions else {},
     }
 
 
@@ -308,7 +314,7 @@ def render_page(runs: Sequence[dict[str, Any]], list_href: str | None = None) ->
             blocks.append(_json_block(f"r{index}-a{number}", events))
     data = [
         {
-            **{k: v for k, v in run.items() if k != "trajectories"},
+            **{k: v for k, v in run.items() if k not in ("trajectories", "decisions")},
             "blocks": {
                 agent_id: f"r{index}-a{n}" for n, agent_id in enumerate(run["trajectories"])
             },
@@ -316,6 +322,9 @@ def render_page(runs: Sequence[dict[str, Any]], list_href: str | None = None) ->
         }
         for index, run in enumerate(runs)
     ]
+    if len(runs) > 1:  # run 1 against each other run (docs/viewer.md, "Compare")
+        comparisons = [compare_runs(runs[0], run) for run in runs[1:]]
+        blocks.append(_json_block("compare", comparisons))
     title = " vs ".join(f"{r['manifest'].get('scenario', '?')} ({r['dir']})" for r in runs)
     return _fill(f"personasim — {title}", _json_block("runs", data), "\n".join(blocks))
 

@@ -548,30 +548,95 @@ function personaIndex(r) {
   return t.byPersona;
 }
 
+// Run 1 (A) against another run (B): the numbers come from the page's "compare" block, computed
+// in Python from each run's log (simulation/runs/viewer_compare.py).
+const COMPARE_BLOCK = document.getElementById("compare");
+const COMPARISONS = COMPARE_BLOCK ? JSON.parse(COMPARE_BLOCK.textContent) : [];
+let compareWith = 1;
+const signed = (v) => (isNum(v) ? (v > 0 ? "+" : v < 0 ? "−" : "") + fmt(Math.abs(v)) : txt(v));
+const two = (v) => (v < 0 ? "−" : "") + Math.abs(v).toFixed(2);
+const plural = (n, one, many) => n + " " + (n === 1 ? one : many || one + "s");
+
 function compareView() {
-  const flats = RUNS.map((run) => flatten(run.metrics ? run.metrics.metrics : {}, "", new Map()));
-  const keys = [...new Set(flats.flatMap((f) => [...f.keys()]))];
-  const same = (vals) => vals.every((v) => JSON.stringify(v) === JSON.stringify(vals[0]));
-  const metricRows = keys.map((k) => { const vals = flats.map((f) => f.get(k)); return { k, vals, differ: !same(vals) }; });
-  const metricTable = el("table", { id: "compare-metrics" },
-    el("thead", {}, el("tr", {}, el("th", {}, "metric"), RUNS.map((run, r) => el("th", {}, "run " + (r + 1) + ": " + run.dir)))),
-    el("tbody", {}, metricRows.map(({ k, vals, differ }) => el("tr", { class: differ ? "diffcell" : null },
-      el("td", {}, k), vals.map((v) => el("td", { class: isNum(v) ? "num" : null }, fmt(v)))))));
-  const setting = (f) => RUNS.map((run) => f(run.manifest));
-  const settings = [["scenario", (m) => m.scenario], ["roles → models", (m) => m.roles], ["model", (m) => m.model],
-    ["prompt pack", (m) => m.prompts && packName(m.prompts) + " " + txt(m.prompts.sha256).slice(0, 12)], ["response format", (m) => m.response_format], ["seed", (m) => m.seed],
-    ["params", (m) => m.params], ["valid", (m) => m.validity && m.validity.overall && m.validity.overall.ok], ["model requests", (m) => (m.llm || {}).calls]];
-  const settingsTable = el("table", { style: "table-layout:fixed;width:100%" }, el("thead", {}, el("tr", {}, el("th", {}, ""), RUNS.map((run, r) => el("th", {}, "run " + (r + 1))))),
-    el("tbody", {}, settings.map(([name, f]) => { const vals = setting(f); return el("tr", { class: same(vals) ? null : "diffcell" }, el("th", {}, name), vals.map((v) => el("td", {}, txt(v)))); })));
-  const indexes = RUNS.map((_, r) => personaIndex(r));
-  const shared = [...indexes[0].keys()].filter((p) => indexes.slice(1).some((ix) => ix.has(p)));
-  const firstLabel = (p) => { const row = agentRow(0, indexes[0].get(p)[0]); return row ? row.label : p; };
-  return el("div", {}, el("h1", {}, "Compare " + RUNS.length + " runs"),
-    card("Runs", el("div", { class: "scroll" }, settingsTable)),
-    card("Metrics (" + metricRows.filter((x) => x.differ).length + " of " + metricRows.length + " differ, highlighted)", el("div", { class: "scroll" }, metricTable)),
-    card("Personas in more than one run (" + shared.length + ")", el("ul", { id: "shared-personas" },
-      shared.slice(0, 500).map((p) => el("li", {}, el("a", { href: "#compare/" + encodeURIComponent(p) }, firstLabel(p))))),
-    shared.length > 500 ? el("p", { class: "muted" }, "first 500 shown; open #compare/<persona id> for any other") : null));
+  const c = COMPARISONS[compareWith - 1];
+  const pick = RUNS.length > 2 ? el("label", {}, "run B: ", el("select", { onchange: (e) => { compareWith = +e.target.value; route(); } },
+    RUNS.slice(1).map((run, k) => el("option", { value: k + 1, selected: k + 1 === compareWith ? "" : null }, "run " + (k + 2) + ": " + run.dir)))) : null;
+  if (!c) return card("Compare", el("p", { class: "muted" }, "this page has no comparison data (written by an older personasim)"));
+  return el("div", {}, el("h1", {}, "Compare run A (run 1) with run B (run " + (compareWith + 1) + ")"), pick,
+    summaryCard(c), parametersCard(c), compareMetricsCard(c), comparePersonasCard(c));
+}
+
+function runLine(r, letter) {
+  const m = RUNS[r].manifest, v = m.validity && m.validity.overall;
+  return el("li", {}, el("strong", {}, letter), " = run " + (r + 1) + ": " + RUNS[r].dir + " · " + txt(m.model_spec || m.model) + " · ",
+    v ? badge(v.ok ? "valid" : "NOT VALID", v.ok ? "ok" : "bad") : badge("validity unknown", "warn"),
+    " " + plural((m.llm || {}).calls || 0, "model request"));
+}
+
+// How many shared personas changed a decision, and per task the mean change B − A of numeric
+// decisions with its 95% t interval over personas (undefined, with the reason, when it has none).
+function summaryCard(c) {
+  const only = c.only_a || c.only_b ? " (" + c.only_a + " only in A, " + c.only_b + " only in B)" : "";
+  const tasks = c.tasks.map((t) => el("li", { "data-task": t.task }, el("strong", {}, t.task), ": " + t.changed + " of " + t.n + " changed; " + meanText(t)));
+  return card("Summary", el("ul", { class: "runs-ab" }, runLine(0, "A"), runLine(compareWith, "B")),
+    el("p", { id: "compare-changed", class: "lead" }, c.changed + " of " + plural(c.shared, "shared persona") + " changed a decision between the runs" + only + "."),
+    c.tasks.length ? el("ul", { id: "compare-tasks" }, tasks) : el("p", { class: "muted" }, "no decisions in these runs"));
+}
+
+function meanText(t) {
+  if (t.mean === null) return "mean change undefined: " + t.undefined;
+  const n = "n = " + plural(t.pairs, "persona") + " with a number in both runs";
+  const interval = t.undefined ? "95% interval undefined: " + t.undefined : "95% CI [" + two(t.low) + ", " + two(t.high) + "] (t interval)";
+  return "mean change B − A " + (t.mean > 0 ? "+" : "") + two(t.mean) + ", " + interval + ", " + n;
+}
+
+function parametersCard(c) {
+  const p = c.parameters;
+  const equal = el("p", { class: "muted" }, plural(p.equal, "parameter") + " equal" + (p.differ.length ? "" : ": none differs"));
+  if (!p.differ.length) return card("Parameters", equal);
+  return card("Parameters that differ (" + p.differ.length + ")", dataTable(["parameter", "run A", "run B"], p.differ, false, "fit"), equal);
+}
+
+// Metrics that differ, the largest |B − A| first, each difference with a bar scaled to the
+// largest; the equal ones folded.
+function compareMetricsCard(c) {
+  const m = c.metrics;
+  const top = Math.max(0, ...m.differ.map((row) => (isNum(row[3]) ? Math.abs(row[3]) : 0)));
+  const diffCell = (d) => el("td", { class: "num diff" }, isNum(d) && top > 0 ? el("span", { class: "bar " + (d < 0 ? "neg" : "pos"), style: "width:" + Math.max(2, 60 * Math.abs(d) / top).toFixed(0) + "px" }) : null, signed(d));
+  const widths = el("colgroup", {}, ["46%", "17%", "17%", "20%"].map((w) => el("col", { style: "width:" + w })));
+  const table = el("table", { id: "compare-metrics", class: "fit" }, widths,
+    el("thead", {}, el("tr", {}, ["metric", "run A", "run B", "difference (B − A)"].map((h) => el("th", {}, h)))),
+    el("tbody", {}, m.differ.map(([name, a, b, d]) => el("tr", {}, el("td", {}, name),
+      el("td", { class: isNum(a) ? "num" : null }, fmt(a)), el("td", { class: isNum(b) ? "num" : null }, fmt(b)), diffCell(d)))));
+  const same = el("details", { id: "compare-metrics-equal" }, el("summary", {}, plural(m.equal, "metric") + " equal"),
+    dataTable(["metric", "value (both runs)"], m.same, true, "fit metrics"));
+  return card("Metrics (" + m.differ.length + " of " + m.total + " differ)",
+    m.differ.length ? el("div", { class: "scroll", style: "max-height:480px" }, table) : null, m.equal ? same : null);
+}
+
+// Shared personas, the ones whose decision changed first (both decisions side by side), the
+// unchanged ones folded; each links to its runs' trajectories side by side.
+function comparePersonasCard(c) {
+  const tasks = c.tasks.map((t) => t.task);
+  const head = el("thead", {}, el("tr", {}, el("th", {}, "persona"), tasks.map((t) => [el("th", {}, t + " (A)"), el("th", {}, t + " (B)")])));
+  const row = (p) => el("tr", { "data-persona": p.unit, class: p.changed ? "changed" : null },
+    el("td", {}, el("a", { href: "#compare/" + encodeURIComponent(p.unit.split("#")[0]) }, personaLabel(p.unit))),
+    tasks.map((t) => { const x = p.tasks[t] || {}; return [x.a, x.b].map((v) => el("td", { class: x.changed ? "diffcell" : null }, txt(v))); }));
+  const table = (rows, id) => el("table", { id, class: "fit" }, head.cloneNode(true), el("tbody", {}, rows.slice(0, 500).map(row)));
+  const changed = c.personas.filter((p) => p.changed), unchanged = c.personas.filter((p) => !p.changed);
+  const more = (rows) => rows.length > 500 ? el("p", { class: "muted" }, "first 500 shown; open #compare/<persona id> for any other") : null;
+  return card("Personas in both runs (" + c.shared + "; " + changed.length + " changed)",
+    changed.length ? [el("h3", {}, plural(changed.length, "persona") + " changed a decision"), table(changed, "compare-changed-personas"), more(changed)]
+      : el("p", { class: "muted" }, "no shared persona changed a decision"),
+    unchanged.length ? el("details", { id: "compare-unchanged" }, el("summary", {}, plural(unchanged.length, "persona") + " unchanged"),
+      table(unchanged, "compare-unchanged-personas"), more(unchanged)) : null);
+}
+
+function personaLabel(unit) {
+  const [persona, k] = unit.split("#");
+  const ids = (personaIndex(0).get(persona) || []).slice().sort();
+  const row = ids.length ? agentRow(0, ids[k ? +k - 1 : 0] || ids[0]) : null;
+  return (row ? row.label : persona) + (k ? " (agent " + k + ")" : "");
 }
 
 // A step's key (which agent of the persona, round, kind, task, n-th such step) and what it
