@@ -41,7 +41,7 @@ RUNS = (
     FigureRun(
         "trust-population",
         ("run", "trust-population", "--n-personas", "100"),
-        ("population_eta_squared.png",),
+        ("population_eta_squared.png", "population_amount_sent.png"),
     ),
     FigureRun(
         "trust-forecast",

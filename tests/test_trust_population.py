@@ -146,6 +146,10 @@ def test_metrics_match_an_independent_computation(tmp_path: Path) -> None:
     )
     assert set(traits_table.index) == set(metrics["attributes"])
     assert (reports / "population_eta_squared.png").stat().st_size > 0
+    # the histogram's counts are the logged amounts, counted again here
+    counted = pd.Series(list(sent.values())).value_counts()
+    assert metrics["sent_counts"] == {f"{a:g}": int(n) for a, n in sorted(counted.items())}
+    assert (reports / "population_amount_sent.png").stat().st_size > 0
 
 
 def test_export_writes_one_object_per_event_in_the_schema(tmp_path: Path) -> None:

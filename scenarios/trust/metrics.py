@@ -11,6 +11,7 @@ trust-forecast's in `forecast_metrics`.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -91,6 +92,7 @@ def behaviour_metrics(
         "reasks": _count(events, "decision.reask", "trust.trustor"),
         **stat_fields("mean_sent", mean_of(amounts, "no decisions")),
         **stat_fields("sd_sent", sample_sd(amounts)),
+        "sent_counts": {f"{amount:g}": n for amount, n in sorted(Counter(amounts).items())},
         "min_group_n": smallest,
         "attributes": {
             name: _attribute_metrics(
@@ -260,7 +262,33 @@ def write_population_reports(metrics: dict[str, Any], directory: Path) -> list[P
         *write_table(levels, directory, "population_levels", flag="small", notes=[note, humans]),
         *write_amount_sent({"this run": metrics}, metrics.get("human_reference", []), directory),
         save_figure(eta_figure(traits), directory, "population_eta_squared"),
+        save_figure(sent_figure(metrics), directory, "population_amount_sent"),
     ]
+
+
+def sent_figure(metrics: Mapping[str, Any]) -> Figure:
+    """How many trustors sent each amount, with this run's mean and the human benchmarks' means
+    (share of the endowment × this run's endowment) as lines; n in the title."""
+    from matplotlib.figure import Figure
+
+    counts = {float(amount): n for amount, n in metrics.get("sent_counts", {}).items()}
+    endowment = metrics.get("endowment")
+    figure = Figure(figsize=(6.4, 3.6))
+    axes = figure.subplots()
+    axes.bar(list(counts), list(counts.values()), width=0.8, color="C0")
+    if metrics.get("mean_sent") is not None:
+        axes.axvline(metrics["mean_sent"], color="black", linestyle="--", label="this run's mean")
+    for i, reference in enumerate(metrics.get("human_reference", []) if endowment else []):
+        label = f"humans' mean: {reference['label']}"
+        axes.axvline(reference["share_sent"] * endowment, color=f"C{i + 1}", ls=":", label=label)
+    if not counts:
+        axes.text(0.5, 0.5, "no decisions", ha="center", va="center", transform=axes.transAxes)
+    axes.set_xlabel("dollars sent" + (f" (of {endowment})" if endowment else ""))
+    axes.set_ylabel("trustors")
+    axes.set_title(f"trust-population: amounts sent (n = {metrics['n_decisions']})")
+    if axes.get_legend_handles_labels()[0]:
+        axes.legend(fontsize=7, loc="upper left")
+    return figure
 
 
 # ---------------------------------------------------------------------------------------------
