@@ -19,7 +19,6 @@ import pytest
 from fake_openai import FakeOpenAIServer
 from scipy import stats
 
-from personasim.analysis.undefined import FEWER_THAN_2
 from personasim.simulation import Event, SQLiteEventStore, run_scenario
 from personasim.simulation.cli.main import main
 from personasim.simulation.core import scenario as scenario_module
@@ -28,7 +27,7 @@ from personasim.simulation.runs.agent_data import run_agents
 from personasim.simulation.runs.replay import agent_events
 from personasim.simulation.runs.run_list import find_runs
 from personasim.simulation.runs.viewer import ViewServer, collect_run, render_page
-from personasim.simulation.runs.viewer_compare import NO_SPREAD, mean_interval
+from personasim.simulation.runs.viewer_compare import NO_SPREAD, ONE_PAIR, mean_interval
 from personasim.simulation.runs.viewer_list import FolderServer
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "coin_guess.py"
@@ -209,7 +208,7 @@ def test_compare_summarises_what_changed_between_two_runs(tmp_path: Path) -> Non
 
 
 def test_the_mean_change_is_undefined_without_two_differences_that_vary() -> None:
-    assert mean_interval([2.0])["undefined"] == FEWER_THAN_2
+    assert mean_interval([2.0])["undefined"] == ONE_PAIR
     assert mean_interval([1.0, 1.0, 1.0]) == {
         "pairs": 3, "mean": 1.0, "low": None, "high": None, "undefined": NO_SPREAD,
     }  # fmt: skip

@@ -16,14 +16,14 @@ from typing import Any
 
 import pandas as pd
 
-from personasim.analysis.undefined import FEWER_THAN_2
 from personasim.simulation.log.events import Event
 from personasim.simulation.runs.agent_data import agents_table
 
-__all__ = ["NO_PAIRS", "NO_SPREAD", "compare_runs", "decision_values", "mean_interval"]
+__all__ = ["NO_PAIRS", "NO_SPREAD", "ONE_PAIR", "compare_runs", "decision_values", "mean_interval"]
 
 CONFIDENCE = 0.95
 NO_PAIRS = "no shared persona has a numeric decision in both runs"
+ONE_PAIR = "one pair: an interval needs at least two"
 NO_SPREAD = "all differences are equal (no spread)"
 _SHOWN = 60
 """A decision shown in the personas table is cut to this many characters."""
@@ -152,12 +152,11 @@ def mean_interval(differences: Sequence[float]) -> dict[str, Any]:
     mean = sum(differences) / n
     result = {"pairs": n, "mean": mean, "low": None, "high": None, "undefined": None}
     if n < 2:
-        return {**result, "undefined": FEWER_THAN_2}
+        return {**result, "undefined": ONE_PAIR}
     if all(d == differences[0] for d in differences):
         return {**result, "undefined": NO_SPREAD}
-    sd = math.sqrt(sum((d - mean) ** 2 for d in differences) / (n - 1))
-    half = float(stats.t.ppf((1 + CONFIDENCE) / 2, n - 1)) * sd / math.sqrt(n)
-    return {**result, "low": mean - half, "high": mean + half}
+    low, high = stats.ttest_1samp(differences, 0.0).confidence_interval(CONFIDENCE)
+    return {**result, "low": float(low), "high": float(high)}
 
 
 def _is_number(value: Any) -> bool:
