@@ -16,7 +16,7 @@ import json
 import re
 import threading
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -30,7 +30,14 @@ from personasim.simulation.runs.scenario_file import scenario_for_run
 from personasim.simulation.runs.source_run import SOURCE_SCORES
 from personasim.simulation.runs.viewer_compare import compare_runs, decision_values
 
-__all__ = ["ViewServer", "collect_run", "render_list_page", "render_page", "write_page"]
+__all__ = [
+    "LocalServer",
+    "ViewServer",
+    "collect_run",
+    "render_list_page",
+    "render_page",
+    "write_page",
+]
 
 _LABEL_KEYS = ("name", "first_name", "age", "sex", "gender", "job_title", "performance_level")
 _TABLE_ATTRIBUTES = 6
@@ -351,16 +358,19 @@ def write_page(html: str, path: Path) -> None:
         partial.unlink(missing_ok=True)
 
 
-class ViewServer(http.server.ThreadingHTTPServer):
-    """The page on 127.0.0.1 (standard library only); every path answers with the page."""
+Answer = Callable[[str], tuple[int, str, bytes]]
+"""A request path → status, content type and body."""
 
-    def __init__(self, html: str, port: int = 0) -> None:
-        body = html.encode("utf-8")
 
+class LocalServer(http.server.ThreadingHTTPServer):
+    """Pages on 127.0.0.1 (standard library only), each request answered by `answer`."""
+
+    def __init__(self, answer: Answer, port: int = 0) -> None:
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self) -> None:
-                self.send_response(200)
-                self.send_header("Content-Type", "text/html; charset=utf-8")
+                status, kind, body = answer(self.path)
+                self.send_response(status)
+                self.send_header("Content-Type", kind)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
@@ -378,3 +388,11 @@ class ViewServer(http.server.ThreadingHTTPServer):
         thread = threading.Thread(target=self.serve_forever, daemon=True)
         thread.start()
         return thread
+
+
+class ViewServer(LocalServer):
+    """The page on 127.0.0.1; every path answers with the page."""
+
+    def __init__(self, html: str, port: int = 0) -> None:
+        body = html.encode("utf-8")
+        super().__init__(lambda _path: (200, "text/html; charset=utf-8", body), port)

@@ -10,10 +10,8 @@ scenario file (`collect_run(..., run_code=False)`).
 
 from __future__ import annotations
 
-import http.server
 import json
 import os
-import threading
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
@@ -23,7 +21,13 @@ from urllib.parse import quote, unquote, urlsplit
 from personasim.simulation.log.sqlite_store import SQLiteEventStore
 from personasim.simulation.runs.run_dir import EVENTS_FILE, MANIFEST_FILE, RunError, read_manifest
 from personasim.simulation.runs.run_list import RunRow, find_runs
-from personasim.simulation.runs.viewer import collect_run, render_list_page, render_page, write_page
+from personasim.simulation.runs.viewer import (
+    LocalServer,
+    collect_run,
+    render_list_page,
+    render_page,
+    write_page,
+)
 
 __all__ = ["FolderServer", "is_run_folder", "list_rows", "run_page", "write_folder_pages"]
 
@@ -123,31 +127,10 @@ def answer(base: Path, url: str) -> Response:
     return 404, "text/plain; charset=utf-8", b"not found: no such run in this folder\n"
 
 
-class FolderServer(http.server.ThreadingHTTPServer):
+class FolderServer(LocalServer):
     """The run list of `base` on 127.0.0.1 (standard library only), each run's page built when
     asked for. The list is read again on each request, so a sweep still running shows its new
     cells on reload."""
 
     def __init__(self, base: Path, port: int = 0) -> None:
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                status, kind, body = answer(base, self.path)
-                self.send_response(status)
-                self.send_header("Content-Type", kind)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        super().__init__(("127.0.0.1", port), Handler)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}/"
-
-    def serve_in_background(self) -> threading.Thread:
-        thread = threading.Thread(target=self.serve_forever, daemon=True)
-        thread.start()
-        return thread
+        super().__init__(lambda path: answer(base, path), port)
