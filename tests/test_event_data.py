@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -291,31 +292,29 @@ def test_bad_parquet_exports_exit_2(
     assert message in capsys.readouterr().err
 
 
-def test_the_docs_example_runs(tmp_path: Path) -> None:
-    """docs/sweeps.md's `load_events` example, as written, in a fresh folder."""
+def run_docs_example(name: str, folder: Path) -> dict[str, Any]:
+    """The namespace docs/sweeps.md's example `name` leaves, run as written in `folder`."""
     text = DOCS.read_text(encoding="utf-8")
-    (example,) = re.findall(r"<!-- example: load_events -->\n```python\n(.*?)```", text, re.S)
+    (example,) = re.findall(rf"<!-- example: {name} -->\n```python\n(.*?)```", text, re.S)
     cwd = Path.cwd()
-    os.chdir(tmp_path)
+    os.chdir(folder)
     try:
-        namespace: dict = {}
+        namespace: dict[str, Any] = {}
         exec(compile(example, str(DOCS), "exec"), namespace)
     finally:
         os.chdir(cwd)
+    return namespace
+
+
+def test_the_docs_example_runs(tmp_path: Path) -> None:
+    """docs/sweeps.md's `load_events` example, as written, in a fresh folder."""
+    namespace = run_docs_example("load_events", tmp_path)
     assert len(namespace["events"]) == len(logged(tmp_path / "runs" / "example"))
 
 
 def test_the_load_sweep_docs_example_runs(tmp_path: Path) -> None:
     """docs/sweeps.md's `load_sweep` example ("What each cell ran"), as written."""
-    text = DOCS.read_text(encoding="utf-8")
-    (example,) = re.findall(r"<!-- example: load_sweep -->\n```python\n(.*?)```", text, re.S)
-    cwd = Path.cwd()
-    os.chdir(tmp_path)
-    try:
-        namespace: dict = {}
-        exec(compile(example, str(DOCS), "exec"), namespace)
-    finally:
-        os.chdir(cwd)
+    namespace = run_docs_example("load_sweep", tmp_path)
     events = namespace["events"]
     assert list(events.columns[:3]) == ["cell", "model", "endowment"]
     assert str(events["endowment"].dtype) == "Int64"
