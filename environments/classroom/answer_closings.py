@@ -53,16 +53,16 @@ _ALTERNATIVE = re.compile(
     re.IGNORECASE,
 )
 """Words that open an alternative to the answer just given."""
-_CONDITIONAL = re.compile(r"^(?:if|unless|si|wenn|falls|se|sofern)\b|^(?:如果|假如|若)", re.I)
+_IF = r"(?:if|unless|si|wenn|falls|se|sofern)\b"
+"""The words that open a condition, in the languages the readers know."""
+_CONDITIONAL = re.compile(rf"^{_IF}|^(?:如果|假如|若)", re.IGNORECASE)
 _MAYBE = re.compile(
     r"\b(?:could|might|may)\s+(?:also\s+)?be\b|\b(?:some|others?)\s+(?:would|might|may|could)\b|"
     r"\b(?:pourrait|könnte|podría|poderia)\b",
     re.IGNORECASE,
 )
 """Another value offered as possible ("it could also be 13", "some would say 13")."""
-_CONDITION_WORD = re.compile(
-    r"(?:^|\b)(?:if|unless|si|wenn|falls|se|sofern)\b|如果|假如|若是", re.IGNORECASE
-)
+_CONDITION_WORD = re.compile(rf"(?:^|\b){_IF}|如果|假如|若是", re.IGNORECASE)
 _BOTH = re.compile(
     r"\b(?:both\s+(?:answers|values|readings)\s+(?:are|could\s+be)|beide\s+Antworten|"
     r"les\s+deux\s+réponses|ambas\s+(?:respuestas|respostas)|either\s+answer)\b|两个答案都",

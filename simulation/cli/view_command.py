@@ -4,11 +4,14 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from personasim.simulation.cli.options import int_from, open_store, out, size
+
+if TYPE_CHECKING:
+    from personasim.simulation.runs.viewer import LocalServer
 
 __all__ = ["add_view_command"]
 
@@ -37,15 +40,7 @@ def _view(args: argparse.Namespace, extra: Sequence[str]) -> int:
             runs.append(collect_run(run_dir, store, decisions=len(args.run_dirs) > 1))
     html = render_page(runs)
     if args.serve:
-        try:
-            server = ViewServer(html, args.port)
-        except OSError as exc:
-            reason = f"cannot serve on 127.0.0.1:{args.port} ({exc.strerror})"
-            raise RunError(f"{reason}; choose another --port (0: any free)") from None
-        out.print(f"serving {len(runs)} run(s) at {server.url} (Ctrl-C stops)")
-        with server:
-            server.serve_forever()
-        return 0
+        return _serve(lambda: ViewServer(html, args.port), args.port, f"{len(runs)} run(s)")
     target = args.output or args.run_dirs[0] / "view.html"
     try:
         write_page(html, target)
@@ -63,15 +58,7 @@ def _view_folder(args: argparse.Namespace, base: Path) -> int:
     from personasim.simulation.runs.viewer_list import FolderServer, write_folder_pages
 
     if args.serve:
-        try:
-            server = FolderServer(base, args.port)
-        except OSError as exc:
-            reason = f"cannot serve on 127.0.0.1:{args.port} ({exc.strerror})"
-            raise RunError(f"{reason}; choose another --port (0: any free)") from None
-        out.print(f"serving the runs in {base} at {server.url} (Ctrl-C stops)", markup=False)
-        with server:
-            server.serve_forever()
-        return 0
+        return _serve(lambda: FolderServer(base, args.port), args.port, f"the runs in {base}")
     target = args.output or base / "view.html"
     try:
         pages, problems = write_folder_pages(base, target)
@@ -80,4 +67,19 @@ def _view_folder(args: argparse.Namespace, base: Path) -> int:
     for problem in problems:
         out.print(f"not opened: {problem}", markup=False)
     out.print(f"{target}: the run list, and {pages} run page(s) (RUN/view.html)", markup=False)
+    return 0
+
+
+def _serve(start: Callable[[], LocalServer], port: int, what: str) -> int:
+    """Serve until Ctrl-C; a port that cannot be had is one error line."""
+    from personasim.simulation.runs.runner import RunError
+
+    try:
+        server = start()
+    except OSError as exc:
+        reason = f"cannot serve on 127.0.0.1:{port} ({exc.strerror})"
+        raise RunError(f"{reason}; choose another --port (0: any free)") from None
+    out.print(f"serving {what} at {server.url} (Ctrl-C stops)", markup=False)
+    with server:
+        server.serve_forever()
     return 0
