@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -29,3 +30,13 @@ def trustor_reply(body: dict[str, Any]) -> str:
     prompt = body["messages"][0]["content"]
     amount = int(hashlib.sha256(prompt.encode()).hexdigest(), 16) % 11
     return f"BELIEF: b. DESIRE: d. INTENTION: i.\nFinally, I will give {amount} dollars"
+
+
+@pytest.fixture
+def clean_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Temporary files (tiktoken's default cache among them) go to an empty folder, so a
+    leftover would show."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    return tmp

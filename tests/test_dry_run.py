@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -36,15 +35,6 @@ output = 6.0
 
 def dry(**kwargs: Any) -> DryRun:
     return asyncio.run(adry_run("trust-population", **kwargs))
-
-
-@pytest.fixture
-def clean_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Temporary files go to an empty folder, so a leftover would show."""
-    tmp = tmp_path / "tmp"
-    tmp.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
-    return tmp
 
 
 def test_trust_population_counts_are_fixed_and_match_the_log(tmp_path: Path) -> None:

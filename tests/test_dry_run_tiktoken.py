@@ -16,7 +16,6 @@ import base64
 import hashlib
 import os
 import socket
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -53,15 +52,6 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(socket.socket, "connect_ex", refuse)
     monkeypatch.setattr(socket, "getaddrinfo", refuse)
     monkeypatch.setattr(socket, "create_connection", refuse)
-
-
-@pytest.fixture
-def clean_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Temporary files (tiktoken's default cache among them) go to an empty folder."""
-    tmp = tmp_path / "tmp"
-    tmp.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
-    return tmp
 
 
 @pytest.fixture
