@@ -7,8 +7,11 @@
 
 A call that ran out of attempts on transient errors (`LLMCallFailedError`: timeouts, 429, 5xx)
 is data like an unparsable answer: the decision fails with reason `call_failed` and the run
-goes on. A permanent endpoint error (refused, bad key, unknown model) is not caught: it stops
-the run, since every other call would fail the same way.
+goes on. So is a prompt too long for the model's context when the unit's own replies made it
+long (a re-ask, an earlier round's answers): reason `context_exceeded`. A permanent endpoint
+error (refused, bad key, unknown model, a scenario's first prompt that cannot fit) is not
+caught: it stops the run, since every other call would fail the same way. A re-ask shows the
+model only the end of its unusable reply (`bounded_reply`).
 
 The graph is built and compiled once; everything that differs between decisions (the agent,
 the prompt, the parser) travels in the run's context, not in the mutable state. It is a Pregel
@@ -40,7 +43,13 @@ from langgraph.pregel import NodeBuilder, Pregel
 from langgraph.runtime import Runtime, get_runtime
 from pydantic import BaseModel
 
-from personasim.simulation import ChatRequest, LLMCallFailedError, response_format_for
+from personasim.simulation import (
+    ChatRequest,
+    ContextExceededError,
+    LLMCallFailedError,
+    PermanentLLMError,
+    response_format_for,
+)
 
 if TYPE_CHECKING:
     from personasim.simulation import Simulation
@@ -223,7 +232,12 @@ async def _ask(state: _State, runtime: Runtime[_Context]) -> Route:
             state["request"], agent_id=ctx.agent_id, role=task.role, member=task.member
         )
     except LLMCallFailedError as exc:
-        failure = {"reason": "call_failed", "error_class": type(exc).__name__}
+        if isinstance(exc, ContextExceededError) and not _has_replies(state["request"]):
+            raise PermanentLLMError(str(exc)) from exc  # the scenario's own prompt cannot fit
+        failure = {
+            "reason": getattr(exc, "reason", "call_failed"),
+            "error_class": type(exc).__name__,
+        }
         if exc.request_key is not None:
             failure["request_key"] = exc.request_key
         lost: _State = {**state, "attempts": attempts, "error": str(exc), "failure": failure}
@@ -245,8 +259,29 @@ async def _repair(state: _State, runtime: Runtime[_Context]) -> Route:
         {"task": ctx.task.name, "attempt": state["attempts"], "error": state["error"]},
         agent_id=ctx.agent_id,
     )
-    request = state["request"].with_reply(state["reply"], ctx.reminder(state["error"]))
+    reply = bounded_reply(state["reply"])
+    request = state["request"].with_reply(reply, ctx.reminder(state["error"]))
     return Route("ask", {**state, "request": request})
+
+
+REASK_REPLY_CHARS = 1500
+"""How much of an unusable reply a re-ask carries back: its end, where an answer would stand.
+A model that rambled would otherwise see its whole ramble again, and a second one after it,
+until the conversation outgrows the context (SmolLM2 at 4,096 tokens did within one re-ask)."""
+
+
+def bounded_reply(reply: str, limit: int = REASK_REPLY_CHARS) -> str:
+    """The reply as a re-ask shows it back: whole when short, else its last `limit`
+    characters after a line saying how much was left out."""
+    if len(reply) <= limit:
+        return reply
+    return f"[… the first {len(reply) - limit} characters are left out …]\n{reply[-limit:]}"
+
+
+def _has_replies(request: ChatRequest) -> bool:
+    """Whether the request carries model replies: the unit's own conversation, which a
+    scenario cannot bound in advance (unlike its first prompt)."""
+    return any(message.role == "assistant" for message in request.messages)
 
 
 async def _fail(state: _State, runtime: Runtime[_Context]) -> Route:

@@ -49,6 +49,10 @@ Named faults, as real servers send them (``NAMED_FAULTS``): ``"model_not_found"`
 ``"bad_param:NAME"`` (400 naming a parameter), ``"response_format"`` (OpenAI 400 rejecting the
 form sent) and ``"response_format:llamacpp"`` (llama.cpp's 500 for ``json_schema``).
 
+``FakeOpenAIServer(context_words=N)``: a request whose messages hold more than N words (the
+server's stand-in for tokens) gets llama.cpp's context-size error, as a server started with a
+small context does.
+
 ``server.fail_always(spec)`` makes every request fail that way until ``fail_always(None)``
 (a server that stays down, a key that stays wrong); queued faults are consumed first.
 
@@ -368,8 +372,10 @@ class FakeOpenAIServer:
         port: int = 0,
         max_in_flight: int | None = None,
         record: bool = True,
+        context_words: int | None = None,
     ) -> None:
         self.responder: Responder = responder or default_responder
+        self.context_words = context_words  # longer prompts get llama.cpp's context error
         self.max_in_flight = max_in_flight
         self.record = record  # off for benchmarks of many requests: keep counts, not bodies
         self.in_flight = 0
@@ -621,6 +627,12 @@ class FakeOpenAIServer:
             if self.record:
                 self._requests.append({**body, "headers": headers})
             fault = self._faults.popleft() if self._faults else (self._always or self._drawn())
+            if fault is None and self.context_words is not None:
+                fault = (
+                    NAMED_FAULTS["context_size"]
+                    if prompt_tokens(body) > self.context_words
+                    else None
+                )
             number = next(self._ids)
         extra_headers = {"x-request-id": f"req_fake_{number:06d}"}
 

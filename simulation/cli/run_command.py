@@ -177,11 +177,13 @@ def calls_line(manifest: dict[str, Any]) -> str:
     answered (the scripted model counts words, not tokens)."""
     from personasim.simulation.llm.roles import is_scripted
 
-    llm = manifest["llm"]
+    llm, overall = manifest["llm"], manifest["validity"]["overall"]
     line = (
         f"model calls {llm['calls']}, cache hits {llm['cache_hits']}, failed calls "
-        f"{llm['failures']}, failed decisions {manifest['validity']['overall']['failed']}"
+        f"{llm['failures']}, failed decisions {overall['failed']}"
     )
+    if overall.get("context_exceeded"):
+        line += f" ({overall['context_exceeded']} outgrew the model's context)"
     specs = [spec for specs in manifest.get("roles", {}).values() for spec in specs]
     if all(is_scripted(spec) for spec in specs):
         return line

@@ -25,6 +25,7 @@ __all__ = [
     "LLMError",
     "Message",
     "PermanentLLMError",
+    "PromptTooLongError",
     "ResponseFormat",
     "Router",
     "TokenLogprob",
@@ -132,6 +133,11 @@ class TransientLLMError(LLMError):
 
 class PermanentLLMError(LLMError):
     """Retrying will not help: bad request, bad key, unknown model."""
+
+
+class PromptTooLongError(PermanentLLMError):
+    """The request does not fit the model's context. Retrying the same request will not help;
+    whether the run must stop depends on whose text made it long (`LLMClient.complete`)."""
 
 
 class Backend(ABC):

@@ -34,6 +34,7 @@ from personasim.simulation.llm.chat import (
     ChatRequest,
     ChatResponse,
     LLMError,
+    PromptTooLongError,
     TransientLLMError,
 )
 from personasim.simulation.llm.endpoint_errors import timeout_error
@@ -41,6 +42,7 @@ from personasim.simulation.llm.hedging import HedgePolicy, LatencyWindow
 from personasim.simulation.llm.limiter import EndpointLimiter, LocalLimiter, endpoint_key
 
 __all__ = [
+    "ContextExceededError",
     "EndpointDownError",
     "HedgePolicy",
     "LLMCallFailedError",
@@ -63,6 +65,25 @@ class LLMCallFailedError(LLMError):
     def __init__(self, message: str, request_key: str | None = None) -> None:
         super().__init__(message)
         self.request_key = request_key
+
+
+class ContextExceededError(LLMCallFailedError):
+    """A request longer than the model's context (the server said so).
+
+    Asking again will not help, yet it is one unit's failure, not the endpoint's: the decision
+    graph records it as a failed decision with reason `context_exceeded` when the unit's own
+    conversation (its earlier replies) made the prompt long, and stops the run only when the
+    scenario's first prompt cannot fit (`agents/decision.py`)."""
+
+    reason = "context_exceeded"
+
+
+def lost_call(logged: dict[str, Any], key: str) -> LLMCallFailedError:
+    """The failure a run's log records for a call, raised again when the run is re-derived."""
+    kind = (
+        ContextExceededError if logged.get("reason") == "context_exceeded" else LLMCallFailedError
+    )
+    return kind(logged["error"], key)
 
 
 class EndpointDownError(LLMError):
@@ -160,10 +181,16 @@ class LLMClient:
             try:
                 response = await self._call_with_retries(request, call)
             except LLMError as exc:
-                if isinstance(exc, LLMCallFailedError):
-                    exc.request_key = key
-                self._record_failure(request, key, exc, agent_id, round)
-                raise
+                failure = exc
+                if isinstance(exc, PromptTooLongError):
+                    failure = ContextExceededError(str(exc), key)
+                    failure.attempts = exc.attempts
+                if isinstance(failure, LLMCallFailedError):
+                    failure.request_key = key
+                self._record_failure(request, key, failure, agent_id, round)
+                if failure is exc:
+                    raise
+                raise failure from exc
             source = "model"
             if self.cache is not None:
                 self.cache.put(key, response)
@@ -179,11 +206,11 @@ class LLMClient:
         """
         if (logged := self._replay(key)) is not None:
             if "error" in logged:
-                raise LLMCallFailedError(logged["error"], key)
+                raise lost_call(logged, key)
             return "log", ChatResponse.model_validate(logged)
         if (earlier := self._recorded(key, role)) is not None:
             if "error" in earlier:
-                raise LLMCallFailedError(earlier["error"], key)
+                raise lost_call(earlier, key)
             return "source_run", ChatResponse.model_validate(earlier)
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
             self.cache_hits += 1

@@ -16,7 +16,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from personasim.simulation.llm.chat import LLMError, PermanentLLMError, TransientLLMError
+from personasim.simulation.llm.chat import (
+    LLMError,
+    PermanentLLMError,
+    PromptTooLongError,
+    TransientLLMError,
+)
 
 __all__ = [
     "Endpoint",
@@ -136,7 +141,7 @@ def status_error(
     if status == 404:
         return _not_found(endpoint, detail, served)
     if _is_context_overflow(error, message):
-        return PermanentLLMError(
+        return PromptTooLongError(
             f"the prompt is too long for the context of model {endpoint.model!r} ({detail}) — "
             "use a model with a longer context, start the server with a larger one (llama.cpp "
             "-c/--ctx-size, vLLM --max-model-len), or run fewer rounds"

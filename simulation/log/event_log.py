@@ -10,7 +10,8 @@ written again; everything after them is written as usual. Re-derivation rebuilds
 state of agents and environments without any special restore code.
 
 A model call that ran out of attempts is logged as its decision's `decision.failed` (reason
-`call_failed`, with the request's key); re-derivation fails that call again, so the unit comes
+`call_failed`, or `context_exceeded` for a prompt the unit's conversation made too long, with
+the request's key); re-derivation fails that call again, so the unit comes
 out as it was. `ResumeState.retry_failed` instead marks those units to run again: the new attempt
 is committed under the same scope, after a `unit.retried` event carrying its attempt number, and
 the earlier attempt stays in the log. `latest_attempts` is what metrics read: each unit's last.
@@ -45,11 +46,16 @@ def latest_attempts(events: Iterable[Event]) -> list[Event]:
     return [e for e in events if e.scope not in last or (e.seq or 0) >= last[e.scope]]
 
 
+LOST_CALL_REASONS = ("call_failed", "context_exceeded")
+"""A `decision.failed`'s reasons when its model call failed rather than its answer being
+unusable: out of attempts, or a prompt the unit's own conversation made too long."""
+
+
 def _is_lost_call(event: Event) -> bool:
-    """A `decision.failed` whose model call ran out of attempts (not an unusable answer)."""
+    """A `decision.failed` whose model call failed (not an unusable answer)."""
     return (
         event.kind == "decision.failed"
-        and event.payload.get("reason") == "call_failed"
+        and event.payload.get("reason") in LOST_CALL_REASONS
         and "request_key" in event.payload
     )
 
@@ -100,7 +106,7 @@ class ResumeState:
             if event.kind == "llm.call":
                 state._answer(scope, event.payload["request_key"], event.payload["response"])
             elif _is_lost_call(event):
-                lost = {"error": event.payload["error"]}
+                lost = {"error": event.payload["error"], "reason": event.payload["reason"]}
                 state._answer(scope, event.payload["request_key"], lost)
                 if scope != MAIN_SCOPE:
                     state.lost_calls.add(scope)

@@ -136,7 +136,8 @@ def nothing_to_retry(run_dir: Path, manifest: Mapping[str, Any], retry_failed: b
         return None
     if retry_failed:
         return f"{run_dir} is complete; no unit lost to a failed model call, nothing to retry"
-    lost = ((manifest.get("validity") or {}).get("overall") or {}).get("failed_calls") or 0
+    overall = (manifest.get("validity") or {}).get("overall") or {}
+    lost = (overall.get("failed_calls") or 0) + (overall.get("context_exceeded") or 0)
     hint = (
         f" ({lost} unit(s) lost to failed model calls: `personasim retry {run_dir} "
         "--retry-failed` asks them again)"

@@ -26,7 +26,10 @@ __all__ = [
 
 DECISION_KINDS = ("decision.made", "decision.failed", "decision.reask")
 CALL_FAILED = "call_failed"
-"""A `decision.failed`'s reason when its model call ran out of attempts (else `unparsable`)."""
+"""A `decision.failed`'s reason when its model call ran out of attempts."""
+CONTEXT_EXCEEDED = "context_exceeded"
+"""A `decision.failed`'s reason when the unit's own conversation outgrew the model's context
+(the other reason is `unparsable`: no usable answer after the re-asks)."""
 
 
 @dataclass(frozen=True)
@@ -49,13 +52,15 @@ class ValidityLimits:
 
 def validity_from_events(events: Iterable[Event], limits: ValidityLimits) -> dict[str, Any]:
     """Per decision task and overall: decisions, parsed, failed (of which lost to a model call
-    that ran out of attempts: `failed_calls`), re-asks, failure rate, ok."""
+    that ran out of attempts: `failed_calls`, or to a conversation longer than the model's
+    context: `context_exceeded`), re-asks, failure rate, ok."""
     counts: dict[str, Counter[str]] = {}
     for event in events:
         if event.kind in DECISION_KINDS:
             count = counts.setdefault(event.payload["task"], Counter())
             count[event.kind] += 1
             count[CALL_FAILED] += event.payload.get("reason") == CALL_FAILED
+            count[CONTEXT_EXCEEDED] += event.payload.get("reason") == CONTEXT_EXCEEDED
     tasks = {name: _entry(c, limits) for name, c in sorted(counts.items())}
     overall = _entry(sum(counts.values(), Counter()), limits)
     overall["ok"] = overall["ok"] and all(task["ok"] for task in tasks.values())
@@ -88,6 +93,7 @@ def _entry(counts: Counter[str], limits: ValidityLimits) -> dict[str, Any]:
         "parsed": parsed,
         "failed": failed,
         "failed_calls": counts[CALL_FAILED],
+        "context_exceeded": counts[CONTEXT_EXCEEDED],
         "reasks": counts["decision.reask"],
         "failure_rate": round(failed / decisions, 6) if decisions else None,
         "max_failure_rate": limits.max_failure_rate,
