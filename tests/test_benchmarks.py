@@ -84,9 +84,10 @@ def test_fault_benchmark_smoke_mode_loses_nothing() -> None:
 
 
 @pytest.mark.timeout(300)
-def test_career_import_benchmark_runs_on_the_kept_slice() -> None:
-    """The import benchmark on the 25 released users kept for tests, resampling cut short."""
-    data = Path(__file__).parent / "data" / "career_mba"
+def test_career_import_benchmark_runs_on_synthetic_answers() -> None:
+    """The import benchmark on the 25 synthetic users in the released files' formats
+    (tests/career_synthetic.py), resampling cut short."""
+    data = Path(__file__).parent / "data" / "career_mba" / "synthetic"
     done = subprocess.run(
         [
             sys.executable,

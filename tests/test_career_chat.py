@@ -520,7 +520,8 @@ def test_paper_design_and_the_default_says_what_differs(small: RunResult, tmp_pa
     assert len(default) == 1
     assert "3 survey items (paper: the 18 VSM-2013 items)" in default[0]
     assert "8 synthetic users (paper: 1,000 recruitment profiles)" in default[0]
-    profiles = Path(__file__).parent / "data" / "career_mba" / "profiles.csv"
+    # profiles in the paper's seed CSV format (ours, synthetic: tests/career_synthetic.py)
+    profiles = Path(__file__).parent / "data" / "career_mba" / "synthetic" / "profiles.csv"
     params = {"paper": True, "profile_file": profiles, "n_users": 3, "judge_samples": 1}
     params |= {"bootstrap": 0, "permutations": 0}  # resampling is tested elsewhere
     result = run(tmp_path / "paper", params, use_cache=False)

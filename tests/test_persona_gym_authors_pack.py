@@ -14,6 +14,13 @@ as the system message and the wrapper `rubric_grading/prompt.txt` around the N c
 its {rubrics} → ${rubrics} and its numbered "(1) Evaluation: … (5) Evaluation:" block →
 ${format}, computed for N.
 
+The settings-selection and question-generation prompts (`selection`, `selection_free`,
+`questions`) and the questions' descriptions (`criteria.<task>`) come from the authors' code
+(code/run.py and code/eval_tasks.py at commit 536f705, MIT), which this project does not carry:
+they are kept as data in the shipped pack, each entry's source naming repository, commit, file
+and licence, and `authors_pack` carries them over from it unchanged
+(`test_the_code_entries_state_their_provenance`).
+
 Not mapped, because our requests have no slot for them (documented in docs/persona-gym.md):
 the examples prompt's "Output Format" block (our example writer answers JSON, so it is
 replaced by ${format_instructions}) and `score_examples/parallel_examples.txt` (we ask for
@@ -22,7 +29,6 @@ the score examples of one question per request).
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 from collections import Counter
@@ -32,14 +38,18 @@ from typing import Any
 import yaml
 from conftest import DATA
 
-from personasim.environments.persona_gym.place import TASK_ALIASES, TASKS
+from personasim.environments.persona_gym.place import TASKS
 from personasim.simulation import SQLiteEventStore, list_scenarios
 from personasim.simulation.cli.main import main
+from personasim.simulation.llm.prompts import PromptPack
 
 RELEASE = DATA / "personagym"
-CODE = Path(__file__).parent / "data" / "personagym_code"
-"""Their code/run.py and code/eval_tasks.py (commit 536f705, MIT), kept as text."""
 REPOSITORY = "vsamuel2003/PersonaGym"
+CODE_COMMIT = "536f705"
+COPYRIGHT = "Copyright (c) 2025 Vinay Samuel"
+SHIPPED_AUTHORS_PACK = (
+    Path(__file__).resolve().parents[1] / "scenarios" / "persona_gym" / "persona-gym-authors.yaml"
+)
 RUBRIC_FILES = {task: f"rubrics/{task}.txt" for task in TASKS} | {
     "Toxicity Control": "rubrics/Toxicity.txt"  # the task's name in the authors' files
 }
@@ -82,133 +92,17 @@ def split_rubric(text: str) -> tuple[str, str, str]:
     return evaluation, outline_template, description.replace("$", "$$")
 
 
-def code_prompt(function: str, names: dict[str, str]) -> str:
-    """The f-string prompt that `function` of their run.py builds, as a template: each
-    {expression} → ${ours}, `$` doubled, each line's source indentation dropped."""
-    tree = ast.parse((CODE / "run.py.txt").read_text("utf-8"))
-    body = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == function)
-    fstring = next(
-        n.value
-        for n in ast.walk(body)
-        if isinstance(n, ast.Assign) and isinstance(n.value, ast.JoinedStr)
-    )
-    text = "".join(
-        part.value.replace("$", "$$")
-        if isinstance(part, ast.Constant)
-        else "${" + names[ast.unparse(part.value)] + "}"  # an unknown one is a KeyError
-        for part in fstring.values
-    )
-    return "\n".join(line.strip() for line in text.strip().splitlines())
-
-
-def question_requirements() -> dict[str, str]:
-    """`question_requirements` of their eval_tasks.py: per task, the questions' description."""
-    tree = ast.parse((CODE / "eval_tasks.py.txt").read_text("utf-8"))
-    found = next(
-        n.value
-        for n in tree.body
-        if isinstance(n, ast.Assign) and ast.unparse(n.targets[0]) == "question_requirements"
-    )
-    return {TASK_ALIASES.get(k, k): v for k, v in ast.literal_eval(found).items()}
-
-
-def swap(text: str, old: str, new: str) -> str:
-    assert text.count(old) == 1, old
-    return text.replace(old, new)
-
-
-PYTHON_LIST = {
-    "selection": "Your output must only be the selected settings in a python list format with "
-    "no other verbose.",
-    "questions": "Your output must be the generated questions in a python list format with no "
-    "other verbose.",
-}
-JSON_ANSWER = {
-    "selection": "Your output must only be the selected settings in the JSON format below, "
-    "with no other verbose.",
-    "questions": "Your output must be the generated questions in the JSON format below, with no "
-    "other verbose; set each question in one of the settings and name that setting in its "
-    '"setting" field.',
-}
-
-
-def selection_text(count: bool) -> str:
-    """Their `select_settings` prompt, adapted: a JSON answer, the pool one per line, and (for
-    `selection`, ours) a fixed count."""
-    text = code_prompt("select_settings", {"persona": "persona", "settings_list": "pool"})
-    text = swap(text, PYTHON_LIST["selection"], JSON_ANSWER["selection"])
-    text = swap(text, "Settings: ${pool}", "Settings:\n${pool}")
-    fixed = "Select exactly ${count} different settings, spelled exactly as listed.\n"
-    return swap(
-        text,
-        "\nSelected Settings:",
-        "\n" + (fixed if count else "") + "${format_instructions}\nSelected Settings:",
-    )
-
-
-def questions_text() -> str:
-    """Their `gen_questions` prompt, adapted: a JSON answer with each question's setting, and
-    the task's description line (our pack must fill every placeholder of the shipped one)."""
-    names = {
-        "persona": "persona",
-        "settings": "settings",
-        "num_questions": "count",
-        "task": "task",
-        "description": "criteria",
-    }
-    text = code_prompt("gen_questions", names)
-    text = swap(text, PYTHON_LIST["questions"], JSON_ANSWER["questions"])
-    text = swap(
-        text,
-        "Evaluation Task: ${task}\n",
-        "Evaluation Task: ${task}\nTask Description: ${description}\n",
-    )
-    return swap(text, "\nQuestions:", "\n${format_instructions}\nQuestions:")
+CODE_FILES = {"selection": "code/run.py", "selection_free": "code/run.py"}
+CODE_FILES |= {"questions": "code/run.py"}
+CODE_FILES |= {f"criteria.{key(task)}": "code/eval_tasks.py" for task in TASKS}
+"""The pack's entries taken from the authors' code, and the file of their repository each is
+from (their code is not in this project; the shipped pack keeps these entries as data)."""
 
 
 def code_entries() -> dict[str, dict[str, str]]:
-    """Selection, question generation and the questions' descriptions from their code."""
-    source = f"{REPOSITORY}, code/run.py"
-    json_note = (
-        "adapted: their prompt asks for a Python list (read with ast.literal_eval); ours asks "
-        "for JSON (${format_instructions}, from the answer's schema), so the sentence about "
-        "the output format says JSON and the format instructions come before the closing cue"
-    )
-    entries = {
-        "selection_free": {
-            "source": f"{source}, select_settings",
-            "kind": "adapted",
-            "note": f"{json_note}; their {{settings_list}} (a Python list's repr) is ${{pool}}, "
-            "one '- setting' per line; each line's indentation in their source dropped",
-            "text": selection_text(count=False),
-        },
-        "selection": {
-            "source": f"{source}, select_settings",
-            "kind": "adapted",
-            "note": f"{json_note}; the pool as in selection_free; the sentence 'Select exactly "
-            "${count} ...' is ours (--n-environments; their code lets the model choose)",
-            "text": selection_text(count=True),
-        },
-        "questions": {
-            "source": f"{source}, gen_questions",
-            "kind": "adapted",
-            "note": f"{json_note}; each question names its setting (our check that it is one "
-            "of the persona's); {settings} is ${settings} (comma-separated, theirs a Python "
-            "list), {num_questions} ${count}, {description} (their question_requirements) "
-            "${criteria}; the line 'Task Description: ${description}' is ours (a pack must "
-            "fill every placeholder of the shipped entry); their code re-asks up to 5 times "
-            "for the exact count",
-            "text": questions_text(),
-        },
-    }
-    for task, text in question_requirements().items():
-        entries[f"criteria.{key(task)}"] = {
-            "source": f"{REPOSITORY}, code/eval_tasks.py, question_requirements",
-            "kind": "verbatim",
-            "note": "the questions' description for the task (their {description})",
-            "text": text.replace("$", "$$"),
-        }
-    return entries
+    """The entries from the authors' code, as the shipped authors' pack keeps them."""
+    kept = yaml.safe_load(SHIPPED_AUTHORS_PACK.read_text(encoding="utf-8"))["prompts"]
+    return {name: kept[name] for name in CODE_FILES}
 
 
 def authors_pack(path: Path) -> Path:
@@ -217,8 +111,9 @@ def authors_pack(path: Path) -> Path:
     assert shipped is not None
     pack = yaml.safe_load(Path(shipped.path).read_text(encoding="utf-8"))
     pack["licence"] = (
-        f"entries from {REPOSITORY} are its released files (MIT, Copyright (c) 2025 Vinay "
-        "Samuel); personasim's own texts are MIT"
+        f"entries from {REPOSITORY} are its released files (MIT, {COPYRIGHT}); those from its "
+        f"code (code/run.py, code/eval_tasks.py) are of commit {CODE_COMMIT}, under the same "
+        "licence; personasim's own texts are MIT"
     )
     entries = pack["prompts"]
     entries.update(code_entries())
@@ -361,28 +256,66 @@ def test_the_authors_placeholders_map_one_to_one() -> None:
     assert sorted(re.findall(r"\{(\w+)\}", examples)) == ["persona", "question", "rubric"]
 
 
-SHIPPED_AUTHORS_PACK = (
-    Path(__file__).resolve().parents[1] / "scenarios" / "persona_gym" / "persona-gym-authors.yaml"
-)
-
-
 def test_the_shipped_authors_pack_is_a_fresh_build(tmp_path: Path) -> None:
     """`scenarios/persona_gym/persona-gym-authors.yaml` (shipped with its provenance and the MIT
-    licence) is what `authors_pack` builds from the released files and today's shipped pack."""
+    licence) is what `authors_pack` builds from the released files and today's shipped pack;
+    its entries from the authors' code are carried over as they are kept (next test)."""
     built = yaml.safe_load(authors_pack(tmp_path / "authors.yaml").read_text("utf-8"))
-    assert yaml.safe_load(SHIPPED_AUTHORS_PACK.read_text("utf-8")) == built
-    assert "Copyright (c) 2025 Vinay Samuel" in SHIPPED_AUTHORS_PACK.read_text("utf-8")
-    prompts = built["prompts"]
-    for name in ("selection", "selection_free", "questions"):  # theirs, asked for JSON
-        assert prompts[name]["source"].startswith(f"{REPOSITORY}, code/run.py")
-        assert prompts[name]["kind"] == "adapted" and "Python list" in prompts[name]["note"]
-        assert "python list" not in prompts[name]["text"] and "JSON" in prompts[name]["text"]
-    assert prompts["selection_free"]["text"].startswith(
+    shipped = yaml.safe_load(SHIPPED_AUTHORS_PACK.read_text("utf-8"))
+    assert shipped == built
+    ours = list_scenarios()["persona-gym"].shipped_prompts()
+    assert ours is not None
+    rebuilt = set(built["prompts"]) - set(CODE_FILES)  # from the released files, or ours
+    assert rebuilt == set(ours.entries) - set(CODE_FILES)
+    released = {n for n in rebuilt if built["prompts"][n]["source"].startswith(REPOSITORY)}
+    assert len(released) == 3 * len(TASKS) + 3  # evaluation, outline, description; 3 prompts
+
+
+def test_the_code_entries_state_their_provenance() -> None:
+    """Each entry taken from the authors' code names their repository, commit 536f705, the
+    file and function, and the MIT licence with its copyright line; the pack's header carries
+    the licence text; no other entry claims their code."""
+    text = SHIPPED_AUTHORS_PACK.read_text("utf-8")
+    pack = yaml.safe_load(text)
+    prompts = pack["prompts"]
+    functions = {"selection": "select_settings", "selection_free": "select_settings"}
+    functions |= {"questions": "gen_questions"}
+    for name, file in CODE_FILES.items():
+        source = prompts[name]["source"]
+        function = functions.get(name, "question_requirements")
+        assert source.startswith(f"{REPOSITORY} at commit {CODE_COMMIT}, {file}, {function}")
+        assert "MIT licence" in source and COPYRIGHT in source, name
+    assert {n for n, e in prompts.items() if "code/" in e["source"]} == set(CODE_FILES)
+    assert CODE_COMMIT in pack["licence"] and COPYRIGHT in pack["licence"]
+    header = "".join(line for line in text.splitlines(True) if line.startswith("#"))
+    assert f"# {COPYRIGHT}" in header and "# Permission is hereby granted" in header
+    assert f"at commit {CODE_COMMIT}" in " ".join(header.replace("#", " ").split())
+
+
+def test_the_code_entries_are_their_prompts_asked_for_json() -> None:
+    """The pack loads and fits the shipped persona-gym pack; the selection and question
+    prompts are adapted to a JSON answer, and `selection` is `selection_free` with our one
+    sentence asking for ${count} settings."""
+    pack = PromptPack.load(SHIPPED_AUTHORS_PACK)
+    shipped = list_scenarios()["persona-gym"].shipped_prompts()
+    assert shipped is not None
+    pack.check_against(shipped)  # raises on a missing entry or a changed placeholder
+    for name in ("selection", "selection_free", "questions"):
+        entry = pack.entries[name]
+        assert entry.kind == "adapted" and entry.note and "Python list" in entry.note
+        assert "python list" not in entry.text and "JSON" in entry.text
+        assert "${format_instructions}" in entry.text
+    assert pack.text("selection_free").startswith(
         "Given the following persona description, select the most relevant settings"
     )
-    for task in TASKS:
-        entry = prompts[f"criteria.{key(task)}"]
-        assert entry["kind"] == "verbatim" and entry["source"].endswith("question_requirements")
+    count = "Select exactly ${count} different settings, spelled exactly as listed.\n"
+    cue = "${format_instructions}\nSelected Settings:"
+    assert pack.text("selection") == pack.text("selection_free").replace(cue, count + cue)
+    assert "Task Description: ${description}" in pack.text("questions")
+    criteria = [pack.entries[f"criteria.{key(task)}"] for task in TASKS]
+    assert all(entry.kind == "verbatim" for entry in criteria)
+    assert len({entry.text for entry in criteria}) == len(TASKS)  # one per task, none empty
+    assert all(entry.text.strip() for entry in criteria)
 
 
 def test_a_batch_of_five_is_sent_as_the_authors_code_sends_it(tmp_path: Path) -> None:
