@@ -173,7 +173,7 @@ def test_tables_3_and_5_in_the_papers_wide_layout_with_their_n() -> None:
     ] + [{"model": "m", "strategy": "zero-shot", "race": "AA", "order": "before", "(1)": 1.0,
           "(2)": 1.0, "(3)": 1.0, "(4)": 1.0, "n_comments": 99}]  # fmt: skip
     (row,) = behaviour_wide_table(behaviours)
-    assert (row["0-shot (1)"], row["0-shot n"], row["1-shot n"]) == (50.0, 8, 4)
+    assert (row["0-shot (1)"], row["0-shot n"], row["1-shot n"]) == ("50.0% of 8", 8, 4)
     assert row["Self-refinement (1)"] is None and row["Self-refinement n"] is None  # not run
     order = [
         {"model": "m", "strategy": "zero-shot", "race": "AA", "acc_low": 80.0,
@@ -186,8 +186,8 @@ def test_tables_3_and_5_in_the_papers_wide_layout_with_their_n() -> None:
     (row,) = order_wide_table(order)
     assert row == {
         "model": "m",
-        "AA low": "80.0 (-5.0)",
-        "AA high": "95.0",  # an undefined change: no subscript, never +0.0
-        "AA DoC": "2.50 (+0.25)",
+        "AA low": "80.0% (-5.0) of 20 graded",
+        "AA high": "95.0% of 19 graded",  # an undefined change: no subscript, never +0.0
+        "AA DoC": "2.50 (+0.25), n=18 judged",
         "AA n": "20 / 19 / 18",
     }

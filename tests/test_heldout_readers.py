@@ -56,6 +56,7 @@ class Tally:
     name: str
     counts: Counter[str] = field(default_factory=Counter)
     wrong: list[str] = field(default_factory=list, repr=False)
+    abstained: list[str] = field(default_factory=list, repr=False)
 
     def add(self, row_id: str, label: Any, reading: Reading, text: str) -> None:
         has_value = label not in NO_VALUE
@@ -68,6 +69,10 @@ class Tally:
             self.counts["right"] += 1
         elif has_value:
             self.counts["abstained"] += 1
+            shown = " ".join(text.split())[:90]
+            self.abstained.append(
+                f"{row_id}: label {label!r}, no value: {reading.reason} ({shown})"
+            )
         else:
             self.counts["right"] += 1
 
@@ -125,24 +130,24 @@ def math_tally(name: str, rows: Iterable[dict[str, Any]]) -> Tally:
 
 
 def test_math_answers_held_out(capsys: pytest.CaptureFixture[str]) -> None:
-    files = ("math_answers.jsonl", "released_math.jsonl")
     parts = {
-        which: math_tally(f"math answers ({which})", [r for f in files for r in jsonl(f, which)])
+        which: math_tally(f"math answers ({which})", jsonl("math_answers.jsonl", which))
         for which in ("dev", "heldout")
     }
-    by_source = [math_tally(f"math answers, {f} ({'heldout'})", jsonl(f, "heldout")) for f in files]
-    show(capsys, parts["dev"], *by_source, parts["heldout"])
+    show(capsys, parts["dev"], parts["heldout"])
     held = parts["heldout"]
     goal(capsys, "math answers", held.wrong_rate <= 0.01 and held.unreadable_rate <= 0.05)
-    assert held.n >= 240
+    assert held.n >= 130
     assert held.counts["wrong"] <= MATH_WRONG_MEASURED
     assert held.counts["abstained"] <= MATH_NO_VALUE_MEASURED
 
 
-MATH_WRONG_MEASURED = 8
-MATH_NO_VALUE_MEASURED = 11
-"""This round's held-out counts (of 251 replies, 208 with a value): the goal (≤ 1 % wrong,
-≤ 5 % without a value) is not met yet; the test fails if the reader gets worse."""
+MATH_WRONG_MEASURED = 3
+MATH_NO_VALUE_MEASURED = 8
+"""This round's held-out counts (of 135 hand-written replies, 104 with a value): the goal
+(≤ 1 % wrong, ≤ 5 % without a value) is not met yet; the test fails if the reader gets worse.
+The released generations once beside them (116 held-out rows: 2 wrong, 1 of 104 without a
+value at their last count) are no longer shipped (tests/data/heldout/README.md)."""
 
 
 def transfer_reading(reply: str, endowment: int) -> Reading:
@@ -178,11 +183,14 @@ def test_transfers_held_out(capsys: pytest.CaptureFixture[str]) -> None:
     goal(capsys, "transfers", held.wrong_rate <= 0.01)
     assert held.n >= 90
     assert held.counts["wrong"] <= TRANSFER_WRONG_MEASURED
+    assert held.counts["abstained"] <= TRANSFER_NO_VALUE_MEASURED
 
 
 TRANSFER_WRONG_MEASURED = 2
-"""This round's held-out count of wrong readings (of 99): the goal (≤ 1 %) is not met yet; the
-test fails if the reader gets worse."""
+TRANSFER_NO_VALUE_MEASURED = 5
+"""This round's held-out counts (of 99, 67 with a value; 2 wrong and 8 without a value the
+round before): the goal (≤ 1 % wrong) is not met yet; the test fails if the reader gets
+worse."""
 
 
 def title_figures(which: str) -> tuple[Counter[str], list[str]]:

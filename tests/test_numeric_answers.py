@@ -147,7 +147,7 @@ UNREADABLE = [
     "Please provide corrected data.",  # a withdrawn result
     "Your answer: 25",  # someone else's answer
     # no closing sentence: cut off, a step of the working, a restated operand, a condition,
-    # doubt, code never run, a number alone, number words the reader does not read
+    # doubt, code never run, a number alone
     "Total driven back: 15 + 120 = 135 miles.\nDistance from home: 180 \u2212",
     "A velocidade pulando \u00e9 3 mph, ent\u00e3o correndo \u00e9 6 mph e caminhando",
     "She makes $18 per day",  # no full stop: perhaps cut off
@@ -157,8 +157,6 @@ UNREADABLE = [
     "The last meal is 20 cups... Hmm, hold on. I'd rather not commit to a number.",
     "```python\neggs = 16 - 3 - 4\nprint(eggs * 2)\n```",
     "(1) (2).\n(3). 4.\n(5). 6.",
-    "\u6bd4\u5229\u661f\u671f\u4e8c\u4e00\u5171\u5356\u51fa\u4e86\u4e03\u5f20DVD\u3002",
-    "Three eighths of the pizza is left.",
     "\u9898\u76ee\u4e2d\u201c\u591a 2/5 \u500d\u201d\u7684\u8bf4\u6cd5\u4e0d\u591f\u6e05"
     "\u695a\uff0c\u65e0\u6cd5\u7ed9\u51fa\u786e\u5b9a\u7684\u7b54\u6848\u3002",
     # an answer taken back: a correction with no value, doubt after it

@@ -219,7 +219,8 @@ def test_replies_as_current_models_write_them(reply: str, expect: int | str) -> 
         ("Finally, after much thought, I will give 4 dollars.", 4),
         ("Reasons.\nIn the end, I would like to give 6 dollars.", 6),
         ("My decision: I will give 2 dollars.", 2),
-        ("I will send 7 dollars.", "none"),
+        ("I will send 7 dollars.", 7),  # its last sentence: a natural variant of the closing
+        ("I will send 7 dollars. I hope they return some.", "none"),  # not the last sentence
         # what follows the decision (rules 2 and 5)
         ("Finally, I will give 6 dollars... or maybe 4, I'm not sure.", "ambiguous"),
         ("Finally, I will give 6 dollars. Or maybe 4.", "ambiguous"),

@@ -15,8 +15,6 @@ answers").
 - **Concluding box** (`concluding_box`): of several different `\\boxed{}` values, the last is
   read where its sentence computes it from every earlier boxed value ("$80 + $150 =
   \\boxed{$230}").
-- **Reply proper** (`reply_proper`): end-of-text tokens removed, and a reply that goes on to
-  write a new question ("Question:" on its own line) is read up to it.
 """
 
 from __future__ import annotations
@@ -27,6 +25,7 @@ from collections.abc import Sequence
 from personasim.environments.classroom.answer_clauses import (
     ASIDE,
     FRACTION_WORDS,
+    HEDGED,
     Context,
     Statement,
     clause_value,
@@ -39,12 +38,14 @@ __all__ = [
     "closing_statement",
     "concluding_box",
     "hedge_after",
-    "reply_proper",
 ]
 
 TOLERANCE = 1e-6
 
-_SENTENCE_BREAK = re.compile(r"[ \t]*\n\s*|(?<=[.!?])\s+|(?<=[。！？])\s*")
+_SENTENCE_BREAK = re.compile(
+    r"[ \t]*\n\s*|(?<=[.!?])(?<!\bMio\.)(?<!\bMrd\.)(?<!\bTsd\.)(?<!\bBio\.)\s+|(?<=[。！？])\s*"
+)
+"""Where a sentence ends; not after a multiplier's abbreviation ("5,7 Mio. $")."""
 _MARKUP = " \t*_#>`|"
 _TRAILER = re.compile(r"(?:\s|```|\*\*|__)+$")
 _ALTERNATIVE = re.compile(
@@ -53,6 +54,12 @@ _ALTERNATIVE = re.compile(
     re.IGNORECASE,
 )
 """Words that open an alternative to the answer just given."""
+_OTHER_CASE = re.compile(
+    r"^[$€£]?\d[\d.,]*\s*(?:[^\W\d_]+\s+){0,2}?(?:with|without|if|including|excluding|counting|"
+    r"when|avec|sans|si|en\s+comptant|con|sin|contando|mit|ohne|wenn|com|sem|se)\b",
+    re.IGNORECASE,
+)
+"""An aside giving the value in another case ("20 cups (26 with breakfast)")."""
 _IF = r"(?:if|unless|si|wenn|falls|se|sofern)\b"
 """The words that open a condition, in the languages the readers know."""
 _CONDITIONAL = re.compile(rf"^{_IF}|^(?:如果|假如|若)", re.IGNORECASE)
@@ -79,26 +86,44 @@ _CHECK = re.compile(
     re.IGNORECASE,
 )
 _PROCEDURE = re.compile(
-    r"^(?:let(?:'s|’s|\s+me|\s+us)|to\s+[^\W\d_]+|we\s+(?:need|can|will|have|must|should|"
-    r"now|then|first)|I\s+(?:will|need|can|would|have\s+to)|you\s+(?:need|can|should|must)|"
+    r"^(?:let(?:'s|’s|\s+me|\s+us)|to\s+[^\W\d_]+|"
+    r"(?:we\s+(?:need|can|will|have|must|should|now|then|first)|I\s+(?:will|need|can|would|"
+    r"have\s+to)|you\s+(?:need|can|should|must))(?!\s+[$€£]?\d)|"
     r"(?:now|next|first|then|finally),?\s+(?:we|I|you|let)|divide|multiply|add|subtract|"
     r"calculate|compute|find|step\s*\d|\d+[.)]\s)",
     re.IGNORECASE,
 )
-"""A sentence of the working, not its conclusion: "Let's ...", "Next, we ...", "Step 3"."""
+"""A sentence of the working, not its conclusion: "Let's ...", "Next, we ...", "Step 3"; not
+"You need 3 cups" (a number right after the verb concludes)."""
+_PURPOSE = re.compile(
+    r"^(?:to|in\s+order\s+to)\s+(?:[^,\n]|,(?=\d)){1,80}?,\s+(?=(?:the|a|an|he|she|they|it|his|"
+    r"her|their|its|each|this|that|there|we|I|you)\s)",
+    re.IGNORECASE,
+)
+"""A leading purpose ("To make a $2,000 profit, the chickens cost $7,000"): it sets the
+scene; the rest of the sentence is read (and is working if it is a step: "To find ..., we
+add")."""
 _TAKEN_BACK = re.compile(
     r"\b(?:wait|actually|scratch\s+that|correction|oops|on\s+second\s+thought|"
     r"let\s+me\s+(?:correct|recompute|redo|recheck|recalculate)|i\s+made\s+a\s+mistake|attendez|"
     r"en\s+fait|je\s+corrige|espera|en\s+realidad|corrijo|warte|korrektur|espere|na\s+verdade|"
-    r"corrigindo)\b|等一下|等等|不对|不對|更正",
+    r"corrigindo|me\s+equivoqué|je\s+me\s+suis\s+tromp[ée]e?|ich\s+habe\s+mich\s+(?:geirrt|"
+    r"verrechnet)|errei|me\s+enganei|I\s+(?:missed|forgot|overlooked|miscounted|miscalculated|"
+    r"misread)|I\s+made\s+an?\s+error|my\s+mistake)\b|等一下|等等|不对|不對|更正|算错|我错了",
     re.IGNORECASE,
 )
 """The correction markers that take an answer back (`CORRECTION` without its courtesies,
 "sorry", "rather", "I mean", and fillers, "eigentlich", "其实")."""
+_INTERJECTION = re.compile(
+    r"(?:\b(?:hmm+|h?m+|oh|uh|um+|ah|oops|no|hold\s+on|ok(?:ay)?)\b[\s,.!…—–-]*)+$", re.IGNORECASE
+)
+"""Fillers before a correction marker ("Hmm, wait"): the marker still opens the part."""
+_OPENS_A_PART = (".", "!", "?", "\n", "。", "！", "？", "—", "–", ":", ";", "；", ",", "，", "…")
 _QUOTED = re.compile(r"“[^”\n]*”|\"[^\"\n]*\"|«[^»\n]*»|„[^“”\n]*[“”]|「[^」\n]*」")
 """Words quoted (a phrase of the question): not the reply's own statement."""
 _APPROXIMATE = re.compile(
-    r"\b(?:roughly|about|around|approximately|approx|nearly|almost|at\s+(?:most|least)|up\s+to|"
+    r"\b(?:roughly|about|around|approximately|approx|nearly|almost|at\s+(?:most|least)|"
+    r"(?<!\badds\s)(?<!\badd\s)(?<!\badded\s)up\s+to|"
     r"more\s+than|less\s+than|fewer\s+than|give\s+or\s+take|somewhere|or\s+so|environ|presque|"
     r"etwa|ungefähr|höchstens|mindestens|aproximadamente|cerca\s+de|quase|unos|unas)\b|[~≈]|"
     r"约|大约|左右|至少|最多",
@@ -114,12 +139,28 @@ _VARYING = re.compile(
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _LABELLED = re.compile(r"^(?P<label>[^\d:：=]{1,60}?)\s*[:：]\s*(?P<rest>\S.*)$", re.DOTALL)
 _CONCLUDING_BREAK = re.compile(
-    r";\s*|；|,?\s+(?:so|therefore|thus|hence|donc|alors|daher|então|portanto|entonces|quindi)\s+|"
+    r";\s*|；|,?\s+(?:so|therefore|thus|hence|donc|alors|daher|somit|então|portanto|logo|entonces|"
+    r"así\s+que|por\s+lo\s+tanto|por\s+tanto|por\s+eso|quindi)\s+|"
     r",\s+(?=(?:making|giving|bringing|for\s+a\s+total\s+of|which\s+(?:makes|gives))\b)|"
     r"，?(?:所以|因此)",
     re.IGNORECASE,
 )
 """Where a closing sentence's conclusion begins: "..., so she earns $18", "...; 120 + 67 = 187"."""
+_VALUE_LINE = re.compile(r"^[\s*_]*[$€£¥₹]?\s*-?\d[\d,.]*\s*(?:[$€£¥₹%]|[^\W\d_]+)?[\s*_]*$")
+_EQUATION_LINE = re.compile(
+    r"^[\s*_]*(?:[$€£]?\s*-?\d[\d,.]*\s*[$€£%]?\s*[+×*÷/x-]\s*)+[$€£]?\s*-?\d[\d,.]*\s*[$€£%]?"
+    r"\s*=\s*[$€£]?\s*-?\d[\d,.]*\s*(?:[$€£%]|[^\W\d_]+)?[\s*_]*$"
+)
+"""A labelled last line whose value stands alone ("Total: $18"), or, under a label that
+concludes, ends an equation of numbers alone ("Total: 8 + 16 + 6 = 30 years"): complete
+without a full stop. Another label's equation line ("- Milk: 2 × 4 = 8") may be a list cut
+off at a step of the working."""
+_CONCLUDING_LABEL = re.compile(
+    r"\b(?:total|in\s+all|altogether|sum|result|profit|loss|net|remaining|left|overall|"
+    r"gesamt\w*|insgesamt|summe|ergebnis|gewinn|verlust|résultat|bénéfice|perte|resultado|"
+    r"ganancia|beneficio|pérdida|lucro|prejuízo|totale|risultato|guadagno)\b|合计|总计|总共|一共|利润|結果|合計",
+    re.IGNORECASE,
+)
 _COMMA = re.compile(r",\s+|，|、")
 _BACKGROUND = re.compile(
     r"^(?:at|with|after|since|because|given|from|by|in|on|for|as|once|when|if|à|avec|après|"
@@ -129,6 +170,17 @@ _BACKGROUND = re.compile(
 """A leading phrase that sets the scene ("At $2 each, ...", "Since each rose needs 1 pound,
 ..."), not a quantity stated beside the answer."""
 _IF = re.compile(r"\b(?:if|unless|wenn|falls|sofern)\b|如果|假如", re.IGNORECASE)
+_WORKING = re.compile(r"\d\s*[=×*÷/+−-]\s*[$€£]?\d")
+"""Arithmetic in an aside: the working behind a value, not a second quantity."""
+_CUT_SHORT = re.compile(r"[+×*÷/=−-]\s*$")
+_CHECK_OPENS = re.compile(
+    r"^[ \t*_#>-]*(?:let(?:'s|’s|\s+me|\s+us)\s+(?:double[- ]?)?(?:check|verify)|(?:double[- ])?"
+    r"check(?:ing)?\s*[:：]|verification\s*[:：]|vérification|verificación|comprobación|"
+    r"verificação|probe\s*[:：]|überprüfung|验证|检查)",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""A check the reply opens after its answer ("Let me verify:"): cut off inside it, its last
+sentence concludes nothing (a check does not change the answer)."""
 _CODE_END = re.compile(r"```[ \t]*\s*$")
 _DOUBT = re.compile(
     r"\b(?:not\s+(?:sure|certain)|unsure|uncertain|hold\s+on|hmm+|clarif(?:y|ication)|ambiguous|"
@@ -146,6 +198,8 @@ _SUBORDINATE = re.compile(
     r"car|mais|weil|aber|porque|pero|mas)\b",
     re.IGNORECASE,
 )
+_BECAUSE = re.compile(r"^(?:because|since|as|car|parce\s+que|porque|weil|da|pois)\b", re.IGNORECASE)
+"""A part that explains the value before it ("..., because 9 × 2 = 18"): not a second one."""
 _LEAD = re.compile(r"^(?:and|so|et|und|y|e|also|et\s+donc)\s+", re.IGNORECASE)
 _REFERENCE = re.compile(
     r"\b(?P<article>the|all|both|as|os|les|die|der|den|los|las|el|gli|todos\s+os|todas\s+as)"
@@ -155,22 +209,10 @@ _REFERENCE = re.compile(
 """A number after a definite article ("the three cities"): a group referred to."""
 _OPERAND = re.compile(r"^\s*(?:[+×*÷/x−-]|plus\b|minus\b|times\b|divided\b)", re.IGNORECASE)
 _EQUATION = re.compile(r"=\s*[$€£]?\s*(-?\d[\d,. ]*\d|-?\d)")
-_NEW_QUESTION = re.compile(
-    r"^[ \t]*(?:#{1,6}[ \t]*)?(?:\*\*)?(?:question|problem|instruction|exercise|new\s+question)"
-    r"(?:[ \t]+\d+)?[ \t]*:?[ \t]*(?:\*\*)?[ \t]*:?[ \t]*$",
-    re.IGNORECASE | re.MULTILINE,
+_TOTAL = re.compile(
+    r"\b(?:total|in\s+all|altogether|combined|sum|au\s+total|insgesamt|en\s+total)\b|总共|一共",
+    re.IGNORECASE,
 )
-_END_TOKENS = re.compile(r"</s>|<\|(?:im_end|eot_id|endoftext|end)\|>|<eos>|<end_of_turn>")
-
-
-def reply_proper(text: str) -> tuple[str, str | None]:
-    """The reply without end-of-text tokens; and the same cut before a new question it goes on
-    to write (None: it writes none). The caller reads the cut text where it states an answer."""
-    text = _END_TOKENS.sub("", text)
-    for match in _NEW_QUESTION.finditer(text):
-        if text[: match.start()].strip():
-            return text, text[: match.start()]
-    return text, None
 
 
 def _sentences(text: str) -> list[tuple[int, str]]:
@@ -202,15 +244,29 @@ def closing_statement(
     offset, raw = sentences[-1]
     sentence = _QUOTED.sub(" ", raw.strip(_MARKUP)).rstrip(".!。！ *_")
     ended = raw.rstrip(" *_").endswith((".", "!", "。", "！")) or raw.lstrip().startswith("**")
+    labelled = _LABELLED.match(sentence)
+    ended = ended or bool(
+        labelled
+        and (
+            _VALUE_LINE.match(labelled["rest"])
+            or (
+                _CONCLUDING_LABEL.search(labelled["label"])
+                and _EQUATION_LINE.match(labelled["rest"])
+            )
+        )
+    )
     if not (ended or complete) or sentence.endswith(("?", "？")) or _CHECK.search(sentence):
         return None  # cut off mid-sentence, a question, a check
-    labelled = _LABELLED.match(sentence)
     clause = (labelled["rest"] if labelled else sentence).strip(_MARKUP)
     where = position + line_start + offset
     words = len(re.findall(r"[^\W\d_]{2,}", clause))
-    if not (complete or labelled or words >= 2 or _CJK.search(clause)):
+    worked = len(sentences) == 1 and any(
+        _WORKING.search(aside[0]) for aside in ASIDE.finditer(text[line_start:])
+    )  # "5 hours (60 ÷ 12)": a value and its working
+    if not (complete or labelled or words >= 2 or worked or _CJK.search(clause)):
         return None  # a number alone ("(5). 6.") is no sentence
-    if (approximate := _APPROXIMATE.search(clause) or _VARYING.search(plain)) is not None:
+    approximate = _APPROXIMATE.search(clause) or HEDGED.search(clause) or _VARYING.search(plain)
+    if approximate is not None:
         body = prepared(clause, context.language, context.decimal_mark)
         stated = tuple(
             n.value for n in numbers_in(body, context.decimal_mark) if n.value is not None
@@ -232,7 +288,9 @@ def closing_statement(
         ):
             reason = "its closing sentence offers an alternative"
             return Statement(where, "closing", None, (), reason)
-    if value is not None and _is_operand(context, text[:line_start] + plain[:offset], value):
+    computed = value is not None and _computes(context, piece, value)
+    working = text[:line_start] + plain[:offset]
+    if not computed and value is not None and _is_operand(context, working, value):
         return None
     return Statement(where, "closing", value, candidates, problem, len(text), piece)
 
@@ -242,15 +300,18 @@ def _closing_piece(clause: str, language: str | None) -> tuple[str | None, tuple
     number, and the numbers of parallel parts that state quantities too ("Seattle has 20,
     Charleston 80, and Toulouse 160": a list, no one answer); None where the part is a step of
     the working, a condition or a subordinate clause."""
+    clause = _PURPOSE.sub("", clause)
     if _PROCEDURE.match(clause) or _CONDITIONAL.match(clause) or _IF.search(clause):
         return None, ()
     concluding = _CONCLUDING_BREAK.split(clause)[-1].strip()
     pieces = [p.strip() for p in _COMMA.split(concluding) if p and p.strip()]
     stating = [p for p in pieces if re.search(r"\d", with_digits(p, language))]
+    stating = [p for p in stating if not _BECAUSE.match(p)] or stating
     if not stating:
         return None, ()
     piece = _LEAD.sub("", stating[-1])
     parallel = [p for p in stating[:-1] if not _BACKGROUND.match(p)]
+    parallel = [p for p in parallel if not _feeds(p, piece)]
     if parallel:
         numbers = [float(n) for n in re.findall(r"\d+(?:\.\d+)?", " ".join(stating))]
         return None, tuple(dict.fromkeys(numbers))
@@ -258,6 +319,22 @@ def _closing_piece(clause: str, language: str | None) -> tuple[str | None, tuple
     if subordinate and not (language == "pt" and subordinate[0].lower() == "as"):
         return None, ()  # Portuguese "as" is an article ("as três cidades")
     return (None if _PROCEDURE.match(piece) else piece), ()
+
+
+def _feeds(part: str, piece: str) -> bool:
+    """The part is working the concluding equation uses: its numbers are all operands of an
+    equation a colon opens ("Finn sees 11, then 6 more: 11 + 6 = 17"), or its own equation's
+    result is one ("16 − 12 = 4, and 4 + 4 = 8"); not a quantity listed beside the answer
+    ("Tom has 5, Jerry has 5 × 2 = 10": two quantities)."""
+    if "=" not in piece:
+        return False
+    operands = set(re.findall(r"\d+(?:\.\d+)?", piece.rsplit("=", 1)[0]))
+    numbers = re.findall(r"\d+(?:\.\d+)?", part)
+    if "=" in part:
+        result = re.findall(r"\d+(?:\.\d+)?", part.rsplit("=", 1)[1])
+        return bool(result) and result[0] in operands
+    summed = re.search(r"[:：]\s*[$€£]?\d[^=]*=", piece) is not None
+    return summed and bool(numbers) and set(numbers) <= operands
 
 
 def _single_quantity(
@@ -292,6 +369,14 @@ def _is_operand(context: Context, working: str, value: float) -> bool:
     return False
 
 
+def _computes(context: Context, piece: str, value: float) -> bool:
+    """The closing piece computes its value itself ("the tank holds 30 + 60 = 90 liters"): a
+    result, not an operand of the working restated."""
+    results = _EQUATION.findall(piece)
+    last = numbers_in(results[-1], context.decimal_mark) if results else []
+    return bool(last) and last[0].value is not None and abs(last[0].value - value) <= TOLERANCE
+
+
 def _differs(context: Context, clause: str, value: float | None) -> bool:
     """The clause states a value other than `value` (or two)."""
     clause = _ALTERNATIVE.sub("", clause.strip(_MARKUP)).strip(" ,")
@@ -308,18 +393,21 @@ def _sentence_end(text: str, position: int) -> int:
 
 def hedge_after(context: Context, statement: Statement, value: float) -> str | None:
     """Why the final statement is not the answer, if something after it says so: an
-    alternative, a conditional other value, "both answers", a concluding sentence none of whose
-    numbers is the answer, or a correction followed by no value."""
+    alternative, a conditional other value, "both answers", a concluding sentence ("So ...",
+    "... in total") none of whose numbers is the answer, a closing sentence with another value
+    after an emphasised one (bold, answer-first), or a correction followed by no value."""
     text = context.text
     end = statement.end if statement.end is not None else _sentence_end(text, statement.position)
     for aside in ASIDE.finditer(text[statement.position : end]):
         inner = aside[0].strip()[1:-1].strip()
-        if _ALTERNATIVE.match(inner) and _differs(context, inner, value):
+        if (_ALTERNATIVE.match(inner) or _OTHER_CASE.match(inner)) and _differs(
+            context, inner, value
+        ):
             return f"an alternative follows its answer ({inner[:40]!r})"
     rest = text[end:]
     if (both := _BOTH.search(rest)) is not None:
         return f"it says two answers are possible ({both[0]!r})"
-    sentences = [s.strip(_MARKUP).lstrip("—–-,;: ") for _, s in _sentences(rest)]
+    sentences = [s.strip(_MARKUP).lstrip("—–-,;: ([").rstrip(")]") for _, s in _sentences(rest)]
     for sentence in sentences:
         if (_ALTERNATIVE.match(sentence) or _MAYBE.search(sentence)) and _differs(
             context, sentence, value
@@ -328,8 +416,21 @@ def hedge_after(context: Context, statement: Statement, value: float) -> str | N
         main = _conditional_main(without_asides(sentence))
         if main is not None and _differs(context, main, value):
             return f"a condition gives another answer ({sentence[:40]!r})"
-    if sentences and _CONCLUSION.match(sentences[-1]) and _excludes(context, sentences[-1], value):
+    checked = _CHECK_OPENS.search(rest) is not None
+    concluding = (
+        sentences
+        and not (checked and _CUT_SHORT.search(sentences[-1]))  # a check cut off: "Sum: 20 +"
+        and (_CONCLUSION.match(sentences[-1]) or _TOTAL.search(sentences[-1]))
+    )
+    if concluding and _excludes(context, sentences[-1], value):
         return f"its closing sentence concludes otherwise ({sentences[-1][:40]!r})"
+    if (
+        statement.rule in ("bold", "answer-first")
+        and (closing := closing_statement(context)) is not None
+    ):
+        other = closing.value if closing.value is not None else None
+        if closing.position >= end and other is not None and abs(other - value) > TOLERANCE:
+            return f"its closing sentence gives another value ({other:g})"
     return _withdrawn_by_correction(context, end, value)
 
 
@@ -357,8 +458,8 @@ def _withdrawn_by_correction(context: Context, end: int, value: float) -> str | 
     restated."""
     text = context.text
     for match in _TAKEN_BACK.finditer(text, end):
-        before = text[: match.start()].rstrip(_MARKUP)
-        if before and not before.endswith((".", "!", "?", "\n", "。", "！", "？", "—", "–", ":")):
+        before = _INTERJECTION.sub("", text[: match.start()]).rstrip(_MARKUP)
+        if before and not before.endswith(_OPENS_A_PART):
             continue
         after = with_digits(text[match.end() :], context.language)
         restated = [n.value for n in numbers_in(after, context.decimal_mark)]
@@ -369,7 +470,7 @@ def _withdrawn_by_correction(context: Context, end: int, value: float) -> str | 
 
 def concluding_box(statements: Sequence[Statement], context: Context) -> Statement | None:
     """Of several different boxed values, the last one where its sentence computes it from
-    every earlier boxed value, else None."""
+    every earlier boxed value, or calls it the total and it is their sum, else None."""
     valued = [s for s in statements if s.value is not None]
     if len(valued) < 2 or any(s.rule != "boxed" for s in valued):
         return None
@@ -378,9 +479,11 @@ def concluding_box(statements: Sequence[Statement], context: Context) -> Stateme
     start = max(text.rfind("\n", 0, last.position), text.rfind(". ", 0, last.position)) + 1
     span = text[start : last.position]
     used = [n.value for n in numbers_in(span, context.decimal_mark) if n.value is not None]
-    if not re.search(r"[+×*÷/−-]|\bplus\b", span):
-        return None
-    if not all(any(abs(u - e) <= TOLERANCE for u in used) for e in earlier if e is not None):
+    computed = re.search(r"[+×*÷/−-]|\bplus\b", span) and all(
+        any(abs(u - e) <= TOLERANCE for u in used) for e in earlier if e is not None
+    )
+    summed = _TOTAL.search(span) and abs(sum(v for v in earlier if v) - (last.value or 0)) <= 1e-6
+    if not (computed or summed):
         return None
     passage = text[start : _sentence_end(text, last.position)]
     return Statement(last.position, "boxed, concluding", last.value, end=last.end, passage=passage)

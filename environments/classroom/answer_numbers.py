@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 from text_to_num import alpha2digit
 
+from personasim.environments.classroom.answer_words import chinese_digits, fraction_digits
+
 __all__ = [
     "DASHES",
     "GSM8K_HASHES",
@@ -50,14 +52,35 @@ _LATEX = [
 """LaTeX a careful grader reads through: fractions, text, spacing, operators, escaped $ and %."""
 
 
+_STRUCK = re.compile(r"~~[^~\n]+~~")
+"""Markdown strikethrough: text the reply crossed out."""
+
+
 def normalized(text: str) -> str:
     """Compatibility forms (full-width digits and colons, no-break spaces), vulgar fractions as
-    " a/b", minus signs as "-", LaTeX read through; dashes stay punctuation."""
-    text = "".join(_vulgar(char) for char in text)
+    " a/b", minus signs as "-", LaTeX read through, struck-through text left out; dashes stay
+    punctuation."""
+    text = _STRUCK.sub(" ", "".join(_vulgar(char) for char in text))
     text = unicodedata.normalize("NFKC", text).translate(_MINUS_SIGNS)
     for pattern, replacement in _LATEX:
         text = pattern.sub(replacement, text)
-    return text
+    return _CJK_COMPOUND.sub(_cjk_compound, text)
+
+
+_CJK_COMPOUND = re.compile(
+    r"(?<![\d.,])(?P<head>\d+(?:\.\d+)?)\s*(?P<unit>[万萬亿億])\s*(?P<rest>\d{1,4}|\d+(?=\s*[万萬]))"
+    r"(?P<rest_unit>[万萬])?(?![\d.,])"
+)
+"""A compound of CJK myriads ("7万2000" is 72,000; "1亿2000万" is 120,000,000): one number,
+not a multiplied one and another."""
+
+
+def _cjk_compound(match: re.Match[str]) -> str:
+    unit = 1e8 if match["unit"] in "亿億" else 1e4
+    rest = int(match["rest"]) * (1e4 if match["rest_unit"] else 1)
+    if (match["rest_unit"] and unit == 1e4) or rest >= unit:
+        return match[0]  # "7万2000万" names no compound
+    return format(float(match["head"]) * unit + rest, "f").rstrip("0").rstrip(".")
 
 
 def _vulgar(char: str) -> str:
@@ -72,11 +95,14 @@ def _vulgar(char: str) -> str:
 NUMBER = re.compile(
     r"(?P<sign>(?<![\w.,)\]])-)?(?P<currency>(?:US|R|C|A)?[$€£¥₹]\s?)?(?P<sign2>-)?"
     r"(?P<mixed>\d+\s+(?=\d+/\d))?"
-    r"(?P<body>\d{1,3}(?:(?P<sep>[,. '])\d{3})+(?:(?!(?P=sep))[.,]\d+)?(?![\d.,]\d)"
+    r"(?P<body>\d{1,2}(?:,\d{2})+,\d{3}(?:\.\d+)?(?![\d,]|\.\d)"
+    r"|\d{1,3}(?:(?P<sep>[,. '])\d{3})+(?:(?!(?P=sep))[.,]\d+)?(?![\d.,]\d)"
     r"|\d+(?:[.,]\d+)?(?![\d.,]\d)|(?<![\w.,])\.\d+)"
     r"(?:/(?P<denominator>\d+)(?![\d.,]\d))?"
     r"(?P<multiplier>\s*(?:thousand|million|billion|trillion|millions?|milliards?|Millionen|"
-    r"Million|Milliarden?|mil(?:l[oó]n(?:es)?|h[õo]es|hão)?|millones)\b|[kKM](?!\w)|bn\b|\s*[万萬亿億])?"
+    r"Million|Milliarden?|mil(?:l[oó]n(?:es)?|h[õo]es|hão)?|millones|lakhs?|lacs?|crores?)\b|"
+    r"\s*(?:Mio|Mrd)\.?(?!\w)|"
+    r"[kKM](?!\w)|bn\b|\s*[万萬亿億])?"
     r"(?P<percent>\s?%|\s*(?:per\s*cent|percent|pour\s*cent|por\s*ciento|Prozent)\b)?"
 )
 """A number as written: a sign attached to it, a currency, a mixed number's whole part, digits
@@ -86,7 +112,8 @@ _MULTIPLIERS = {
     "millionen": 1e6, "millón": 1e6, "millon": 1e6, "millones": 1e6, "milhão": 1e6,
     "milhao": 1e6, "milhões": 1e6, "milhoes": 1e6, "billion": 1e9, "bn": 1e9, "milliard": 1e9,
     "milliards": 1e9, "milliarde": 1e9, "milliarden": 1e9, "trillion": 1e12,
-    "万": 1e4, "萬": 1e4, "亿": 1e8, "億": 1e8,
+    "lakh": 1e5, "lakhs": 1e5, "lac": 1e5, "lacs": 1e5, "crore": 1e7, "crores": 1e7,
+    "mio": 1e6, "mrd": 1e9, "万": 1e4, "萬": 1e4, "亿": 1e8, "億": 1e8,
 }  # fmt: skip
 SIGN_WORD = re.compile(
     r"(?<![\d)]\s)(?<![\d)])\b(?:minus|negative|moins|menos|negativo|negativ)\s+(?=[$€£]?\d)",
@@ -133,7 +160,7 @@ def _scaled(value: float, match: re.Match[str]) -> float:
     if match["mixed"]:
         value += int(match["mixed"])
     if match["multiplier"]:
-        word = match["multiplier"].strip()
+        word = match["multiplier"].strip().rstrip(".")
         value *= {"M": 1e6, "k": 1e3, "K": 1e3}.get(word) or _MULTIPLIERS[word.lower()]
     return -value if (match["sign"] or match["sign2"]) else value
 
@@ -141,6 +168,8 @@ def _scaled(value: float, match: re.Match[str]) -> float:
 def _body_values(body: str, decimal_mark: str | None) -> list[float]:
     """The values the digits can mean: one, or two where a single "," or "." before three
     digits may group thousands or mark decimals and the reply does not say which."""
+    if re.fullmatch(r"\d{1,2}(?:,\d{2})+,\d{3}(?:\.\d+)?", body):
+        return [float(body.replace(",", ""))]  # Indian grouping: 6,50,000
     grouped = re.fullmatch(r"(\d{1,3})([,. '])(\d{3})", body)
     if grouped and grouped[2] in ",." and not body.startswith("0"):
         as_grouping = float(grouped[1] + grouped[3])
@@ -158,9 +187,26 @@ def _body_values(body: str, decimal_mark: str | None) -> list[float]:
 GSM8K_HASHES = re.compile(r"^[ \t]*####[ \t]*(?=\S)", re.MULTILINE)
 """GSM8K's closing line `#### N`."""
 _US = re.compile(r"\d,\d{3}(?:,\d{3})*\.\d|\d,\d{3},\d{3}|(?<![\d,.])\d+\.(?:\d{1,2}|\d{4,})\b")
-_EU = re.compile(r"\d\.\d{3}(?:\.\d{3})*,\d|\d\.\d{3}\.\d{3}|(?<![\d,.])\d+,(?:\d{1,2}|\d{4,})\b")
+_EU = re.compile(
+    r"\d\.\d{3}(?:\.\d{3})*,\d|\d\.\d{3}\.\d{3}|(?<![\d,.])\d+,(?:\d{1,2}|\d{4,})\b(?!,\d)"
+)
 _LANGUAGE_WORDS = {
-    "en": {"the", "is", "and", "of", "to", "she", "he", "they", "has", "each", "so", "answer"},
+    "en": {
+        "the",
+        "is",
+        "and",
+        "of",
+        "to",
+        "she",
+        "he",
+        "they",
+        "has",
+        "each",
+        "so",
+        "answer",
+        "are",
+        "there",
+    },
     "fr": {
         "le",
         "les",
@@ -264,8 +310,12 @@ def read_number(token: str, decimal_mark: str | None = ".") -> float | None:
 
 
 def with_digits(clause: str, language: str | None) -> str:
-    """Number words as digits (text2num, in the reply's language); a clause that opens with a
-    number word has it read even when small ("Final Answer: two")."""
+    """Number words as digits (text2num, in the reply's language; fractions in words and Chinese
+    numerals by `answer_words`); a clause that opens with a number word has it read even when
+    small ("Final Answer: two")."""
+    clause = fraction_digits(clause, language)
+    if language == "zh":
+        return chinese_digits(clause)
     lang = language if language in ("en", "fr", "es", "de", "pt", "it") else "en"
     opens_with_word = re.match(r"[\s*_]*[^\W\d_]", clause) is not None
     try:

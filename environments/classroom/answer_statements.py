@@ -4,10 +4,10 @@ Explicit statements (`explicit_statements`): final-answer markers in several lan
 Answer: N", "the answer is N", "La réponse est N", "最终答案：N", a table row "| Answer | N |"),
 `\\boxed{}`, GSM8K's `#### N` and "A: N", "N is the answer", and a JSON object's answer field —
 parsed as JSON, or, where the object is not valid JSON (unescaped newlines, prose around it, a
-fence not closed, the object cut at its start), matched leniently: the last `"answer": ...`
-field. Where there is none, an answer given first and followed by its breakdown, or one bold
-value (`emphasis_statements`). After the first statement, corrections ("Wait, it is actually
-42") are statements too (`correction_statements`).
+fence not closed, the object cut at its start), matched leniently: each `"answer": ...`
+field outside the objects that parse. Where there is none, an answer given first and followed
+by its breakdown, or one bold value (`emphasis_statements`). After the first statement,
+corrections ("Wait, it is actually 42") are statements too (`correction_statements`).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ _LABEL = (
 )
 _TOPIC = r"(?:\s+(?:to|for|of|in)\s+(?:the|this|your|our|that)\s+(?:[^\W\d_]+\s+){0,2}?[^\W\d_]+)?"
 _SEPARATOR = (
-    r"(?P<paren>\s*\([^()\n]{0,40}\))?[\s*_#]*(?:(?P<sep>[:：=|]|[\u2012-\u2015]|"
+    r"(?P<paren>\s*\([^()\n]{0,40}\))?[\s*_#]*(?:(?P<sep>[:：=|]|[\u2012-\u2015]|-(?=[ \t])|"
     r"\b(?:is|would\s+be|will\s+be|should\s+be|est|serait|sera|es|sería|será|ist|lautet|wäre|"
     r"é|seria|será|è|sarebbe|is\s+dus)\b|是|为|為|は)|(?P<heading>[ \t*_#]*(?=\n)))"
 )
@@ -69,6 +69,17 @@ _GOAL = re.compile(
     re.IGNORECASE,
 )
 """"To find the answer:", "a breakdown of the answer:", "would answer:" — not a statement."""
+_HEDGE_BEFORE = re.compile(
+    r"\b(?:estimate[ds]?|guess|probably|maybe|perhaps|possibly|likely|approximate(?:ly)?|"
+    r"rough(?:ly)?|not\s+(?:sure|certain)|peut-être|probablement|quizás?|tal\s+vez|"
+    r"probablemente|vielleicht|wahrscheinlich|talvez|provavelmente)\b|大概|可能|也许|估计",
+    re.IGNORECASE,
+)
+"""A hedge before the marker, in its sentence ("I'd estimate the answer is 40", "The answer
+is probably" is the clause's own hedge): no exact answer."""
+_SENTENCE_END = re.compile(r"[.!?;。！？][\"'”’»)*_]*\s")
+"""Where a sentence ends before a marker: its punctuation, a closing quote or markup, a space
+('… not sure if I did it right..." **Final Answer: 85**' is a new sentence)."""
 _INSTRUCTION = re.compile(r"\{number\}|\bformat\b|\bfollowing\b", re.IGNORECASE)
 _A_LINE = re.compile(r"^[ \t*_]*A[ \t]*:[ \t]*", re.MULTILINE)
 """GSM8K fine-tuning's closing line "A: 600" (question-answer format), a value alone."""
@@ -102,7 +113,12 @@ def _marker_statements(context: Context) -> Iterator[Statement]:
         if _INSTRUCTION.search(clause[:40]):
             continue
         end = text.find(clause, match.end()) + len(clause) if clause else match.end()
-        yield context.statement(match.start(), "marker", clause, strict=next_line, end=end)
+        statement = context.statement(match.start(), "marker", clause, strict=next_line, end=end)
+        hedge = _HEDGE_BEFORE.search(_SENTENCE_END.split(before)[-1])
+        if hedge is not None and statement.value is not None:
+            reason = f"it hedges its answer ({hedge[0]!r})"
+            statement = Statement(match.start(), "marker", None, (statement.value,), reason, end)
+        yield statement
 
 
 def _label_line_statements(context: Context) -> Iterator[Statement]:
@@ -140,37 +156,36 @@ def _hash_statements(context: Context) -> Iterator[Statement]:
 
 
 def _json_statements(context: Context) -> Iterator[Statement]:
-    """A JSON object's answer field (`"answer": "18"`), in a ```json fence or in the text;
-    where no object parses, the last answer field matched leniently."""
-    found = False
+    """Every JSON object's answer field (`"answer": "18"`, a key given twice too), in a ```json
+    fence or in the text; outside the objects that parse, each answer field matched leniently."""
+    parsed: list[tuple[int, int]] = []
     for position, end, obj in _json_objects(context.text):
+        parsed.append((position, end))
         for value in _answer_fields(obj):
-            found = True
             if (statement := _field_statement(context, position, end, value)) is not None:
                 yield statement
-    if not found:
-        fields = list(_FIELD.finditer(context.text))
-        fields = [
-            f
-            for f in fields
-            if _field_name(f["key"]) in ANSWER_FIELDS
-            and not _EXAMPLE.search(context.text, max(0, f.start() - 30), f.start())
-        ]
-        if fields:
-            last = fields[-1]
-            value = last["number"] or _unescaped(last["text"] or "")
-            statement = _field_statement(context, last.start(), last.end(), value)
-            if statement is not None:
-                yield statement
+    for field in _FIELD.finditer(context.text):
+        if _field_name(field["key"]) not in ANSWER_FIELDS or any(
+            start <= field.start() < end for start, end in parsed
+        ):
+            continue
+        if _EXAMPLE.search(context.text, max(0, field.start() - 30), field.start()):
+            continue
+        value = field["number"] or _unescaped(field["text"] or "")
+        statement = _field_statement(context, field.start(), field.end(), value)
+        if statement is not None:
+            yield statement
 
 
 _FIELD = re.compile(
-    r'(?<![\\\w])"(?P<key>[A-Za-z][A-Za-z _-]{0,20})"\s*:\s*(?:"(?P<text>(?:[^"\\]|\\.)*)"'
+    r'(?<![\\\w])"(?P<key>[A-Za-z][A-Za-z _-]{0,20})"\s*:\s*'
+    r'(?:"(?P<text>(?:[^"\\\n]|\\.|\n(?![ \t]*"))*)"'
     r"|(?P<number>-?\d+(?:\.\d+)?)(?=\s*[,}\n]))",
     re.DOTALL,
 )
 """A JSON field written by hand: `"answer": "40.00"`, `"answer": 40`, even in an object that
-does not parse (unescaped newlines, a missing comma, its start cut off)."""
+does not parse (unescaped newlines, a missing comma, its start cut off); a string that reaches a
+line opening with a quote lost its closing quote there (the next field starts)."""
 _EXAMPLE = re.compile(r"(?:e\.g\.|for\s+example|such\s+as|like|例如)[\s,:`']*$", re.IGNORECASE)
 """An example of the asked format echoed from the prompt (`e.g., "answer": "42"`)."""
 _BRACKETED = re.compile(r"^\(\s*[$€£]?\s*\d[\d,.]*\s*\)$")
@@ -222,7 +237,7 @@ def _json_objects(text: str) -> Iterator[tuple[int, int, Any]]:
     strings allowed)."""
     fenced = [(m.start(1), m[1]) for m in _FENCE.finditer(text)]
     spans = fenced or [(i, text[i:]) for i, char in enumerate(text) if char == "{"]
-    decoder = json.JSONDecoder(strict=False)
+    decoder = json.JSONDecoder(strict=False, object_pairs_hook=_Pairs)
     end = -1
     for position, candidate in spans:
         if position < end:
@@ -237,8 +252,17 @@ def _json_objects(text: str) -> Iterator[tuple[int, int, Any]]:
             yield position, end, obj
 
 
+class _Pairs(dict[str, Any]):
+    """A parsed JSON object that keeps every field, a key given twice ("answer": "20",
+    "answer": "24") too, in `pairs`."""
+
+    def __init__(self, pairs: list[tuple[str, Any]]) -> None:
+        super().__init__(pairs)
+        self.pairs = pairs
+
+
 def _answer_fields(obj: Mapping[str, Any], depth: int = 0) -> Iterator[Any]:
-    for key, value in obj.items():
+    for key, value in obj.pairs if isinstance(obj, _Pairs) else obj.items():
         if _field_name(key) in ANSWER_FIELDS:
             yield value
         elif isinstance(value, dict) and depth < 1:
@@ -253,10 +277,23 @@ def correction_statements(context: Context, after: int) -> Iterator[Statement]:
         clause, _ = clause_of(rest[lead.end() if lead else 0 :])
         end = context.text.find(clause, match.end()) + len(clause) if clause else match.end()
         statement = context.statement(match.end(), "correction", clause, strict=True, end=end)
+        if statement.value is None and (concluded := _CONCLUDED.search(clause)) is not None:
+            conclusion = clause[concluded.end() :]
+            restated = _RE_STATED.match(conclusion)
+            conclusion = conclusion[restated.end() if restated else 0 :]
+            statement = context.statement(match.end(), "correction", conclusion, True, end=end)
         if statement.value is not None:
             yield statement
 
 
+_CONCLUDED = re.compile(
+    r"(?:(?:,|\s)\s*(?:so|therefore|thus|hence|which\s+(?:makes|gives)|making|donc|also|daher|"
+    r"entonces|así\s+que|então|portanto)\b|所以|因此|[:：]\s*)"
+    r"(?!.*(?:\b(?:so|therefore|thus|hence)\b|[:：]))",
+    re.IGNORECASE,
+)
+"""The last conclusion of a correction's clause ("wait, I forgot the tax, so it's 43", "me
+equivoqué: son 18 $")."""
 _PARAGRAPH = re.compile(r"(?:[^\n]|\n(?![ \t]*\n))+")
 _BREAKDOWN = re.compile(
     r"^[\s#*_>]*(?:here(?:'s|’s|\s+is|\s+are)|breakdown|explanation|reasoning|working|"

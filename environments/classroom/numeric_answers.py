@@ -37,6 +37,8 @@ from functools import lru_cache
 from typing import Any
 
 from personasim.environments.classroom.answer_clauses import (
+    NEGATED,
+    NO_ANSWER,
     Context,
     Statement,
     below_zero_signed,
@@ -45,7 +47,6 @@ from personasim.environments.classroom.answer_closings import (
     closing_statement,
     concluding_box,
     hedge_after,
-    reply_proper,
 )
 from personasim.environments.classroom.answer_numbers import (
     NUMBER,
@@ -55,6 +56,7 @@ from personasim.environments.classroom.answer_numbers import (
     reply_decimal_mark,
     reply_language,
 )
+from personasim.environments.classroom.answer_replies import reply_proper
 from personasim.environments.classroom.answer_statements import (
     ANSWER_FIELDS,
     correction_statements,
@@ -95,7 +97,19 @@ _WITHDRAWN = re.compile(
     r"\bnot\s+confident\b|\b(?:could|can)\s+you\s+(?:please\s+)?"
     r"(?:clarify|confirm)|\bplease\s+clarify|\bneeds?\s+(?:more\s+)?clarification|"
     r"je\s+ne\s+suis\s+pas\s+sûr|no\s+estoy\s+segur[oa]|nicht\s+sicher|não\s+tenho\s+certeza|"
-    r"无法(?:给出|确定|计算|回答)|不能确定|不够清楚|不确定",
+    r"\b(?:that|this|it)(?:'s|’s|\s+is)?\s+(?:can't|cannot|can\s+not|couldn't)\s+be\s+"
+    r"(?:right|correct)|\b(?:that|this)(?:'s|’s|\s+is)\s+not\s+(?:right|correct|possible)|"
+    r"\b(?:does\s*n[o']t|doesn't|do\s+not)\s+add\s+up|\b(?:which|that|this)\s+(?:is|would\s+be)"
+    r"\s+impossible|\b(?:isn't|isn’t|is\s+not)\s+(?:possible|realistic)\b|\b(?:must|may|might)\s+"
+    r"(?:contain|have)\s+(?:an?\s+)?(?:error|mistake|typo)|\berror\s+in\s+the\s+(?:question|"
+    r"problem|data)|n['’]a\s+pas\s+de\s+sens|\bimpossible\b|\berreur\s+dans|"
+    r"\bvérifie[rz]?\s+(?:l['’]énoncé|les\s+données)|no\s+tiene\s+sentido|\bimposible\b|"
+    r"\berror\s+en\s+el\s+enunciado|\brevis[ae]\s+(?:el\s+enunciado|los\s+datos)|"
+    r"keinen\s+Sinn|\bunmöglich\b|\bFehler\s+in\s+der\s+(?:Aufgabe|Angabe)|"
+    r"\büberprüfe\w*\s+(?:die|deine)\s+(?:Angaben|Aufgabe|Daten)|não\s+faz\s+sentido|"
+    r"\bimpossível\b|\berro\s+no\s+enunciado|"
+    r"无法(?:给出|确定|计算|回答)|不能确定|不够清楚|不确定|不合理|有误|不可能|没有意义|"
+    r"没有道理",
     re.IGNORECASE,
 )
 """A reply that takes its result back: it no longer states an answer."""
@@ -105,10 +119,13 @@ _WITHDRAWN = re.compile(
 
 
 def _statements(context: Context) -> list[Statement]:
-    """Explicit statements; without one that states something, emphasis; in a reply with no
-    final statement at all, its closing sentence; then corrections after the first."""
+    """Explicit statements; without one that states something, emphasis (not where an answer
+    field or box holds no number: the reply says it has none); in a reply with no final
+    statement at all, its closing sentence; then corrections after the first."""
     found = explicit_statements(context)
     stating = [s for s in found if s.problem is None or s.candidates]
+    if not stating and any(_names_no_number(s) for s in found):
+        return sorted(found, key=lambda s: s.position)  # its final statement names none
     if not stating:
         found.extend(emphasis_statements(context))
         stating = [s for s in found if s.problem is None or s.candidates]
@@ -120,6 +137,16 @@ def _statements(context: Context) -> list[Statement]:
         first = min(s.position for s in stating)
         found.extend(correction_statements(context, first + 1))
     return sorted(found, key=lambda s: s.position)
+
+
+def _names_no_number(statement: Statement) -> bool:
+    """An answer field or box without a number, or a marker that names none or negates
+    ("Final Answer: N/A", "answer": "Not possible"): the reply says it has no answer."""
+    if statement.value is not None or statement.candidates:
+        return False
+    if statement.rule in ("json", "boxed"):
+        return True
+    return statement.rule == "marker" and statement.problem in (NO_ANSWER, NEGATED)
 
 
 @dataclass(frozen=True)
@@ -261,6 +288,10 @@ def _math_verify(text: str, anchored: bool) -> Reading:
         LatexExtractionConfig(try_extract_without_anchor=not anchored, boxed_match_priority=0),
         ExprExtractionConfig(try_extract_without_anchor=not anchored),
     ]
+    if _MYRIAD.search(text):
+        return Reading.unreadable(
+            "it writes 万 or 亿, which math-verify does not read", "math-verify"
+        )
     if (limit := _beyond_math_verify(normalized(text))) is not None:
         return Reading.unreadable(limit, "math-verify")
     lines = _SENTENCE_END.sub("\n", SIGN_WORD.sub("-", below_zero_signed(text)))
@@ -275,7 +306,11 @@ def _math_verify(text: str, anchored: bool) -> Reading:
     return Reading.of(value, "math-verify")
 
 
+_MYRIAD = re.compile(r"\d\s*[万萬亿億]")
 _GROUPED_OR_DECIMAL = re.compile(r"\d,\d|\d \d{3}\b|\d\.\d{3}\b")
+_BEYOND = re.compile(r"(?<![\d.,/])\d+\s+\d+/\d+(?![\d/])|\d'\d{3}\b|\d,\d{2},\d{3}\b")
+"""A mixed number ("6 3/4", "6¾"; math-verify reads its whole part), a grouping by
+apostrophes ("1'250"; it reads 1) or an Indian one ("6,50,000"; it reads 6.5)."""
 
 
 def _beyond_math_verify(normalized_text: str) -> str | None:
@@ -287,6 +322,8 @@ def _beyond_math_verify(normalized_text: str) -> str | None:
         return "it writes decimal commas, which math-verify misreads"
     if any(match["multiplier"] for match in NUMBER.finditer(normalized_text)):
         return "it writes a multiplier (million...), which math-verify does not read"
+    if (beyond := _BEYOND.search(normalized_text)) is not None:
+        return f"it writes {beyond[0]!r}, which math-verify misreads"
     return None
 
 
@@ -321,6 +358,10 @@ def read_answer(text: str) -> Reading:
     own, statements = grammar.reading, grammar.statements
     if own.status == "unreadable":
         return own
+    if (loop := _cut_off_loop(grammar.text)) is not None:
+        return Reading.unreadable(
+            f"it repeats itself and is cut off ({loop[:40]!r})", "grammar:loop"
+        )
     passage = grammar.final.passage if grammar.final is not None else None
     if passage is not None:
         library = _math_verify(passage, anchored=False)
@@ -333,6 +374,27 @@ def read_answer(text: str) -> Reading:
             library = Reading.unreadable("it read the value the reply corrected", "math-verify")
     return agree(own, library)
 
+
+_ENDED = re.compile(r"[.!?。！？)\]}>`*$\d\u4e00-\u9fff]\s*$|^\s*$")
+_LOOP_SENTENCE = re.compile(r"[^.!?\n]{20,}[.!?]")
+
+
+def _cut_off_loop(text: str) -> str | None:
+    """A sentence the reply says three times or more, in a reply cut off mid-sentence: a
+    degenerate loop, whose statements each withdraw the one before (None: no such loop)."""
+    text = _END_TOKENS_OR_SPACE.sub("", text)
+    if _ENDED.search(text):
+        return None
+    seen: dict[str, int] = {}
+    for match in _LOOP_SENTENCE.finditer(text):
+        sentence = " ".join(match[0].split())
+        seen[sentence] = seen.get(sentence, 0) + 1
+        if seen[sentence] >= 3:
+            return sentence
+    return None
+
+
+_END_TOKENS_OR_SPACE = re.compile(r"(?:</s>|<\|[a-z_]+\|>|<eos>|<end_of_turn>|\s)+$")
 
 register_reader(READER_NAME, math_verify_reading)
 

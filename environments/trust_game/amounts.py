@@ -21,7 +21,7 @@ _WORD = (
     r"|eighty|ninety|hundred|thousand|million)"
 )
 _WORDS = rf"\b{_WORD}(?:[\s-]+(?:and[\s-]+)?{_WORD})*\b"
-_DIGITS = r"(?<![\w.,])(?:\d+(?:[,.]\d+|\x20\d{3}(?!\d))*|[.,]\d+)(?!\d)"
+_DIGITS = r"(?<![\w.,])(?:\d+(?:[,.]\d+|\x20\d{3}(?!\d))*|\.\d+)(?!\d)"
 _NUMBER = rf"(?:{_DIGITS}|{_WORDS})"
 _UNIT = r"(?:\$(?!\s*\d)|US\s*dollars?\b|dollars?\b|bucks?\b|usd\b)"
 _AMOUNT = rf"(?:(?:US\s?\$|USD\s*|\$\s*)?{_NUMBER}(?:\s*{_UNIT})*)"
@@ -70,7 +70,11 @@ _SINGLE = rf"""
     |(?P<any>\b(?:any(?:thing|\s+money|\s+dollars?|\s+cash|\s+amount)?
         |a\s+(?:single\s+)?(?:dollar|cent|penny|dime)|one\s+(?:single\s+)?(?:dollar|cent))\b)
     |(?P<a_dollar>\ba\s+(?:single\s+)?(?:dollar|buck)\b)
-    |(?P<currency>(?:€|£|¥)\s*{_NUMBER}|{_NUMBER}\s*(?:€|£|¥|\b(?:euros?|pounds?|yen)\b))
+    |(?P<currency>(?:€|£|¥|₹|R\$)\s*{_NUMBER}|{_NUMBER}\s*(?:€|£|¥|₹|\b(?:euros?|pounds?|yen|yuan
+        |rmb|renminbi|pesos?|rupees?|francs?|won|reais|real|rubles?|roubles?|lira|liras?)\b))
+    |(?P<multiplied>(?:US\s?\$|\$\s*)?{_DIGITS}\s*(?:[kKM]\b|bn\b|(?:thousand|million|billion)\b))
+    |(?P<mixed>(?<!player\s)(?<!participant\s)(?:US\s?\$|\$\s*)?(?P<whole>{_NUMBER})\s+(?:and\s+(?:a|one)\s+half
+        |(?P<mtop>\d+)\s*/\s*(?P<mbottom>\d+))(?:\s*{_UNIT})*)
     |(?P<money>(?P<minus>-\s?)?(?P<pre>US\s?\$|USD\s*|\$\s*)?(?P<minus2>-\s?)?(?P<number>{_NUMBER})
        (?P<post>(?:\s*{_UNIT})*)
        (?P<cents>\s*(?:and\s+)?(?P<cent_count>{_NUMBER})\s*cents?\b)?
@@ -80,10 +84,12 @@ _QUANTITY = re.compile(f"{_COMPOUND}|{_SINGLE}", re.IGNORECASE | re.VERBOSE)
 _SIMPLE = re.compile(_SINGLE, re.IGNORECASE | re.VERBOSE)
 """The quantities that are not ranges or calculations, for a range that is no range."""
 _LABEL_BEFORE = re.compile(
-    r"(?:player|participant|round|option|step|turn|game|group"
-    r"|level|archetype|number|no\.|#)\s*[#:]?\s*$",
+    r"(?:round|option|step|turn|game|group|level|archetype|number|no\.|#)\s*[#:]?\s*$",
     re.IGNORECASE,
 )
+_PLAYER_BEFORE = re.compile(r"(?:player|participant)\s*[#:]?\s*$", re.IGNORECASE)
+"""'Player 2': a label; the game has two players, so 'the other player 5 of my 10 dollars'
+gives 5."""
 _OTHER_THING_AFTER = re.compile(
     r"\s*-?\s*(?:fold|times)\b|\s+(?:players?|people|persons?|participants?|times|rounds?"
     r"|years?|points?|tokens?|others?|of\s+(?:them|you|us))\b",
@@ -246,7 +252,10 @@ def _money(match: re.Match[str], body: str, endowment: int, negated: bool) -> Qu
 
 
 def _is_label(body: str, start: int) -> bool:
-    return bool(_LABEL_BEFORE.search(body, max(0, start - 24), start))
+    if _LABEL_BEFORE.search(body, max(0, start - 24), start):
+        return True
+    player = _PLAYER_BEFORE.search(body, max(0, start - 24), start)
+    return player is not None and re.match(r"[12AB](?!\d)", body[start:]) is not None
 
 
 def _is_other_thing(body: str, end: int) -> bool:
@@ -276,8 +285,23 @@ _KINDS = {
     "any": _any,
     "a_dollar": _a_dollar,
     "currency": _currency,
+    "multiplied": lambda match, body, endowment, negated: _problem(
+        match, "money", f"it writes a multiplier ({quoted(match[0])}): thousands or millions"
+    ),
+    "mixed": lambda match, body, endowment, negated: _mixed(match),
     "money": _money,
 }
+
+
+def _mixed(match: re.Match[str]) -> Quantity:
+    """'five and a half dollars', '5 1/2 dollars': a whole number and a fraction."""
+    whole = _number_value(match["whole"])
+    if isinstance(whole, str):
+        return _problem(match, "money", whole)
+    top, bottom = (int(match["mtop"]), int(match["mbottom"])) if match["mtop"] else (1, 2)
+    if bottom == 0:
+        return _problem(match, "money", f"it gives a fraction ({quoted(match[0])})")
+    return Quantity(match.start(), match.end(), "money", whole + top / bottom)
 
 
 def _number_value(said: str) -> float | str:

@@ -5,11 +5,15 @@ the amount", rules 1, 2, 4 and 6). `transfer` reads the amount from what this mo
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 
 from text_to_num import alpha2digit
 
+from personasim.environments.trust_game.closing_variants import (
+    labelled_amounts,
+    verb_last_decisions,
+)
+from personasim.environments.trust_game.markup import plain
 from personasim.simulation import CORRECTION
 
 __all__ = [
@@ -30,52 +34,16 @@ __all__ = [
     "quoted",
 ]
 
-# --- markup -----------------------------------------------------------------------------------
-
-_FRACTION_CHARS = {"½": " 1/2 ", "⅓": " 1/3 ", "⅔": " 2/3 ", "¼": " 1/4 ", "¾": " 3/4 "}
-_DASHES = str.maketrans(dict.fromkeys("\u2212\u2010\u2011\u2012\u2013\ufe63\uff0d", "-"))
-_SPACES = str.maketrans(dict.fromkeys("\u00a0\u202f\u2009\u2007", " "))
-_MATH = re.compile(r"(?<!\\)\$((?:[^$\n]*\\[^$\n]*|[\d\s.,+\-*/=×()^{}]*[\d}]))(?<!\\)\$")
-"""A LaTeX math span ($7$, $\\boxed{2}$): its '$' are delimiters, not dollar signs."""
-_LATEX = (
-    (re.compile(r"\\d?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}"), r"\1/\2"),
-    (re.compile(r"\\(?:times|cdot)\b"), " × "),
-    (re.compile(r"\\(?:approx|sim)\b"), " ~ "),
-    (re.compile(r"\\(?:boxed|text\w*|math\w*|emph|operatorname)\s*\{"), " "),
-    (re.compile(r"\\(?:left|right|displaystyle)\b|\\[()\[\]]"), " "),
-    (re.compile(r"\\([$%])"), r"\1"),
-    (re.compile(r"\\,"), ""),
-    (re.compile(r"\\[;! ]"), " "),
-)
-
-
-def plain(reply: str) -> str:
-    """`reply` without markdown and LaTeX markup; dashes as '-', odd spaces as ' ', vulgar
-    fractions as 'a/b', "U.S." as "US"; '*' between numbers as '×' (a product)."""
-    text = reply
-    for char, spelled in _FRACTION_CHARS.items():
-        text = text.replace(char, spelled)
-    text = unicodedata.normalize("NFKC", text).translate(_DASHES).translate(_SPACES)
-    text = _MATH.sub(r" \1 ", text)
-    for pattern, replacement in _LATEX:
-        text = pattern.sub(replacement, text)
-    text = text.replace("{", "").replace("}", "").replace("`", "")
-    text = re.sub(r"(?<=\d)\s*[*×x·]\s*(?=\$?\d)", " × ", text)  # a product: 10 * 0.6
-    text = text.replace("*", "")
-    text = re.sub(r"__(\S(?:.*?\S)?)__", r"\1", text)  # __bold__; a bare ___ is a blank
-    text = re.sub(r"(?<![\w_])_(?!_)(\S(?:.*?\S)?)(?<!_)_(?![\w_])", r"\1", text)
-    return re.sub(r"\bU\.S\.(?!\w)", "US", text, flags=re.IGNORECASE)
-
-
 # --- the decision sentence --------------------------------------------------------------------
 
-_VERB = r"(?:give|send|transfer|offer|pass|invest|contribute|allocate|entrust)"
+_ING = r"(?:giv|send|transferr|offer|pass|invest)ing"
+_VERB = rf"(?:give|send|transfer|offer|pass|invest|contribute|allocate|entrust|{_ING})"
 _MODAL = (
     r"(?:will|shall|would(?:\s+(?:like|prefer)\s+to|\s+rather)?|want\s+to|prefer\s+to|wish\s+to|plan\s+to|intend\s+to"
     r"|(?:am|['’]m)(?:\s+not)?\s+going\s+to"
     r"|(?:have\s+)?(?:choose|chosen|choosing|decide|decided|opt|opted)\s+to"
     r"|['’](?:ll|d(?:\s+(?:like|prefer)\s+to|\s+rather)?)|['’]ve\s+(?:decided|chosen)\s+to"
-    r"|won['’]t|do\s+not|don['’]t)"
+    r"|won['’]t|do\s+not|don['’]t|(?:am|['’]m)(?:\s+not)?(?=\s+\w+ing\b))"
 )
 _ADVERB = r"(?:not|\w+ly|therefore|thus|now|then|just|only|still|also|maybe|perhaps|hereby)"
 _OPINION = r"(?:think|guess|believe|suppose|reckon|figure|feel\s+(?:like|that))"
@@ -91,13 +59,12 @@ _DECISION = re.compile(
 _LAST_DECISION = re.compile(
     r"(?:in\s+the\s+end|ultimately|in\s+conclusion|to\s+conclude|so|therefore|thus|hence"
     r"|overall|all\s+in\s+all|in\s+short|in\s+summary|(?:my\s+)?(?:final\s+)?(?:decision"
-    r"|answer|choice)(?:\s+is)?)\s*[,:\-—]?\s*"
+    r"|answer|choice)(?:\s+is)?)?\s*[,:\-—]?\s*"
     rf"{_FIRST_PERSON}",
     re.IGNORECASE,
 )
-"""A reply without 'Finally' whose last sentence is the decision with another closing word
-('In the end, I would like to give 6 dollars.', 'My decision: I will give 2 dollars.'); a
-bare 'I will give 5 dollars' is not the closing sentence and is asked again."""
+"""A last sentence that decides, with another closing word ('In the end, I would like to give
+6') or none ('I will send 7 dollars.'): a variant of the closing; not the last, it is none."""
 _NEGATED = re.compile(r"\bnot\b|n['’]t\b", re.IGNORECASE)
 _ECHO = re.compile(
     r"\b(?:end|finish|conclude|close|closing)\w*\s+(?:\w+\s+){0,3}with\s*[:'\"‘“]*\s*$"
@@ -113,15 +80,21 @@ _SENTENCE_END = re.compile(
 dollars... or maybe 4' is one sentence)."""
 _ALTERNATIVE = re.compile(
     r"or\b|(?:maybe|perhaps|possibly)\s*,?\s*(?:US\s?\$|\$)?\s*(?:\d|(?:zero|one|two|three|four"
-    r"|five|six|seven|eight|nine|ten)\b)",
+    r"|five|six|seven|eight|nine|ten)\b)|(?:US\s?\$|\$)?\s*\d+(?:\s*(?:dollars?|bucks?))?\s+"
+    r"(?:might|could|would|may)\s+(?:also\s+)?(?:be\s+)?(?:better|fine|good|okay|ok|right|reasonable"
+    r"|an\s+option|work)\b",
     re.IGNORECASE,
 )
-"""A following part that offers another amount ('6 dollars. Or maybe 4.', '... Maybe 4.')."""
+"""A following part that offers another amount ('6 dollars. Or maybe 4.', '... Maybe 4.', '7
+might be better')."""
 _GIVES_AGAIN = re.compile(
-    rf"\b{_VERB}\b|\bmake\s+(?:it|that)\b|\binstead\b|\bI\s+meant\b", re.IGNORECASE
+    rf"\b{_VERB}\b|\bmake\s+(?:it|that)\b|\binstead\b|\bI\s+meant\b|\b(?:donne\w*|dar[éeáò]\w*"
+    r"|daría|gebe|dou|darei|plutôt|mejor|lieber|eher|melhor|piuttosto)\b|给|給|还是|還是",
+    re.IGNORECASE,
 )
 _AMOUNT_NEXT = re.compile(
-    r"(?:[\s,:;.\-—]+(?:no|wait|actually|sorry|I\s+mean|rather|make\s+(?:it|that)))*"
+    r"(?:[\s,:;.\-—]+(?:no|non|nein|não|wait|actually|sorry|I\s+mean|rather|make\s+(?:it|that)"
+    r"|plutôt|mejor|lieber|eher|melhor|piuttosto))*"
     r"[\s,:;.\-—]*(?:US\s?\$|USD|\$)?\s*"
     r"(?:\d|(?:zero|one|two|three|four|five|six|seven|eight|nine|ten)\b)",
     re.IGNORECASE,
@@ -152,6 +125,8 @@ def decision_clauses(text: str) -> list[Clause]:
     clauses += foreign_clauses(text)
     if not clauses and (last := _last_sentence(text)) is not None:
         clauses.append(last)
+    if not clauses:
+        clauses = [Clause(*found) for found in labelled_amounts(text)]
     return sorted(clauses, key=lambda clause: clause.start)
 
 
@@ -193,6 +168,9 @@ def _clause_end(text: str, start: int) -> int:
         rest = text[end + 1 :]
         opening = re.match(r"[\s\-—:,.]*", rest)
         marker = CORRECTION.match(rest, opening.end()) if opening else None
+        if marker is None:  # after fillers: 'Hmm, on second thought'
+            opening = _OPENING.match(rest)
+            marker = CORRECTION.match(rest, opening.end()) if opening else None
         if marker is None and opening and _ALTERNATIVE.match(rest, opening.end()):
             end = _sentence_end(text, end + 1 + opening.end())
             continue  # 'Finally, I will give 6 dollars. Or maybe 4.': one (ambiguous) decision
@@ -204,6 +182,10 @@ def _clause_end(text: str, start: int) -> int:
             return end
         end = following
     return end
+
+
+_OPENING = re.compile(r"(?:[\s\-—:,.]|\b(?:hmm+|oh|uh|um+|ah|well|okay|ok|no)\b)*", re.IGNORECASE)
+"""What may open a following part before its correction marker ("Hmm, on second thought")."""
 
 
 def _sentence_end(text: str, start: int) -> int:
@@ -224,7 +206,8 @@ ASIDE_OPENER = re.compile(
     r"|signal|encourage|get|make|keep|maximi[sz]e|ensure|balance|demonstrate|express|start"
     r"|foster|establish|gauge|reward)|out\s+of|(?:of|from)\s+(?:my|the|our|his|her|their)"
     r"|and\s+(?:keep|leave|hold|save|retain|I|expect|hope|see)|but|thus|hence|then|i\.e|e\.g"
-    r"|tripl\w*|doubl\w*|multipl\w*|totall?ing|resulting|making)\b",
+    r"|tripl\w*|doubl\w*|multipl\w*|totall?ing|resulting|making|rather\s+than|instead\s+of"
+    r"|as\s+opposed\s+to|compared\s+(?:to|with)|(?<=,\s)not(?=\s+(?:US\s?\$|\$)?\s*\d))\b",
     re.IGNORECASE,
 )
 SEGMENT_END = re.compile(r"[,;:]")
@@ -239,8 +222,9 @@ BOUND = re.compile(
     r"\b(?:up\s*to|at\s+(?:most|least)|no\s+(?:more|less|fewer)\s+than|not\s+(?:more|less)\s+than"
     r"|(?:more|less|fewer)\s+than|a\s+(?:maximum|minimum)\s+of"
     r"|(?<!\bthe\s)(?<!\bmy\s)max(?:imum)?|min(?:imum)?"
-    r"|as\s+(?:much|many|little|few)\s+as|upwards\s+of|or\s+(?:more|less|fewer|under|over"
-    r"|above|below|higher|lower)|(?:over|under|above|below)(?=\s+\$?\d))\b|\d\s*\+",
+    r"|as\s+(?:much|many|little|few)\s+as|upwards\s+of|if\s+not\s+(?:more|less)"
+    r"|or\s+(?:more|less|fewer|under|over"
+    r"|above|below|higher|lower)|(?:over|under|above|below)(?=\s+\$?\d))\b|\d\s*\+(?!\s*\$?\d)",
     re.IGNORECASE,
 )
 NOT = re.compile(r"\bnot\b|n['’]t\b", re.IGNORECASE)
@@ -294,7 +278,8 @@ _FOREIGN = [
 ]
 _CHINESE = re.compile(
     r"(?:最后|最後|最终|最終|总之|總之|综上|綜上)[，,：:\s]*我\s*(?:最终|决定|決定|会|會|将|將|要|愿意|願意"
-    r"|打算|想|准备|準備|还是|還是|不)*\s*(?:给|給|送|转给|轉給|转|轉|投资|投資|拿出|投)"
+    r"|打算|想|准备|準備|还是|還是|什么也|什么都|什麼也|什麼都|一分钱也|一分钱都|一分也|不)*\s*"
+    r"(?:给|給|送|转给|轉給|转|轉|投资|投資|拿出|投)"
 )
 _FOREIGN_NEGATION = re.compile(r"\b(?:ne|n['’]|pas|no|não|non|nicht|niet)\b|不", re.IGNORECASE)
 
@@ -391,6 +376,15 @@ _TERMS: tuple[tuple[str, dict[str, str]], ...] = (
         },
     ),
     (
+        " nein, ",  # a correction marker ('No, mejor 6') no later term turns into 'not'
+        {
+            "zh": r"不对[，,]?|不[，,]",
+            "es": r"no(?=\s*,)",
+            "pt": r"não(?=\s*,)",
+            "it": r"no(?=\s*,)",
+        },
+    ),
+    (
         " not ",
         {
             "fr": r"pas|ne|n['’]",
@@ -448,7 +442,7 @@ def foreign_clauses(text: str) -> list[Clause]:
         if match.start() in taken:
             continue
         taken.add(match.start())
-        end = _sentence_end(text, match.end())
+        end = _clause_end(text, match.end())
         body = text[match.end() : end]
         if lang in _INFINITIVE and _AUXILIARY.search(match[0]):
             verbs = list(re.finditer(_INFINITIVE[lang], body, re.IGNORECASE))
@@ -456,7 +450,12 @@ def foreign_clauses(text: str) -> list[Clause]:
                 continue  # 'werde ich 5 Dollar behalten': not a decision to give
             body = body[: verbs[-1].start()]
         negated = bool(_FOREIGN_NEGATION.search(match[0]))
+        if lang == "fr" and (only := re.match(r"\s*qu(?:e\b|['’])", body)):
+            negated, body = False, body[only.end() :]  # 'je ne donnerai que 3 dollars': only
         clauses.append(Clause(match.start(), match[0], english(body, lang), negated, end))
+    for start, head, body, negated, after in verb_last_decisions(text):
+        end = _clause_end(text, after)
+        clauses.append(Clause(start, head, english(body, "zh"), negated, end))
     return clauses
 
 
@@ -470,6 +469,8 @@ def english(body: str, lang: str) -> str:
             r"[零一二两兩三四五六七八九十]+", _chinese_number, body.replace("一半", " half ")
         )
     else:
+        if lang in ("it", "fr"):  # 'all'altro', 'à l'autre': a preposition, not 'all'
+            body = re.sub(r"\b(?:all['’]|alla|allo|agli|alle|ai|al)\b", " to ", body, flags=re.I)
         one = rf"\b(?:{_ONE_WORDS})\b"
         unit = rf"(?=\s+(?:{_UNIT_WORDS})\b)"
         body = re.sub(rf"{one}{unit}", " 1 ", body, flags=re.IGNORECASE)  # 'einen Dollar'
@@ -482,7 +483,7 @@ def english(body: str, lang: str) -> str:
             pattern = rf"(?:{words})" if lang == "zh" else rf"\b(?:{words})\b"
             body = re.sub(pattern, english_word, body, flags=re.IGNORECASE)
     if lang == "zh":
-        body = re.sub(r"[\u3400-\u9fff\u3000-\u303f\uff00-\uffef]+", " ", body)
+        body = re.sub(r"[\u3400-\u9fff\u3000-\u30ff\uac00-\ud7af\uff00-\uffef]+", " ", body)
     return " ".join(body.split())
 
 

@@ -135,7 +135,7 @@ def read_clause(clause: Clause, endowment: int) -> Reading:
         shown = " and ".join(dollars(v) for v in dict.fromkeys(v for _, v in statements))
         return Reading.ambiguous(f"it names different amounts ({shown})", OWN, reading.candidates)
     after = _last_correction(body, statements) if reading.by == "corrected" else 0
-    if problem := _hedged(body, spans, after, main):
+    if problem := _hedged(body, spans, after, main, found):
         return Reading.ambiguous(problem, OWN)
     if problem := _doubted_aside(body, found, spans, reading.value):
         return Reading.ambiguous(problem, OWN)
@@ -217,7 +217,11 @@ def _previous_end(found: list[Quantity], position: int) -> int:
     return max((q.end for q in found if q.end <= position), default=0)
 
 
-_ALTERNATIVE_WORDS = re.compile(r"\b(?:or|might|could|maybe|perhaps|possibly)\b", re.IGNORECASE)
+_ALTERNATIVE_WORDS = re.compile(
+    r"\b(?:or|might|could|maybe|perhaps|possibly|if\s+not|otherwise|(?:which|that)\s+case|else"
+    r"|unless)\b",
+    re.IGNORECASE,
+)
 
 
 def _doubted_aside(
@@ -253,10 +257,13 @@ def _last_correction(body: str, statements: list[tuple[int, Any]]) -> int:
     return markers[-1].end() if markers else 0
 
 
-def _hedged(body: str, spans: list[tuple[int, int]], after: int, main: list[Quantity]) -> str:
+def _hedged(
+    body: str, spans: list[tuple[int, int]], after: int, main: list[Quantity], found: list[Quantity]
+) -> str:
     """Why the decision's own words make its amount no decision: a hedge, a bound or a
     negation beside a positive amount ('' when none)."""
     text = " ".join(body[max(start, after) : end] for start, end in spans if end > after)
+    text += " " + " ".join(_short_asides(body, spans, after, found))
     if HEDGE.search(text):
         return f"it gives an approximate amount ({quoted(body)}), not the amount"
     if BOUND.search(text):
@@ -264,6 +271,21 @@ def _hedged(body: str, spans: list[tuple[int, int]], after: int, main: list[Quan
     if NOT.search(text) and any(q.value for q in main):
         return f"it says what it will not give ({quoted(body)}), not only the amount it gives"
     return ""
+
+
+def _short_asides(
+    body: str, spans: list[tuple[int, int]], after: int, found: list[Quantity]
+) -> list[str]:
+    """The asides of at most four words and no quantity ('if not more', 'maybe more'): they
+    qualify the amount itself, so their hedges and bounds are the decision's."""
+    gaps = [(max(s, after), e) for s, e in _complement(spans, len(body)) if e > after]
+    return [
+        body[start:end]
+        for start, end in gaps
+        if body[start:end].strip()
+        and len(body[start:end].split()) <= 4
+        and not any(start <= q.start < end for q in found)
+    ]
 
 
 def own_reading(text: str, endowment: int, closing: str = CLOSING_SENTENCE) -> Reading:
@@ -277,6 +299,8 @@ def own_reading(text: str, endowment: int, closing: str = CLOSING_SENTENCE) -> R
     readings = [(c, r) for c, r in readings if c not in blank] or readings
     if problem := next((r for _, r in readings if not r.ok), None):
         return problem
+    if asked := next((c for c in clauses if text[c.end : c.end + 1] == "?"), None):
+        return Reading.ambiguous(f"it asks rather than decides ({quoted(asked.body)}?)", OWN)
     statements = [(c.start, r.value) for c, r in readings]
     combined = corrected(statements, text)
     if combined is None or not combined.ok:
@@ -285,13 +309,49 @@ def own_reading(text: str, endowment: int, closing: str = CLOSING_SENTENCE) -> R
     reading = readings[-1][1]
     if other := _restated_elsewhere(text, clauses[-1], reading.value, endowment):
         return Reading.ambiguous(other, OWN)
+    if (taken := _TAKEN_BACK.search(text, max(clauses[-1].end, clauses[-1].start + 1))) is not None:
+        return Reading.unreadable(f"it takes its decision back ({quoted(taken[0])})", OWN)
+    if _cut_off(text, clauses[-1], endowment):
+        return Reading.unreadable(f"it may be cut off ({quoted(clauses[-1].body)})", OWN)
     return reading
 
 
+_CUT_UNIT = re.compile(r"\d\s+(?:d|do|dol|doll|dolla|b|bu|buc|u|us)$", re.IGNORECASE)
+_CUT_NUMBER = re.compile(r"(?<![\d.,])(?P<digits>\d+)$")
+
+
+def _cut_off(text: str, last: Clause, endowment: int) -> bool:
+    """The reply stops inside its decision: mid-word after the amount ('5 dol'), or on a bare
+    number that could be the start of another amount ('1' of '10')."""
+    if text.rstrip() != text[: last.end].rstrip():
+        return False  # something follows the decision sentence
+    body = last.body.rstrip()
+    if _CUT_UNIT.search(body):
+        return True
+    bare = _CUT_NUMBER.search(body)
+    digits = bare["digits"] if bare else ""
+    return bool(digits) and any(
+        str(amount).startswith(digits) and str(amount) != digits for amount in range(endowment + 1)
+    )
+
+
+_TAKEN_BACK = re.compile(
+    r"(?:^|(?<=[.!?;\n]))\s*(?:(?:hmm+|oh|um+|uh|ah|well)\b[\s,.!-]*)*(?:(?:actually|wait|no)"
+    r"\b[\s,.!-]*(?:no\b|not\b|scratch|never\s*mind|let\s+me\s+(?:re)?(?:think|consider)|"
+    r"hold\s+on|I\s+changed\s+my\s+mind)|scratch\s+that|never\s*mind|"
+    r"I\s+take\s+(?:it|that)\s+back|I(?:['’]ve|\s+have)?\s+changed\s+my\s+mind|"
+    r"let\s+me\s+reconsider)",
+    re.IGNORECASE,
+)
+"""A sentence after the decision that takes it back without giving another amount ("Actually,
+no.", "Scratch that.", "Let me reconsider."): no decision."""
+
+
 _LABELLED = re.compile(
-    r"(?:^|[{,]|\n)[\s\-*>#]*\"?(?:final[\s_]+)?(?:transfer|amount|sent|send|give|giving|decision"
-    r"|answer|offer)(?:[\s_]+(?:amount|sent|given|to[\s_]+(?:send|give)|decision))?\"?\s*[:=]"
-    r"\s*(?:US\s?\$|\$)?\s*(?P<value>\d+(?:\.\d+)?)(?![\d.,]*\s*(?:%|/|percent))",
+    r"(?:^|[{,]|\n|(?<=[.!?])\s)[\s\-*>#]*\"?(?:(?:my|our)\s+)?(?:final[\s_]+)?(?:transfer|amount"
+    r"|sent|send|give|giving|decision|answer|offer)(?:[\s_]+(?:amount|sent|given|to[\s_]+(?:send"
+    r"|give)|decision))?\"?\s*[:=]\s*(?:(?:I\s+will\s+|I['’]ll\s+)?(?:give|send|transfer|offer)"
+    r"\s+)?(?:US\s?\$|\$)?\s*(?P<value>\d+(?:\.\d+)?)(?![\d.,]*\s*(?:%|/|percent))",
     re.IGNORECASE,
 )
 """A labelled amount elsewhere in the reply: 'Amount sent: $6', '{"transfer": 6}'."""
@@ -310,7 +370,18 @@ def _restated_elsewhere(text: str, last: Clause, value: float, endowment: int) -
         if float(match["value"]) != value:
             shown = f"{dollars(value)} and {dollars(float(match['value']))}"
             return f"its labelled amount differs from its closing sentence ({shown})"
+    for match in _AMOUNT_ALONE.finditer(text, last.end):
+        if float(match["value"]) != value:
+            shown = f"{dollars(value)} and {dollars(float(match['value']))}"
+            return f"a line after its closing sentence gives another amount ({shown})"
     return ""
+
+
+_AMOUNT_ALONE = re.compile(
+    r"^[ \t>#-]*(?:US\s?\$|\$)?\s*(?P<value>\d+(?:\.\d+)?)\s*(?:dollars?|bucks?|USD)?[ \t]*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""A line holding only an amount ('\\boxed{7}' once plain): a second statement of the amount."""
 
 
 # --- the library's reading --------------------------------------------------------------------

@@ -52,16 +52,24 @@ than one candidate (or two readers that disagree)."""
 
 CORRECTION = re.compile(
     r"\b(?:wait|actually|correction|i\s+meant?|sorry|oops|make\s+(?:it|that)|"
-    r"on\s+second\s+thought|rather|scratch\s+that|let\s+me\s+correct|i\s+made\s+a\s+mistake|"
+    r"on\s+second\s+thought|rather(?!\s+than)|scratch\s+that|let\s+me\s+correct|i\s+made\s+an?\s+"
+    r"(?:mistake|error)|my\s+(?:mistake|bad)|i\s+(?:missed|forgot|overlooked|miscounted|"
+    r"miscalculated|misread)|the\s+correct(?:ed)?\s+(?:answer|"
+    r"total|result|amount)|"
     r"attendez|attends|en\s+fait|je\s+corrige|espera|en\s+realidad|corrijo|perdón|"
-    r"warte|eigentlich|korrektur|espere|na\s+verdade|corrigindo)\b"
-    r"|\b(?:no|non|nein)\s*,|等一下|等等|不对|不對|更正|其实|其實",
+    r"warte|eigentlich|korrektur|espere|na\s+verdade|corrigindo|me\s+equivoqué|"
+    r"je\s+me\s+suis\s+tromp[ée]e?|ich\s+habe\s+mich\s+(?:geirrt|verrechnet)|"
+    r"(?:eu\s+)?errei|me\s+enganei)\b"
+    r"|\b(?:no|non|nein|err+|erm)\s*(?:,|[—–]|-\s)|\b(?:update|edit|erratum)\s*:"
+    r"|等一下|等等|不对|不對|不(?=[，,])|更正|其实|其實|算错|算錯|我错了|我錯了",
     re.IGNORECASE,
 )
 """Words that withdraw what was said before and introduce its replacement: English ("wait",
-"actually", "correction", "no,"...), French (attendez, en fait, non,, correction, je corrige),
-Spanish (espera, en realidad, corrijo, perdón), German (warte, eigentlich, Korrektur, nein,),
-Portuguese (espere, na verdade, corrigindo) and Chinese (等一下, 等等, 不对, 更正, 其实)."""
+"actually", "correction", "no,", "I forgot", "Update:", "the correct answer"...), French
+(attendez, en fait, non,, correction, je corrige), Spanish (espera, en realidad, corrijo,
+perdón, me equivoqué), German (warte, eigentlich, Korrektur, nein,, ich habe mich verrechnet),
+Portuguese (espere, na verdade, corrigindo, errei) and Chinese (等一下, 等等, 不对, 不，, 更正,
+其实, 算错)."""
 
 
 @dataclass(frozen=True)
