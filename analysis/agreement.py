@@ -1,7 +1,8 @@
 """Agreement between two judges (or a judge and people) item by item, in one record:
-`judge_agreement` reports Krippendorff's α, an ICC, quadratic-weighted κ and the exact and
-within-±1 rates (coefficients in `reliability`), each with a bootstrap interval over items, and
-the items the two differ on most. Also Pearson r, and a correlation (Pearson, Spearman or
+`judge_agreement` reports Krippendorff's α, an ICC, quadratic-weighted κ (BCa bootstrap
+intervals over items) and the exact and within-±1 rates (Wilson intervals; coefficients in
+`reliability`, intervals in `intervals`), the items the two differ on most, and notes where the
+coefficients disagree (`agreement_notes`). Also Pearson r, and a correlation (Pearson, Spearman or
 Kendall τ-b) with its bootstrap interval. Each is a number or `Undefined` with the reason.
 `fleiss_kappa` and `icc3k` moved to `reliability` and are still importable from here."""
 
@@ -9,15 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Any, Literal, cast, get_args
 
 import numpy as np
 
+from personasim.analysis.agreement_notes import agreement_notes
+from personasim.analysis.intervals import bca_interval, wilson_interval
 from personasim.analysis.paired_resamples import (
     resampled_alpha,
+    resampled_constant_rater,
     resampled_icc,
     resampled_kappa,
-    resampled_rate,
 )
 from personasim.analysis.reliability import (
     IccForm,
@@ -36,12 +39,13 @@ __all__ = [
     "CorrelationInterval",
     "Method",
     "bootstrap_correlation",
+    "constant_rater",
     "correlation_undefined",
+    "correlations_by_row",
     "fleiss_kappa",
     "icc3k",
     "judge_agreement",
     "pearson",
-    "percentile_interval",
 ]
 
 Method = Literal["spearman", "kendall", "pearson"]
@@ -117,7 +121,7 @@ def bootstrap_correlation(
     xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     n = len(xs)
     r: Statistic = correlation_undefined(xs, ys) or float(
-        _correlations(xs[None, :], ys[None, :], method)[0]
+        correlations_by_row(xs[None, :], ys[None, :], method)[0]
     )
     if isinstance(r, Undefined) or n < 3:
         why = r if isinstance(r, Undefined) else Undefined("fewer than 3 pairs")
@@ -126,7 +130,7 @@ def bootstrap_correlation(
     chunk = max(1, 20_000_000 // (n * n))
     resampled = np.concatenate(
         [
-            _correlations(xs[rows[i : i + chunk]], ys[rows[i : i + chunk]], method)
+            correlations_by_row(xs[rows[i : i + chunk]], ys[rows[i : i + chunk]], method)
             for i in range(0, n_resamples, chunk)
         ]
     )
@@ -142,8 +146,9 @@ def bootstrap_correlation(
     )
 
 
-def _correlations(x: np.ndarray, y: np.ndarray, method: Method) -> np.ndarray:
-    """Row-wise correlation of two (samples × n) arrays; NaN where a row is constant."""
+def correlations_by_row(x: np.ndarray, y: np.ndarray, method: Method) -> np.ndarray:
+    """Row-wise correlation of two (samples × n) arrays, e.g. one row per bootstrap resample;
+    NaN where a row is constant."""
     from scipy.stats import rankdata
 
     if method == "kendall":
@@ -194,9 +199,10 @@ def judge_agreement(
     ones; default: the position); None or NaN is a missing rating, and only items both rated
     count. `level` is the scale: "ordinal" for a
     rubric, "interval" for numeric scores. `icc_form` is the ICC the paper names (e.g.
-    "ICC(3,k)"); None reports ICC(2,1) and ICC(2,k). Intervals are percentile intervals over
-    `n_boot` resamples of the items (seeded), every statistic on the same resamples
-    (`numpy.random.default_rng(seed).integers(0, n, (n_boot, n))`, as item counts).
+    "ICC(3,k)"); None reports ICC(2,1) and ICC(2,k). The coefficients' intervals are BCa
+    bootstrap intervals over `n_boot` resamples of the items (seeded), every coefficient on the
+    same resamples (`numpy.random.default_rng(seed).integers(0, n, (n_boot, n))`, as item
+    counts) and on the n leave-one-out samples; the two rates' are Wilson intervals.
 
     Returns a JSON-able dict::
 
@@ -206,16 +212,21 @@ def judge_agreement(
          "n_missing": {"first": 1, "second": 1},
          "bootstrap": {"unit": "item", "n_boot": 2000, "seed": 0, "confidence": 0.95},
          "statistics": {                     # in this order; ICC keys as chosen
-             "krippendorff_alpha" | "ICC(2,1)" | "ICC(2,k)" | "quadratic_kappa"
-             | "exact_agreement" | "within_1_agreement": {
-                 "label": "Krippendorff's alpha (ordinal)", "n": 38,
-                 "value": 0.81, "low": 0.70, "high": 0.89, "resamples": 2000}},
+             "krippendorff_alpha" | "ICC(2,1)" | "ICC(2,k)" | "quadratic_kappa": {
+                 "label": "Krippendorff's alpha (ordinal)", "n": 38, "interval": "bca",
+                 "value": 0.81, "low": 0.70, "high": 0.89, "resamples": 2000},
+             "exact_agreement" | "within_1_agreement": {
+                 "label": "share of items scored the same", "n": 38, "interval": "wilson",
+                 "value": 0.84, "low": 0.70, "high": 0.93}},
+         "notes": ["Krippendorff's alpha (ordinal) -0.32 and ICC(2,1) 0.01 differ by ..."],
          "most_different": [                 # largest |second - first| first, at most n_differ
              {"item": "q7", "first": 1.0, "second": 5.0, "difference": 4.0}]}
 
     An undefined value, low or high is null with "<name>_undefined": reason beside it (fewer
-    than 2 items, constant ratings, nothing rated by both); `resamples` counts the resamples on
-    which the statistic was defined, and an interval defined on fewer than half is null too.
+    than 2 items, constant ratings, one rater constant — α, the ICCs and κ measure agreement
+    beyond chance, which a rater who never varies cannot show —, nothing rated by both, a
+    bootstrap that cannot give an interval); `resamples` counts the resamples on which the
+    coefficient was defined, and an interval defined on fewer than half is null too.
     """
     if level not in get_args(JudgeLevel):
         raise ValueError(f"level must be ordinal or interval; got {level!r}")
@@ -230,16 +241,11 @@ def judge_agreement(
         raise ValueError(f"items names {len(names)} items but the raters rate {len(first)}")
     table = np.column_stack([np.asarray(first, dtype=float), np.asarray(second, dtype=float)])
     missing = np.isnan(table)
-    both = ~missing.any(axis=1)
-    paired = table[both]
-    weights = _resample_weights(len(paired), n_boot, seed)
+    paired = table[~missing.any(axis=1)]
+    resamples = _Resamples.of(paired, n_boot, seed, confidence, raters)
     statistics = {
-        key: {
-            "label": label,
-            "n": len(paired),
-            **_with_interval(statistic(paired), paired, resampled, weights, confidence),
-        }
-        for key, label, statistic, resampled in _statistics(level, icc_form)
+        key: {"label": label, "n": len(paired), **resamples.interval(statistic, paired, kind)}
+        for key, label, statistic, kind in _statistics(level, icc_form)
     }
     return {
         "raters": list(raters),
@@ -249,6 +255,7 @@ def judge_agreement(
         "n_missing": {"first": int(missing[:, 0].sum()), "second": int(missing[:, 1].sum())},
         "bootstrap": {"unit": "item", "n_boot": n_boot, "seed": seed, "confidence": confidence},
         "statistics": statistics,
+        "notes": agreement_notes(paired, statistics, raters, level),
         "most_different": _most_different(table, names, n_differ),
     }
 
@@ -256,12 +263,14 @@ def judge_agreement(
 Resampled = Callable[[np.ndarray, np.ndarray], np.ndarray]
 """The same statistic on every resample (rows of item counts) at once, NaN where undefined."""
 
+WILSON = "wilson"
+
 
 def _statistics(
     level: JudgeLevel, icc_form: IccForm | None
-) -> list[tuple[str, str, Pair, Resampled]]:
-    """(key, label, statistic of the paired table, the same on resamples) for each statistic
-    the record reports."""
+) -> list[tuple[str, str, Pair, Resampled | str]]:
+    """(key, label, statistic of the paired table, the same on resamples — or `WILSON` for a
+    rate) for each statistic the record reports."""
     forms = [icc_form] if icc_form else ["ICC(2,1)", "ICC(2,k)"]
     return [
         (
@@ -281,13 +290,13 @@ def _statistics(
             "exact_agreement",
             "share of items scored the same",
             lambda x: exact_agreement(*x.T),
-            lambda x, w: resampled_rate(x, w, 0.0),
+            WILSON,
         ),
         (
             "within_1_agreement",
             "share of items scored within 1 point",
             lambda x: within_agreement(*x.T, 1.0),
-            lambda x, w: resampled_rate(x, w, 1.0),
+            WILSON,
         ),
     ]
 
@@ -311,43 +320,84 @@ def _resample_weights(n: int, n_boot: int, seed: int) -> np.ndarray:
     return stratified_bootstrap_weights(np.zeros(n), n_boot, np.random.default_rng(seed))
 
 
-def percentile_interval(
-    draws: np.ndarray, n_boot: int, confidence: float = 0.95
-) -> tuple[Statistic, Statistic, int]:
-    """The percentile interval of a statistic's bootstrap draws, NaN marking a resample on
-    which it was undefined (left out and counted). Undefined without resamples (fewer than 2
-    items) or when fewer than half of the `n_boot` resamples have a value. Returns (low, high,
-    resamples with a value)."""
-    usable = draws[~np.isnan(draws)]
-    if len(draws) == 0:
-        why = Undefined("fewer than 2 items")
-        return why, why, 0
-    if len(usable) < n_boot / 2:
-        why = Undefined(f"defined in only {len(usable)} of {n_boot} bootstrap resamples")
-        return why, why, len(usable)
-    tail = (1 - confidence) / 2 * 100
-    low, high = np.percentile(usable, [tail, 100 - tail])
-    return float(low), float(high), len(usable)
+def constant_rater(table: np.ndarray, raters: tuple[str, str]) -> Undefined | None:
+    """Why agreement beyond chance is undefined when one rater gives every item the same
+    score (ICC and κ are then 0 by construction, α whatever the other rater's spread makes
+    it), or None."""
+    for name, side in zip(raters, table.T, strict=True):
+        if len(side) and np.all(side == side[0]):
+            return Undefined(f"one rater is constant ({name} scores every item {side[0]:g})")
+    return None
 
 
-def _with_interval(
-    value: Statistic,
-    table: np.ndarray,
-    resampled: Resampled,
-    weights: np.ndarray,
-    confidence: float,
-) -> dict[str, Any]:
-    if isinstance(value, Undefined):
-        low = high = value
-        resamples = 0
-    else:
-        draws = resampled(table, weights) if len(weights) else np.zeros(0)
-        low, high, resamples = percentile_interval(draws, len(weights) or 1, confidence)
+@dataclass(frozen=True)
+class _Resamples:
+    """The items' bootstrap resamples and leave-one-out samples (rows of item counts), shared by
+    every coefficient of one record."""
+
+    weights: np.ndarray
+    confidence: float
+    raters: tuple[str, str]
+    constant_draws: np.ndarray
+    """Per resample: a rater gives every drawn item the same score (no coefficient there)."""
+
+    @classmethod
+    def of(
+        cls, table: np.ndarray, n_boot: int, seed: int, confidence: float, raters: tuple[str, str]
+    ) -> _Resamples:
+        weights = _resample_weights(len(table), n_boot, seed)
+        return cls(weights, confidence, raters, resampled_constant_rater(table, weights))
+
+    def interval(self, statistic: Pair, table: np.ndarray, kind: Resampled | str) -> dict[str, Any]:
+        """The statistic's value and interval fields (Wilson for a rate, else BCa)."""
+        value = statistic(table)
+        if kind == WILSON:
+            if isinstance(value, Undefined):
+                return {**_fields(value, value, value), "interval": WILSON}
+            bounds = wilson_interval(round(value * len(table)), len(table), self.confidence)
+            return {**_fields(value, *bounds), "interval": WILSON}
+        if not isinstance(value, Undefined):
+            value = constant_rater(table, self.raters) or value
+        low, high, count = self._bca(value, table, cast(Resampled, kind))
+        return {**_fields(value, low, high), "interval": "bca", "resamples": count}
+
+    def _bca(
+        self, value: Statistic, table: np.ndarray, resampled: Resampled
+    ) -> tuple[Statistic, Statistic, int]:
+        if isinstance(value, Undefined):
+            return value, value, 0
+        if len(self.weights) == 0:
+            why = Undefined("fewer than 2 items")
+            return why, why, 0
+        draws = np.where(self.constant_draws, np.nan, resampled(table, self.weights))
+        usable = int(np.sum(~np.isnan(draws)))
+        if usable < len(self.weights) / 2:
+            why = Undefined(f"defined in only {usable} of {len(self.weights)} bootstrap resamples")
+            return why, why, usable
+        low, high = bca_interval(value, draws, _leave_one_out(resampled, table), self.confidence)
+        return low, high, usable
+
+
+def _leave_one_out(resampled: Resampled, table: np.ndarray) -> np.ndarray:
+    """The statistic on each of the n samples that leave one item out (BCa's acceleration),
+    NaN where a rater is constant; a block of rows at a time, so n × n never sits in memory."""
+    n = len(table)
+    block = max(1, 2_000_000 // max(n, 1))
+    parts = []
+    for start in range(0, n, block):
+        rows = np.arange(start, min(start + block, n))
+        weights = np.ones((len(rows), n))
+        weights[np.arange(len(rows)), rows] = 0.0
+        value = resampled(table, weights)
+        parts.append(np.where(resampled_constant_rater(table, weights), np.nan, value))
+    return np.concatenate(parts) if parts else np.zeros(0)
+
+
+def _fields(value: Statistic, low: Statistic, high: Statistic) -> dict[str, Any]:
     return {
         **stat_fields("value", value),
         **stat_fields("low", low),
         **stat_fields("high", high),
-        "resamples": resamples,
     }
 
 

@@ -5,15 +5,15 @@ The design is the run's parameters (`counterfactual_attribute`, `_levels`, `_by`
 (`agent.created`). Decisions are paired by persona, by task and details, and by their order
 among the agent's decisions of that kind. One row per pair of levels × decision × subgroup
 (`all`, then each level of the `--by` attribute), with its n, the mean difference (second
-level minus first) and its bootstrap interval, Wilcoxon's p (and Holm's over the pairs of the
-same decision and subgroup), and the share of personas whose decision changed; a statistic
-without a value is null with the reason in words.
+level minus first) and its interval, a test chosen by the data (exact McNemar for 0/1
+outcomes, Wilcoxon's signed-rank otherwise: `analysis.paired`) with its p at full precision and
+Holm's over the pairs of the same decision and subgroup, and the share of personas whose
+decision changed; a statistic without a value is null with the reason in words.
 """
 
 from __future__ import annotations
 
 import json
-import zlib
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -21,17 +21,17 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
+from personasim.analysis.counterfactual_figure import draw_counterfactual, short_decision
 from personasim.analysis.event_tables import agent_payloads, min_group_n, payloads
+from personasim.analysis.intervals import INTERVAL_METHODS
 from personasim.analysis.paired import holm_over, paired_difference
-from personasim.analysis.reports import save_figure, write_table
+from personasim.analysis.reports import write_table
 from personasim.analysis.undefined import in_words, stat_fields
 from personasim.simulation import ScenarioMetrics
 
 __all__ = [
-    "COUNTERFACTUAL_RESAMPLES",
     "Outcome",
     "counterfactual_metrics",
     "counterfactual_report",
@@ -39,10 +39,9 @@ __all__ = [
     "write_counterfactual_reports",
 ]
 
-COUNTERFACTUAL_RESAMPLES = 2000
-"""Bootstrap resamples behind each interval (95%, percentile)."""
-
-_STATS = ("mean_difference", "ci_low", "ci_high", "wilcoxon_p", "wilcoxon_p_holm", "changed")
+_STATS = ("mean_difference", "ci_low", "ci_high", "p", "p_holm", "changed")
+_FULL_PRECISION = frozenset({"p", "p_holm"})
+"""Kept as computed: Holm's decisions and a reader's threshold see the p the test gave."""
 
 
 @dataclass(frozen=True)
@@ -86,7 +85,7 @@ def counterfactual_metrics(
         row
         for decision in sorted(values)
         for subgroup, members in groups.items()
-        for row in _family(decision, subgroup, members, values[decision], levels, started[0])
+        for row in _family(decision, subgroup, members, values[decision], levels)
     ]
     return {
         "attribute": attribute,
@@ -96,7 +95,6 @@ def counterfactual_metrics(
         "agents": len(twins),
         "decisions_made": made,
         "decisions_failed": failed,
-        "resamples": COUNTERFACTUAL_RESAMPLES,
         "confidence": 0.95,
         "rows": rows,
         "values": [  # the numbers behind the plot (text answers stay in the log)
@@ -236,7 +234,6 @@ def _family(
     members: set[str],
     by_persona: dict[str, dict[str, Any]],
     levels: list[str],
-    started: dict[str, Any],
 ) -> list[dict[str, Any]]:
     """The rows of one decision × subgroup: one per pair of levels, Holm's over the pairs."""
     units = {u: at for u, at in sorted(by_persona.items()) if u.split("|")[0] in members}
@@ -244,21 +241,16 @@ def _family(
     rows, results = [], []
     for a, b in combinations(levels, 2):
         both = [at for at in units.values() if {a, b} <= set(at)]
-        seed = zlib.crc32(f"{started.get('seed', 0)}|{decision}|{subgroup}|{a}|{b}".encode())
-        result = paired_difference(
-            [at[a] for at in both],
-            [at[b] for at in both],
-            np.random.default_rng(seed),
-            COUNTERFACTUAL_RESAMPLES,
-        )
+        result = paired_difference([at[a] for at in both], [at[b] for at in both])
         results.append(result)
         row = {"decision": decision, "subgroup": subgroup, "level_a": a, "level_b": b}
         rows.append({**row, "n": result.n, "n_missing": len(units) - result.n + unseen})
-    adjusted = holm_over([r.wilcoxon_p for r in results])
+    adjusted = holm_over([r.p for r in results])
     for row, r, p_holm in zip(rows, results, adjusted, strict=True):
-        shown = (r.mean, r.low, r.high, r.wilcoxon_p, p_holm, r.changed)
+        shown = (r.mean, r.low, r.high, r.p, p_holm, r.changed)
         for name, value in zip(_STATS, shown, strict=True):
-            row.update(stat_fields(name, value))
+            row.update(stat_fields(name, value, None if name in _FULL_PRECISION else 6))
+        row["test"], row["interval"] = r.test, r.interval
         row["note"] = _note(row)
     return rows
 
@@ -273,8 +265,10 @@ def _note(row: dict[str, Any]) -> str:
     return "; ".join(f"{', '.join(names)}: {words}" for words, names in said.items())
 
 
-_SHOWN = ("decision", "subgroup", "level_a", "level_b", "n", "n_missing", *_STATS, "small", "note")
-_MAX_PANELS = 6
+_SHOWN = (
+    *("decision", "subgroup", "level_a", "level_b", "n", "n_missing"),
+    *(*_STATS, "test", "interval", "small", "note"),
+)
 _REPORTED_ROWS = 8
 
 
@@ -287,18 +281,20 @@ def counterfactual_report(block: dict[str, Any]) -> list[str]:
     ]
     overall = [row for row in block["rows"] if row["subgroup"] == "all"]
     for row in overall[:_REPORTED_ROWS]:
-        mean = row["mean_difference"]
+        mean, decision = row["mean_difference"], short_decision(row["decision"], width=1000)
         if mean is None:
-            lines.append(f"  {row['decision']}: {row['level_b']} - {row['level_a']}: {row['note']}")
+            lines.append(f"  {decision}: {row['level_b']} - {row['level_a']}: {row['note']}")
             continue
         interval = (
-            f" [{row['ci_low']:.2f}, {row['ci_high']:.2f}]" if row["ci_low"] is not None else ""
+            f" [{row['ci_low']:.2f}, {row['ci_high']:.2f}]"
+            if row["ci_low"] is not None
+            else f" (no interval: {in_words(row.get('ci_low_undefined') or 'not recorded')})"
         )
-        p = row["wilcoxon_p_holm"]
-        why = in_words(row.get("wilcoxon_p_holm_undefined") or "no values")
+        p = row["p_holm"]
+        why = in_words(row.get("p_holm_undefined") or "no values")
         lines.append(
-            f"  {row['decision']}: {row['level_b']} - {row['level_a']} = {mean:+.2f}{interval}"
-            f" (n={row['n']}, changed {row['changed']:.0%}, Holm p "
+            f"  {decision}: {row['level_b']} - {row['level_a']} = {mean:+.2f}{interval}"
+            f" (n={row['n']}, changed {row['changed']:.0%}, {row['test'].split(',')[0]}, Holm p "
             f"{f'undefined: {why}' if p is None else f'{p:.3g}'})"
         )
     if len(block["rows"]) > _REPORTED_ROWS:
@@ -308,44 +304,20 @@ def counterfactual_report(block: dict[str, Any]) -> list[str]:
 
 def write_counterfactual_reports(block: dict[str, Any], directory: Path) -> list[Path]:
     """`counterfactual.csv` / `.md` (a row per pair × decision × subgroup) and
-    `counterfactual.png` (each persona's decision at each level, joined by a line)."""
+    `counterfactual.png` (`analysis.counterfactual_figure`)."""
     rows = [{name: row.get(name) for name in _SHOWN} for row in block["rows"]]
+    used = dict.fromkeys(row["interval"] for row in rows if row.get("interval"))
+    said = "; ".join(f"{kind}: {INTERVAL_METHODS[kind]}" for kind in used)
     notes = [
         f"Differences are {block['attribute']} level_b minus level_a, paired by persona; "
-        f"interval: {block['confidence']:.0%} percentile bootstrap over personas "
-        f"({block['resamples']} resamples); Holm over the pairs of one decision and subgroup.",
+        f"{block['confidence']:.0%} interval ({said or 'none'}); p: the row's test (exact "
+        "McNemar for 0/1 outcomes, Wilcoxon signed-rank with zero differences dropped "
+        "otherwise); Holm over the pairs of one decision and subgroup.",
     ]
     if not rows:
         notes.append("No row: the twins recorded no decision to compare.")
     paths = write_table(rows, directory, "counterfactual", flag="small", notes=notes)
-    return [*paths, _dot_plot(block, directory)]
-
-
-def _dot_plot(block: dict[str, Any], directory: Path) -> Path:
-    from matplotlib.figure import Figure  # not pyplot: no display, no global state
-
-    frame = pd.DataFrame(block["values"], columns=["decision", "persona", "level", "value"])
-    decisions = sorted(frame["decision"].unique())
-    shown, levels = decisions[:_MAX_PANELS], block["levels"]
-    panels = max(1, len(shown))
-    figure = Figure(figsize=(3.2 * panels, 3.4))
-    axes = figure.subplots(1, panels, squeeze=False)
-    for ax, decision in zip(axes[0], shown, strict=False):
-        table = frame[frame["decision"] == decision].pivot(
-            index="persona", columns="level", values="value"
-        )
-        table = table.reindex(columns=levels).astype(float)
-        for _, persona in table.iterrows():
-            ax.plot(range(len(levels)), persona.to_numpy(), "o-", color="0.6", alpha=0.5, ms=3)
-        ax.plot(range(len(levels)), table.mean().to_numpy(), "D", color="black", ms=7)
-        ax.set_xticks(range(len(levels)), levels, rotation=20)
-        ax.set_title(f"{decision} (n={len(table)})", fontsize=8)
-    if not shown:
-        axes[0][0].text(0.5, 0.5, "no numeric decision to plot", ha="center", va="center")
-    more = len(decisions) - len(shown)
-    title = f"{block['attribute']}: each persona at each level (grey), mean (black)"
-    figure.suptitle(title + (f"; {more} more decisions in the table" if more > 0 else ""))
-    return save_figure(figure, directory, "counterfactual")
+    return [*paths, draw_counterfactual(block, directory)]
 
 
 COUNTERFACTUAL_KINDS = ("agent.created", "decision.made", "decision.failed")

@@ -17,6 +17,7 @@ from personasim.analysis.undefined import Undefined
 __all__ = [
     "MAX_ORDINAL_VALUES",
     "resampled_alpha",
+    "resampled_constant_rater",
     "resampled_icc",
     "resampled_kappa",
     "resampled_rate",
@@ -24,11 +25,20 @@ __all__ = [
 
 
 def _constant(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Per resample: whether every drawn item has the same value (to 1e-12, as `icc` checks)."""
-    drawn = weights > 0
-    high = np.where(drawn, values, -np.inf).max(axis=1)
-    low = np.where(drawn, values, np.inf).min(axis=1)
+    """Per resample: whether every drawn item has the same value (to 1e-12, as `icc` checks).
+    `values` is one per item; the drawn range is read off the items sorted by value."""
+    if len(values) == 0:
+        return np.zeros(len(weights), dtype=bool)
+    order = np.argsort(values, kind="stable")
+    ordered, drawn = values[order], weights[:, order] > 0
+    low = ordered[np.argmax(drawn, axis=1)]
+    high = ordered[len(values) - 1 - np.argmax(drawn[:, ::-1], axis=1)]
     return high - low <= 1e-12 * np.maximum(1.0, np.abs(high))
+
+
+def resampled_constant_rater(table: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Per resample: whether either rater gives every drawn item one and the same value."""
+    return _constant(table[:, 0], weights) | _constant(table[:, 1], weights)
 
 
 def resampled_rate(table: np.ndarray, weights: np.ndarray, tolerance: float) -> np.ndarray:
@@ -71,7 +81,7 @@ def resampled_icc(table: np.ndarray, weights: np.ndarray, form: str) -> np.ndarr
             )
         else:
             value = (bms - ems) / (bms + ems if single else bms)
-    flat = _constant(np.broadcast_to(rows, weights.shape), weights)
+    flat = _constant(rows, weights)
     return np.where(flat, np.nan, value)
 
 
@@ -113,9 +123,12 @@ def resampled_alpha(table: np.ndarray, weights: np.ndarray, level: str) -> np.nd
 
 def _one_value(table: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Per resample: whether every drawn rating, of either rater, is one and the same value."""
-    a, b = (np.broadcast_to(side, weights.shape) for side in table.T)
     mean_a, mean_b = weights @ table[:, 0], weights @ table[:, 1]
-    return _constant(a, weights) & _constant(b, weights) & np.isclose(mean_a, mean_b)
+    return (
+        _constant(table[:, 0], weights)
+        & _constant(table[:, 1], weights)
+        & np.isclose(mean_a, mean_b)
+    )
 
 
 def _alpha(

@@ -68,8 +68,9 @@ def krippendorff_alpha(ratings: Any, level: Level = "ordinal") -> Statistic:
     present = ~np.isnan(x)
     if not present.any():
         return Undefined(NO_VALUES)
-    values = np.unique(x[present])
-    counts = np.stack([(x == v).sum(axis=1) for v in values], axis=1).astype(float)
+    values, index = np.unique(x[present], return_inverse=True)
+    counts = np.zeros((len(x), len(values)))  # unit × value: how many raters gave it
+    np.add.at(counts, (np.nonzero(present)[0], index), 1.0)
     m = counts.sum(axis=1)
     counts, m = counts[m >= 2], m[m >= 2]
     if len(m) < 2:

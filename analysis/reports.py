@@ -5,12 +5,22 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from personasim.simulation.runs.tables import MARK, write_table
+from personasim.simulation.runs.atomic_files import atomic_path
+from personasim.simulation.runs.tables import MARK, cell_text, percent, write_table
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["SMALL_MARK", "model_label", "save_figure", "small_note", "write_table"]
+__all__ = [
+    "SMALL_MARK",
+    "atomic_path",
+    "cell_text",
+    "model_label",
+    "percent",
+    "save_figure",
+    "small_note",
+    "write_table",
+]
 
 SMALL_MARK = MARK
 """How a table's Markdown marks a row whose group is smaller than the run's `min_group_n`."""
@@ -37,6 +47,7 @@ def save_figure(figure: Figure, directory: Path, name: str) -> Path:
     import matplotlib.pyplot as plt
 
     path = directory / f"{name}.png"
-    figure.savefig(path, dpi=150, bbox_inches="tight")
+    with atomic_path(path) as tmp:
+        figure.savefig(tmp, dpi=150, bbox_inches="tight")
     plt.close(figure)
     return path

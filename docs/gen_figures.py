@@ -54,7 +54,7 @@ RUNS = (
             "run", "classroom", "--n-questions", "12", "--repetitions", "3",
             "--strategies", "none,zero-shot",
         ),
-        ("figure3_race_effect.png",),
+        ("figure3_race_effect.png", "counterfactual.png"),
     ),
     FigureRun(
         "persona-gym",

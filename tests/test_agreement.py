@@ -13,7 +13,7 @@ import krippendorff
 import numpy as np
 import pytest
 
-from personasim.analysis.agreement import judge_agreement, percentile_interval
+from personasim.analysis.agreement import judge_agreement
 from personasim.analysis.paired_resamples import (
     MAX_ORDINAL_VALUES,
     resampled_alpha,
@@ -251,19 +251,133 @@ def test_resampled_statistics_equal_the_reliability_functions_on_each_resample(
         assert np.isnan(checks[0][0]).any()  # the constant resamples were met
 
 
-def test_percentile_interval_and_judge_agreement_resample_items_as_documented() -> None:
-    table = np.array([[1, 1], [2, 3], [3, 3], [4, 2], [5, 5], [2, 2]], float)
-    record = judge_agreement(*table.T, seed=5, n_boot=400)["statistics"]["exact_agreement"]
-    rows = np.random.default_rng(5).integers(0, 6, size=(400, 6))
-    draws = [float(np.mean(table[r, 0] == table[r, 1])) for r in rows]
-    low, high = np.percentile(draws, [2.5, 97.5])
-    assert (record["low"], record["high"]) == (round(low, 6), round(high, 6))
-    assert record["resamples"] == 400 and record["low"] <= 4 / 6 <= record["high"]
-    mostly_undefined = np.array([0.5] * 10 + [math.nan] * 11)
-    assert percentile_interval(mostly_undefined, 21)[0] == Undefined(
-        "defined in only 10 of 21 bootstrap resamples"
+def test_judge_agreement_intervals_equal_scipys_bca_and_wilson() -> None:
+    """The coefficients' intervals are scipy's BCa on the same resamples (the documented
+    `default_rng(seed).integers(0, n, (n_boot, n))` rows, then the n leave-one-out samples);
+    the rates' are scipy's Wilson intervals."""
+    from scipy import stats
+
+    table = np.array(
+        [[1, 1], [2, 3], [3, 3], [4, 2], [5, 5], [2, 2], [1, 2], [4, 4], [3, 5], [2, 1]]
     )
-    assert percentile_interval(np.zeros(0), 1)[2] == 0
+    record = judge_agreement(*table.T, seed=5, n_boot=400)["statistics"]
+    coefficients = {
+        "krippendorff_alpha": lambda x: krippendorff_alpha(x, "ordinal"),
+        "ICC(2,1)": lambda x: icc(x, "ICC(2,1)"),
+        "quadratic_kappa": lambda x: quadratic_kappa(*x.T),
+    }
+    for key, statistic in coefficients.items():
+        scipy_bca = stats.bootstrap(
+            (table[:, 0], table[:, 1]),
+            lambda a, b, statistic=statistic: statistic(np.column_stack([a, b])),
+            paired=True,
+            vectorized=False,
+            method="BCa",
+            n_resamples=400,
+            rng=np.random.default_rng(5),
+        ).confidence_interval
+        assert record[key]["interval"] == "bca" and record[key]["resamples"] == 400
+        assert (record[key]["low"], record[key]["high"]) == pytest.approx(
+            (scipy_bca.low, scipy_bca.high), abs=1e-6
+        ), key
+    same = stats.binomtest(5, 10).proportion_ci(method="wilson")
+    exact = record["exact_agreement"]
+    assert exact["interval"] == "wilson" and exact["value"] == pytest.approx(5 / 10)
+    assert (exact["low"], exact["high"]) == pytest.approx((same.low, same.high), abs=1e-6)
+
+
+def test_a_rate_at_the_boundary_has_an_interval_of_nonzero_width() -> None:
+    """20 of 20 within one point: Wilson [0.839, 1], where the percentile bootstrap gave
+    "1.000 [1.000, 1.000]"; 0 of 20 exact: [0, 0.161]."""
+    first = [1, 2, 3, 4, 5] * 4
+    second = [v + 1 if v < 5 else v - 1 for v in first]
+    stats = judge_agreement(first, second, n_boot=200)["statistics"]
+    within, exact = stats["within_1_agreement"], stats["exact_agreement"]
+    assert within["value"] == 1.0 and within["high"] == 1.0
+    assert within["low"] == pytest.approx(0.838875, abs=1e-6)
+    assert exact["value"] == 0.0 and exact["low"] == 0.0
+    assert exact["high"] == pytest.approx(0.161125, abs=1e-6)
+    for record in stats.values():
+        if record["value"] is not None and record["low"] is not None:
+            assert record["low"] <= record["value"] <= record["high"]
+            assert record["high"] > record["low"]
+
+
+def test_a_constant_judge_has_no_coefficient_but_says_why() -> None:
+    """One judge scores every item 2: the ICC and κ would be 0 by construction (the percentile
+    bootstrap printed "0.000 [-0.000, 0.000]"), α whatever the other's spread makes it."""
+    people = [1, 2, 3, 2, 3, 1, 2, 2, 3, 1]
+    record = judge_agreement([2] * 10, people, raters=("judge", "people"), n_boot=200)
+    assert icc(np.column_stack([[2] * 10, people]), "ICC(2,1)") == pytest.approx(0.0, abs=1e-12)
+    why = "one rater is constant (judge scores every item 2)"
+    for key in ("krippendorff_alpha", "ICC(2,1)", "ICC(2,k)", "quadratic_kappa"):
+        stat = record["statistics"][key]
+        assert stat["value"] is None and stat["value_undefined"] == why, key
+        assert stat["low_undefined"] == stat["high_undefined"] == why, key
+    assert record["statistics"]["exact_agreement"]["value"] == pytest.approx(0.4)
+    assert record["notes"] == []  # no α to compare
+
+
+def test_a_resample_with_a_constant_judge_is_undefined_not_zero() -> None:
+    """A judge who varies on one item only: resamples that miss it are constant and left out,
+    so the interval comes from the resamples that have a coefficient."""
+    judge = [3] * 9 + [1]
+    people = [3, 2, 3, 3, 2, 3, 3, 3, 2, 1]
+    stat = judge_agreement(judge, people, n_boot=400, seed=2)["statistics"]["ICC(2,1)"]
+    drawn_last = np.random.default_rng(2).integers(0, 10, size=(400, 10)) == 9
+    assert stat["resamples"] == int(drawn_last.any(axis=1).sum()) < 400
+
+
+def test_a_large_gap_between_alpha_and_icc_is_explained_from_the_data() -> None:
+    """A near-constant judge (145 of 160 items scored 5) beside people using the whole scale:
+    ordinal α far below 0, the ICC and κ near 0 — the note names the judge and the cause."""
+    rng = np.random.default_rng(1)
+    people = rng.choice([1, 2, 3, 4, 5], 160, p=[0.1, 0.2, 0.3, 0.2, 0.2])
+    judge = np.where(rng.random(160) < 0.9, 5, people)
+    record = judge_agreement(judge.tolist(), people.tolist(), raters=("judge", "people"))
+    stats = record["statistics"]
+    alpha, kappa = stats["krippendorff_alpha"]["value"], stats["quadratic_kappa"]["value"]
+    assert alpha < -0.2 and abs(kappa) < 0.2 and abs(stats["ICC(2,1)"]["value"]) < 0.2
+    (note,) = record["notes"]
+    assert note.startswith(f"Krippendorff's alpha (ordinal) {alpha:.3f} and ICC(2,1)")
+    count = int((judge == 5).sum())
+    assert f"judge gives {count} of 160 items the same score (5)" in note
+    # judges that agree well: α, ICC and κ within 0.2 of each other, no note
+    close = judge_agreement(people.tolist(), np.clip(people + rng.integers(-1, 2, 160), 1, 5))
+    assert close["notes"] == []
+
+
+def test_the_gap_note_names_skewed_scores_and_the_ordinal_metric() -> None:
+    """Scores piled on 3 (84% of them) with a few disagreements next to it: ordinal α 0.160,
+    ICC(2,1) 0.370; interval α closes the gap, so the note names the skew and the metric."""
+    first = [3] * 15 + [4, 3, 1] + [3] * 6 + [4] + [3] * 13 + [2, 4]
+    second = [3, 3, 2, 3, 3, 5, 4, 3, 3, 3, 2, 4] + [3] * 5 + [1] + [3] * 13 + [4, 3, 3, 4]
+    second += [3] * 5
+    record = judge_agreement(first, second, n_boot=100)
+    values = {k: v["value"] for k, v in record["statistics"].items()}
+    assert values["krippendorff_alpha"] == pytest.approx(0.160, abs=5e-4)
+    assert values["ICC(2,1)"] == pytest.approx(0.370, abs=5e-4)
+    (note,) = record["notes"]
+    assert "84% of all scores are 3" in note and "prevalence paradox" in note
+    assert "with the interval metric alpha is 0.370: the ordinal metric makes the gap" in note
+    assert "gives" not in note  # neither judge is near-constant (35 and 32 of 40 are 3)
+
+
+def test_the_gap_note_names_the_ordinal_metric_on_an_uneven_scale() -> None:
+    """On a 1-9 scale where 3 and 4 are common, 3 vs 4 disagreements are far apart for the
+    ordinal metric and close for the interval one: the gap is the metric's."""
+    table = np.array([[3, 3]] * 20 + [[3, 4]] * 6 + [[4, 3]] * 2 + [[1, 1]] * 3 + [[9, 9]] * 3)
+    (note,) = judge_agreement(*table.T, n_boot=100)["notes"]
+    assert "the ordinal metric makes the gap" in note
+    interval = judge_agreement(*table.T, level="interval", n_boot=100)
+    assert interval["notes"] == []  # interval α, the ICC and κ agree within 0.2
+    assert (
+        abs(
+            interval["statistics"]["krippendorff_alpha"]["value"]
+            - interval["statistics"]["ICC(2,1)"]["value"]
+        )
+        < 0.2
+    )
 
 
 def test_judge_agreement_of_a_judge_with_itself_and_with_a_noisy_one() -> None:
@@ -329,3 +443,12 @@ def test_every_pair_of_forms_orders_as_theory_says() -> None:
     for single, mean in itertools.product(["ICC(2,1)", "ICC(3,1)"], ["ICC(2,k)", "ICC(3,k)"]):
         if single[4] == mean[4]:
             assert icc(SHROUT_FLEISS, mean) >= icc(SHROUT_FLEISS, single)  # type: ignore[arg-type]
+
+
+def test_a_gap_with_no_usual_cause_says_so() -> None:
+    """8 items that disagree: α −0.451, ICC(2,1) −0.657, neither judge constant, nothing piled
+    on one value, and the interval metric keeps the gap."""
+    record = judge_agreement([1, 1, 2, 5, 3, 4, 2, 2], [4, 5, 1, 1, 4, 2, 3, 1], n_boot=50)
+    (note,) = record["notes"]
+    assert note.startswith("Krippendorff's alpha (ordinal) -0.451 and ICC(2,1) -0.657")
+    assert "no usual cause shows in the data" in note and "with 8 items" in note

@@ -1,7 +1,10 @@
 """Bootstrap intervals and the permutation null of career-chat's group distances (item 4),
-checked against a brute-force reference built on `group_distances` (the L-BFGS centroids)."""
+checked against a brute-force reference built on `group_distances` (the L-BFGS centroids); the
+intervals are log-scale intervals around the estimate, which they always contain."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -72,7 +75,7 @@ def test_intervals_and_p_values_equal_a_brute_force_reference() -> None:
     reference = group_distances(_plain(responses))
     observed = {pair: reference.ratio(pair) for pair in reference.pairs}
     n_boot, n_perm, seed = 25, 30, 7
-    result = group_uncertainty(data, observed, n_boot, n_perm, seed)
+    result = group_uncertainty(data, reference, n_boot, n_perm, seed)
 
     rng = np.random.default_rng(seed)  # the same draws, in the same order
     weights = stratified_bootstrap_weights(data.labels, n_boot, rng)
@@ -83,12 +86,14 @@ def test_intervals_and_p_values_equal_a_brute_force_reference() -> None:
     baselines = [b.baseline for b in boot]
     # the fixed point lands slightly below L-BFGS's objective: agreement to 2e-5, as with the
     # authors' code
-    assert result.baseline_ci == pytest.approx(np.quantile(baselines, [0.025, 0.975]), abs=2e-5)
+    assert result.baseline_ci == pytest.approx(_log_normal(reference.baseline, baselines), rel=1e-3)
     for pair in reference.pairs:
         d = [b.pairs[pair] for b in boot]
         r = [b.pairs[pair] / b.baseline for b in boot]
-        assert result.distance_ci[pair] == pytest.approx(np.quantile(d, [0.025, 0.975]), abs=2e-5)
-        assert result.ratio_ci[pair] == pytest.approx(np.quantile(r, [0.025, 0.975]), rel=1e-3)
+        assert result.distance_ci[pair] == pytest.approx(
+            _log_normal(reference.pairs[pair], d), rel=1e-3
+        )
+        assert result.ratio_ci[pair] == pytest.approx(_log_normal(observed[pair], r), rel=1e-3)
         ratios = np.array([n.pairs[pair] / n.baseline for n in null])
         p = (1 + np.sum(ratios >= observed[pair] - 1e-7)) / (1 + n_perm)
         assert result.ratio_p[pair] == pytest.approx(p)
@@ -97,10 +102,9 @@ def test_intervals_and_p_values_equal_a_brute_force_reference() -> None:
 def test_reproducible_by_seed_and_intervals_tell_groups_apart() -> None:
     data = group_data(_responses(3, n_users=24, shift=3.0))
     reference = group_distances(_plain(_responses(3, n_users=24, shift=3.0)))
-    observed = {pair: reference.ratio(pair) for pair in reference.pairs}
-    first = group_uncertainty(data, observed, 40, 60, 11)
-    again = group_uncertainty(data, observed, 40, 60, 11)
-    other = group_uncertainty(data, observed, 40, 60, 12)
+    first = group_uncertainty(data, reference, 40, 60, 11)
+    again = group_uncertainty(data, reference, 40, 60, 11)
+    other = group_uncertainty(data, reference, 40, 60, 12)
     assert first == again and first.distance_ci != other.distance_ci
     # group b answers option 1 far more often: its distances' intervals lie above a vs c's
     low_ab, low_bc = first.distance_ci[("a", "b")][0], first.distance_ci[("b", "c")][0]
@@ -110,11 +114,45 @@ def test_reproducible_by_seed_and_intervals_tell_groups_apart() -> None:
 
 
 def test_no_resamples_is_undefined_with_a_reason() -> None:
-    data = group_data(_responses(4))
-    result = group_uncertainty(data, {("a", "b"): Undefined("zero baseline")}, 0, 5, 0)
+    responses = _responses(4)
+    data = group_data(responses)
+    reference = group_distances(_plain(responses))
+    no_baseline = replace(reference, baseline=Undefined("zero baseline"))
+    result = group_uncertainty(data, no_baseline, 0, 5, 0)
     assert result.baseline_ci == Undefined("bootstrap off (0 resamples)")
     assert result.distance_ci[("a", "b")] == Undefined("bootstrap off (0 resamples)")
     assert result.ratio_p[("a", "b")] == Undefined("the observed ratio is undefined")
-    assert group_uncertainty(data, {}, 3, 0, 0).ratio_p[("a", "c")] == Undefined(
+    assert group_uncertainty(data, reference, 3, 0, 0).ratio_p[("a", "c")] == Undefined(
         "permutations off (0 permutations)"
     )
+
+
+def _log_normal(estimate: float, draws: list[float]) -> list[float]:
+    """estimate · exp(∓1.96 · SD(log draws)), by hand."""
+    step = np.exp(1.959963984540054 * np.std(np.log(draws), ddof=1))
+    return [estimate / step, estimate * step]
+
+
+def test_an_estimate_outside_its_percentile_interval_is_inside_its_log_scale_one() -> None:
+    """Four users a group: resampling repeats users, which pulls the centroids apart, so the
+    resampled a–c distances all but miss the estimate (0.153 against a percentile interval of
+    [0.163, 0.496]; the console's headline ratio was 8.324 against [3.69, 8.08]). The log-scale
+    intervals, centred on the estimates, contain them: every distance, ratio and the baseline."""
+    responses = _responses(8, n_users=12, n_items=2)
+    data = group_data(responses)
+    reference = group_distances(_plain(responses))
+    n_boot, seed = 300, 3
+    result = group_uncertainty(data, reference, n_boot, 0, seed)
+    weights = stratified_bootstrap_weights(data.labels, n_boot, np.random.default_rng(seed))
+    d, _ = batched_distances(data, weights, np.tile(data.labels, (n_boot, 1)))
+    k = sorted(reference.pairs).index(("a", "c"))
+    percentile = np.quantile(d[:, k], [0.025, 0.975])
+    assert reference.pairs[("a", "c")] == pytest.approx(0.1532, abs=1e-4)
+    assert reference.pairs[("a", "c")] < percentile[0]  # the percentile interval misses it
+    for pair, distance in reference.pairs.items():
+        low, high = result.distance_ci[pair]
+        assert low < distance < high
+        low, high = result.ratio_ci[pair]
+        assert low < reference.ratio(pair) < high
+    low, high = result.baseline_ci
+    assert low < reference.baseline < high

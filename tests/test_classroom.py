@@ -660,7 +660,7 @@ def test_structured_judge_over_http_parses_json_and_reasks_out_of_range(
 NATURAL = (
     "Let me work it out step by step. So the answer is {gold}.",
     "The final answer is $\\boxed{{{gold}}}$.",
-    "**Final Answer:** ~{gold}",
+    "**Final Answer:** {gold}",  # "~{gold}" is a hedge: ambiguous (docs/readers.md)
     '{{"reasoning": "First I add, then I multiply.", "answer": "{gold}"}}',
 )
 
@@ -714,7 +714,10 @@ def test_unparseable_answers_are_excluded_or_counted_wrong_with_denominators(
     assert base["accuracy"] == 100.0
     assert base["accuracy_all"] == pytest.approx(100 * 23 / 31)
     report = "\n".join(ClassroomScenario.report(metrics))
-    assert "100.0 % of 23 graded (0 unreadable, 0 ambiguous) [74.2 % of 31 asked]" in report
+    assert (
+        "no persona: 100.0% of 23 graded, 31 asked (0 unreadable, 0 ambiguous); 74.2% of all "
+        "31 asked, the 8 failed counted wrong" in report
+    )
 
 
 @pytest.mark.parametrize(
@@ -805,9 +808,13 @@ def test_wide_tables_from_a_run_match_the_long_tables(tmp_path: Path) -> None:
     long1 = pd.read_csv(reports / "table1_level.csv").query("order == 'before'")
     assert len(table1) == 1 and len(table2) == 1  # one model; the main order only
     row, zero = table1.iloc[0], long1.query("strategy == 'zero-shot'").iloc[0]
-    assert row["No Persona"] == pytest.approx(zero["no_persona"])
-    assert row["0-shot low"] == f"{zero['acc_low']:.1f} ({zero['acc_low_change']:+.1f})"
-    assert row["0-shot DoC"] == pytest.approx(zero["doc"])
+    # every cell with its n: the graded answers (and the asked ones where some were left out)
+    graded = f"of {zero['no_persona_graded']} graded"
+    assert row["No Persona"] == f"{zero['no_persona']:.1f}% {graded}"
+    assert row["0-shot low"] == (
+        f"{zero['acc_low']:.1f}% ({zero['acc_low_change']:+.1f}) of {zero['n_low']} graded"
+    )
+    assert row["0-shot DoC"] == f"{zero['doc']:.2f}, n={zero['n_judged']} judged"
     assert table1["1-shot low"].isna().all()  # not run: empty, never 0
     assert "Two-stage low" not in table1.columns and table2["race"].tolist() == ["AA"]
     two = (
@@ -815,10 +822,27 @@ def test_wide_tables_from_a_run_match_the_long_tables(tmp_path: Path) -> None:
         .query("order == 'before' and strategy == 'two-stage'")
         .iloc[0]
     )
-    assert (
-        table2.iloc[0]["Two-stage high"] == f"{two['acc_high']:.1f} ({two['acc_high_change']:+.1f})"
+    assert table2.iloc[0]["Two-stage high"] == (
+        f"{two['acc_high']:.1f}% ({two['acc_high_change']:+.1f}) of {two['n_high']} graded"
     )
     assert (reports / "table2_wide.md").read_text().count("(") >= 4
+
+
+def test_a_wide_cell_says_when_answers_were_left_out_of_its_denominator() -> None:
+    """11.1% of 9 graded when 12 were asked: the cell says both (issue 36)."""
+    from personasim.scenarios.classroom.tables import wide_table
+
+    row = {"model": "m", "strategy": "zero-shot", "race": "none", "order": "before",
+           "no_persona": 75.0, "no_persona_graded": 12, "no_persona_asked": 12,
+           "acc_low": 100 / 9, "acc_low_change": -63.9, "n_low": 9, "n_asked_low": 12,
+           "acc_high": None, "acc_high_change": None, "n_high": 0, "n_asked_high": 12,
+           "acc_high_undefined": "no graded answers", "doc": None, "n_judged": 0}  # fmt: skip
+    (table,) = wide_table([row], "none")
+    assert table["No Persona"] == "75.0% of 12 graded"
+    assert table["0-shot low"] == "11.1% (-63.9) of 9 graded, 12 asked"
+    assert table["0-shot high"] == "undefined: no graded answers (n=0 graded, 12 asked)"
+    assert table["0-shot DoC"] == "— (n=0 judged)"
+    assert table["1-shot low"] is None  # not run
 
 
 @pytest.mark.slow
@@ -886,4 +910,4 @@ def test_figure_3_across_models_draws_no_bar_for_an_undefined_change() -> None:
     heights = sorted(p.get_height() for p in first.patches)
     assert heights == [-10.0, 1.0, 2.0]  # the undefined low HS bar is absent, not 0
     assert not second.patches
-    assert sum(t.get_text() == "undefined" for t in second.texts) == 2
+    assert sum(t.get_text().startswith("undefined") for t in second.texts) == 2

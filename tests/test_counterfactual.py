@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import trustor_reply
 from fake_openai import FakeOpenAIServer
+from scipy import stats
 
 from personasim.agents import Persona, counterfactual_twins, synthetic_population
 from personasim.analysis import holm
@@ -60,7 +61,10 @@ def test_an_attribute_the_rules_use_moves_every_persona_the_rules_way(tmp_path: 
     expected = (rule["High"] - rule["Low"]) * 10  # dollars of a 10-dollar endowment
     assert 0 < row["ci_low"] <= row["mean_difference"] <= row["ci_high"]
     assert row["mean_difference"] == pytest.approx(expected, abs=0.5)  # clipping at 0 and 10
-    assert row["changed"] > 0.8 and row["wilcoxon_p_holm"] < 0.01
+    assert row["changed"] > 0.8 and row["p_holm"] < 0.01
+    assert (
+        row["test"] == "Wilcoxon signed-rank, zero differences dropped" and row["interval"] == "t"
+    )
     table = (result.run_dir / "reports" / "counterfactual.csv").read_text().splitlines()
     assert table[0].startswith("decision,subgroup,level_a,level_b,n,n_missing,mean_difference")
     assert len(table) == 2 and (result.run_dir / "reports" / "counterfactual.png").stat().st_size
@@ -72,8 +76,8 @@ def test_an_attribute_the_rules_ignore_changes_no_decision(tmp_path: Path) -> No
     result = counterfactual(tmp_path / "r", "Sex", "Male,Female")
     (row,) = rows(result)
     assert row["n"] >= N - 2 and row["mean_difference"] == 0.0 and row["changed"] == 0.0
-    assert (row["ci_low"], row["ci_high"]) == (0.0, 0.0)
-    assert row["wilcoxon_p"] is None and row["wilcoxon_p_undefined"] == "all differences are zero"
+    assert row["ci_low"] is None and row["ci_low_undefined"].startswith("every value is the same")
+    assert row["p"] is None and row["p_undefined"] == "all differences are zero"
     assert "all differences are zero" in row["note"]
 
 
@@ -120,8 +124,8 @@ def test_by_splits_the_personas_into_subgroups(tmp_path: Path) -> None:
             for r in result.metrics["metrics"]["counterfactual"]["rows"][pair::3]
         ]
         assert sizes[0] == sum(sizes[1:]) == N
-    adjusted = holm([r["wilcoxon_p"] for r in overall])  # p stored to 6 decimals
-    assert [r["wilcoxon_p_holm"] for r in overall] == pytest.approx(adjusted, abs=2e-6)
+    adjusted = holm([r["p"] for r in overall])  # p kept at full precision: Holm's exactly
+    assert [r["p_holm"] for r in overall] == adjusted
 
 
 def test_drifting_model_counts_its_failures(tmp_path: Path) -> None:
@@ -271,7 +275,7 @@ def test_career_chat_profiles_take_the_design(tmp_path: Path) -> None:
         if '"format": "profile"' in name:
             assert row["changed"] == 1.0 and row["mean_difference"] != 0
         else:
-            assert row["changed"] == 0.0 and row["wilcoxon_p"] is None
+            assert row["changed"] == 0.0 and row["p"] is None
     assert {r["subgroup"] for r in block["rows"]} - {"all"} <= {"gender=Female", "gender=Male"}
 
 
@@ -308,3 +312,70 @@ def test_the_classroom_pairs_its_races(tmp_path: Path) -> None:
             assert row["n"] == 0 and "no value" in row["note"]
         else:
             assert row["n"] == at[a] == at[b] == 2 * 3  # 2 levels x 3 questions
+            assert row["test"] == "exact McNemar" and row["interval"] == "paired proportions"
+            assert row["ci_low"] < row["ci_high"]  # never [0, 0], even when nothing changed
+            by_unit: dict[str, dict[str, float]] = defaultdict(dict)
+            for value in block["values"]:
+                if value["decision"] == decision:
+                    by_unit[value["persona"]][value["level"]] = value["value"]
+            pairs = [(at_[a], at_[b]) for at_ in by_unit.values() if {a, b} <= set(at_)]
+            up = sum(x == 0 and y == 1 for x, y in pairs)
+            down = sum(x == 1 and y == 0 for x, y in pairs)
+            if up + down:  # the p the test gave, not rounded
+                assert row["p"] == stats.binomtest(up, up + down, 0.5).pvalue
+
+
+def _block(values: list[dict], rows: list[dict] | None = None) -> dict:
+    decisions = sorted({v["decision"] for v in values})
+    return {
+        "attribute": "race",
+        "levels": ["none", "AA", "WA"],
+        "values": values,
+        "rows": rows if rows is not None else [{"decision": d} for d in decisions],
+    }
+
+
+def _axes_text(ax) -> str:
+    return " ".join([ax.get_xlabel(), ax.get_title(), *(t.get_text() for t in ax.texts)])
+
+
+def test_the_figure_has_short_titles_axis_labels_and_n_on_every_panel() -> None:
+    """A 0/1 outcome labelled with JSON details and a numeric decision: short titles, both
+    axes labelled, n on every panel; the 0/1 panel is a stacked bar of the transitions."""
+    from personasim.analysis.counterfactual_figure import counterfactual_figure
+
+    graded = 'classroom.graded correct ({"order": "after", "strategy": "zero-shot"})'
+    values = [
+        {"decision": graded, "persona": f"s|q{i}", "level": level, "value": (i + k) % 2}
+        for i in range(9)
+        for k, level in enumerate(["none", "AA", "WA"])
+    ] + [
+        {"decision": "trust.send", "persona": f"p{i}", "level": level, "value": i + k}
+        for i in range(5)
+        for k, level in enumerate(["none", "AA", "WA"])
+    ]
+    figure = counterfactual_figure(_block(values))
+    panels = [ax for ax in figure.axes if ax.get_visible()]
+    assert len(panels) == 2
+    for ax in panels:
+        assert ax.get_xlabel() and ax.get_ylabel(), ax.get_title()
+        assert "n = " in _axes_text(ax), ax.get_title()
+        assert "{" not in ax.get_title()
+        assert all(len(line) <= 30 for line in ax.get_title().splitlines())
+    bars, lines = panels
+    assert bars.get_title() == "correct: order after, strategy\nzero-shot"
+    assert bars.get_ylabel() == "share of paired units" and len(bars.patches) == 4 * 2
+    assert [t.get_text() for t in bars.texts] == ["n = 9", "n = 9"]
+    assert lines.get_ylabel() == "value of the decision" and "n = 5" in lines.get_xlabel()
+
+
+def test_a_figure_without_numbers_says_why_in_words() -> None:
+    from personasim.analysis.counterfactual_figure import counterfactual_figure, short_decision
+
+    text_only = counterfactual_figure(_block([], rows=[{"decision": "persona-gym answer"}]))
+    (ax,) = text_only.axes
+    assert ax.texts[0].get_text().startswith("no data: the decisions are text, not numbers")
+    nothing = counterfactual_figure(_block([], rows=[]))
+    assert "no data: the twins recorded no decision" in nothing.axes[0].texts[0].get_text()
+    assert short_decision('survey.answer ({"item": "q1"}) #2') == "survey.answer: item q1 #2"
+    assert short_decision("trust.send") == "trust.send"

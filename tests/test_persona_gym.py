@@ -337,8 +337,16 @@ def test_dynamic_run_writes_scores_and_tables(dynamic: RunResult) -> None:
     metrics = dynamic.metrics["metrics"]
     reports = dynamic.run_dir / "reports"
     table = pd.read_csv(reports / "table2_persona_score.csv")
-    columns = ["model", *TASKS, "PersonaScore", "refusal_rate", "refusal_rate_undefined"]
-    assert list(table.columns) == [*columns, "refusals", "answers", "not_judged", "small_group"]
+    columns = ["model", "n", *TASKS, "PersonaScore", "refusal_rate", "refusal_rate_undefined"]
+    assert list(table.columns) == [
+        *columns,
+        "refusals",
+        "judged",
+        "answers",
+        "not_judged",
+        "small_group",
+    ]
+    assert table.loc[0, "n"] == metrics["n_scored_questions"]
     assert table.loc[0, "answers"] == metrics["refusals"]["n_answers"]
     # no refusal judge bound: the answers the grammar leaves are not judged, so no rate
     assert table.loc[0, "not_judged"] == metrics["refusals"]["not_judged"] > 0
@@ -348,6 +356,11 @@ def test_dynamic_run_writes_scores_and_tables(dynamic: RunResult) -> None:
     assert not table.loc[0, "small_group"]
     assert metrics["refusals"]["rate"] is None and pd.isna(table.loc[0, "refusal_rate"])
     assert "not judged" in metrics["refusals"]["rate_undefined"]
+    markdown = (reports / "table2_persona_score.md").read_text()  # the reason, with its n
+    answers = metrics["refusals"]["n_answers"]
+    assert f"| undefined: {metrics['refusals']['rate_undefined']} (n={answers} answers) |" in (
+        markdown
+    )
     assert all(p["small_tasks"] == sorted(TASKS) for p in metrics["personas"].values())
     persona_table = (reports / "persona_scores.md").read_text()
     assert "†" in persona_table and "n < 5" in persona_table
@@ -671,6 +684,28 @@ def test_figure_inputs_are_counted_from_the_metrics(dynamic: RunResult) -> None:
     counted = table.dropna().groupby("evaluator").size().to_dict()
     assert metrics["n_scored_by_evaluator"] == counted
     assert metrics["generator"] == "scripted"
+
+
+def test_the_word_cloud_keeps_multi_word_places_whole() -> None:
+    """ "New York" and "New Zealand" are two places, not the word "new" twice: a run of
+    capitalised words (with "de" or "of" between) is one unit, found in the data, not a list."""
+    from personasim.scenarios.persona_gym.figures import attribute_words
+
+    descriptions = [
+        "A 30-year-old chef from New York who loves new recipes",
+        "A retired pilot from New Zealand",
+        "A New York-based dancer",
+        "An 87-year-old World War II veteran from Rio de Janeiro",
+        "A teacher from Paris",
+    ]
+    metrics = {"personas": {f"p{i}": {"description": d} for i, d in enumerate(descriptions)}}
+    words = attribute_words(metrics)
+    assert words["New York"] == 2 and words["New Zealand"] == 1
+    assert words["World War II"] == 1 and words["Rio de Janeiro"] == 1
+    assert words["new"] == 1  # only the lower-case "new recipes"
+    assert words["york"] == 0 and words["zealand"] == 0 and words["paris"] == 1
+    assert "A New" not in words and "An" not in words
+    assert words["based"] == 1  # "New York-based": the place, then the word
 
 
 def test_figures_leave_an_undefined_score_out(tmp_path: Path) -> None:

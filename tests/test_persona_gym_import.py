@@ -64,10 +64,26 @@ def test_the_published_scores_import_with_both_persona_scores(
     assert float(across[0]["PersonaScore"]) == pytest.approx(
         ours_metrics["scores"]["PersonaScore"], abs=1e-6
     )
-    persona_scores = [float(r["PersonaScore"]) for r in across[:-1]]
+    # the spread is over the paper's models: the scripted double (a test double) is left out
+    persona_scores = [float(r["PersonaScore"]) for r in across[1:-1]]
     spread = max(persona_scores) - min(persona_scores)
     assert float(across[-1]["PersonaScore"]) == pytest.approx(spread, abs=1e-6)
+    assert (
+        across[-1]["spread_over"]
+        == "6 of 7 rows; 1 scripted left out (the test double, not a model)"
+    )
+    assert float(across[0]["n"]) == ours_metrics["n_scored_questions"]
     assert "published_scores.csv" in {p.name for p in (out / "reports").iterdir()}
+    # asked for, the scripted run counts in the spread
+    counted = tmp_path / "counted"
+    assert main([*args, "--beside", str(ours), "--spread-with-scripted", "yes",
+                 "--out", str(counted)]) == 0  # fmt: skip
+    with_scripted = table(counted / "reports" / "table2_across_models.csv")
+    every = [float(r["PersonaScore"]) for r in with_scripted[:-1]]
+    assert float(with_scripted[-1]["PersonaScore"]) == pytest.approx(max(every) - min(every))
+    assert with_scripted[-1]["spread_over"] == "7 of 7 rows"
+    assert main([*args, "--spread-with-scripted", "maybe", "--out", str(tmp_path / "x")]) == 2
+    assert "--spread-with-scripted 'maybe': expected yes or no" in capsys.readouterr().err
 
     assert main(["metrics", str(out), "--check"]) == 0
     page = tmp_path / "view.html"

@@ -19,8 +19,8 @@ from personasim.agents import DecisionParseError
 from personasim.analysis.undefined import Undefined
 from personasim.environments.journey.place import GraphSpace, check_walk, parse_edges
 from personasim.scenarios.persona_journey.metrics import (
-    bootstrap_difference,
     bootstrap_spearman,
+    difference_of_means,
     spearman,
 )
 from personasim.scenarios.persona_journey.scripted import NextPlace, read_place
@@ -119,13 +119,40 @@ def test_spearman_and_bootstrap_match_scipy_and_say_why_undefined() -> None:
     assert spearman([1, 1, 1], [1, 2, 3]) == Undefined("constant input")
     undefined = bootstrap_spearman([1, 1, 1], [1, 2, 3])
     assert undefined["rho"] is None and undefined["rho_undefined"] == "constant input"
-    diff = bootstrap_difference([1.0, 2.0, 3.0], [0.0, 0.0, 1.0], n_boot=500)
+    diff = difference_of_means([1.0, 2.0, 3.0], [0.0, 0.0, 1.0])
     assert diff["diff"] == pytest.approx(2.0 - 1 / 3)
     assert diff["ci_low"] < diff["diff"] < diff["ci_high"]
-    empty = bootstrap_difference([], [1.0, 2.0])
+    empty = difference_of_means([], [1.0, 2.0])
     assert empty["diff"] is None and "empty group" in empty["diff_undefined"]
-    single = bootstrap_difference([1.0], [1.0, 2.0])
+    single = difference_of_means([1.0], [1.0, 2.0])
     assert single["diff"] == -0.5 and single["ci_low"] is None
+
+
+def test_intervals_are_scipys_bca_and_welch() -> None:
+    """ρ's interval is scipy's BCa on the same resamples (rows of
+    `default_rng(0).integers(0, n, (n_boot, n))`); a difference of means has Welch's."""
+    from scipy import stats
+
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=20)
+    y = x + rng.normal(size=20)
+
+    def rho(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
+        rows = zip(a.reshape(-1, a.shape[-1]), b.reshape(-1, a.shape[-1]), strict=True)
+        return np.array([spearmanr(r, s).statistic for r, s in rows]).reshape(a.shape[:-1])
+
+    expected = stats.bootstrap(
+        (x, y), rho, paired=True, method="BCa", n_resamples=300, rng=np.random.default_rng(0)
+    ).confidence_interval
+    record = bootstrap_spearman(x.tolist(), y.tolist(), n_boot=300, seed=0)
+    assert (record["ci_low"], record["ci_high"]) == pytest.approx(
+        (expected.low, expected.high), abs=1e-6
+    )
+    welch = stats.ttest_ind(x, y, equal_var=False).confidence_interval()
+    record = difference_of_means(x.tolist(), y.tolist())
+    assert (record["ci_low"], record["ci_high"]) == pytest.approx((welch.low, welch.high), abs=1e-6)
+    same = difference_of_means([1.0, 1.0, 1.0], [2.0, 2.0])
+    assert same["diff"] == -1.0 and same["ci_low_undefined"].startswith("every value is the same")
 
 
 # --- the offline run -------------------------------------------------------------------------

@@ -369,10 +369,18 @@ def test_sweep_writes_combined_and_table9(tmp_path: Path) -> None:
     combined = pd.read_csv(tmp_path / "sweep" / "combined.csv")
     medians = combined[combined.attribute == "Median"]
     assert len(medians) == 6 and set(combined.endowment) == {10, 44}
+    without = combined[combined.attribute == "Median without 2-level traits"]
+    assert len(without) == 6  # beside each median, the one over traits with more than 2 levels
     for run in result.runs:  # a row per strategy and trait besides the medians
         n_beliefs = sum(len(v) for v in run.metrics["metrics"]["beliefs"].values())
         endowment = run.manifest["params"]["endowment"]
-        assert (combined[combined.endowment == endowment].attribute != "Median").sum() == n_beliefs
+        mine = combined[combined.endowment == endowment]
+        assert (~mine.attribute.str.startswith("Median")).sum() == n_beliefs
+        for strategy, summary in run.metrics["metrics"]["summary"].items():
+            row = without[(without.endowment == endowment) & (without.strategy == strategy)]
+            expected = summary["median_rho_without_two_level"]
+            assert expected is not None  # 20 personas: traits of 3+ levels have a ρ
+            assert row["rho"].iloc[0] == pytest.approx(expected)
     wide = pd.read_csv(tmp_path / "sweep" / "table3_wide.csv")
     assert {"scripted ρ", "scripted abs Δη²"} <= set(wide.columns)
     for run in result.runs:

@@ -24,10 +24,11 @@ def beliefs(tmp_path_factory: pytest.TempPathFactory) -> RunResult:
 
 def test_table3_has_every_trait_and_the_median_for_each_strategy(beliefs: RunResult) -> None:
     table = pd.read_csv(beliefs.run_dir / "reports" / "table3_consistency.csv")
+    medians = ["Median", "Median without 2-level traits"]
     for strategy, rows in table.groupby("strategy", sort=False):
-        assert list(rows["attribute"]) == [*TABLE3_TRAITS, "Median"], strategy
+        assert list(rows["attribute"]) == [*TABLE3_TRAITS, *medians], strategy
         assert rows["n"].notna().all()
-        traits = rows[rows["attribute"] != "Median"]
+        traits = rows[~rows["attribute"].isin(medians)]
         with_rho = traits[traits["rho"].notna()]
         assert (with_rho["n"] >= 2).all()
         missing = traits[traits["rho"].isna()]
@@ -36,6 +37,19 @@ def test_table3_has_every_trait_and_the_median_for_each_strategy(beliefs: RunRes
         median = rows[rows["attribute"] == "Median"].iloc[0]
         assert median["n"] == len(with_rho) == 8
         assert median["rho"] == pytest.approx(with_rho["rho"].median())
+        # US citizenship has 2 levels: its ρ is ±1 by construction, marked, and the second
+        # median leaves it out
+        two_level = with_rho[with_rho["by_construction"]]
+        assert list(two_level["attribute"]) == ["Us Citizenship Status"]
+        assert set(two_level["rho"].abs()) == {1.0}
+        without = rows[rows["attribute"] == medians[1]].iloc[0]
+        informative = with_rho[~with_rho["by_construction"]]
+        assert without["n"] == len(informative) == 7
+        assert without["rho"] == pytest.approx(informative["rho"].median())
+    markdown = (beliefs.run_dir / "reports" / "table3_consistency.md").read_text()
+    citizenship = [line for line in markdown.splitlines() if "Us Citizenship Status" in line]
+    assert len(citizenship) == 3 and all("1.00 ‡" in line for line in citizenship)
+    assert "‡ ρ = ±1 by construction" in markdown
 
 
 def test_table3_n_is_the_deciders_at_the_traits_levels(beliefs: RunResult) -> None:
@@ -52,6 +66,7 @@ def test_table3_n_is_the_deciders_at_the_traits_levels(beliefs: RunResult) -> No
 def test_console_counts_the_traits_with_a_rho_and_names_the_rest(beliefs: RunResult) -> None:
     lines = [line for line in beliefs.report if "median ρ" in line]
     assert len(lines) == 3 and all("over 8 of 9 traits" in line for line in lines)
+    assert all("over the 7 with more than 2 levels" in line for line in lines)
     named = [line for line in beliefs.report if line.strip().startswith("no ρ for")]
     assert len(named) == 3
     assert all("Family Structure At 16: not asked: no level" in line for line in named)
@@ -94,6 +109,24 @@ def test_table4_has_n_and_names_the_traits_without_rho(tmp_path: Path) -> None:
     assert by_trait["n"].notna().all()
     assert (by_trait["rho"].notna() | by_trait["rho_undefined"].notna()).all()
     assert sum("over 8 of 9 traits" in line for line in result.report) == 2
+    # Table 4 by trait marks a small group as Table 3 does, and a 2-level trait's ρ
+    conditions = result.metrics["metrics"]["conditions"]
+    small = {
+        (c, a)
+        for c, m in conditions.items()
+        for a, v in m["attributes"].items()
+        if v["small_levels"]
+    }
+    assert small  # the 30 personas leave some levels with fewer than 5 deciders
+    marked = by_trait[by_trait["small_group"]]
+    flagged = set(zip(marked["condition"], marked["attribute"], strict=True))
+    assert flagged == small
+    markdown = (result.run_dir / "reports" / "table4_by_trait.md").read_text()
+    assert markdown.count(" † |") == len(small) and "† n < 5" in markdown
+    assert set(by_trait.loc[by_trait["by_construction"], "attribute"]) <= {"Us Citizenship Status"}
+    sent = pd.read_csv(result.run_dir / "reports" / "amount_sent.csv")
+    assert list(sent["who"][:2]) == ["scripted, unconditioned", "scripted, strong"]
+    assert sent["sd_sent"][:2].notna().all()
 
 
 def test_the_human_benchmark_is_shipped_data_with_its_citation() -> None:
@@ -107,13 +140,21 @@ def test_the_human_benchmark_is_shipped_data_with_its_citation() -> None:
 def test_amounts_sent_are_shown_beside_the_human_benchmark(beliefs: RunResult) -> None:
     table = pd.read_csv(beliefs.run_dir / "reports" / "amount_sent.csv")
     assert list(table["who"]) == [
-        "this run",
+        "scripted",  # the model, never "this run"
         "Berg, Dickhaut & McCabe (1995)",
         "Johnson & Mislin (2011), meta-analysis",
     ]
+    assert list(table["source"]) == ["simulated", "human benchmark", "human benchmark"]
     behaviour = beliefs.metrics["metrics"]["behaviour"]
     assert table["n"].tolist() == [behaviour["n_decisions"], 32, 162]
     assert table["share_sent"][0] == pytest.approx(behaviour["mean_sent"] / 10, abs=1e-4)
+    assert table["sd_sent"][0] == pytest.approx(behaviour["sd_sent"], abs=1e-6)
+    simulated = (beliefs.run_dir / "reports" / "amount_sent.md").read_text().splitlines()[2]
+    assert (
+        f"| {behaviour['mean_sent']:.2f} (SD {behaviour['sd_sent']:.2f}), "
+        f"n={behaviour['n_decisions']} deciders" in simulated
+    )
+    assert f"{100 * behaviour['mean_sent'] / 10:.1f}%" in simulated
     assert any("humans: Berg, Dickhaut & McCabe (1995) 51.6%" in x for x in beliefs.report)
     metrics = json.loads((beliefs.run_dir / "metrics.json").read_text())["metrics"]
     assert metrics["human_reference"] == human_reference()

@@ -209,7 +209,7 @@ def _cell(cell: _Cell) -> tuple[GroupDistances, Uncertainty]:
         return distances, Uncertainty()
     spread = group_uncertainty(
         group_data(cell.by_user),
-        {pair: distances.ratio(pair) for pair in distances.pairs},
+        distances,
         cell.resamples.bootstrap,
         cell.resamples.permutations,
         list(cell.seed),
@@ -237,7 +237,7 @@ def _grouping_record(
                 **stat_fields("distance_ci", spread.distance_ci.get((a, b), _NO_CI)),
                 **stat_fields("ratio", distances.ratio((a, b))),
                 **stat_fields("ratio_ci", spread.ratio_ci.get((a, b), _NO_CI)),
-                **stat_fields("ratio_p", spread.ratio_p.get((a, b), _NO_CI)),
+                **stat_fields("ratio_p", spread.ratio_p.get((a, b), _NO_CI), None),
                 **stat_fields("ratio_null", spread.ratio_null.get((a, b), _NO_CI)),
                 "small": a in small or b in small,
             }
@@ -253,7 +253,7 @@ def _with_holm(adaptation: dict[str, Any]) -> dict[str, Any]:
     pairs = [p for per in adaptation.values() for r in per.values() for p in r["pairs"]]
     tested = [p for p in pairs if p["ratio_p"] is not None]
     for pair, adjusted in zip(tested, holm([p["ratio_p"] for p in tested]), strict=True):
-        pair.update(stat_fields("ratio_p_holm", adjusted))
+        pair.update(stat_fields("ratio_p_holm", adjusted, None))  # full precision
     for pair in pairs:
         if pair["ratio_p"] is None:
             pair.update(stat_fields("ratio_p_holm", Undefined(pair["ratio_p_undefined"])))
@@ -325,10 +325,12 @@ def _judge_means(judge: pd.DataFrame) -> dict[str, Any]:
     """Table 1's LLM-judge column: ratings averaged over samples, then over dialogues."""
     per_dialogue = judge.groupby(["dimension", "user"])["rating"].mean()
     means: dict[str, Any] = {}
+    rated_dialogues: dict[str, int] = {}
     for d in DIMENSIONS:
         rated = per_dialogue[d] if d in per_dialogue.index.get_level_values(0) else []
         means.update(stat_fields(d, mean_of(rated, NO_RATINGS)))
-    return {"n_ratings": len(judge), "means": means}
+        rated_dialogues[d] = len(rated)
+    return {"n_ratings": len(judge), "means": means, "n_dialogues": rated_dialogues}
 
 
 def _alignment(judge: pd.DataFrame, rows: list[list[Any]], smallest: int) -> list[dict[str, Any]]:

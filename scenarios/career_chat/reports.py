@@ -59,12 +59,15 @@ TABLE2_NOTE = (
 
 def table1_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
     """Table 1's shape: dimension, LLM judge, human (when human ratings were given)."""
-    human = {r["dimension"]: r["human"] for r in metrics["human_alignment"] or []}
+    human = {r["dimension"]: r for r in metrics["human_alignment"] or []}
+    rated = metrics["judge"].get("n_dialogues", {})
     return [
         {
             "dimension": DIMENSION_LABELS[d],
             "llm_judge": metrics["judge"]["means"][d],
-            "human": human.get(DIMENSION_LABELS[d]),
+            "n": rated.get(d),
+            "human": human.get(DIMENSION_LABELS[d], {}).get("human"),
+            "n_human": human.get(DIMENSION_LABELS[d], {}).get("n"),
         }
         for d in DIMENSIONS
     ]
@@ -154,6 +157,7 @@ def confidence_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
             "format": "BA_user" if fmt == "profile" else "BA_dialogue",
             "confidence": metrics["probes"][fmt]["confidence"],
             "confidence_top": metrics["probes"][fmt]["confidence_top"],
+            "n": metrics["probes"][fmt]["n"],
             "one_hot_fallback": metrics["probes"][fmt]["one_hot_fallback"],
         }
         for fmt in FORMATS
@@ -214,10 +218,12 @@ def figure5(metrics: dict[str, Any], grouping: str) -> Any:
                 axis.text(j, i, text, ha="center", va="center", color="w", fontsize=8)
         label = "BA_user" if fmt == "profile" else "BA_dialogue"
         axis.set_title(f"{label} by {grouping} (distance / baseline)")
-        figure.colorbar(image, ax=axis, shrink=0.8)
+        axis.set_xlabel(f"{grouping} group (n users)")
+        axis.set_ylabel(f"{grouping} group (n users)")
+        figure.colorbar(image, ax=axis, shrink=0.8, label="distance / baseline")
     figure.suptitle(f"{metrics['model']}: pairwise group distances (baseline = 1)")
-    figure.text(0.5, 0.01, MARKS_NOTE, ha="center", fontsize=8)
-    figure.tight_layout(rect=(0, 0.03, 1, 1))
+    figure.text(0.5, 0.005, MARKS_NOTE, ha="center", fontsize=8)
+    figure.tight_layout(rect=(0, 0.05, 1, 1))
     return figure
 
 
@@ -253,6 +259,7 @@ def figure5_null(metrics: dict[str, Any], grouping: str) -> Any:
         label = "BA_user" if fmt == "profile" else "BA_dialogue"
         axis.set_title(f"{label} by {grouping}: ratio, grey = permutation null 95%")
         axis.set_xlabel("distance / baseline (dashed: the paper's line at 1)")
+        axis.set_ylabel(f"pair of {grouping} groups (n users)")
     figure.text(0.5, 0.005, MARKS_NOTE + "; bars: bootstrap 95% interval", ha="center", fontsize=8)
     figure.tight_layout(rect=(0, 0.03, 1, 1))
     return figure
@@ -344,7 +351,9 @@ def write_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
     """Tables 1, 2, 3 (and 5 with human ratings) as CSV and Markdown, Figure 4's numbers and
     Figure 5 per grouping."""
     smallest = metrics["min_group_n"]
-    files = write_table(table1_rows(metrics), directory, "table1_dialogue_quality")
+    files = write_table(
+        table1_rows(metrics), directory, "table1_dialogue_quality", notes=[TABLE1_NOTE]
+    )
     files += write_table(
         table2_rows(metrics),
         directory,
@@ -367,7 +376,12 @@ def write_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
         flag="small",
         notes=[users],
     )
-    files += write_table(confidence_rows(metrics), directory, "figure4_confidence")
+    files += write_table(
+        confidence_rows(metrics),
+        directory,
+        "figure4_confidence",
+        notes=["n: the probe answers each mean is over."],
+    )
     if titles := (metrics.get("job_labels") or {}).get("titles"):
         files += write_table(titles, directory, "job_titles", notes=[JOB_TITLES_NOTE])
     if metrics["human_alignment"]:
@@ -386,6 +400,10 @@ def write_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
     return files
 
 
+TABLE1_NOTE = (
+    "n: the dialogues the LLM judge rated on the dimension (ratings averaged over samples, then "
+    "over dialogues); n_human: the dialogues with human ratings. — : not rated."
+)
 JOB_TITLES_NOTE = (
     "Each distinct job title with its users' n and the job category and position level the "
     "metrics use: from a --job-groups file, a bound classifier (--role classifier; "

@@ -59,6 +59,7 @@ from personasim.scenarios.career_chat.metrics import DIMENSIONS, FORMATS, comput
 from personasim.scenarios.career_chat.reports import report_lines, summary_rows, write_reports
 from personasim.scenarios.career_chat.tasks import CareerTasks
 from personasim.simulation import (
+    MAX_RESAMPLES,
     CounterfactualParams,
     DecisionRange,
     Event,
@@ -69,6 +70,7 @@ from personasim.simulation import (
     ScenarioMetrics,
     ScenarioParams,
     Simulation,
+    check_run_size,
     file_identity,
     read_input,
     register_scenario,
@@ -98,7 +100,10 @@ class CareerChatParams(CounterfactualParams):
     )
     n_users: int = Field(24, ge=2, description="synthetic users, or the first N of the file")
     reference_year: int = Field(
-        REFERENCE_YEAR, description="a seed CSV's age = this year − birth year (the authors')"
+        REFERENCE_YEAR,
+        ge=1900,
+        le=2200,
+        description="a seed CSV's age = this year − birth year (the authors')",
     )
     dialogues_from: Path | None = Field(
         None, description="probe the dialogues of this career-chat run directory or JSONL file"
@@ -124,9 +129,15 @@ class CareerChatParams(CounterfactualParams):
         False, description="ask each survey item twice, thinking first (QwQ-32B in §5.2)"
     )
     max_repairs: int = Field(2, ge=0, le=5, description="re-asks after an unusable answer")
-    emd_repeats: int = Field(100, ge=1, description="random pairings averaged in the baseline")
-    bootstrap: int = Field(1000, ge=0, description="user resamples (group-distance intervals)")
-    permutations: int = Field(1000, ge=0, description="label permutations (the ratio's p-value)")
+    emd_repeats: int = Field(
+        100, ge=1, le=MAX_RESAMPLES, description="random pairings averaged in the baseline"
+    )
+    bootstrap: int = Field(
+        1000, ge=0, le=MAX_RESAMPLES, description="user resamples (group-distance intervals)"
+    )
+    permutations: int = Field(
+        1000, ge=0, le=MAX_RESAMPLES, description="label permutations (the ratio's p-value)"
+    )
     scripted_inconsistency: float = Field(
         0.15, ge=0.0, le=1.0, description="scripted backend only: wrong-age questions rate"
     )
@@ -135,6 +146,16 @@ class CareerChatParams(CounterfactualParams):
         description="the paper's design: 18 VSM items, 1,000 users of --profile-file (needed), "
         "5 exchanges, 10 judge samples",
     )
+
+    USER_BYTES: ClassVar[int] = 83_000
+    """Memory one user takes (measured: 10 and 60 synthetic users, scripted model)."""
+
+    @model_validator(mode="after")
+    def _fits_in_memory(self) -> CareerChatParams:
+        """An `--n-users` a machine cannot hold is refused with what it would need."""
+        copies = len(self.counterfactual_levels) if self.counterfactual_attribute else 1
+        check_run_size("--n-users", self.n_users, self.USER_BYTES * copies, "user")
+        return self
 
     @model_validator(mode="after")
     def _paper_design(self) -> CareerChatParams:

@@ -1,6 +1,13 @@
 """Uncertainty of career-chat's group distances (issue 13, item 4): bootstrap intervals and a
 permutation null for "ratio to baseline".
 
+The intervals are normal intervals on the log scale, centred on the point estimate, their width
+the bootstrap's spread of log(value) (`analysis.intervals.log_normal_interval`). The resamples
+are biased: repeated users pull group centroids apart, which inflates distances and baselines
+unequally, so percentile intervals can miss their own estimate (BA_dialogue job Creative vs
+Health: ratio 8.324, percentile interval [3.69, 8.08]). An interval centred on the estimate
+always contains it; its width still comes from the same resamples.
+
 BA_dialogue baselines are ~1e-3, so a ratio swings with the sample; a point estimate alone says
 little. Every resample needs a JS centroid per group and question, which the L-BFGS optimiser
 of `analysis.divergences.js_centroid` makes far too slow for thousands of resamples. Here the
@@ -20,8 +27,10 @@ from itertools import combinations
 import numpy as np
 
 from personasim.analysis.divergences import js_rows
+from personasim.analysis.intervals import log_normal_interval
 from personasim.analysis.resampling import stratified_bootstrap_weights
 from personasim.analysis.undefined import Statistic, Undefined
+from personasim.scenarios.career_chat.distances import GroupDistances
 
 __all__ = [
     "BOOTSTRAP_LEVEL",
@@ -33,7 +42,7 @@ __all__ = [
 ]
 
 BOOTSTRAP_LEVEL = 0.95
-"""Two-sided percentile interval."""
+"""Two-sided: the log-scale intervals' level, and the permutation null's central share."""
 
 _NO_ANSWERS = Undefined("no answers to resample")
 PERMUTATIONS_OFF = "permutations off (0 permutations)"
@@ -232,7 +241,7 @@ def _pooled(points: np.ndarray, weights: np.ndarray) -> np.ndarray:
 
 @dataclass
 class Uncertainty:
-    """Per pair (by group names): percentile intervals of distance and ratio, the permutation
+    """Per pair (by group names): log-scale intervals of distance and ratio, the permutation
     p-value of the ratio and the central 95% of its permutation null (what chance gives); the
     baseline's interval. Undefined entries carry the reason."""
 
@@ -243,14 +252,24 @@ class Uncertainty:
     baseline_ci: Statistic | list[float] = _NO_ANSWERS
 
 
-def _interval(
-    values: np.ndarray, what: str, off: str = "bootstrap off (0 resamples)"
-) -> Statistic | list[float]:
+def _interval(estimate: Statistic, values: np.ndarray, what: str) -> Statistic | list[float]:
+    """The log-scale interval of `estimate` from its bootstrap `values`, as [low, high]."""
     bad = int(np.sum(~np.isfinite(values)))
     if len(values) == 0:
-        return Undefined(off)
+        return Undefined("bootstrap off (0 resamples)")
     if bad:
         return Undefined(f"{what} undefined in {bad} of {len(values)} resamples")
+    low, high = log_normal_interval(estimate, values, BOOTSTRAP_LEVEL)
+    return low if isinstance(low, Undefined) else [float(low), float(high)]
+
+
+def _null_band(values: np.ndarray) -> Statistic | list[float]:
+    """The central `BOOTSTRAP_LEVEL` share of the permutation null: where chance puts it."""
+    bad = int(np.sum(~np.isfinite(values)))
+    if len(values) == 0:
+        return Undefined(PERMUTATIONS_OFF)
+    if bad:
+        return Undefined(f"the ratio undefined in {bad} of {len(values)} resamples")
     alpha = (1 - BOOTSTRAP_LEVEL) / 2
     low, high = np.quantile(values, [alpha, 1 - alpha])
     return [float(low), float(high)]
@@ -258,16 +277,17 @@ def _interval(
 
 def group_uncertainty(
     data: GroupData,
-    observed_ratio: Mapping[tuple[str, str], Statistic],
+    observed: GroupDistances,
     n_bootstrap: int,
     n_permutations: int,
     seed: int | Sequence[int],
     budget: int = 2_000_000,
 ) -> Uncertainty:
     """Bootstrap intervals (`n_bootstrap` resamples of users within groups) for every pair's
-    distance and ratio and for the baseline, and a permutation p-value for each pair's ratio:
-    group labels shuffled over users `n_permutations` times, p = (1 + #{ratio* ≥ observed})
-    / (1 + n_permutations). Seeded; 0 resamples → undefined with the reason."""
+    distance and ratio and for the baseline, each around its `observed` value on the log
+    scale, and a permutation p-value for each pair's ratio: group labels shuffled over users
+    `n_permutations` times, p = (1 + #{ratio* ≥ observed}) / (1 + n_permutations). Seeded;
+    0 resamples → undefined with the reason."""
     rng = np.random.default_rng(seed)
     chunk = max(1, budget // (data.dists.shape[1] * data.dists.shape[2] * len(data.groups)))
     names = [(data.groups[a], data.groups[b]) for a, b in combinations(range(len(data.groups)), 2)]
@@ -280,12 +300,14 @@ def group_uncertainty(
     with np.errstate(invalid="ignore", divide="ignore"):
         boot_r = np.where(boot_b[:, None] > 0, boot_d / boot_b[:, None], np.nan)
         perm_r = np.where(perm_b[:, None] > 0, perm_d / perm_b[:, None], np.nan)
-    result.baseline_ci = _interval(boot_b, "the baseline")
+    result.baseline_ci = _interval(observed.baseline, boot_b, "the baseline")
     for k, pair in enumerate(names):
-        result.distance_ci[pair] = _interval(boot_d[:, k], "the distance")
-        result.ratio_ci[pair] = _interval(boot_r[:, k], "the ratio")
-        result.ratio_p[pair] = _p_value(perm_r[:, k], observed_ratio.get(pair))
-        result.ratio_null[pair] = _interval(perm_r[:, k], "the ratio", PERMUTATIONS_OFF)
+        distance = observed.pairs.get(pair, Undefined("no question both groups answered"))
+        ratio = observed.ratio(pair) if pair in observed.pairs else distance
+        result.distance_ci[pair] = _interval(distance, boot_d[:, k], "the distance")
+        result.ratio_ci[pair] = _interval(ratio, boot_r[:, k], "the ratio")
+        result.ratio_p[pair] = _p_value(perm_r[:, k], ratio)
+        result.ratio_null[pair] = _null_band(perm_r[:, k])
     return result
 
 

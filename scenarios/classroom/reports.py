@@ -5,15 +5,23 @@ all from the metrics `classroom_metrics` makes; the paper's wide tables are in `
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from personasim.analysis.reports import save_figure, small_note, write_table
+from personasim.analysis.reports import cell_text, percent, save_figure, small_note, write_table
 from personasim.analysis.undefined import (
     shown_stat,
 )
 from personasim.scenarios.classroom.metrics import RACE_NAMES, TABLE_LEVELS
-from personasim.scenarios.classroom.tables import write_paper_tables, write_wide_tables
+from personasim.scenarios.classroom.tables import (
+    accuracy_cell,
+    baseline_cell,
+    doc_cell,
+    write_paper_tables,
+    write_wide_tables,
+)
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -21,6 +29,7 @@ if TYPE_CHECKING:
 __all__ = [
     "accuracy_rows",
     "behaviour_rows",
+    "graded_counts",
     "race_effect_figure",
     "report_lines",
     "summary_rows",
@@ -36,9 +45,12 @@ def _pm(record: dict[str, Any], key: str, sd_key: str, digits: int = 1) -> str:
     return text if record[key] is None or sd is None else f"{text} ± {sd:.{digits}f}"
 
 
-def _signed(record: dict[str, Any], key: str) -> str:
-    value = record[key]
-    return shown_stat(record, key) if value is None else f"{value:+.1f}"
+def _change(record: dict[str, Any]) -> str:
+    """The change against the no-persona baseline, in words where it is undefined."""
+    value = record["change"]
+    if value is None:
+        return f"change vs no persona {shown_stat(record, 'change')}"
+    return f"{value:+.1f} vs no persona"
 
 
 def accuracy_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
@@ -60,6 +72,7 @@ def accuracy_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
             row[f"acc_{level}"] = cell[level]["accuracy"]
             row[f"acc_{level}_sd"] = cell[level]["accuracy_sd"]
             row[f"acc_{level}_change"] = cell[level]["change"]
+            row[f"acc_{level}_undefined"] = cell[level].get("accuracy_undefined", "")
         for level in TABLE_LEVELS:
             row[f"format_{level}"] = cell[level].get("format_compliance")
             row[f"n_asked_{level}"] = cell[level]["n_answers"]
@@ -67,12 +80,22 @@ def accuracy_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
             row[f"unreadable_{level}"] = cell[level].get("unreadable_answers", 0)
             row[f"ambiguous_{level}"] = cell[level].get("ambiguous_answers", 0)
         row["no_persona_n"] = _counted(metrics["baseline"])
+        row["no_persona_graded"] = metrics["baseline"]["n_graded"]
+        row["no_persona_asked"] = metrics["baseline"]["n_answers"]
         row["doc"] = cell["doc"]["mean"]
         row["doc_sd"] = cell["doc"]["sd"]
         row["n_judged"] = cell["doc"]["n_judged"]
         row["small_group"] = any(cell[g]["small"] for g in (*TABLE_LEVELS, "doc"))
         rows.append(row)
     return rows
+
+
+LONG_CELLS = {
+    "no_persona": baseline_cell,
+    **{f"acc_{level}": partial(accuracy_cell, level=level) for level in TABLE_LEVELS},
+    "doc": doc_cell,
+}
+"""How Tables 1 and 2's long Markdown shows a value with its n (the CSV keeps the number)."""
 
 
 def _counted(record: dict[str, Any]) -> str:
@@ -100,14 +123,43 @@ def _or_nan(value: float | None) -> float:
     return math.nan if value is None else value
 
 
+def graded_counts(metrics: Mapping[str, Any]) -> dict[tuple[str, str], tuple[int, int]]:
+    """Figure 3's n per (race, level): the zero-shot answers graded with the race and without
+    it (race none), in the order the race effect was measured in."""
+    effects = metrics["race_effect"]
+    if not effects:
+        return {}
+    order = effects[0]["order"]
+    cells = {
+        (c["race"], level): c[level]["n_graded"]
+        for c in metrics["cells"]
+        if c["strategy"] == "zero-shot" and c["order"] == order
+        for level in TABLE_LEVELS
+    }
+    return {
+        (r["race"], r["level"]): (
+            cells.get((r["race"], r["level"]), 0),
+            cells.get(("none", r["level"]), 0),
+        )
+        for r in effects
+    }
+
+
 def race_effect_figure(
-    rows: list[dict[str, Any]], model: str, note: str | None = None, min_group_n: int = 5
+    rows: list[dict[str, Any]],
+    model: str,
+    note: str | None = None,
+    min_group_n: int = 5,
+    counts: Mapping[tuple[str, str], tuple[int, int]] | None = None,
 ) -> Figure:
-    """Figure 3: change in zero-shot accuracy when a race is added, per race and level; a bar
-    resting on fewer than `min_group_n` graded answers on either side is labelled †."""
+    """Figure 3: change in zero-shot accuracy when a race is added, per race and level, each
+    bar labelled with its change and n (answers graded with the race / without it, `counts`
+    from `graded_counts`); a bar resting on fewer than `min_group_n` graded answers on either
+    side is marked †."""
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=(6.4, 4.0))
+    counts = counts or {}
+    figure = Figure(figsize=(7.2, 4.4))
     axes = figure.subplots()
     races = list(dict.fromkeys(r["race"] for r in rows))
     width = 0.38
@@ -125,16 +177,19 @@ def race_effect_figure(
             label=f"{level}-performing",
             color="#d9534f" if level == "low" else "#337ab7",
         )
-        labels = [
-            "undefined" if math.isnan(v) else f"{v:+.1f}" + ("†" if points[r]["small"] else "")
-            for v, r in zip(values, races, strict=True)
-        ]
-        axes.bar_label(bars, labels=labels, padding=3, fontsize=8)
+        labels = []
+        for value, race in zip(values, races, strict=True):
+            shown = "undefined" if math.isnan(value) else f"{value:+.1f}"
+            with_race, without = counts.get((race, level), (None, None))
+            n = "" if with_race is None else f"\nn={with_race}/{without}"
+            labels.append(shown + ("†" if points[race]["small"] else "") + n)
+        axes.bar_label(bars, labels=labels, padding=3, fontsize=7)
     axes.axhline(0, color="black", linewidth=0.8)
     axes.set_xticks(range(len(races)), [f"{RACE_NAMES[r]} ({r})" for r in races])
+    axes.set_xlabel("race added to the persona (n = answers graded with / without it)")
     axes.set_ylabel("accuracy change vs no race (points; bars ± SD)")
     axes.set_title(f"classroom: adding race, zero-shot — {model} (seed 000, Fig. 3)")
-    axes.margins(y=0.2)
+    axes.margins(y=0.25)
     axes.grid(axis="y", alpha=0.3)
     axes.legend()
     notes = [note] if note else []
@@ -146,20 +201,33 @@ def race_effect_figure(
 
 
 def _both(record: dict[str, Any]) -> str:
-    """Accuracy over the graded answers (unreadable and ambiguous ones not right), with how
-    many were unreadable or ambiguous, and over the answers asked for (failed ones too)."""
-    return (
-        f"{_pm(record, 'accuracy', 'accuracy_sd')} % of {record['n_graded']} graded "
-        f"({record.get('unreadable_answers', 0)} unreadable, "
-        f"{record.get('ambiguous_answers', 0)} ambiguous) "
-        f"[{shown_stat(record, 'accuracy_all', 1)} % of {record['n_answers']} asked]"
+    """Accuracy over the graded answers (unreadable and ambiguous ones not right, counted),
+    with its SD over repetitions, and over all answers asked for where some failed; in plain
+    words where nothing was asked or graded."""
+    asked, graded = record["n_answers"], record["n_graded"]
+    if not asked:
+        return "not run (no answers asked)"
+    if record["accuracy"] is None:
+        return f"no answer graded of {asked} asked (all failed)"
+    sd = record.get("accuracy_sd")
+    value = percent(record["accuracy"]) + ("" if sd is None else f" ± {sd:.1f}")
+    text = cell_text(value, graded, noun="graded", asked=asked, as_percent=True)
+    text += (
+        f" ({record.get('unreadable_answers', 0)} unreadable, "
+        f"{record.get('ambiguous_answers', 0)} ambiguous)"
     )
+    if asked != graded and record.get("accuracy_all") is not None:
+        text += (
+            f"; {percent(record['accuracy_all'])} of all {asked} asked, the "
+            f"{asked - graded} failed counted wrong"
+        )
+    return text
 
 
 def _format(record: dict[str, Any]) -> str:
     """The format compliance beside the accuracy (nothing where no format was asked)."""
     share = record.get("format_compliance")
-    return "" if share is None else f", format {share:.1f} %"
+    return "" if share is None else f", format {percent(share)}"
 
 
 def report_lines(metrics: dict[str, Any]) -> list[str]:
@@ -167,7 +235,7 @@ def report_lines(metrics: dict[str, Any]) -> list[str]:
     base = metrics["baseline"]
     lines = [
         f"{metrics['model']}: {metrics['n_questions']} questions × {metrics['repetitions']} "
-        f"repetitions; no persona {_both(base)}; "
+        f"repetitions; no persona: {_both(base)}; "
         f"{metrics.get('unreadable_answers', 0)} unreadable answers (no explicit final "
         f"answer), {metrics.get('ambiguous_answers', 0)} ambiguous, "
         f"{metrics['answer_failures']} failed answers, {metrics['judge_failures']} failed "
@@ -177,11 +245,18 @@ def report_lines(metrics: dict[str, Any]) -> list[str]:
         low, high, doc = row["low"], row["high"], row["doc"]
         lines.append(
             f"  {row['strategy']:<11} {row['race']:<4} {row['order']:<6}  "
-            f"low {_both(low)} ({_signed(low, 'change')}){_format(low)}  "
-            f"high {_both(high)} ({_signed(high, 'change')}){_format(high)}"
+            f"low {_both(low)}, {_change(low)}{_format(low)}  "
+            f"high {_both(high)}, {_change(high)}{_format(high)}"
             f"  DoC {_pm(doc, 'mean', 'sd', 2)}"
         )
     return lines
+
+
+LONG_NOTE = (
+    "Accuracy (%) with its n: the answers graded (unreadable and ambiguous ones graded not "
+    "right) and, where some failed (no usable reply after re-asks), the answers asked for. DoC: "
+    "the mean of the judged pairs. — : not run."
+)
 
 
 def write_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
@@ -189,8 +264,10 @@ def write_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
     rows = accuracy_rows(metrics)
     flagged = {
         "flag": "small_group",
+        "cells": LONG_CELLS,
         "notes": [
-            small_note(metrics["min_group_n"], "graded or judged answers in a group of the row")
+            small_note(metrics["min_group_n"], "graded or judged answers in a group of the row"),
+            LONG_NOTE,
         ],
     }
     files = [
@@ -204,7 +281,11 @@ def write_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
         files += write_table(metrics["order_effect"], directory, "table5_order")
     if metrics["race_effect"]:
         figure = race_effect_figure(
-            metrics["race_effect"], metrics["model"], metrics["note"], metrics["min_group_n"]
+            metrics["race_effect"],
+            metrics["model"],
+            metrics["note"],
+            metrics["min_group_n"],
+            graded_counts(metrics),
         )
         files.append(save_figure(figure, directory, "figure3_race_effect"))
     return files

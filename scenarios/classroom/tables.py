@@ -1,28 +1,30 @@
 """The classroom scenario's tables in the paper's wide shape and Figure 3 across models (seed
 000, REVERSO), from a run's accuracy rows or a sweep's combined rows.
 
-Table 1 (race none) and Table 2 (per race) have one row per model and, per strategy, the low
-and high accuracy with the change against the no-persona baseline as a subscript ("46.3
-(-28.7)"), the mean DoC, and beside them the format compliance (the share of replies in the
-asked `Final Answer: {number}`, low / high). Table 3 has, per model and strategy (0-shot, 1-shot,
-self-refinement; race none), the share of each tagged behaviour (1)–(4) of the low persona and
-the number of tagged comments behind them. Table 5 has, per model and race, the zero-shot
-accuracy and DoC with the instructions after the question and, as the subscript, the change
-against before, with the graded answers and judged pairs behind each block. The paper reports
-the main setting, so Tables 1–3 show the "before" order (or "after" for a model run only in
-that order). A value that is undefined or was not run is an empty cell (— in Markdown), never
-0; the long tables (`table1_level`, `table2_race`, `table3_behaviours`, `table5_order`) keep
-the numbers and the reasons.
+Every cell carries its n (`analysis.cell_text`). Table 1 (race none) and Table 2 (per race)
+have one row per model and, per strategy, the low and high accuracy with the change against
+the no-persona baseline as the paper's subscript and the answers behind it ("46.3% (-28.7) of
+36 graded"; "11.1% (-80.6) of 9 graded, 12 asked" where answers failed and were left out), the
+mean DoC with its judged pairs, and beside them the format compliance (the share of graded
+replies in the asked `Final Answer: {number}`, low · high). Table 3 has, per model and strategy
+(0-shot, 1-shot, self-refinement; race none), the share of each tagged behaviour (1)–(4) of the
+low persona of its tagged comments. Table 5 has, per model and race, the zero-shot accuracy and
+DoC with the instructions after the question and, as the subscript, the change against
+before. The paper reports the main setting, so Tables 1–3 show the "before" order (or "after"
+for a model run only in that order). A value that was not run is an empty cell (— in
+Markdown), never 0; an undefined one says why; the long tables (`table1_level`, `table2_race`,
+`table3_behaviours`, `table5_order`) keep the numbers.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from personasim.analysis.reports import save_figure, write_table
+from personasim.analysis.reports import cell_text, save_figure, write_table
+from personasim.analysis.undefined import in_words
 from personasim.scenarios.classroom import metrics as metrics_of
 
 if TYPE_CHECKING:
@@ -30,7 +32,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "STRATEGY_LABELS",
+    "accuracy_cell",
+    "baseline_cell",
     "behaviour_wide_table",
+    "doc_cell",
     "order_wide_table",
     "race_effect_models_figure",
     "wide_table",
@@ -49,35 +54,70 @@ STRATEGY_LABELS = {
 RACE_ORDER = ("AA", "WA", "HS")
 NOTE = (
     "Accuracy (%) of the low and high persona as a careful grader reads the answers, in "
-    "parentheses the change against the no-persona baseline (the paper's subscript); DoC 1-3; "
-    "format: the share (%) of low / high replies in the asked 'Final Answer: {number}'; n: "
-    "answers asked / graded / unreadable / ambiguous, low · high (unreadable and ambiguous "
-    "answers are graded not right). — : undefined or not run (the long table says why)."
+    "parentheses the change against the no-persona baseline (the paper's subscript), then its "
+    "n: the answers graded (unreadable and ambiguous ones graded not right) and, where some "
+    "failed and were left out, the answers asked for; DoC 1-3 with the judged pairs; format: "
+    "the share of low · high graded replies in the asked 'Final Answer: {number}'; n: answers "
+    "asked / graded / unreadable / ambiguous, low · high. — : not run."
 )
 TABLE3_STRATEGIES = ("zero-shot", "one-shot", "self-refine")
 """Table 3's column groups."""
 TABLE3_NOTE = (
     "Share (%) of each tagged behaviour (1)-(4) among the low persona's tagged comments (race "
-    "none); n: the tagged comments behind the shares. — : no tagged comments or not run."
+    "none), of n tagged comments. — : not run."
 )
 TABLE5_NOTE = (
     "Zero-shot, instructions after the question: accuracy (%) of the low and high persona and "
     "the DoC, in parentheses the change against instructions before it (the paper's "
-    "subscript); n: graded answers low / high and judged pairs (after). — : undefined or not run."
+    "subscript), each with its graded answers or judged pairs (after); n: graded answers low / "
+    "high and judged pairs (after). — : not run."
 )
 
 
-def _with_change(value: float | None, change: float | None, digits: int = 1) -> str | None:
-    if value is None:
-        return None
-    shown = f"{value:.{digits}f}"
-    return shown if change is None else f"{shown} ({change:+.{digits}f})"
+def accuracy_cell(row: Mapping[str, Any], level: str, change: bool = False) -> str:
+    """An accuracy cell of Tables 1 and 2 with its n: "44.4% of 36 graded" (the answers
+    graded; ", 48 asked" where failed answers were left out), the change against the
+    no-persona baseline after the value when `change`."""
+    delta = row.get(f"acc_{level}_change") if change else None
+    return cell_text(
+        row.get(f"acc_{level}"),
+        row.get(f"n_{level}"),
+        noun="graded",
+        asked=row.get(f"n_asked_{level}"),
+        as_percent=True,
+        note="" if delta is None else f"({delta:+.1f})",
+        reason=in_words(row.get(f"acc_{level}_undefined") or ""),
+    )
 
 
-def _format_pair(low: float | None, high: float | None) -> str | None:
+def baseline_cell(row: Mapping[str, Any]) -> str | None:
+    """The no-persona accuracy with its n (— where the baseline was not run)."""
+    if "no_persona_graded" not in row:  # rows from before the counts were carried
+        return None if row.get("no_persona") is None else f"{row['no_persona']:.1f}%"
+    return cell_text(
+        row["no_persona"],
+        row["no_persona_graded"],
+        noun="graded",
+        asked=row.get("no_persona_asked"),
+        as_percent=True,
+    )
+
+
+def doc_cell(row: Mapping[str, Any], change: float | None = None) -> str:
+    """The mean DoC (1-3) with the judged pairs behind it."""
+    note = "" if change is None else f"({change:+.2f})"
+    return cell_text(row.get("doc"), row.get("n_judged"), noun="judged", digits=2, note=note)
+
+
+def _format_pair(cell: dict[str, Any]) -> str | None:
+    """The format compliance of the low · high replies, each of its graded answers."""
+    low, high = cell.get("format_low"), cell.get("format_high")
     if low is None and high is None:
         return None
-    return " / ".join("—" if v is None else f"{v:.1f}" for v in (low, high))
+    return " · ".join(
+        cell_text(cell.get(f"format_{level}"), cell.get(f"n_{level}"), as_percent=True)
+        for level in ("low", "high")
+    )
 
 
 def _counts(cell: dict[str, Any], level: str) -> str:
@@ -105,18 +145,17 @@ def wide_table(rows: Sequence[dict[str, Any]], race: str) -> list[dict[str, Any]
         row: dict[str, Any] = {"model": model} if race == "none" else {"race": race, "model": model}
         if race == "none":
             first = next(iter(cells.values()))
-            row["No Persona"] = first["no_persona"]
+            row["No Persona"] = baseline_cell(first)
             row["No Persona n"] = first.get("no_persona_n")
         for strategy, label in STRATEGY_LABELS.items():
             if strategy == "two-stage" and race == "none":
                 continue
-            cell = cells.get(strategy, {})
+            cell = cells.get(strategy)
             for level in ("low", "high"):
-                row[f"{label} low" if level == "low" else f"{label} high"] = _with_change(
-                    cell.get(f"acc_{level}"), cell.get(f"acc_{level}_change")
-                )
-            row[f"{label} DoC"] = cell.get("doc")
-            row[f"{label} format"] = _format_pair(cell.get("format_low"), cell.get("format_high"))
+                row[f"{label} {level}"] = accuracy_cell(cell, level, change=True) if cell else None
+            row[f"{label} DoC"] = doc_cell(cell) if cell else None
+            cell = cell or {}
+            row[f"{label} format"] = _format_pair(cell)
             row[f"{label} n"] = (
                 f"{_counts(cell, 'low')} · {_counts(cell, 'high')}" if cell else None
             )
@@ -149,7 +188,10 @@ def behaviour_wide_table(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]
             label = STRATEGY_LABELS[strategy]
             cell = cells.get(strategy, {})
             for category in metrics_of.BEHAVIOUR_CATEGORIES:
-                row[f"{label} ({category})"] = cell.get(f"({category})")
+                share = cell.get(f"({category})")
+                row[f"{label} ({category})"] = (
+                    None if not cell else cell_text(share, cell.get("n_comments"), as_percent=True)
+                )
             row[f"{label} n"] = cell.get("n_comments")
         row["order"] = order
         table.append(row)
@@ -168,10 +210,8 @@ def order_wide_table(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         for race in (r for r in ("none", *RACE_ORDER) if r in cells):
             cell, name = cells[race], "Level only" if race == "none" else race
             for level in ("low", "high"):
-                row[f"{name} {level}"] = _with_change(
-                    cell.get(f"acc_{level}"), cell.get(f"acc_{level}_change")
-                )
-            row[f"{name} DoC"] = _with_change(cell.get("doc"), cell.get("doc_change"), 2)
+                row[f"{name} {level}"] = accuracy_cell(cell, level, change=True)
+            row[f"{name} DoC"] = doc_cell(cell, cell.get("doc_change"))
             row[f"{name} n"] = f"{cell['n_low']} / {cell['n_high']} / {cell['n_judged']}"
         table.append(row)
     return table
@@ -181,9 +221,19 @@ def _nan(value: Any) -> float:
     return math.nan if value is None or (isinstance(value, float) and math.isnan(value)) else value
 
 
+def _graded_without(rows: Sequence[dict[str, Any]]) -> dict[tuple[str, str, str], dict]:
+    """The zero-shot race-none row per (model, order, strategy): the n without a race."""
+    return {
+        (r["model"], r["order"], r["strategy"]): r
+        for r in rows
+        if r["race"] == "none" and r["strategy"] == "zero-shot"
+    }
+
+
 def race_effect_models_figure(rows: Sequence[dict[str, Any]]) -> Figure:
     """Figure 3 across models: per model, the zero-shot accuracy change when a race is added,
-    per race and level. An undefined change draws no bar (labelled "undefined"), never 0."""
+    per race and level, each bar labelled with its n (answers graded with the race / without).
+    An undefined change draws no bar (labelled "undefined"), never 0."""
     from matplotlib.figure import Figure
 
     effect = [
@@ -191,8 +241,9 @@ def race_effect_models_figure(rows: Sequence[dict[str, Any]]) -> Figure:
         for r in rows
         if "race_effect_low" in r and r["strategy"] == "zero-shot" and r["race"] != "none"
     ]
+    without = _graded_without(rows)
     models = list(dict.fromkeys(r["model"] for r in effect))
-    figure = Figure(figsize=(3.2 * max(len(models), 1) + 1, 4.0))
+    figure = Figure(figsize=(3.6 * max(len(models), 1) + 1, 4.4))
     axes_list = figure.subplots(1, max(len(models), 1), sharey=True, squeeze=False)[0]
     width = 0.38
     for axes, model in zip(axes_list, models, strict=False):
@@ -206,9 +257,16 @@ def race_effect_models_figure(rows: Sequence[dict[str, Any]]) -> Figure:
         ):
             values = [_nan(by_race[race][f"race_effect_{level}"]) for race in races]
             errors = [_nan(by_race[race][f"race_effect_{level}_sd"]) for race in races]
+            counts = []
+            for race in races:
+                row = by_race[race]
+                base = without.get((model, row["order"], "zero-shot"), {})
+                counts.append(f"n={row.get(f'n_{level}', '?')}/{base.get(f'n_{level}', '?')}")
             xs = [i + offset for i in range(len(races))]
             drawn = [
-                (x, v, e) for x, v, e in zip(xs, values, errors, strict=True) if not math.isnan(v)
+                (x, v, e, n)
+                for x, v, e, n in zip(xs, values, errors, counts, strict=True)
+                if not math.isnan(v)
             ]
             if drawn:
                 bars = axes.bar(
@@ -220,15 +278,20 @@ def race_effect_models_figure(rows: Sequence[dict[str, Any]]) -> Figure:
                     color=colour,
                     label=f"{level}-performing",
                 )
-                axes.bar_label(bars, labels=[f"{d[1]:+.1f}" for d in drawn], padding=3, fontsize=7)
-            for x, v in zip(xs, values, strict=True):
+                labels = [f"{d[1]:+.1f}\n{d[3]}" for d in drawn]
+                axes.bar_label(bars, labels=labels, padding=3, fontsize=6)
+            for x, v, n in zip(xs, values, counts, strict=True):
                 if math.isnan(v):
-                    axes.text(x, 0, "undefined", rotation=90, ha="center", va="bottom", fontsize=7)
+                    axes.text(
+                        x, 0, f"undefined {n}", rotation=90, ha="center", va="bottom", fontsize=6
+                    )
         axes.axhline(0, color="black", linewidth=0.8)
         axes.set_xticks(range(len(races)), races)
+        axes.set_xlabel("race added (n: graded with / without)", fontsize=8)
         axes.set_title(str(model), fontsize=9)
+        axes.margins(y=0.25)
         axes.grid(axis="y", alpha=0.3)
-    axes_list[0].set_ylabel("zero-shot accuracy change vs no race (points)")
+        axes.set_ylabel("zero-shot accuracy change vs no race (points)", fontsize=8)
     axes_list[0].legend(fontsize=7)
     figure.suptitle("classroom: adding race, zero-shot, across models (seed 000, Fig. 3)")
     return figure

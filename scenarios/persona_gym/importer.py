@@ -107,7 +107,11 @@ def _build(files: Mapping[str, Path], options: Mapping[str, str]) -> ImportedRun
         "licence": "MIT",
         **file_identity(path),
     }
-    events = [ImportedEvent("gym.published", {"source": source, "models": models})]
+    answer = options.get("spread-with-scripted", "no").strip().lower()
+    if answer not in {"yes", "no"}:
+        raise ScenarioError(f"--spread-with-scripted {answer!r}: expected yes or no")
+    published = {"source": source, "models": models, "spread_with_scripted": answer == "yes"}
+    events = [ImportedEvent("gym.published", published)]
     events += _beside(options.get("beside", ""))
     model = {
         "backend": "import",
@@ -131,6 +135,11 @@ PUBLISHED_SCORES = register_import_format(
                 "",
                 "persona-gym run or sweep directories (comma-separated) of ours to show "
                 "beside the paper's models",
+            ),
+            "spread-with-scripted": (
+                "no",
+                "yes: count runs of the scripted double in Table 2's spread row (left out by "
+                "default: it is a test double, not a language model)",
             ),
         },
         build=_build,

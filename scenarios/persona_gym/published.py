@@ -8,7 +8,8 @@ where they differ by more than rounding can explain (`ROUNDING`): Claude 3 Haiku
 PersonaScore is 3.64, the mean of its published task scores 3.84.
 
 Runs of ours (`--beside`) are read from their own metrics and shown beside the paper's models
-in Table 2 across models, with each task's spread.
+in Table 2 across models, with each task's spread; the scripted double's runs are left out of
+the spread unless `--spread-with-scripted yes` (it is a test double, not a model).
 """
 
 from __future__ import annotations
@@ -74,6 +75,7 @@ def published_metrics(
         "model": "published (PersonaGym authors)",
         "imported": published["source"],
         "tasks": tasks,
+        "spread_with_scripted": bool(published.get("spread_with_scripted", False)),
         "published": rows,
         "differing": [r["model"] for r in rows if r["differs"]],
         "beside": [dict(r) for r in beside],
@@ -94,15 +96,18 @@ def published_report_lines(metrics: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-Spread = Callable[[Sequence[dict[str, Any]], Sequence[str]], list[dict[str, Any]]]
+Spread = Callable[[Sequence[dict[str, Any]], Sequence[str], bool], list[dict[str, Any]]]
 
 
 def write_published_reports(
-    metrics: Mapping[str, Any], directory: Path, spread: Spread
+    metrics: Mapping[str, Any],
+    directory: Path,
+    spread: Spread,
+    cells: Mapping[str, Callable[[Mapping[str, Any]], str | None]] | None = None,
 ) -> list[Path]:
     """`published_scores` (a row per model, both PersonaScores, the flag) and
     `table2_across_models`: our runs (`--beside`) and the paper's models, with each task's
-    spread (`spread`: Table 2's, `table2_spread`)."""
+    spread (`spread`: Table 2's, `table2_spread`; `cells`: its Markdown cells with their n)."""
     notes = [
         f"n: {NO_N}.",
         "differs: the published PersonaScore and the mean of the published task scores "
@@ -111,14 +116,20 @@ def write_published_reports(
     files = write_table(metrics["published"], directory, "published_scores", notes=notes)
     tasks = metrics["tasks"]
     ours = [{**r, "source": r.get("source", "run")} for r in metrics["beside"]]
-    table = spread([*ours, *metrics["published"]], tasks)
-    sources = {r["model"]: r["source"] for r in [*ours, *metrics["published"]]}
-    for row in table:
-        row["source"] = sources.get(row["model"], "")
+    rows = [*ours, *metrics["published"]]
+    table = spread(rows, tasks, metrics.get("spread_with_scripted", False))
+    for row, source in zip(table, [*(r["source"] for r in rows), ""], strict=True):
+        row["source"] = source  # by position: two runs may share a model's name
     files += write_table(
         table,
         directory,
         "table2_across_models",
-        notes=["PersonaScore of a published row: as published (see published_scores)."],
+        notes=[
+            "PersonaScore of a published row: as published (see published_scores); n: the "
+            "scored questions of a run of ours (the paper releases none).",
+            "spread (max - min): over the rows spread_over names; the scripted double's runs "
+            "are left out unless imported with --spread-with-scripted yes.",
+        ],
+        cells=cells or {},
     )
     return files

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from personasim.analysis.reports import small_note, write_table
+from personasim.analysis.reports import cell_text, small_note, write_table
 from personasim.analysis.undefined import (
     Undefined,
     read_stat,
@@ -24,7 +24,10 @@ from personasim.scenarios.persona_gym.published import (
 )
 
 __all__ = [
+    "SPREAD_LABEL",
+    "is_scripted",
     "persona_rows",
+    "refusal_cell",
     "refusal_line",
     "refusal_rows",
     "report_lines",
@@ -74,7 +77,31 @@ def refusal_line(refusals: dict[str, Any]) -> str:
         f"{refusals['judged_out']} judged out and {refusals['judged_in']} judged in by the "
         f"refusal judge ({judge}), {refusals['not_judged']} not judged, "
         f"{refusals['judge_failed']} unreadable verdicts, of {refusals['n_answers']} answers "
-        f"(rate {shown_stat(refusals, 'rate')})"
+        f"(rate {_rate_words(refusals)})"
+    )
+
+
+def _rate_words(refusals: dict[str, Any]) -> str:
+    """The refusal rate as a percentage of the judged answers, or why it is undefined."""
+    if refusals.get("rate") is None:
+        return shown_stat(refusals, "rate")
+    judged = refusals["n"] + refusals["judged_in"]
+    return cell_text(100.0 * refusals["rate"], judged, noun="judged", as_percent=True)
+
+
+def refusal_cell(row: dict[str, Any], rate: str = "refusal_rate") -> str:
+    """A refusal rate with its n: "6.0% of 200 judged" (out of persona / judged answers; ", 205
+    asked" where verdicts could not be read), or why it is undefined, in one percent format."""
+    value = row.get(rate)
+    answers = row.get("answers", row.get("n_answers"))
+    judged = row.get("judged")
+    return cell_text(
+        None if value is None else 100.0 * value,
+        judged if value is not None and judged is not None else answers,
+        noun="judged" if value is not None and judged is not None else "answers",
+        asked=answers if value is not None else None,
+        as_percent=True,
+        reason=str(row.get(f"{rate}_undefined") or ""),
     )
 
 
@@ -82,25 +109,46 @@ def refusal_rows(refusals: dict[str, Any]) -> list[dict[str, Any]]:
     """The refusal table: per task and for all answers, how each answer was read and the rate
     (out / judged; undefined, with the reason, while answers are not judged)."""
     rows = [
-        {"task": task, **counts, **stat_fields("rate", read_stat(refusals["by_task"], task))}
+        {
+            "task": task,
+            **counts,
+            "judged": _judged(counts),
+            **stat_fields("rate", read_stat(refusals["by_task"], task)),
+        }
         for task, counts in refusals["counts_by_task"].items()
     ]
     overall = {k: refusals[k] for k in (*REFUSAL_OUTCOMES, "n_answers")}
+    overall["judged"] = _judged(overall)
     return [*rows, {"task": "all", **overall, **stat_fields("rate", read_stat(refusals, "rate"))}]
+
+
+def _judged(counts: dict[str, Any]) -> int:
+    """The answers a refusal rate is over: out of persona (grammar or judge) or judged in."""
+    return counts["marked_by_grammar"] + counts["judged_out"] + counts["judged_in"]
 
 
 def write_gym_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
     """Table 2's row, per-persona scores, evaluator agreement and human alignment tables."""
     if "published" in metrics:
-        return write_published_reports(metrics, directory, table2_spread)
+        return write_published_reports(metrics, directory, table2_spread, TABLE2_CELLS)
     smallest = metrics["min_group_n"]
     small = metrics["small_tasks"]
     notes = [small_note(smallest, f"scored questions in {', '.join(small)}")] if small else []
     files = write_table(
-        table2_rows(metrics), directory, "table2_persona_score", flag="small_group", notes=notes
+        table2_rows(metrics),
+        directory,
+        "table2_persona_score",
+        flag="small_group",
+        notes=[*notes, SCORE_NOTE],
+        cells=TABLE2_CELLS,
     )
     if "counts_by_task" in metrics["refusals"]:
-        files += write_table(refusal_rows(metrics["refusals"]), directory, "refusals")
+        files += write_table(
+            refusal_rows(metrics["refusals"]),
+            directory,
+            "refusals",
+            cells={"rate": lambda row: refusal_cell(row, "rate")},
+        )
     files += write_table(
         persona_rows(metrics),
         directory,
@@ -124,34 +172,81 @@ def table2_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
     the published scores gives a row per model (`persona_gym_published`)."""
     if "published" in metrics:
         return [*metrics["beside"], *metrics["published"]]
+    refusals = metrics["refusals"]
     return [
         {
             "model": metrics["model"],
+            "n": metrics["n_scored_questions"],
             **metrics["scores"],
-            **stat_fields("refusal_rate", read_stat(metrics["refusals"], "rate")),
-            "refusals": metrics["refusals"]["n"],
-            "answers": metrics["refusals"]["n_answers"],
-            "not_judged": metrics["refusals"].get("not_judged", 0),
+            **stat_fields("refusal_rate", read_stat(refusals, "rate")),
+            "refusals": refusals["n"],
+            "judged": refusals["n"] + refusals.get("judged_in", 0),
+            "answers": refusals["n_answers"],
+            "not_judged": refusals.get("not_judged", 0),
             "small_group": bool(metrics["small_tasks"]),
         }
     ]
 
 
-def table2_spread(rows: Sequence[dict[str, Any]], tasks: Sequence[str]) -> list[dict[str, Any]]:
-    """Table 2 across a sweep's runs, and a last row `spread`: per task (and PersonaScore) the
-    highest minus the lowest score among the runs (§4.2: "Action Justification ... 2.10");
-    undefined, with its reason, where fewer than 2 runs have the score."""
+SPREAD_LABEL = "spread (max - min)"
+"""Table 2's last row: per task the highest minus the lowest score among the rows (§4.2)."""
+
+
+def is_scripted(model: Any) -> bool:
+    """Whether a row's model is the scripted double (a test double, not a language model)."""
+    return str(model).split(":", 1)[0] == "scripted"
+
+
+def table2_spread(
+    rows: Sequence[dict[str, Any]], tasks: Sequence[str], include_scripted: bool | None = None
+) -> list[dict[str, Any]]:
+    """Table 2 across a sweep's runs (or the paper's models beside ours), and a last row
+    `spread`: per task (and PersonaScore) the highest minus the lowest score (§4.2: "Action
+    Justification ... 2.10"); undefined, with its reason, where fewer than 2 rows have it.
+
+    The scripted double is a test double, not a model, so its rows are left out of the spread
+    unless `include_scripted` (None: only where every row is scripted, as in a sweep of its
+    settings); `spread_over` says which rows the spread is over."""
     columns = [*tasks, "PersonaScore"]
-    kept = ("model", *columns, "refusal_rate", "refusals", "answers", "not_judged")
-    table = [{k: r.get(k) for k in kept} for r in rows]
-    spread: dict[str, Any] = {"model": "spread (max - min)"}
+    kept = ("model", "n", *columns, "refusal_rate", "refusals", "judged", "answers", "not_judged")
+    table = [{k: r.get(k) for k in kept} | _undefined(r) for r in rows]
+    if include_scripted is None:
+        include_scripted = all(is_scripted(r.get("model")) for r in rows)
+    counted = [r for r in rows if include_scripted or not is_scripted(r.get("model"))]
+    left_out = len(rows) - len(counted)
+    over = f"{len(counted)} of {len(rows)} rows" + (
+        f"; {left_out} scripted left out (the test double, not a model)" if left_out else ""
+    )
+    spread: dict[str, Any] = {"model": SPREAD_LABEL, "spread_over": over}
     for column in columns:
-        values = [float(r[column]) for r in rows if r.get(column) is not None]
+        values = [float(r[column]) for r in counted if r.get(column) is not None]
         spread |= stat_fields(
             column,
-            max(values) - min(values) if len(values) >= 2 else Undefined("fewer than 2 runs"),
+            max(values) - min(values)
+            if len(values) >= 2
+            else Undefined(f"fewer than 2 rows to compare ({over})"),
         )
     return [*table, spread]
+
+
+def _undefined(row: dict[str, Any]) -> dict[str, Any]:
+    """The reason beside an undefined refusal rate (so its cell can say why)."""
+    reason = row.get("refusal_rate_undefined")
+    return {"refusal_rate_undefined": reason} if reason else {}
+
+
+TABLE2_CELLS = {"refusal_rate": refusal_cell}
+"""Table 2's Markdown cells with their n: the refusal rate of the judged answers."""
+SCORE_NOTE = (
+    "n: the scored questions behind the task scores and PersonaScore (1-5); refusal_rate: the "
+    "share of judged answers out of persona."
+)
+
+
+SPREAD_NOTE = (
+    "spread (max - min): over the rows spread_over names; the scripted double's rows are left "
+    "out where other rows are there (it is a test double, not a language model)."
+)
 
 
 def persona_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
@@ -183,7 +278,13 @@ def write_sweep_reports(
     Figure 4: the refusal rate per model (each run labelled by its model and varied
     values)."""
     tasks = [t for t in TASKS if any(t in row for row in rows)]
-    files = write_table(table2_spread(rows, tasks), directory, "table2_across_models")
+    files = write_table(
+        table2_spread(rows, tasks),
+        directory,
+        "table2_across_models",
+        notes=[SCORE_NOTE, SPREAD_NOTE],
+        cells=TABLE2_CELLS,
+    )
     labelled = [
         {**row, "model": "\n".join([str(row["model"]), *(f"{v}={row[v]}" for v in varied)])}
         for row in rows

@@ -4,9 +4,9 @@ Per persona: the Trust Game transfer, the survey's mean answer (the logprob-expe
 where the response carries logprobs, else the chosen option, counted), the survey's stability
 (share of items answered alike in every repeat), the mean evaluator score over PersonaGym scenes
 and on the Persona Consistency scene. Across personas: Spearman's ρ between environments with
-percentile bootstrap intervals (personas resampled); per trait, ρ between the trait levels' means
+BCa bootstrap intervals (personas resampled); per trait, ρ between the trait levels' means
 in two environments; order effects (a place visited first vs later) and memory effects (a mode
-vs `none`, after at least one earlier place) as differences of means with bootstrap intervals.
+vs `none`, after at least one earlier place) as differences of means with Welch's intervals.
 Whatever cannot be computed is null with its reason. See docs/persona-journey.md.
 """
 
@@ -15,21 +15,29 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from personasim.analysis.agreement import correlations_by_row
 from personasim.analysis.event_tables import agent_payloads, min_group_n, rounded
+from personasim.analysis.intervals import bca_interval, welch_interval
+from personasim.analysis.reports import atomic_path, save_figure
 from personasim.analysis.undefined import CONSTANT, Statistic, Undefined, shown_stat, stat_fields
 from personasim.scenarios.career_chat.options import option_distribution
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
 __all__ = [
+    "AXIS_WORDS",
     "BOOTSTRAP_SEED",
     "N_BOOTSTRAP",
     "PAIRS",
-    "bootstrap_difference",
+    "agreement_figure",
     "bootstrap_spearman",
+    "difference_of_means",
     "journey_metrics",
     "persona_table",
     "report_lines",
@@ -69,37 +77,34 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> Statistic:
     return float(stats.spearmanr(x, y).statistic)
 
 
-def _interval(draws: list[float], n_boot: int) -> tuple[Statistic, Statistic]:
-    if len(draws) < n_boot / 2:
-        why = Undefined(f"defined in only {len(draws)} of {n_boot} bootstrap resamples")
-        return why, why
-    low, high = np.percentile(draws, [2.5, 97.5])
-    return float(low), float(high)
-
-
 def bootstrap_spearman(
     x: Sequence[float], y: Sequence[float], n_boot: int = N_BOOTSTRAP, seed: int = BOOTSTRAP_SEED
 ) -> dict[str, Any]:
-    """ρ with a 95% percentile interval over personas resampled with replacement."""
+    """ρ with a 95% BCa interval over personas resampled with replacement (the rows of
+    `default_rng(seed).integers(0, n, (n_boot, n))`), the jackknife leaving out one persona at
+    a time; resamples whose ρ is undefined (a constant side) are left out."""
     rho = spearman(x, y)
     record = {"n": len(x), **stat_fields("rho", rho)}
     if isinstance(rho, Undefined):
         return {**record, **stat_fields("ci_low", rho), **stat_fields("ci_high", rho)}
-    rng = np.random.default_rng(seed)
-    xs, ys, draws = np.asarray(x), np.asarray(y), []
-    for _ in range(n_boot):
-        pick = rng.integers(len(xs), size=len(xs))
-        value = spearman(list(xs[pick]), list(ys[pick]))
-        if not isinstance(value, Undefined):
-            draws.append(value)
-    low, high = _interval(draws, n_boot)
+    xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    n = len(xs)
+    rows = np.random.default_rng(seed).integers(0, n, size=(n_boot, n))
+    draws = correlations_by_row(xs[rows], ys[rows], "spearman")
+    if np.sum(~np.isnan(draws)) < n_boot / 2:
+        usable = int(np.sum(~np.isnan(draws)))
+        low = high = Undefined(f"defined in only {usable} of {n_boot} bootstrap resamples")
+    else:
+        left_out = np.array([np.delete(np.arange(n), i) for i in range(n)])
+        jackknife = correlations_by_row(xs[left_out], ys[left_out], "spearman")
+        low, high = bca_interval(rho, draws, jackknife)
     return {**record, **stat_fields("ci_low", low), **stat_fields("ci_high", high)}
 
 
-def bootstrap_difference(
-    a: Sequence[float], b: Sequence[float], n_boot: int = N_BOOTSTRAP, seed: int = BOOTSTRAP_SEED
-) -> dict[str, Any]:
-    """mean(a) − mean(b) with a 95% percentile interval, each group resampled on its own."""
+def difference_of_means(a: Sequence[float], b: Sequence[float]) -> dict[str, Any]:
+    """mean(a) − mean(b) with Welch's 95% t interval (the groups are different personas, each
+    with its own spread; it keeps its coverage with groups of 10, where a bootstrap does not:
+    docs/intervals.md)."""
     record: dict[str, Any] = {"n_a": len(a), "n_b": len(b)}
     if not a or not b:
         why = Undefined("an empty group (" + ("first" if not a else "second") + ")")
@@ -107,19 +112,10 @@ def bootstrap_difference(
             **record,
             **{k: v for n in ("diff", "ci_low", "ci_high") for k, v in stat_fields(n, why).items()},
         }
-    xa, xb = np.asarray(a, float), np.asarray(b, float)
-    rng = np.random.default_rng(seed)
-    draws = [
-        float(rng.choice(xa, len(xa)).mean() - rng.choice(xb, len(xb)).mean())
-        for _ in range(n_boot)
-    ]
-    low, high = _interval(draws, n_boot)
-    if min(len(xa), len(xb)) < 2:
-        low = high = Undefined("a group has fewer than 2 values: no interval")
-    diff = float(xa.mean() - xb.mean())
+    low, high = welch_interval(a, b)
     return {
         **record,
-        **stat_fields("diff", diff),
+        **stat_fields("diff", float(np.mean(a) - np.mean(b))),
         **stat_fields("ci_low", low),
         **stat_fields("ci_high", high),
     }
@@ -305,7 +301,7 @@ def _order_effects(frame: pd.DataFrame) -> dict[str, Any]:
             continue
         early = frame.loc[pos == seen[0], outcome].dropna().tolist()
         late = frame.loc[pos == seen[-1], outcome].dropna().tolist()
-        result[place] = {"positions": [seen[0], seen[-1]], **bootstrap_difference(early, late)}
+        result[place] = {"positions": [seen[0], seen[-1]], **difference_of_means(early, late)}
     return result
 
 
@@ -324,7 +320,7 @@ def _memory_effects(frame: pd.DataFrame) -> dict[str, Any]:
             later = frame["route"].map(lambda r, p=place: (_position(r, p) or 0) > 1)
             a = frame.loc[later & (frame["memory"] == mode), outcome].dropna().tolist()
             b = frame.loc[later & (frame["memory"] == "none"), outcome].dropna().tolist()
-            record = bootstrap_difference(a, b)
+            record = difference_of_means(a, b)
             if not a or not b:
                 why = Undefined(
                     f"no persona with memory {mode if not a else 'none'} visited "
@@ -358,28 +354,48 @@ def report_lines(metrics: dict[str, Any]) -> list[str]:
     return lines
 
 
+AXIS_WORDS = {
+    "trust_sent": "dollars sent in the Trust Game",
+    "survey_mean": "survey: mean expected option (by logprobs)",
+    "survey_stability": "survey: share of repeated items answered alike",
+    "gym_score": "PersonaGym score (1-5)",
+    "gym_consistency": "PersonaGym Persona Consistency (1-5)",
+}
+"""The per-persona measures in words, for the figure's axes."""
+
+
+def agreement_figure(metrics: Mapping[str, Any]) -> Figure:
+    """Two cross-environment scatters (trust vs survey, consistency vs stability), one dot per
+    persona with both measures, n and Spearman ρ in each panel's title; a panel with no persona
+    measured on both says so in words."""
+    from matplotlib.figure import Figure
+
+    table = pd.DataFrame(metrics["personas"])
+    figure = Figure(figsize=(9.5, 4.2), layout="constrained")
+    for ax, (name, x, y) in zip(figure.subplots(1, 2), (PAIRS[0], PAIRS[3]), strict=True):
+        both = table[[x, y]].dropna() if {x, y} <= set(table.columns) else pd.DataFrame()
+        if both.empty:
+            ax.set_title(name)
+            ax.text(0.5, 0.5, f"no data: no persona has both {x} and {y}", ha="center",
+                    va="center", transform=ax.transAxes, wrap=True)  # fmt: skip
+            ax.set_axis_off()
+            continue
+        ax.scatter(both[x], both[y])
+        ax.set_xlabel(AXIS_WORDS.get(x, x))
+        ax.set_ylabel(AXIS_WORDS.get(y, y))
+        rho = shown_stat(metrics.get("agreement", {}).get(name, {"rho": None}), "rho")
+        ax.set_title(f"{name}: Spearman ρ {rho} (n={len(both)} personas)", fontsize=10)
+    return figure
+
+
 def write_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
     """`journey_personas.csv` and `journey_agreement.png` (two cross-environment scatters)."""
     if not metrics.get("personas"):
         return []
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     directory.mkdir(parents=True, exist_ok=True)
     table = pd.DataFrame(metrics["personas"])
     csv = directory / "journey_personas.csv"
-    table.to_csv(csv, index=False)
-    fig, axes = plt.subplots(1, 2, figsize=(9, 4))
-    for ax, (name, x, y) in zip(axes, (PAIRS[0], PAIRS[3]), strict=True):
-        both = table[[x, y]].dropna()
-        ax.scatter(both[x], both[y])
-        ax.set_xlabel(x)
-        ax.set_ylabel(y)
-        ax.set_title(f"{name}: rho {shown_stat(metrics['agreement'][name], 'rho')}")
-    fig.tight_layout()
-    png = directory / "journey_agreement.png"
-    fig.savefig(png, dpi=100)
-    plt.close(fig)
+    with atomic_path(csv) as tmp:
+        table.to_csv(tmp, index=False)
+    png = save_figure(agreement_figure(metrics), directory, "journey_agreement")
     return [csv, png]

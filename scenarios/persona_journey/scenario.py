@@ -26,6 +26,7 @@ from pydantic import Field, field_validator, model_validator
 from personasim.agents import Decision, DecisionTask, PersonaAgent, ResearcherAgent
 from personasim.agents.trustee import ARCHETYPE_PATTERN
 from personasim.analysis import with_counterfactual
+from personasim.environments import MAX_ENDOWMENT
 from personasim.environments.career_chat import load_survey, shipped_career_file
 from personasim.environments.journey.place import JourneyMap, check_walk, parse_edges
 from personasim.scenarios.career_chat.scenario import CareerChatScenario
@@ -70,6 +71,10 @@ __all__ = ["PLACES", "SCENES", "PersonaJourney", "PersonaJourneyParams"]  # plac
 
 
 class PersonaJourneyParams(PopulationParams):
+    PERSONA_BYTES: ClassVar[int] = 124_000
+    """Memory one traveller takes (measured: 50 and 400 personas, the default places, scripted
+    model)."""
+
     n_personas: int = Field(12, ge=1, description="personas sampled from the bank")
     order: tuple[str, ...] = Field(PLACES, description="the route of --route fixed")
     route: Literal["fixed", "shuffled", "persona"] = Field(
@@ -83,7 +88,7 @@ class PersonaJourneyParams(PopulationParams):
     memory: tuple[MemoryMode, ...] = Field(
         ("none",), description="memory of earlier places: none|summary|full (several: dealt)"
     )
-    endowment: int = Field(10, ge=1, description="Trust Game endowment (E)")
+    endowment: int = Field(10, ge=1, le=MAX_ENDOWMENT, description="Trust Game endowment (E)")
     trustee: str = Field("M3", pattern=ARCHETYPE_PATTERN, description="trustee archetype M_k")
     trust_temperature: float = Field(0.05, ge=0.0, le=2.0, description="seed 001, §3.1")
     n_items: int | None = Field(None, ge=1, description="first N survey items (default: all)")

@@ -23,7 +23,7 @@ trait with fewer than two such levels is not asked about.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -98,6 +98,9 @@ class DollarBelief(BaseModel):
 
 
 class TrustBeliefsParams(TrustPopulationParams):
+    PERSONA_BYTES: ClassVar[int] = 17_000
+    """Memory one persona takes (measured: 100 and 1,000 personas, scripted model)."""
+
     n_personas: int = Field(50, ge=1, description="personas (§4: N = 50 per strategy)")
     strategies: tuple[str, ...] = Field(STRATEGIES, description="elicitation strategies")
 

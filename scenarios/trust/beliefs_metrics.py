@@ -31,8 +31,11 @@ from personasim.scenarios.trust.metrics import (
     population_report,
     write_amount_sent,
 )
+from personasim.simulation.runs.tables import significant
 
 __all__ = [
+    "BY_CONSTRUCTION_MARK",
+    "BY_CONSTRUCTION_NOTE",
     "behaviour_scores",
     "belief_eta",
     "belief_metrics",
@@ -41,8 +44,11 @@ __all__ = [
     "beliefs_report",
     "beliefs_summary_rows",
     "has_small_level",
+    "rho_cell",
     "table3_rows",
     "trait_n",
+    "two_level_rho",
+    "two_level_words",
     "why_no_belief",
     "write_beliefs_reports",
     "write_beliefs_sweep_reports",
@@ -116,6 +122,7 @@ def _no_belief(reason: str, behaviour: Mapping[str, Any]) -> dict[str, Any]:
         "behaviour_ranking": behaviour["ranking"],
         **stat_fields("behaviour_eta_squared", read_stat(behaviour, "eta_squared")),
         **stat_fields("rho", absent),
+        "rho_by_construction": False,
         **stat_fields("abs_delta_eta_squared", absent),
         **trait_n(behaviour),
         "small_group": has_small_level(behaviour),
@@ -156,12 +163,33 @@ def behaviour_scores(behaviour: Mapping[str, Any]) -> dict[str, float]:
     return {level: s["mean"] for level, s in behaviour["levels"].items()}
 
 
+def two_level_rho(rho: Any, belief: Ranking, behaviour: Ranking) -> bool:
+    """Whether a defined ρ is ±1 by construction: belief and behaviour share only 2 levels
+    (a 2-level trait such as US citizenship), so any ordering of them gives ρ = ±1 and the
+    value says only which way round, not how strongly they agree."""
+    if isinstance(rho, Undefined):
+        return False
+    first = set(belief) if not isinstance(belief, Mapping) else set(belief.keys())
+    second = set(behaviour) if not isinstance(behaviour, Mapping) else set(behaviour.keys())
+    return len(first & second) == 2
+
+
+BY_CONSTRUCTION_MARK = "‡"
+"""How a table marks a ρ that is ±1 by construction (`two_level_rho`)."""
+BY_CONSTRUCTION_NOTE = (
+    f"{BY_CONSTRUCTION_MARK} ρ = ±1 by construction: belief and behaviour share only 2 levels, "
+    "so any ordering gives ±1; left out of the median marked 'without 2-level traits' (the "
+    "paper's median, 'Median', counts them)."
+)
+
+
 def has_small_level(behaviour: Mapping[str, Any]) -> bool:
     return any(s["small"] for s in behaviour["levels"].values())
 
 
 def _consistency(belief: dict[str, Any], behaviour: dict[str, Any]) -> dict[str, Any]:
-    rho = ranking_spearman(belief_scores(belief), behaviour_scores(behaviour))
+    scores = behaviour_scores(behaviour)
+    rho = ranking_spearman(belief_scores(belief), scores)
     eta = belief_eta(belief)
     shown = read_stat(behaviour, "eta_squared")
     delta = first_undefined(belief=eta, behaviour=shown) or abs(eta - shown)
@@ -171,6 +199,7 @@ def _consistency(belief: dict[str, Any], behaviour: dict[str, Any]) -> dict[str,
         "behaviour_ranking": behaviour["ranking"],
         **stat_fields("behaviour_eta_squared", shown),
         **stat_fields("rho", rho),
+        "rho_by_construction": two_level_rho(rho, belief_scores(belief), scores),
         **stat_fields("abs_delta_eta_squared", delta),
         **trait_n(behaviour),
         "small_group": has_small_level(behaviour),
@@ -182,9 +211,14 @@ def _summary(per_trait: dict[str, dict[str, Any]]) -> dict[str, Any]:
     rhos = [read_stat(v, "rho") for v in per_trait.values()]
     deltas = [read_stat(v, "abs_delta_eta_squared") for v in per_trait.values()]
     defined = [r for r in rhos if not isinstance(r, Undefined)]
+    informative = [
+        r for r, v in zip(rhos, per_trait.values(), strict=True) if not v.get("rho_by_construction")
+    ]
     return {
         "n_attributes": len(per_trait),
         "n_rho_defined": len(defined),
+        "n_rho_by_construction": len(defined) - len(_defined(informative)),
+        **stat_fields("median_rho_without_two_level", median_of_defined(informative)),
         "n_delta_defined": sum(not isinstance(d, Undefined) for d in deltas),
         "no_rho": {
             a: r.reason for a, r in zip(per_trait, rhos, strict=True) if isinstance(r, Undefined)
@@ -193,6 +227,10 @@ def _summary(per_trait: dict[str, dict[str, Any]]) -> dict[str, Any]:
         **stat_fields("mean_rho", mean_of(defined, "no defined values")),
         **stat_fields("median_abs_delta_eta_squared", median_of_defined(deltas)),
     }
+
+
+def _defined(values: list[Any]) -> list[Any]:
+    return [v for v in values if not isinstance(v, Undefined)]
 
 
 def beliefs_report(metrics: dict[str, Any]) -> list[str]:
@@ -208,9 +246,31 @@ def beliefs_report(metrics: dict[str, Any]) -> list[str]:
             f"{summary['n_rho_defined']} of {summary['n_attributes']} traits, median "
             f"|Δη²| = {shown_stat(summary, 'median_abs_delta_eta_squared', 3)} over "
             f"{summary.get('n_delta_defined', summary['n_attributes'])}"
+            + two_level_words(summary, summary["n_rho_defined"])
         )
         lines += [f"    no ρ for {a}: {why}" for a, why in summary.get("no_rho", {}).items()]
     return lines
+
+
+def two_level_words(stats: Mapping[str, Any], n_rho: int) -> str:
+    """The median ρ without the traits whose ρ is ±1 by construction (2 levels), where there
+    are any among the `n_rho` traits with a ρ."""
+    k = stats.get("n_rho_by_construction", 0)
+    if not k:
+        return ""
+    return (
+        f"; median ρ = {shown_stat(stats, 'median_rho_without_two_level', 3)} over the "
+        f"{n_rho - k} with more than 2 levels (a 2-level trait's ρ is ±1 by construction)"
+    )
+
+
+def rho_cell(row: Mapping[str, Any]) -> str | None:
+    """A ρ of Table 3 or 4 with its mark where it is ±1 by construction (`two_level_rho`)."""
+    rho = row.get("rho")
+    if rho is None:
+        return None
+    shown = significant(rho)
+    return f"{shown} {BY_CONSTRUCTION_MARK}" if row.get("by_construction") else shown
 
 
 def table3_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
@@ -231,6 +291,7 @@ def table3_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
                     ),
                     "rho": result["rho"],
                     "rho_undefined": result.get("rho_undefined", ""),
+                    "by_construction": bool(result.get("rho_by_construction")),
                     "small_group": result["small_group"],
                 }
             )
@@ -247,10 +308,31 @@ def table3_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
                 ),
                 "rho": summary["median_rho"],
                 "rho_undefined": summary.get("median_rho_undefined", ""),
+                "by_construction": False,
                 "small_group": False,
             }
         )
+        if "median_rho_without_two_level" in summary or summary.get(
+            "median_rho_without_two_level_undefined"
+        ):
+            rows.append(_median_without_row(metrics["model"], strategy, summary))
     return rows
+
+
+def _median_without_row(model: str, strategy: str, summary: Mapping[str, Any]) -> dict[str, Any]:
+    """Table 3's median ρ over the traits whose ρ is not ±1 by construction."""
+    return {
+        "model": model,
+        "strategy": strategy,
+        "attribute": "Median without 2-level traits",
+        "n": summary["n_rho_defined"] - summary.get("n_rho_by_construction", 0),
+        "abs_delta_eta_squared": None,
+        "abs_delta_eta_squared_undefined": "see Median (|Δη²| is not ±1 by construction)",
+        "rho": summary["median_rho_without_two_level"],
+        "rho_undefined": summary.get("median_rho_without_two_level_undefined", ""),
+        "by_construction": False,
+        "small_group": False,
+    }
 
 
 def write_beliefs_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
@@ -261,17 +343,23 @@ def write_beliefs_reports(metrics: dict[str, Any], directory: Path) -> list[Path
             directory,
             "table3_consistency",
             flag="small_group",
-            notes=[small_note(smallest, "deciders in a level of the trait"), N_NOTE],
+            notes=[
+                small_note(smallest, "deciders in a level of the trait"),
+                BY_CONSTRUCTION_NOTE,
+                N_NOTE,
+            ],
+            cells={"rho": rho_cell},
         ),
         *write_amount_sent(
-            {"this run": metrics["behaviour"]}, metrics.get("human_reference", []), directory
+            {metrics["model"]: metrics["behaviour"]}, metrics.get("human_reference", []), directory
         ),
     ]
 
 
 N_NOTE = (
     "n: personas who decided, at the trait's analysed levels; on a Median row, the number of "
-    "traits with a ρ. A trait without a belief keeps its row, with the reason in rho_undefined."
+    "traits the median is over. A trait without a belief keeps its row, with the reason in "
+    "rho_undefined."
 )
 
 
@@ -289,12 +377,23 @@ def beliefs_summary_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
                 **summary,
             }
         )
+        if "n_rho_by_construction" in summary:
+            rows.append(
+                {
+                    "strategy": strategy,
+                    "attribute": "Median without 2-level traits",
+                    "rho": summary["median_rho_without_two_level"],
+                    "rho_undefined": summary.get("median_rho_without_two_level_undefined", ""),
+                    "abs_delta_eta_squared": None,
+                }
+            )
         rows += [
             {
                 "strategy": strategy,
                 "attribute": attribute,
                 "rho": result["rho"],
                 "rho_undefined": result.get("rho_undefined", ""),
+                "by_construction": bool(result.get("rho_by_construction")),
                 "abs_delta_eta_squared": result["abs_delta_eta_squared"],
             }
             for attribute, result in metrics["beliefs"][strategy].items()

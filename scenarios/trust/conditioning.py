@@ -19,7 +19,7 @@ history.
 from __future__ import annotations
 
 import itertools
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
@@ -42,6 +42,9 @@ CONDITIONS = ("unconditioned", "self", "weak", "strong")
 
 
 class TrustConditioningParams(TrustPopulationParams):
+    PERSONA_BYTES: ClassVar[int] = 41_000
+    """Memory one persona takes (measured: 100 and 1,000 personas, scripted model)."""
+
     n_personas: int = Field(50, ge=1, description="personas, each playing every condition")
     strategy: Literal["NoCtx+Tr", "Ctx+Tr", "Ctx+$"] = Field(
         "Ctx+Tr", description="elicitation strategy whose beliefs are conditioned on"

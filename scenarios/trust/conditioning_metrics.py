@@ -25,10 +25,14 @@ from personasim.analysis.undefined import (
     stat_fields,
 )
 from personasim.scenarios.trust.beliefs_metrics import (
+    BY_CONSTRUCTION_NOTE,
     behaviour_scores,
     belief_eta,
     belief_scores,
+    rho_cell,
     trait_n,
+    two_level_rho,
+    two_level_words,
     why_no_belief,
 )
 from personasim.scenarios.trust.metrics import behaviour_metrics, write_amount_sent
@@ -90,11 +94,13 @@ def _condition_metrics(
         scores = prior if (condition, attribute) in imposed else belief_scores(belief)
         eta, shown_eta = belief_eta(belief), read_stat(shown, "eta_squared")
         achieved = imposed.get((condition, attribute), {}).get("rho_with_elicited")
+        rho = ranking_spearman(scores, behaviour_scores(shown))
         per_trait[attribute] = {
             "prior_ranking": prior,
             "imposed_rho": achieved,
             "behaviour_ranking": shown["ranking"],
-            "rho": ranking_spearman(scores, behaviour_scores(shown)),
+            "rho": rho,
+            "rho_by_construction": two_level_rho(rho, scores, behaviour_scores(shown)),
             "abs_delta_eta_squared": first_undefined(belief=eta, behaviour=shown_eta)
             or abs(eta - shown_eta),
             "small_levels": sorted(lvl for lvl, s in shown["levels"].items() if s["small"]),
@@ -108,8 +114,14 @@ def _condition_metrics(
         "n_decisions": behaviour["n_decisions"],
         "endowment": behaviour["endowment"],
         **stat_fields("mean_sent", read_stat(behaviour, "mean_sent")),
+        **stat_fields("sd_sent", read_stat(behaviour, "sd_sent")),
         "parse_failures": behaviour["parse_failures"],
         **stat_fields("median_rho", median_of_defined(v["rho"] for v in per_trait.values())),
+        **stat_fields(
+            "median_rho_without_two_level",
+            median_of_defined(v["rho"] for v in per_trait.values() if not v["rho_by_construction"]),
+        ),
+        "n_rho_by_construction": sum(v["rho_by_construction"] for v in per_trait.values()),
         **stat_fields("mae_eta_squared", mean_of(deltas, "no defined values")),
         **_achieved_fields(condition, per_trait),
         "small_levels": {a: v["small_levels"] for a, v in per_trait.items() if v["small_levels"]},
@@ -168,6 +180,7 @@ def conditioning_report(metrics: dict[str, Any]) -> list[str]:
             f"  {condition}: median ρ(prior, behaviour) = {shown_stat(m, 'median_rho', 3)} over "
             f"{_n_rho(m)} of {m.get('n_attributes', len(m['attributes']))} traits, mean |Δη²| = "
             f"{shown_stat(m, 'mae_eta_squared', 3)} ({m['n_decisions']} deciders)"
+            + two_level_words(m, _n_rho(m))
             + (
                 f"; prior's achieved ρ with the elicited belief: median "
                 f"{shown_stat(m, 'median_imposed_rho', 2)}, {len(m['unperturbed'])} traits "
@@ -197,6 +210,8 @@ def conditioning_summary_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
             "n": m["n_decisions"],
             "n_traits_with_rho": _n_rho(m),
             "median_rho": m["median_rho"],
+            "n_two_level": m.get("n_rho_by_construction", 0),
+            "median_rho_without_two_level": m.get("median_rho_without_two_level"),
             "mae_eta_squared": m["mae_eta_squared"],
             "median_imposed_rho": m["median_imposed_rho"],
             "unperturbed": len(m["unperturbed"]),
@@ -222,9 +237,17 @@ def conditioning_trait_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
                     "rho": cell.get("rho"),
                     "abs_delta_eta_squared": cell.get("abs_delta_eta_squared"),
                     "rho_undefined": reasons.get(attribute, ""),
+                    "by_construction": bool(cell.get("rho_by_construction")),
+                    "small_group": bool(cell.get("small_levels")),
                 }
             )
     return rows
+
+
+TWO_LEVEL_NOTE = (
+    "median_rho: over every trait with a ρ (the paper's); median_rho_without_two_level: over "
+    "those whose ρ is not ±1 by construction (n_two_level traits share only 2 levels)."
+)
 
 
 def write_conditioning_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:
@@ -238,13 +261,30 @@ def write_conditioning_reports(metrics: dict[str, Any], directory: Path) -> list
     ]
     by_trait = conditioning_trait_rows(metrics)
     sent = {
-        c: m
+        f"{metrics['model']}, {c}": m
         for c, m in metrics["conditions"].items()
         if "mean_sent" in m or "mean_sent_undefined" in m
     }
     return [
         *write_amount_sent(sent, metrics.get("human_reference", []), directory),
-        *write_table(rows, directory, "table4_conditioning", flag="small_group", notes=[note]),
-        *(write_table(by_trait, directory, "table4_by_trait") if by_trait else []),
+        *write_table(
+            rows,
+            directory,
+            "table4_conditioning",
+            flag="small_group",
+            notes=[note, TWO_LEVEL_NOTE],
+        ),
+        *(
+            write_table(
+                by_trait,
+                directory,
+                "table4_by_trait",
+                flag="small_group",
+                notes=[note, BY_CONSTRUCTION_NOTE],
+                cells={"rho": rho_cell},
+            )
+            if by_trait
+            else []
+        ),
         *(write_table(achieved, directory, "table4_achieved_prior_rho") if achieved else []),
     ]

@@ -17,14 +17,14 @@ ever defaulted. Choices where the paper is silent are listed in docs/trust-forec
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, field_validator
 
 from personasim.agents import DecisionTask, Persona, PersonaAgent, TrusteeAgent, archetype_cap
 from personasim.agents.trustee import ARCHETYPE_PATTERN
 from personasim.analysis import with_counterfactual
-from personasim.environments import TrustGame, TrustOutcome
+from personasim.environments import MAX_ENDOWMENT, TrustGame, TrustOutcome
 from personasim.scenarios.trust.answers import ForecastAnswer, ReactAnswer
 from personasim.scenarios.trust.forecast_metrics import (
     forecast_metrics,
@@ -92,12 +92,21 @@ Archetype = Annotated[str, Field(pattern=ARCHETYPE_PATTERN)]
 
 
 class TrustForecastParams(PopulationParams):
+    PERSONA_BYTES: ClassVar[int] = 15_000
+    """Memory of one persona's game with one archetype for one round (measured: 100 and 1,000
+    personas, 3 archetypes, 6 rounds, scripted model)."""
+
+    def persona_bytes(self) -> int:
+        return super().persona_bytes() * len(self.archetypes) * self.rounds
+
     n_personas: int = Field(1, ge=1, description="personas, each playing every archetype")
     archetypes: tuple[Archetype, ...] = Field(
         ("M1", "M3", "M5"), min_length=1, description="trustee archetypes M_k played (§5.1)"
     )
     rounds: int = Field(6, ge=1, le=20, description="rounds R per persona and archetype (§5.2)")
-    endowment: int = Field(10, ge=1, description="dollars the trustor has in every round (E)")
+    endowment: int = Field(
+        10, ge=1, le=MAX_ENDOWMENT, description="dollars the trustor has in every round (E)"
+    )
     temperature: float = Field(0.05, ge=0.0, le=2.0, description="sampling temperature")
     max_repairs: int = Field(2, ge=0, le=5, description="re-asks after an unusable answer")
     design: Literal["per-round", "horizons"] = Field(

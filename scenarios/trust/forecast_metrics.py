@@ -230,6 +230,9 @@ def mae_figure(rows: list[dict[str, Any]], rounds: int, note: str | None = None)
     axes.grid(alpha=0.3)
     if groups:
         axes.legend(fontsize=7)
+    else:
+        axes.text(0.5, 0.5, "no data: no forecast was paired with an action", ha="center",
+                  va="center", transform=axes.transAxes)  # fmt: skip
     if note:
         figure.text(0.5, -0.01, note, ha="center", va="top", fontsize=8, style="italic")
     return figure

@@ -19,7 +19,14 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from personasim.analysis.event_tables import agent_payloads, min_group_n, payloads
-from personasim.analysis.reports import save_figure, small_note, write_table
+from personasim.analysis.reports import (
+    cell_text,
+    model_label,
+    percent,
+    save_figure,
+    small_note,
+    write_table,
+)
 from personasim.analysis.stats import (
     eta_squared,
     mean_of,
@@ -63,8 +70,9 @@ __all__ = [
 
 
 def population_metrics(events: pd.DataFrame) -> dict[str, Any]:
-    params = payloads(events, "run.started")[0]["params"]
-    return behaviour_metrics(events, params["attributes"])
+    header = payloads(events, "run.started")[0]
+    behaviour = behaviour_metrics(events, header["params"]["attributes"])
+    return {"model": model_label(header["model"]), **behaviour}
 
 
 def behaviour_metrics(
@@ -241,13 +249,17 @@ def eta_figure(traits: list[dict[str, Any]]) -> Figure:
     axes = figure.subplots()
     names = [f"{t['attribute']} (n={t['n']}, {t['n_levels']} levels)" for t in traits]
     values = [t["eta_squared"] if t["eta_squared"] is not None else 0.0 for t in traits]
-    axes.barh(
+    bars = axes.barh(
         names, values, color=["C0" if t["eta_squared"] is not None else "none" for t in traits]
     )
+    shown = ["" if t["eta_squared"] is None else f"{t['eta_squared']:.3f}" for t in traits]
+    axes.bar_label(bars, labels=shown, padding=2, fontsize=7)
+    axes.margins(x=0.12)
     for i, t in enumerate(traits):
         if t["eta_squared"] is None:
             axes.text(0, i, f" undefined: {t['eta_squared_undefined']}", va="center", fontsize=7)
     axes.invert_yaxis()
+    axes.set_ylabel("trait (n deciders, levels)")
     axes.set_xlabel("η² (one-way ANOVA of dollars sent on the trait's levels)")
     axes.set_title("trust-population: effect of each trait (seed 001, §4.1)")
     return figure
@@ -260,7 +272,11 @@ def write_population_reports(metrics: dict[str, Any], directory: Path) -> list[P
     return [
         *write_table(traits, directory, "population_traits", flag="small_group", notes=[note]),
         *write_table(levels, directory, "population_levels", flag="small", notes=[note, humans]),
-        *write_amount_sent({"this run": metrics}, metrics.get("human_reference", []), directory),
+        *write_amount_sent(
+            {metrics.get("model", "simulated"): metrics},
+            metrics.get("human_reference", []),
+            directory,
+        ),
         save_figure(eta_figure(traits), directory, "population_eta_squared"),
         save_figure(sent_figure(metrics), directory, "population_amount_sent"),
     ]
@@ -275,19 +291,27 @@ def sent_figure(metrics: Mapping[str, Any]) -> Figure:
     endowment = metrics.get("endowment")
     figure = Figure(figsize=(6.4, 3.6))
     axes = figure.subplots()
-    axes.bar(list(counts), list(counts.values()), width=0.8, color="C0")
+    bars = axes.bar(list(counts), list(counts.values()), width=0.8, color="C0")
+    total = sum(counts.values())
+    axes.bar_label(bars, labels=[f"{k} of {total}" for k in counts.values()], fontsize=6)
     if metrics.get("mean_sent") is not None:
-        axes.axvline(metrics["mean_sent"], color="black", linestyle="--", label="this run's mean")
+        who = metrics.get("model", "simulated")
+        mean = metrics["mean_sent"]
+        axes.axvline(mean, color="black", linestyle="--", label=f"mean of {who}: {mean:.2f}")
     for i, reference in enumerate(metrics.get("human_reference", []) if endowment else []):
         label = f"humans' mean: {reference['label']}"
         axes.axvline(reference["share_sent"] * endowment, color=f"C{i + 1}", ls=":", label=label)
     if not counts:
-        axes.text(0.5, 0.5, "no decisions", ha="center", va="center", transform=axes.transAxes)
+        axes.text(
+            0.5, 0.5, "no data: no trustor decided", ha="center", va="center",
+            transform=axes.transAxes,
+        )  # fmt: skip
     axes.set_xlabel("dollars sent" + (f" (of {endowment})" if endowment else ""))
     axes.set_ylabel("trustors")
+    axes.margins(y=0.12)
     axes.set_title(f"trust-population: amounts sent (n = {metrics['n_decisions']})")
     if axes.get_legend_handles_labels()[0]:
-        axes.legend(fontsize=7, loc="upper left")
+        axes.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncols=2)
     return figure
 
 
@@ -317,8 +341,9 @@ def human_line(metrics: Mapping[str, Any], endowment: int | None) -> str:
 def amount_sent_rows(
     behaviours: Mapping[str, Mapping[str, Any]], reference: Sequence[Mapping[str, Any]]
 ) -> list[dict[str, Any]]:
-    """The amounts this run's trustors sent (one row per condition) and, beside them, the
-    published human benchmarks, each with its n and as a share of its endowment."""
+    """The amounts the run's trustors sent (one row per condition, `who` naming the model and
+    the condition, with n and SD) and, beside them, the published human benchmarks, each with
+    its n and as a share of its endowment."""
     rows = []
     for who, b in behaviours.items():
         endowment = b.get("endowment")
@@ -328,10 +353,12 @@ def amount_sent_rows(
             share = mean / endowment
         rows.append(
             {
+                "source": "simulated",
                 "who": who,
                 "n": b["n_decisions"],
                 "n_of": "deciders",
                 **stat_fields("mean_sent", read_stat(b, "mean_sent")),
+                **stat_fields("sd_sent", _sd_of(b)),
                 "endowment": endowment,
                 **stat_fields("share_sent", share, 4),
                 "citation": "",
@@ -339,11 +366,14 @@ def amount_sent_rows(
         )
     rows += [
         {
+            "source": "human benchmark",
             "who": r["label"],
             "n": r["n"],
             "n_of": r["n_of"],
             "mean_sent": r.get("mean_sent"),
             "mean_sent_undefined": "" if "mean_sent" in r else "reported as a share only",
+            "sd_sent": None,
+            "sd_sent_undefined": "not in the shipped reference",
             "endowment": r.get("endowment"),
             "share_sent": r["share_sent"],
             "citation": r["citation"],
@@ -353,17 +383,45 @@ def amount_sent_rows(
     return rows
 
 
+def _sd_of(behaviour: Mapping[str, Any]) -> Any:
+    """The SD of the amounts sent, or why there is none (a record written without it)."""
+    if "sd_sent" in behaviour or "sd_sent_undefined" in behaviour:
+        return read_stat(behaviour, "sd_sent")
+    return Undefined("not recorded for this condition")
+
+
+def _mean_cell(row: Mapping[str, Any]) -> str:
+    """The mean sent with its SD and n: "4.00 (SD 2.20), n=60 deciders"."""
+    mean, sd = row.get("mean_sent"), row.get("sd_sent")
+    if mean is None:
+        return cell_text(None, row["n"], noun=row["n_of"], reason=row.get("mean_sent_undefined"))
+    shown = f"{mean:.2f}" + ("" if sd is None else f" (SD {sd:.2f})")
+    return cell_text(shown, row["n"], noun=row["n_of"])
+
+
+def _share_cell(row: Mapping[str, Any]) -> str:
+    share = row.get("share_sent")
+    return "—" if share is None else percent(100.0 * share)
+
+
+AMOUNT_SENT_CELLS = {"mean_sent": _mean_cell, "share_sent": _share_cell}
+"""amount_sent.md's cells: the mean with its SD and n, the share as a percentage."""
+
+
 def write_amount_sent(
     behaviours: Mapping[str, Mapping[str, Any]],
     reference: Sequence[Mapping[str, Any]],
     directory: Path,
 ) -> list[Path]:
+    """`amount_sent`: `behaviours` maps a label naming the model (and condition) to its
+    behaviour metrics; the human benchmarks follow."""
     rows = amount_sent_rows(behaviours, reference)
     note = (
-        "Human benchmarks are one-shot Trust Games with people; returns here come from fixed "
-        "archetypes, so only the amount sent has a reference."
+        "Simulated rows: the model (and condition) that sent, the mean sent with its SD over the "
+        "n deciders. Human benchmarks are one-shot Trust Games with people; returns here come "
+        "from fixed archetypes, so only the amount sent has a reference."
     )
-    return write_table(rows, directory, "amount_sent", notes=[note])
+    return write_table(rows, directory, "amount_sent", notes=[note], cells=AMOUNT_SENT_CELLS)
 
 
 def with_human_reference(

@@ -19,10 +19,10 @@ import zlib
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import ClassVar, Literal, Self
 
 import numpy as np
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from personasim.agents import (
     BIG_FIVE_LEVELS,
@@ -43,7 +43,7 @@ from personasim.agents import (
 )
 from personasim.agents.trustee import ARCHETYPE_PATTERN
 from personasim.analysis import with_counterfactual
-from personasim.environments import TrustGame
+from personasim.environments import MAX_ENDOWMENT, TrustGame
 from personasim.environments.trust_game.transfer import CLOSING_SENTENCE, read_transfer
 from personasim.scenarios.trust.answers import TrustorAnswer
 from personasim.scenarios.trust.metrics import (
@@ -62,6 +62,7 @@ from personasim.simulation import (
     ScenarioError,
     ScenarioMetrics,
     Simulation,
+    check_run_size,
     read_input,
     register_scenario,
 )
@@ -91,6 +92,22 @@ class PopulationParams(CounterfactualParams):
         "sample", description="without --persona-file: shipped sample or synthetic generator"
     )
     big_five: bool = Field(True, description="add independently sampled Big-Five levels (§3.2)")
+
+    PERSONA_BYTES: ClassVar[int] = 6_700
+    """Memory one persona takes in a run: trust-population's peak resident memory grows from
+    354 MB at 10,000 personas to 957 MB at 100,000 (benchmarks/bench_memory.py, in
+    docs/performance.md); a scenario that keeps more per persona states its own."""
+
+    def persona_bytes(self) -> int:
+        """The memory estimate of one sampled persona, its counterfactual twins included."""
+        copies = len(self.counterfactual_levels) if self.counterfactual_attribute else 1
+        return self.PERSONA_BYTES * copies
+
+    @model_validator(mode="after")
+    def _fits_in_memory(self) -> Self:
+        """An `--n-personas` a machine cannot hold is refused with what it would need."""
+        check_run_size("--n-personas", self.n_personas, self.persona_bytes())
+        return self
 
 
 def load_bank(p: PopulationParams) -> list[Persona] | None:
@@ -156,7 +173,9 @@ def draw_personas(
 
 
 class TrustPopulationParams(PopulationParams):
-    endowment: int = Field(10, ge=1, description="dollars the trustor starts with (E)")
+    endowment: int = Field(
+        10, ge=1, le=MAX_ENDOWMENT, description="dollars the trustor starts with (E)"
+    )
     trustee: str = Field("M3", pattern=ARCHETYPE_PATTERN, description="archetype M_k")
     temperature: float = Field(0.05, ge=0.0, le=2.0, description="sampling temperature")
     max_repairs: int = Field(2, ge=0, le=5, description="re-asks after an unusable answer")
