@@ -13,6 +13,12 @@ Each persona may carry an ``"id"`` field; without one its id is ``"{file stem}-{
 Every other field is an attribute whose value must be a scalar (string, number, boolean).
 ``null`` values and empty CSV cells mean "missing" and are dropped. Blank lines are skipped.
 In CSV files ``age`` becomes an int when it parses as one; all other cells stay strings.
+
+What a run records is checked here, with the file and line: numbers are finite (no ``NaN``,
+``Infinity`` or ``1e400``) and whole numbers fit 64 bits; an ``age`` that is a number is from 0
+to 130 (``"89 or older"`` stays text); text is UTF-8 without lone surrogates (``"\\ud800"``);
+a CSV cell is at most 131,072 characters; the file is at most 1 GB (docs/personas.md,
+"Limits").
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from typing import Any
 
 from personasim.agents.persona import AttributeValue, Persona
 from personasim.agents.persona_traits import derive_traits
-from personasim.simulation import csv_separator_problem
+from personasim.simulation import csv_problem, csv_separator_problem, unstorable, utf8_problem
 
 __all__ = [
     "PersonaFileError",
@@ -49,6 +55,13 @@ class PersonaFileError(ValueError):
         where = f"{path}, line {line}" if line is not None else str(path)
         super().__init__(f"{where}: {message}")
 
+
+MAX_AGE = 130
+"""The oldest age a persona may have: above the oldest verified human (122 years)."""
+MAX_FILE_BYTES = 10**9
+"""A persona file is read whole: 1 GB holds 1,000,000 personas of 1 KB, the most a run takes."""
+_WHOLE_NUMBERS = range(-(2**63), 2**63)
+"""Whole numbers a run records and exports (64-bit integers, as in the Parquet export)."""
 
 _JSON_SUFFIXES = frozenset({".jsonl", ".ndjson", ".json"})
 _CSV_SUFFIXES = frozenset({".csv"})
@@ -87,6 +100,13 @@ def _read_jsonl(path: Path, text: str) -> Iterator[_Row]:
             raise PersonaFileError(
                 path, f"not a JSON object ({exc.msg} at column {exc.colno}); {_FORMAT_HINT}", number
             ) from None
+        except PersonaFileError:  # a field named twice
+            raise
+        except RecursionError:  # [[[[...]]]]
+            raise PersonaFileError(path, "not a JSON object (nested too deeply)", number) from None
+        except ValueError:  # a number of more than 4,300 digits
+            problem = "not a JSON object (a number too long to read)"
+            raise PersonaFileError(path, problem, number) from None
         if not isinstance(record, dict):
             raise PersonaFileError(
                 path,
@@ -107,6 +127,14 @@ def _csv_cell(field: str, cell: str) -> AttributeValue:
 
 def _read_csv(path: Path, text: str) -> Iterator[_Row]:
     reader = csv.DictReader(text.splitlines(keepends=True))
+    try:
+        yield from _csv_records(path, reader)
+    except csv.Error as exc:  # a cell over the CSV reader's limit
+        # DictReader's own line_num is set after a row is read; its reader's is the line now
+        raise PersonaFileError(path, csv_problem(exc), reader.reader.line_num) from None
+
+
+def _csv_records(path: Path, reader: csv.DictReader[str]) -> Iterator[_Row]:
     header = reader.fieldnames or []
     if problem := csv_separator_problem(header):
         raise PersonaFileError(path, problem, 1)
@@ -142,6 +170,8 @@ def _row_to_persona(path: Path, number: int, fields: dict[str, Any]) -> Persona:
         raise PersonaFileError(
             path, f"'id' must be a non-empty string or integer, got {raw_id!r}", number
         )
+    if problem := unstorable({"id": persona_id}):
+        raise PersonaFileError(path, f"field {problem}", number)
     attributes: dict[str, AttributeValue] = {}
     for key, value in fields.items():
         if value is None:
@@ -153,8 +183,37 @@ def _row_to_persona(path: Path, number: int, fields: dict[str, Any]) -> Persona:
                 "scalars (string, number, boolean), so flatten it into separate fields",
                 number,
             )
+        if problem := _field_problem(key, value):
+            raise PersonaFileError(path, problem, number)
         attributes[key] = value
     return Persona(id=persona_id, attributes=attributes, traits=derive_traits(attributes))
+
+
+def _field_problem(key: str, value: AttributeValue) -> str | None:
+    """What a run could not record, or an age no one has; None for a usable field."""
+    if not key.strip():
+        return "a field has an empty name; name it"
+    if problem := unstorable(key):
+        return f"a field's name: {problem}"
+    if problem := unstorable(value):
+        return f"field {key}: {problem}"
+    if isinstance(value, int) and not isinstance(value, bool) and value not in _WHOLE_NUMBERS:
+        return f"field {key}: the whole number does not fit 64 bits; give it as text"
+    if key == "age" and (age := _number(value)) is not None and not 0 <= age <= MAX_AGE:
+        return f"field age: {value} is not an age; give a number from 0 to {MAX_AGE}"
+    return None
+
+
+def _number(value: AttributeValue) -> float | None:
+    """The number a value is or spells (`"34"`, `"nan"`), else None (`"89 or older"`)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    try:
+        return float(value)
+    except (ValueError, OverflowError):
+        return None
 
 
 def _read_rows(path: Path) -> Iterator[_Row]:
@@ -165,12 +224,18 @@ def _read_rows(path: Path) -> Iterator[_Row]:
             f"unknown persona file type {suffix or '(no extension)'!r}; "
             "use .jsonl (one JSON object per line) or .csv (header row)",
         )
+    if path.is_file() and (size := path.stat().st_size) > MAX_FILE_BYTES:
+        raise PersonaFileError(
+            path,
+            f"the file is {size / 10**9:,.1f} GB; a persona file is at most "
+            f"{MAX_FILE_BYTES // 10**9} GB (read whole into memory, several times its size): "
+            "take a sample of it first",
+        )
     try:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise PersonaFileError(
-            path, f"not UTF-8 text ({exc.reason}); re-save it as UTF-8"
-        ) from None
+        line, problem = utf8_problem(exc)
+        raise PersonaFileError(path, problem, line) from None
     return _read_csv(path, text) if suffix in _CSV_SUFFIXES else _read_jsonl(path, text)
 
 

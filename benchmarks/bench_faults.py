@@ -12,16 +12,26 @@ endpoint (tests/fake_openai.py, in this process, answering after `--latency` sec
    server never answers; the client's hedge or timeout must act) and 5% malformed replies
    (valid JSON whose text ignores the requested format: the decision re-asks);
 
-each as `personasim run trust-forecast` in its own process: `--agents` trustors (one archetype,
-synthetic personas) over `--rounds` rounds, a forecast and an action per agent and round. It
-prints each run's numbers, read from its log, and the targets with the measured values.
+each as `personasim run trust-forecast` in its own process: N trustors (one archetype,
+synthetic personas) over R rounds, a forecast and an action per agent and round, for each size
+N×R of `--sizes` (default 200×5 and 1,000×10, about 6 minutes on 2 idle cores). It prints each
+run's numbers, read from its log, the 1-minute load average before and after each run (the
+fault-free run is the baseline only on a machine that is not busy: at a load over the number
+of cores both runs slow down and the ratio says less), and per size the targets with the
+measured values.
 
-    python benchmarks/bench_faults.py [--agents 1000] [--rounds 10] [--smoke]
+    python benchmarks/bench_faults.py [--sizes 200x5,1000x10] [--smoke]
+    python benchmarks/bench_faults.py --endpoints 2   # a pool of two such servers
+
+With `--endpoints N` the runs go to a pool of N fake servers (`--base-url` N times), each with
+its own seeded draw of the same faults: a 429, a 5xx or a hang on one is re-sent at once to
+another (simulation/llm/endpoint_pool.py) instead of waiting out the Retry-After or backoff.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
@@ -55,9 +65,10 @@ def responder(body: dict[str, Any]) -> str:
 
 @dataclass
 class Outcome:
-    """One run, as its exit code, manifest and log say."""
+    """One run, as its exit code, manifest and log say, and the load average around it."""
 
     label: str
+    load: tuple[float, float]
     wall_s: float
     exit_code: int
     status: str
@@ -67,6 +78,7 @@ class Outcome:
     calls: int
     attempts: Counter[int]
     hedged: int
+    beyond_limit: int
     requests: int
     faults: Counter[str]
 
@@ -89,15 +101,24 @@ class Outcome:
 
 
 def run_once(
-    label: str, server: FakeOpenAIServer, mix: dict[str, float] | None, out: Path, args: Any
+    label: str,
+    servers: list[FakeOpenAIServer],
+    mix: dict[str, float] | None,
+    out: Path,
+    size: tuple[int, int],
+    args: Any,
 ) -> Outcome:
-    server.set_fault_mix(mix, seed=args.seed)
-    before = server.request_count
+    agents, rounds = size
+    for index, server in enumerate(servers):
+        server.set_fault_mix(mix, seed=args.seed + index)
+    before = sum(server.request_count for server in servers)
+    urls = [word for server in servers for word in ("--base-url", server.base_url)]
+    load_before = os.getloadavg()[0]
     command = [
         sys.executable, "-m", "personasim.simulation.cli.main", "run", "trust-forecast",
-        "--n-personas", str(args.agents), "--archetypes", "M1", "--rounds", str(args.rounds),
+        "--n-personas", str(agents), "--archetypes", "M1", "--rounds", str(rounds),
         "--population", "synthetic", "--model", "openai:fake-model",
-        "--base-url", server.base_url, "--concurrency", str(args.concurrency),
+        *urls, "--concurrency", str(args.concurrency),
         "--timeout", str(args.timeout), "--no-cache", "--no-progress", "--out", str(out),
     ]  # fmt: skip
     env = {**os.environ, "OPENAI_API_KEY": "sk-benchmark-dummy"}
@@ -106,16 +127,19 @@ def run_once(
     wall = time.perf_counter() - started
     if done.returncode not in (0, 3):
         print(f"[{label}] exit {done.returncode}: {done.stderr.strip()[-600:]}", file=sys.stderr)
-    return read_outcome(label, out, wall, done.returncode, args, server, before)
+    load = (load_before, os.getloadavg()[0])
+    print(f"  [{label} {agents}×{rounds}] {wall:.1f} s, load {load[0]:.2f}→{load[1]:.2f}")
+    return read_outcome(label, load, out, wall, done.returncode, agents * rounds, servers, before)
 
 
 def read_outcome(
     label: str,
+    load: tuple[float, float],
     out: Path,
     wall: float,
     code: int,
-    args: Any,
-    server: FakeOpenAIServer,
+    agent_rounds: int,
+    servers: list[FakeOpenAIServer],
     before: int,
 ) -> Outcome:
     manifest = json.loads((out / "manifest.json").read_text())
@@ -124,7 +148,7 @@ def read_outcome(
     decided = set()
     failed: Counter[str] = Counter()
     attempts: Counter[int] = Counter()
-    calls = hedged = 0
+    calls = hedged = beyond_limit = 0
     for event in events:
         if event.kind in ("decision.made", "decision.failed"):
             decided.add((event.agent_id, event.round, event.payload["task"]))
@@ -134,40 +158,46 @@ def read_outcome(
             calls += 1
             attempts[event.payload["attempts"]] += 1
             hedged += bool(event.payload.get("hedged"))
+            beyond_limit += bool(event.payload.get("beyond_limit"))
     return Outcome(
         label=label,
+        load=load,
         wall_s=wall,
         exit_code=code,
         status=manifest["status"],
-        expected=args.agents * args.rounds * 2,  # a forecast and an action per agent and round
+        expected=agent_rounds * 2,  # a forecast and an action per agent and round
         accounted=len(decided),
         failed=failed,
         calls=calls,
         attempts=attempts,
         hedged=hedged,
-        requests=server.request_count - before,
-        faults=Counter(server.faults_served),
+        beyond_limit=beyond_limit,
+        requests=sum(server.request_count for server in servers) - before,
+        faults=sum((Counter(server.faults_served) for server in servers), Counter()),
     )
 
 
-def report(clean: Outcome, faulty: Outcome, args: Any) -> bool:
+def report(clean: Outcome, faulty: Outcome, size: tuple[int, int], args: Any) -> bool:
+    agents, rounds = size
     print(
-        f"trust-forecast, {args.agents} agents × {args.rounds} rounds (a forecast and an action "
-        f"each: {clean.expected} decisions), concurrency {args.concurrency}, endpoint latency "
-        f"{args.latency} s, --timeout {args.timeout} s; {os.cpu_count()} CPUs, load average "
-        f"{os.getloadavg()[0]:.2f}"
+        f"\ntrust-forecast, {agents} agents × {rounds} rounds (a forecast and an action "
+        f"each: {clean.expected} decisions), concurrency {args.concurrency}, {args.endpoints} "
+        f"endpoint(s), latency {args.latency} s, --timeout {args.timeout} s"
     )
     print(f"faults per request: {', '.join(f'{k} {v:.0%}' for k, v in FAULTS.items())}")
     header = (
         f"{'run':<11}{'wall s':>9}{'exit':>6}{'status':>11}{'decided':>9}{'dropped':>9}"
-        f"{'failed':>8}{'(calls)':>8}{'calls':>8}{'requests':>10}{'hedged':>8}{'max att.':>9}"
+        f"{'failed':>8}{'(calls)':>8}{'calls':>8}{'requests':>10}{'hedged':>8}{'beyond':>8}"
+        f"{'max att.':>9}{'load':>12}"
     )
     print(header)
     for o in (clean, faulty):
+        load = f"{o.load[0]:.2f}→{o.load[1]:.2f}"
         print(
             f"{o.label:<11}{o.wall_s:>9.1f}{o.exit_code:>6}{o.status:>11}{o.accounted:>9}"
             f"{o.silent_drops:>9}{sum(o.failed.values()):>8}{o.failed['call_failed']:>8}"
-            f"{o.calls:>8}{o.requests:>10}{o.hedged:>8}{o.max_attempts:>9}"
+            f"{o.calls:>8}{o.requests:>10}{o.hedged:>8}{o.beyond_limit:>8}{o.max_attempts:>9}"
+            f"{load:>12}"
         )
     print(f"faults served: {dict(sorted(faulty.faults.items()))}")
     print(f"attempts per call (faulty run): {dict(sorted(faulty.attempts.items()))}")
@@ -184,17 +214,30 @@ def report(clean: Outcome, faulty: Outcome, args: Any) -> bool:
         ("wall faulty / fault-free", f"≤ {TARGETS['wall_ratio']}", f"{ratio:.2f}×",
          ratio <= TARGETS["wall_ratio"]),
     ]  # fmt: skip
-    print(f"\n{'target':<26}{'wanted':>10}{'measured':>12}  met")
+    print(f"{'target':<26}{'wanted':>10}{'measured':>12}  met")
     for name, wanted, measured, met in checks:
         print(f"{name:<26}{wanted:>10}{measured:>12}  {'yes' if met else 'NO'}")
     return all(met for *_, met in checks)
 
 
+def parse_sizes(text: str) -> list[tuple[int, int]]:
+    """`200x5,1000x10` → [(200, 5), (1000, 10)]: agents × rounds."""
+    sizes = []
+    for item in text.split(","):
+        agents, sep, rounds = item.strip().lower().replace("×", "x").partition("x")
+        if not (sep and agents.isdigit() and rounds.isdigit()) or "0" in (agents, rounds):
+            raise argparse.ArgumentTypeError(f"a size is AGENTSxROUNDS (e.g. 200x5), not {item!r}")
+        sizes.append((int(agents), int(rounds)))
+    return sizes
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--agents", type=int, default=1000)
-    parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument(
+        "--sizes", type=parse_sizes, default="200x5,1000x10", help="AGENTSxROUNDS, comma-separated"
+    )
     parser.add_argument("--concurrency", type=int, default=128)
+    parser.add_argument("--endpoints", type=int, default=1, help="fake servers, as one pool")
     parser.add_argument("--latency", type=float, default=0.5, help="seconds per answer")
     parser.add_argument("--timeout", type=float, default=10.0, help="the runs' --timeout")
     parser.add_argument("--seed", type=int, default=0, help="of the fault draws")
@@ -203,15 +246,32 @@ def main() -> int:
     )
     args = parser.parse_args()
     if args.smoke:
-        args.agents, args.rounds, args.latency, args.concurrency = 20, 2, 0.05, 8
-    with (
-        tempfile.TemporaryDirectory(prefix="personasim-faults-") as tmp,
-        FakeOpenAIServer(responder, latency=args.latency, record=False) as server,
-    ):
-        clean = run_once("fault-free", server, None, Path(tmp) / "clean", args)
-        faulty = run_once("faulty", server, FAULTS, Path(tmp) / "faulty", args)
-    met = report(clean, faulty, args)
-    return 0 if met or args.smoke else 1
+        args.sizes, args.latency, args.concurrency = [(20, 2)], 0.05, 8
+    print(
+        f"bench_faults: sizes {', '.join(f'{a}×{r}' for a, r in args.sizes)}, "
+        f"{args.endpoints} endpoint(s); {os.cpu_count()} CPUs, load average "
+        f"{os.getloadavg()[0]:.2f} at start"
+    )
+    pairs = []
+    with contextlib.ExitStack() as stack:
+        tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="personasim-faults-"))
+        servers = [
+            stack.enter_context(FakeOpenAIServer(responder, latency=args.latency, record=False))
+            for _ in range(args.endpoints)
+        ]
+        for size in args.sizes:
+            where = Path(tmp) / f"{size[0]}x{size[1]}"
+            clean = run_once("fault-free", servers, None, where / "clean", size, args)
+            faulty = run_once("faulty", servers, FAULTS, where / "faulty", size, args)
+            pairs.append((size, clean, faulty))
+    met = [report(clean, faulty, size, args) for size, clean, faulty in pairs]
+    print("\nwall faulty / fault-free (load average before → after the pair):")
+    for (agents, rounds), clean, faulty in pairs:
+        print(
+            f"  {agents}×{rounds}: {faulty.wall_s / clean.wall_s:.2f}× ({faulty.wall_s:.1f} s / "
+            f"{clean.wall_s:.1f} s), load {clean.load[0]:.2f}→{faulty.load[1]:.2f}"
+        )
+    return 0 if all(met) or args.smoke else 1
 
 
 if __name__ == "__main__":

@@ -7,11 +7,19 @@ capped at 256 requests in flight: one more is rejected with 429 and counted), ru
 trust-population scenario over them as one pool (`--base-url` four times, `--concurrency
 1024`, L = 2 s per answer), once per number of workers, each run in its own process, and prints
 per row: the round's wall time against its ceiling, decisions per second, the CPU per decision
-of the driver and of the workers (read from /proc during the round), rejections, and peak
-memory of the driver and of the largest worker.
+of the driver and of the workers (read from /proc during the round), rejections (429s the
+servers sent because more than 256 were in flight) and the most any server had in flight,
+hedged duplicates (of which sent beyond the concurrency), and peak memory of the driver and of
+the largest worker.
 
     python benchmarks/bench_wide.py                  # N = 100,000, workers 1 and 2
     python benchmarks/bench_wide.py --n 20000 --workers 1,2,3
+    python benchmarks/bench_wide.py --n 4096 --latency 8 --workers 12   # the workers' shares
+
+With 12 workers each endpoint's 256 slots are split 22/21 between them (apportion.py); a
+worker's share used to be rounded up on its own (12 × 22 = 264 per server, the rest rejected).
+On 2 cores the full N keeps the workers too busy to fill every slot at once; a longer latency
+(`--latency 8`) lets a small N fill them.
 
 The fake servers share the machine's cores with the run; the load average is printed.
 """
@@ -87,11 +95,14 @@ def run_wide(n: int, concurrency: int, urls: list[str], workers: int) -> dict[st
         "workers_peak_mb": seen.get("workers_peak_mb", []),
         "decisions": result.metrics["metrics"]["n_decisions"],
         "peak_rss_mb": peak_rss_mb(),
+        "hedged": result.manifest["llm"].get("hedged", 0),
+        "beyond_limit": result.manifest["llm"].get("beyond_limit", 0),
     }
 
 
-def row(n: int, latency: float, workers: int) -> tuple[dict[str, Any] | None, str, int]:
-    """One run on four fresh servers: its numbers (or why none), and the requests rejected."""
+def row(n: int, latency: float, workers: int) -> tuple[dict[str, Any] | None, str, int, int]:
+    """One run on four fresh servers: its numbers (or why none), the requests rejected and the
+    most requests one server had in flight."""
     env = {**os.environ, "OPENAI_API_KEY": "sk-benchmark-dummy"}
     with contextlib.ExitStack() as stack:
         urls = [stack.enter_context(fake_endpoint(latency, CAP)) for _ in range(SERVERS)]
@@ -101,8 +112,9 @@ def row(n: int, latency: float, workers: int) -> tuple[dict[str, Any] | None, st
             note = ""
         except (RuntimeError, subprocess.TimeoutExpired) as exc:
             result, note = None, f"failed: {exc}"
-        rejected = sum(endpoint_stats(url)["rejected"] for url in urls)
-    return result, note, rejected
+        stats = [endpoint_stats(url) for url in urls]
+    rejected = sum(s["rejected"] for s in stats)
+    return result, note, rejected, max(s["peak_in_flight"] for s in stats)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -128,21 +140,24 @@ def main(argv: list[str] | None = None) -> int:
     )
     header = (
         f"{'workers':>8}{'round s':>9}{'× ceiling':>10}{'dec/s':>8}{'CPU ms/dec':>11}"
-        f"{'driver':>8}{'workers':>8}{'rejected':>9}{'peak MB':>9}{'worker MB':>10}{'load':>11}"
+        f"{'driver':>8}{'workers':>8}{'rejected':>9}{'peak fl.':>9}{'hedged':>12}"
+        f"{'peak MB':>9}{'worker MB':>10}{'load':>11}"
     )
     print(f"\n{header}\n" + "-" * len(header), flush=True)
     for count in (int(w) for w in args.workers.split(",")):
         before = os.getloadavg()[0]
-        r, note, rejected = row(args.n, args.latency, count)
+        r, note, rejected, peak = row(args.n, args.latency, count)
         after = os.getloadavg()[0]
         if r is None:
             print(f"{count:>8}  {note}", flush=True)
             continue
         per = 1000 / r["decisions"]
+        hedged = f"{r['hedged']} ({r['beyond_limit']})"
         print(
             f"{count:>8}{r['round_s']:>9.1f}{r['round_s'] / ceiling:>10.3f}"
             f"{r['decisions'] / r['round_s']:>8.0f}{(r['cpu_s'] + r['workers_cpu_s']) * per:>11.2f}"
-            f"{r['cpu_s'] * per:>8.2f}{r['workers_cpu_s'] * per:>8.2f}{rejected:>9}"
+            f"{r['cpu_s'] * per:>8.2f}{r['workers_cpu_s'] * per:>8.2f}{rejected:>9}{peak:>9}"
+            f"{hedged:>12}"
             f"{r['peak_rss_mb']:>9.0f}{max(r['workers_peak_mb'], default=0):>10.0f}"
             f"{f'{before:.1f}→{after:.1f}':>11}",
             flush=True,
@@ -150,7 +165,9 @@ def main(argv: list[str] | None = None) -> int:
     print(
         "workers 1: the single-process path (c). CPU ms/dec: the driver's and the workers' CPU "
         "during the round per decision (driver and workers: each part; the fake servers' CPU is "
-        "not counted); peak MB: the driver's; worker MB: the largest worker's"
+        f"not counted); peak fl.: the most one server had in flight (it takes {CAP}); hedged: "
+        "calls that sent a duplicate (of which beyond the concurrency); peak MB: the driver's; "
+        "worker MB: the largest worker's; load: the 1-minute load average before and after"
     )
     return 0
 

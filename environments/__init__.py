@@ -5,6 +5,7 @@ from __future__ import annotations
 from personasim.simulation.core.lazy_exports import lazy_exports
 
 _EXPORTS: dict[str, str] = {
+    "MAX_ENDOWMENT": "personasim.environments.trust_game.place",
     "TASKS": "personasim.environments.persona_gym.place",
     "CareerChat": "personasim.environments.career_chat",
     "CareerChatFileError": "personasim.environments.career_chat",
@@ -33,6 +34,7 @@ _EXPORTS: dict[str, str] = {
 """Each public name and the module that defines it, imported on first use."""
 
 __all__ = [
+    "MAX_ENDOWMENT",
     "TASKS",
     "CareerChat",
     "CareerChatFileError",

@@ -44,7 +44,6 @@ def test_langchain_specs_are_read_with_typed_options() -> None:
         ("langchain:ChatOpenAI", "use langchain:MODULE:CLASS"),
         ("langchain:no_such_module:Chat", "cannot import no_such_module:Chat"),
         ("langchain:json:JSONDecoder", "json:JSONDecoder is not a LangChain chat model"),
-        (f"{FAKE}?api_key=sk-1", "option 'api_key' looks like a secret"),
         (f"{FAKE}?responses=1", "FakeListChatModel(...) failed"),
         (f"{FAKE}?sleep", "option 'sleep': use NAME=VALUE"),
         ("mystery:model", "unknown model 'mystery:model'"),
@@ -94,11 +93,19 @@ def test_langchain_model_plays_a_role(tmp_path: Path, capsys) -> None:
     }
 
 
-def test_a_secret_in_a_spec_is_refused_and_nothing_is_written(tmp_path: Path, capsys) -> None:
+def test_a_secret_in_a_spec_is_refused_masked_and_nothing_is_written(
+    tmp_path: Path, capsys
+) -> None:
     out = tmp_path / "run"
     code = main(["run", "trust-population", "--model", f"{FAKE}?api_key=sk-9", "--out", str(out)])
     err = capsys.readouterr().err
-    assert code == 2 and "looks like a secret" in err and not out.exists()
+    assert code == 2 and not out.exists()
+    assert f"{FAKE}?api_key=***" in err and "holds a key (api_key=)" in err and "sk-9" not in err
+
+
+def test_an_option_named_like_a_secret_without_a_value_is_refused() -> None:
+    with pytest.raises(ModelSpecError, match="option 'token' looks like a secret"):
+        make_backend(f"{FAKE}?token=")
 
 
 def test_sweep_reads_every_model_before_the_first_cell(tmp_path: Path, capsys) -> None:

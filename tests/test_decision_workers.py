@@ -308,7 +308,8 @@ def test_a_worker_killed_mid_run_stops_it_and_resume_finishes_it(
 def test_a_worker_that_cannot_load_the_scenario_says_why(tmp_path: Path) -> None:
     """A scenario class whose module a worker cannot import (this test module: the workers
     start from the repository's root, without pytest's path) while the scripted model needs
-    its rules: the run stops before its first round with the worker's error, no worker left."""
+    its rules: the run stops before its first event with the worker's error, no worker left,
+    and no run directory (nothing had been logged: docs/events.md, "Stops and faults")."""
     from personasim.scenarios.trust.population import TrustPopulation
 
     class Local(TrustPopulation):
@@ -319,13 +320,15 @@ def test_a_worker_that_cannot_load_the_scenario_says_why(tmp_path: Path) -> None
             Local, {"n_personas": 2}, model="scripted", out=tmp_path / "r", use_cache=False,
             progress=False, workers=2,
         )  # fmt: skip
-    assert json.loads((tmp_path / "r" / "manifest.json").read_text())["status"] == "interrupted"
+    assert not (tmp_path / "r").exists()
     assert worker_pids() == []
 
 
 def test_each_limit_is_split_into_parts_that_add_up_to_it(tmp_path: Path) -> None:
-    """The run's and each endpoint's own limits, split over 3 workers: whole requests in
-    flight that add up to the limit (the first workers take the remainder), rates divided."""
+    """The run's and each endpoint's limits, split over 3 workers as each worker builds its
+    pool: whole requests in flight that add up to each limit, rates in proportion to them."""
+    from personasim.simulation.llm.model_spec import make_backend
+
     file = tmp_path / "endpoints.toml"
     file.write_text(
         '[[pools.gpus.endpoints]]\nurl = "http://127.0.0.1:9/v1"\nconcurrency = 7\nrpm = 90\n'
@@ -336,14 +339,22 @@ def test_each_limit_is_split_into_parts_that_add_up_to_it(tmp_path: Path) -> Non
         PATIENT, None,
     )  # fmt: skip
     shares = [spec.share(index, 3) for index in range(3)]
-    assert [s.concurrency for s in shares] == [6, 5, 5]
-    assert [s.requests_per_minute for s in shares] == [100.0] * 3
-    first, second = zip(*(s.endpoints.pools["gpus"].endpoints for s in shares), strict=True)
-    assert [e.concurrency for e in first] == [3, 2, 2]
-    assert [e.rpm for e in first] == [30.0] * 3
-    assert [e.concurrency for e in second] == [None] * 3  # a share of each worker's own
-    with pytest.raises(RunError, match="allows 7 requests in flight, fewer than one per worker"):
+    assert [s.client_limits() for s in shares] == [(6, 100.0), (5, 100.0), (5, 100.0)]
+    pools = []
+    for share in shares:
+        pool = make_backend(share.model, None, 0, share.endpoints)
+        pool.take_share(*share.worker, share.concurrency)
+        pool.router(share.client_limits()[0])
+        pools.append(pool)
+    first, second = zip(*(pool.replicas for pool in pools), strict=True)
+    # 7 in flight: 3, 2, 2; the second endpoint's 8 (its half of --concurrency 16): the deal
+    # goes on where the first stopped, so worker 0 does not take both remainders
+    assert [r.limit for r in first] == [3, 2, 2]
+    assert [r.limit for r in second] == [2, 3, 3]
+    rates = [r.limiter.pacer.time_period for r in first]  # seconds per request
+    assert sum(60 / period for period in rates) == pytest.approx(90)
+    with pytest.raises(RunError, match="allow 15 requests in flight in all, fewer than one per"):
         run_scenario(
             "trust-population", {"n_personas": 1}, model="openai:m@pool:gpus", endpoints=file,
-            out=tmp_path / "r", progress=False, workers=8,
+            out=tmp_path / "r", progress=False, workers=16, concurrency=16,
         )  # fmt: skip

@@ -36,8 +36,8 @@ class Recorder:
         self.events.append((kind, payload))
 
 
-def test_the_hedge_delay_is_three_p95_with_a_floor() -> None:
-    window = LatencyWindow(HedgePolicy(floor=2.0, min_samples=20))
+def test_the_hedge_delay_is_one_and_a_half_p95_between_a_floor_and_a_ceiling() -> None:
+    window = LatencyWindow(HedgePolicy(min_samples=20))
     rng = np.random.default_rng(7)
     samples = rng.exponential(1.0, size=19)
     for seconds in samples:
@@ -47,14 +47,30 @@ def test_the_hedge_delay_is_three_p95_with_a_floor() -> None:
     window.observe(1.5)
     p95 = float(np.percentile(samples, 95, method="inverted_cdf"))  # nearest rank
     assert window.p95() == pytest.approx(p95)
-    assert window.delay() == pytest.approx(max(3 * p95, 2.0))
-    fast = LatencyWindow(HedgePolicy(floor=2.0, min_samples=20))
+    assert 0.5 < 1.5 * p95 < 30  # neither bound applies: the delay follows the latency
+    assert window.delay() == pytest.approx(1.5 * p95)
+    fast = LatencyWindow(HedgePolicy())
+    slow = LatencyWindow(HedgePolicy())
     for _ in range(20):
         fast.observe(0.05)
-    assert fast.delay() == 2.0  # the floor: ordinary answers are never duplicated
+        slow.observe(40.0)
+    assert fast.delay() == 0.5  # the floor: a lagging event loop is not a hang
+    assert slow.delay() == 30.0  # the ceiling
     off = LatencyWindow(HedgePolicy(enabled=False, min_samples=1))
     off.observe(1.0)
     assert off.delay() is None
+
+
+def test_a_recorded_policy_is_read_back_and_an_older_one_keeps_its_values() -> None:
+    policy = HedgePolicy(multiplier=2.0, floor=0.4, ceiling=9.0, beyond=0.2)
+    assert HedgePolicy.from_json(policy.to_json()) == policy
+    older = HedgePolicy.from_json({"enabled": True, "multiplier": 3.0, "floor_s": 2.0})
+    assert (older.multiplier, older.floor, older.ceiling) == (3.0, 2.0, 30.0)
+    assert [HedgePolicy(beyond=b).budget(c) for b, c in ((0.1, 128), (0.1, 8), (0, 8))] == [
+        13,
+        1,  # at least one
+        0,  # none: duplicates wait for a slot
+    ]
 
 
 async def ask_all(
@@ -104,18 +120,91 @@ def test_no_hedge_when_answers_come_in_time() -> None:
     assert not any(payload["hedged"] for _, payload in emit.events)
 
 
-def test_a_hedge_waits_for_a_slot_like_any_request() -> None:
-    """With one request allowed in flight the duplicate cannot be sent beside the hung one: it
-    goes once the hung request times out and frees the slot, and its answer is taken."""
+def test_a_hedge_does_not_wait_for_a_slot_the_hung_request_holds() -> None:
+    """One request allowed in flight, and it hangs: the duplicate goes beyond the limit (the
+    budget's one place), is counted as such, and answers long before the timeout."""
     with FakeOpenAIServer(latency=0.02) as server:
         client, emit, took = asyncio.run(
-            ask_all(server, concurrency=1, hang_last=True, timeout=1.0)
+            ask_all(server, concurrency=1, hang_last=True, timeout=5.0)
         )
+        peak, requests = server.peak_in_flight, server.request_count
+    assert (peak, requests) == (2, 5 + 2)
+    assert took < 2.0
+    last = emit.events[-1][1]
+    assert (last["attempts"], last["hedged"], last["beyond_limit"]) == (2, True, True)
+    assert (client.hedges, client.hedges_beyond_limit) == (1, 1)
+    assert not any(payload["beyond_limit"] for _, payload in emit.events[:-1])
+
+
+def test_without_a_budget_a_hedge_waits_for_a_slot_like_any_request() -> None:
+    """`beyond=0`: the duplicate cannot be sent beside the hung request that holds the one
+    slot; it goes once that request times out, and its answer is taken."""
+    with FakeOpenAIServer(latency=0.02) as server:
+
+        async def run() -> tuple[LLMClient, Recorder, float]:
+            emit = Recorder()
+            hedge = HedgePolicy(floor=0.3, min_samples=5, beyond=0)
+            policy = RetryPolicy(max_attempts=3, timeout=1.0, hedge=hedge)
+            client = LLMClient(
+                OpenAIBackend("fake-model", base_url=server.base_url),
+                retry=policy,
+                concurrency=1,
+                emit=emit,
+            )
+            try:
+                for i in range(5):
+                    await client.complete(request(f"warm-up {i}"))
+                server.enqueue_faults("hang")
+                started = time.perf_counter()
+                await client.complete(request("the last one"))
+                return client, emit, time.perf_counter() - started
+            finally:
+                await client.aclose()
+
+        client, emit, took = asyncio.run(run())
         peak, requests = server.peak_in_flight, server.request_count
     assert (peak, requests) == (1, 5 + 2)
     assert took >= 1.0
     last = emit.events[-1][1]
-    assert (last["attempts"], last["hedged"], client.hedges) == (2, True, 1)
+    assert (last["attempts"], last["hedged"], last["beyond_limit"]) == (2, True, False)
+    assert (client.hedges, client.hedges_beyond_limit) == (1, 0)
+
+
+def test_hangs_that_fill_every_slot_do_not_stall_the_requests() -> None:
+    """Eight slots, and the eight requests sent at once all hang (the stall of issue 37: no
+    duplicate could be sent, nothing answered for the whole timeout). With one place beyond
+    the limit and two duplicates at a time, each answered duplicate frees its hung request's
+    slot for the next one: all eight are answered long before the 10 s timeout."""
+    with FakeOpenAIServer(latency=0.02) as server:
+
+        async def run() -> tuple[LLMClient, Recorder, float]:
+            emit = Recorder()
+            policy = RetryPolicy(max_attempts=3, timeout=10.0, hedge=QUICK_HEDGE)
+            client = LLMClient(
+                OpenAIBackend("fake-model", base_url=server.base_url),
+                retry=policy,
+                concurrency=8,
+                emit=emit,
+            )
+            try:
+                for i in range(5):
+                    await client.complete(request(f"warm-up {i}"))
+                server.enqueue_faults(*["hang"] * 8)
+                started = time.perf_counter()
+                await asyncio.gather(*(client.complete(request(f"hung {i}")) for i in range(8)))
+                return client, emit, time.perf_counter() - started
+            finally:
+                await client.aclose()
+
+        client, emit, took = asyncio.run(run())
+        peak = server.peak_in_flight
+    assert took < 3.0
+    # the eight hung requests (the server keeps them) and the duplicates: one beyond the
+    # limit, at most two (a quarter of the concurrency) at once
+    assert 9 <= peak <= 10
+    calls = [payload for kind, payload in emit.events if kind == "llm.call"][5:]
+    assert len(calls) == 8 and all(c["hedged"] and c["attempts"] == 2 for c in calls)
+    assert client.hedges_beyond_limit >= 1
 
 
 def test_an_error_from_the_duplicate_ends_the_attempt_at_once() -> None:

@@ -27,7 +27,8 @@ def test_init_then_run_then_metrics_check(here: Path, capsys) -> None:
     assert main(["init", "ultimatum"]) == 0
     assert "wrote ultimatum.py; run it with: personasim run ultimatum.py" in capsys.readouterr().out
     assert main(["run", "ultimatum.py", "--out", "r", "--no-progress"]) == 0
-    assert main(["metrics", "r", "--check"]) == 0
+    # a run directory never names code to run: the scenario file is named again
+    assert main(["metrics", "r", "--check", "--scenario-file", "ultimatum.py"]) == 0
     metrics = json.loads((here / "r" / "metrics.json").read_text())["metrics"]
     events = load_events(here / "r")
     settled = [p for p in events.loc[events["kind"] == "offer.settled", "payload"]]
@@ -51,7 +52,7 @@ def test_the_file_runs_on_the_drifting_model_with_a_persona_file(here: Path) -> 
     assert main(["init", "split.py"]) == 0
     argv = ["run", "split.py", "--persona-file", "people.jsonl", "--model", "scripted:drift=0.15"]
     assert main([*argv, "--out", "r", "--no-progress"]) == 0
-    assert main(["metrics", "r", "--check"]) == 0
+    assert main(["metrics", "r", "--check", "--scenario-file", "split.py"]) == 0
     agents = load_agents(here / "r")
     assert set(agents["persona_id"].dropna()) == {p["id"] for p in people}
     metrics = json.loads((here / "r" / "metrics.json").read_text())["metrics"]

@@ -24,7 +24,7 @@ from personasim.simulation.runs.run_lock import RunLock
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "coin_guess.py"
 ROUND_TWO = "        side = self.table.flip()\n"
-VOLATILE = {"cached", "source", "attempts", "latency_s", "hedged"}
+VOLATILE = {"cached", "source", "attempts", "latency_s", "hedged", "beyond_limit"}
 
 
 def manifest(run_dir: Path) -> dict[str, Any]:
@@ -247,7 +247,10 @@ def test_retry_of_a_scenario_file_run_only_while_the_file_is_unchanged(
     (tmp_path / "STOP").unlink()
     assert manifest(cut)["status"] == "interrupted"
 
-    assert main(["retry", str(cut), "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["retry", str(cut), "--no-progress"]) == 2  # the manifest's path is not followed
+    assert "pass --scenario-file FILE" in capsys.readouterr().err
+    assert main(["retry", str(cut), "--no-progress", "--scenario-file", str(coin_file)]) == 0
     assert manifest(cut)["status"] == "complete"
     assert (cut / "metrics.json").read_bytes() == (tmp_path / "clean" / "metrics.json").read_bytes()
     assert signature(cut) == signature(tmp_path / "clean")
@@ -256,9 +259,9 @@ def test_retry_of_a_scenario_file_run_only_while_the_file_is_unchanged(
     edited = coin_file.read_text() + f"\nopen({str(marker)!r}, 'w').close()\n"
     coin_file.write_text(edited)
     capsys.readouterr()
-    assert main(["retry", str(changed)]) == 2
+    assert main(["retry", str(changed), "--scenario-file", str(coin_file)]) == 2
     err = capsys.readouterr().err.replace("\n", "")
-    assert "the scenario file changed since the run started" in err
+    assert "is not the file the run used" in err
     assert not marker.exists()  # refused before the changed code ran
     assert manifest(changed)["status"] == "interrupted"
     # listing reads manifests only: the (changed) scenario file is not run either

@@ -344,13 +344,14 @@ def _small_tmpfs_works() -> bool:
 
 
 def test_a_full_disk_is_one_error_line(tmp_path: Path) -> None:
-    """On a 160 KiB tmpfs in a private mount namespace where the platform allows; else with a
-    file-size limit (RLIMIT_FSIZE), which makes the kernel refuse writes past it."""
+    """On a 320 KiB tmpfs in a private mount namespace where the platform allows; else with a
+    file-size limit (RLIMIT_FSIZE), which makes the kernel refuse writes past it. Either fills
+    up mid-run, after the log's first events (a disk full before them: test_run_phases.py)."""
     out = tmp_path / "disk" / "r"
     out.parent.mkdir()
     args = [*scripted_run(out, 100), "--no-cache"]
     if _small_tmpfs_works():
-        mount = shlex.join(["mount", "-t", "tmpfs", "-o", "size=160k", "tmpfs", str(out.parent)])
+        mount = shlex.join(["mount", "-t", "tmpfs", "-o", "size=320k", "tmpfs", str(out.parent)])
         full = subprocess.run(
             ["unshare", "-rm", "sh", "-c", f"{mount} && exec {shlex.join([*COMMAND, *args])}"],
             capture_output=True,

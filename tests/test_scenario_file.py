@@ -94,7 +94,7 @@ def test_the_example_runs_as_from_a_fresh_clone(tmp_path: Path) -> None:
     assert manifest(run_dir)["status"] == "complete"
     assert (tmp_path / ".personasim" / "cache" / "responses.sqlite").is_file()
 
-    checked = cli("metrics", str(run_dir), "--check")
+    checked = cli("metrics", str(run_dir), "--check", "--scenario-file", "examples/coin_guess.py")
     assert checked.returncode == 0, checked.stderr
     assert "identical to the recomputed metrics" in checked.stdout
     replayed = cli("replay", str(run_dir))
@@ -115,16 +115,22 @@ def test_list_shows_the_files_scenario_only(coin_file: Path, capsys) -> None:
     assert "trust-population" not in printed
 
 
-def test_metrics_recomputes_from_the_file_and_notes_an_edit(
+def test_metrics_recomputes_from_the_file_the_user_names_and_refuses_an_edit(
     coin_file: Path, tmp_path: Path, capsys
 ) -> None:
+    """The run's file only when named on the command line, and only as it was: the path in
+    the manifest is never followed (a run directory may come from anyone)."""
     out = tmp_path / "run"
     assert run_file(coin_file, out) == 0
-    assert main(["metrics", str(out), "--check"]) == 0
+    capsys.readouterr()
+    assert main(["metrics", str(out), "--check"]) == 2
+    error = capsys.readouterr().err.replace("\n", "")
+    assert error.startswith("error:") and "pass --scenario-file FILE" in error
+    assert main(["metrics", str(out), "--check", "--scenario-file", str(coin_file)]) == 0
     coin_file.write_text(coin_file.read_text() + "\n# edited after the run\n")
     capsys.readouterr()
-    assert main(["metrics", str(out), "--check"]) == 0
-    assert "changed since the run" in capsys.readouterr().err
+    assert main(["metrics", str(out), "--check", "--scenario-file", str(coin_file)]) == 2
+    assert "is not the file the run used" in capsys.readouterr().err.replace("\n", "")
 
 
 def test_metrics_of_a_run_whose_file_is_gone(coin_file: Path, tmp_path: Path, capsys) -> None:
@@ -132,10 +138,8 @@ def test_metrics_of_a_run_whose_file_is_gone(coin_file: Path, tmp_path: Path, ca
     assert run_file(coin_file, out) == 0
     coin_file.unlink()
     capsys.readouterr()
-    assert main(["metrics", str(out)]) == 2
-    error = capsys.readouterr().err
-    assert str(coin_file.resolve()) in error.replace("\n", "")
-    assert "no longer exists" in error
+    assert main(["metrics", str(out), "--scenario-file", str(coin_file)]) == 2
+    assert f"--scenario-file {coin_file}: no such file" in capsys.readouterr().err.replace("\n", "")
     # replay and export read only the log, so they still work
     assert main(["replay", str(out)]) == 0
     assert main(["export", str(out)]) == 0
@@ -194,7 +198,7 @@ def test_a_file_named_like_a_builtin_is_recomputed_from_the_file(
     out = tmp_path / "run"
     assert run_file(coin_file, out) == 0
     assert manifest(out)["scenario"] == "trust-population"
-    assert main(["metrics", str(out), "--check"]) == 0
+    assert main(["metrics", str(out), "--check", "--scenario-file", str(coin_file)]) == 0
     assert json.loads((out / "metrics.json").read_text())["metrics"]["guesses"] == 12
 
 

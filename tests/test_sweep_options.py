@@ -59,7 +59,13 @@ def check_every_cell(out: Path, pack: Path, cache: Path, workers: int = 1) -> No
             "requests_per_minute": 60000.0,
             "timeout_s": 7.0,
             "max_attempts": 2,
-            "hedge": {"enabled": True, "multiplier": 3.0, "floor_s": 2.0},
+            "hedge": {
+                "enabled": True,
+                "multiplier": 1.5,
+                "floor_s": 0.5,
+                "ceiling_s": 30.0,
+                "beyond_limit": 0.1,
+            },
             "workers": workers,
         }
         assert manifest["llm"]["cache_hits"] == 0

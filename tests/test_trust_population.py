@@ -88,6 +88,8 @@ def test_manifest_contract(tmp_path: Path) -> None:
         "failures",
         "prompt_tokens",
         "completion_tokens",
+        "hedged",
+        "beyond_limit",
     }
     assert all(isinstance(v, int) for v in manifest["llm"].values())
     assert manifest["packages"]["mesa"].startswith("3.")
@@ -294,7 +296,7 @@ def test_parse_transfer_accepts(reply: str, expected: int) -> None:
 @pytest.mark.parametrize(
     "reply",
     [
-        "I will give 5 dollars",
+        "I will give 5 dollars. I hope they return some.",  # a decision, but not the closing
         "Finally, I will give 11 dollars",
         "Finally, I will give 2.5 dollars",
         "Finally, I will give -1 dollars",

@@ -65,6 +65,7 @@ def test_endpoint_that_never_answers_in_format_exits_3(tmp_path: Path, capsys) -
         "parsed": 0,
         "failed": 6,
         "failed_calls": 0,
+        "context_exceeded": 0,
         "reasks": 12,
         "failure_rate": 1.0,
         "max_failure_rate": 0.2,
@@ -117,8 +118,8 @@ def test_failure_rate_limit_decides(tmp_path: Path, capsys) -> None:
 @pytest.mark.parametrize(
     ("flag", "value", "message"),
     [
-        ("--max-failure-rate", "1.5", "--max-failure-rate must be between 0 and 1"),
-        ("--max-failure-rate", "nan", "--max-failure-rate must be between 0 and 1"),
+        ("--max-failure-rate", "1.5", "--max-failure-rate: must be a number from 0 to 1"),
+        ("--max-failure-rate", "nan", "--max-failure-rate: must be a number from 0 to 1"),
         ("--min-group-n", "0", "--min-group-n: must be an integer of at least 1"),
         ("--max-tokens", "0", "--max-tokens: must be an integer of at least 1"),
     ],

@@ -26,9 +26,10 @@ from personasim.simulation.llm import scripted
 from personasim.simulation.runs.agent_data import run_agents
 from personasim.simulation.runs.replay import agent_events
 from personasim.simulation.runs.run_list import find_runs
-from personasim.simulation.runs.viewer import ViewServer, collect_run, render_page
+from personasim.simulation.runs.viewer import collect_run, render_page
 from personasim.simulation.runs.viewer_compare import NO_SPREAD, ONE_PAIR, mean_interval
 from personasim.simulation.runs.viewer_list import FolderServer
+from personasim.simulation.runs.viewer_server import ViewServer
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "coin_guess.py"
 
@@ -360,7 +361,9 @@ def test_opening_a_run_from_the_list_never_loads_its_scenario_file(tmp_path: Pat
         assert get(server, "/")[0] == 200
         status, page = get(server, "/run/coin/")
         server.shutdown()
-    assert status == 200 and embedded(page, "runs")[0]["summary"] == []
+    (run,) = embedded(page, "runs")
+    assert status == 200 and run["metrics"]["metrics"]["guesses"] == 2  # the stored metrics
+    assert "--scenario-file" in run["summary"][0] and "not shown" in run["summary"][0]
     assert main(["view", str(tmp_path / "runs")]) == 0
     assert (tmp_path / "runs" / "coin" / "view.html").is_file()
     assert not marker.exists()

@@ -7,6 +7,8 @@ Run with `python -m pytest -q -m browser` (left out of the fast suite)."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html as html_lib
 import json
 import re
@@ -287,11 +289,19 @@ LAYOUT_PROBE = """
 """
 
 
+def with_script(html: str, script: str) -> str:
+    """The page with `script` run after its own, its hash added to the page's CSP (which lets
+    no other script run)."""
+    allowed = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
+    html = html.replace("script-src ", f"script-src 'sha256-{allowed}' ", 1)
+    return html.replace("</body>", f"<script>{script}</script>\n</body>")
+
+
 def probed(page: Path, probe: str, tmp: Path, fragment: str = "", width: int = 1280) -> Any:
     """The page with `probe` run after its own script; returns the probe's JSON result."""
     copy = tmp / f"probed-{time.monotonic_ns()}.html"
     html = page.read_text(encoding="utf-8")
-    copy.write_text(html.replace("</body>", f"<script>{probe}</script>\\n</body>"), "utf-8")
+    copy.write_text(with_script(html, probe), "utf-8")
     dom, _ = dump_dom(copy, fragment, tmp, width)
     assert 'data-ready="1"' in dom, "the page rendered"
     found = re.search(r'data-(layout|probe)="([^"]*)"', dom)
@@ -528,7 +538,7 @@ def test_a_sweeps_run_list_lists_every_cell_and_opens_each(tmp_path: Path) -> No
         links = '[...document.querySelectorAll("a.run-link")]'
         click = f"{links}.find((a) => a.textContent === {json.dumps(cell)}).click()"
         copy = sweep / f"probe-{n}.html"  # beside the list, so its relative links resolve
-        copy.write_text(listing.read_text().replace("</body>", f"<script>{click}</script></body>"))
+        copy.write_text(with_script(listing.read_text(), click))
         dom, _ = dump_dom(copy, tmp=tmp_path)
         opened = re.search(r"<h1>([^<]*)</h1>", dom)
         assert 'data-view="run"' in dom and opened and opened[1] == f"trust-population — {cell}"

@@ -13,7 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 from personasim.simulation import (
     ScenarioError,
+    csv_problem,
     csv_separator_problem,
+    unstorable,
+    utf8_problem,
 )
 
 if TYPE_CHECKING:
@@ -50,11 +53,14 @@ def shipped_career_file(name: str) -> Path:
 
 
 def read_text(path: Path) -> str:
-    """The file's UTF-8 text; unreadable is a `CareerChatFileError` naming the file."""
+    """The file's UTF-8 text; unreadable is a `CareerChatFileError` naming the file (and the
+    line of a byte that is not UTF-8)."""
     try:
         return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CareerChatFileError(path, None, getattr(exc, "strerror", None) or str(exc)) from None
+    except UnicodeDecodeError as exc:
+        raise CareerChatFileError(path, *utf8_problem(exc)) from None
+    except OSError as exc:
+        raise CareerChatFileError(path, None, exc.strerror or str(exc)) from None
 
 
 def jsonl_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
@@ -67,20 +73,37 @@ def jsonl_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
             row = json.loads(raw)
         except json.JSONDecodeError as exc:
             raise CareerChatFileError(path, number, f"invalid JSON: {exc.msg}") from None
+        except (ValueError, RecursionError):  # a 5,000-digit number, [[[[...]]]]
+            raise CareerChatFileError(path, number, "invalid JSON (too long or deep)") from None
         if not isinstance(row, dict):
             raise CareerChatFileError(path, number, "each line must be a JSON object")
+        if problem := unstorable(row):  # NaN, a "\ud800" escape: nothing a run records
+            raise CareerChatFileError(path, number, problem)
         rows.append((number, row))
     return rows
 
 
 def csv_header(path: Path) -> list[str]:
     """The CSV file's header row (empty for an empty file)."""
-    return next(csv.reader(read_text(path).splitlines()), [])
+    try:
+        return next(csv.reader(read_text(path).splitlines()), [])
+    except csv.Error as exc:
+        raise CareerChatFileError(path, 1, csv_problem(exc)) from None
 
 
 def csv_rows(path: Path, columns: tuple[str, ...]) -> list[tuple[int, dict[str, Any]]]:
-    """(line number, row) per CSV record; a missing column or a non-comma separator is an error."""
+    """(line number, row) per CSV record; a missing column, a non-comma separator or a cell
+    over the CSV reader's limit is an error naming the line."""
     reader = csv.DictReader(read_text(path).splitlines(keepends=True))
+    try:
+        return _csv_records(path, reader, columns)
+    except csv.Error as exc:  # DictReader's line_num is set after a row; its reader's is now
+        raise CareerChatFileError(path, reader.reader.line_num, csv_problem(exc)) from None
+
+
+def _csv_records(
+    path: Path, reader: csv.DictReader[str], columns: tuple[str, ...]
+) -> list[tuple[int, dict[str, Any]]]:
     if problem := csv_separator_problem(reader.fieldnames):
         raise CareerChatFileError(path, 1, problem)
     absent = [c for c in columns if c not in (reader.fieldnames or ())]
@@ -117,15 +140,16 @@ def load_job_groups(path: Path) -> dict[str, dict[str, str]]:
 def load_human_ratings(path: Path) -> list[list[Any]]:
     """Rows (user, dimension, rating) of a CSV with those columns; a row per rater."""
     try:
-        with path.open(newline="", encoding="utf-8") as handle:
-            reader = csv.DictReader(handle)
-            if not {"user", "dimension", "rating"} <= set(reader.fieldnames or ()):
-                raise ScenarioError(
-                    f"--human-ratings: {path}:1: needs columns user,dimension,rating"
-                )
-            return [_human_row(path, reader.line_num, row) for row in reader]
-    except OSError as exc:
-        raise ScenarioError(f"--human-ratings: {path}: {exc.strerror or exc}") from None
+        reader = csv.DictReader(read_text(path).splitlines(keepends=True))
+    except CareerChatFileError as exc:  # missing, unreadable, not UTF-8 (with its line)
+        raise ScenarioError(f"--human-ratings: {exc}") from None
+    try:
+        if not {"user", "dimension", "rating"} <= set(reader.fieldnames or ()):
+            raise ScenarioError(f"--human-ratings: {path}:1: needs columns user,dimension,rating")
+        return [_human_row(path, reader.line_num, row) for row in reader]
+    except csv.Error as exc:  # a cell over the CSV reader's limit
+        where = f"{path}:{reader.reader.line_num}"
+        raise ScenarioError(f"--human-ratings: {where}: {csv_problem(exc)}") from None
 
 
 def _human_row(path: Path, line: int, row: dict[str, str]) -> list[Any]:

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
+from personasim.simulation import unstorable, utf8_problem
+
 __all__ = [
     "SHIPPED_PROBLEMS",
     "QuestionFileError",
@@ -70,8 +72,13 @@ def gold_answer(solution: str) -> float:
 def load_word_problems(path: Path | str) -> list[WordProblem]:
     """Every problem in a GSM8K-format JSONL file; errors name the file and line."""
     path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        line, problem = utf8_problem(exc)
+        raise QuestionFileError(f"{path}:{line}: {problem}") from None
     problems = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for number, line in enumerate(text.splitlines(), 1):
         if line.strip():
             problems.append(_problem(line, f"{path}:{number}", f"q{number}"))
     if not problems:
@@ -84,8 +91,14 @@ def _problem(line: str, where: str, problem_id: str) -> WordProblem:
         record = json.loads(line)
     except json.JSONDecodeError as exc:
         raise QuestionFileError(f"{where}: not valid JSON ({exc.msg})") from None
+    except (ValueError, RecursionError):  # a 5,000-digit number, [[[[...]]]]
+        raise QuestionFileError(
+            f"{where}: not valid JSON (too long a number or too deep)"
+        ) from None
     if not isinstance(record, dict):
         raise QuestionFileError(f"{where}: expected a JSON object with question and answer")
+    if problem := unstorable(record):  # a "\ud800" escape: not text a model or the log takes
+        raise QuestionFileError(f"{where}: {problem}")
     question, solution = record.get("question"), record.get("answer")
     if not isinstance(question, str) or not question.strip():
         raise QuestionFileError(f"{where}: 'question' must be a non-empty string")

@@ -24,7 +24,10 @@ from personasim.simulation import (
     ScenarioError,
     SimAgent,
     Simulation,
+    csv_problem,
     read_input,
+    unstorable,
+    utf8_problem,
 )
 
 __all__ = [
@@ -152,8 +155,12 @@ def load_persona_descriptions(path: Path) -> tuple[str, ...]:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise GymFileError(path, exc.lineno, f"not JSON: {exc.msg}") from None
+        except (ValueError, RecursionError):  # a 5,000-digit number, [[[[...]]]]
+            raise GymFileError(path, None, "not JSON (too long a number or too deep)") from None
         if not isinstance(data, list):
             raise GymFileError(path, 1, "expected a JSON list of persona descriptions")
+        if problem := unstorable(data):
+            raise GymFileError(path, None, f"item {problem}")
         lines = _item_lines(text, len(data))
         items = [(lines[i], _persona_field(path, lines[i], v)) for i, v in enumerate(data)]
     return _distinct_personas(path, items)
@@ -222,11 +229,16 @@ def _questions(
 
 
 def json_line(path: Path, number: int, line: str) -> Any:
-    """One JSONL line, or an error naming it."""
+    """One JSONL line, or an error naming it (text a run cannot record is one too)."""
     try:
-        return json.loads(line)
+        value = json.loads(line)
     except json.JSONDecodeError as exc:
         raise GymFileError(path, number, f"not JSON: {exc.msg}") from None
+    except (ValueError, RecursionError):  # a 5,000-digit number, [[[[...]]]]
+        raise GymFileError(path, number, "not JSON (too long a number or too deep)") from None
+    if problem := unstorable(value):  # a "\ud800" escape, NaN
+        raise GymFileError(path, number, problem)
+    return value
 
 
 def load_human_scores(path: Path, tasks: Sequence[str]) -> list[list[Any]]:
@@ -234,21 +246,27 @@ def load_human_scores(path: Path, tasks: Sequence[str]) -> list[list[Any]]:
     and task), or with a `question` column (its number within the persona's task, as in the log)
     and optionally `rater`, one row per rater and answer, the paper's unit: rows (persona, task,
     question, rater, score). Persona is a description or a persona id (p001...), score 1 to 5."""
-    with _open_csv(path) as handle:
-        reader = csv.DictReader(handle)
-        columns = set(reader.fieldnames or ())
-        if not {"persona", "task", "score"} <= columns:
-            raise GymFileError(path, 1, "needs columns persona,task,score (and question,rater)")
-        per_question = "question" in columns
-        if "rater" in columns and not per_question:
-            raise GymFileError(path, 1, "a rater column needs a question column")
-        rows = []
-        for row in reader:
-            base = _human_row(path, reader.line_num, row, tasks)
-            if per_question:
-                base[2:2] = [_question_number(path, reader.line_num, row), row.get("rater") or ""]
-            rows.append(base)
-        return rows
+    reader = csv.DictReader(_read_text(path).splitlines(keepends=True))
+    try:
+        return _human_rows(path, reader, tasks)
+    except csv.Error as exc:  # a cell over the CSV reader's limit
+        raise GymFileError(path, reader.reader.line_num, csv_problem(exc)) from None
+
+
+def _human_rows(path: Path, reader: csv.DictReader[str], tasks: Sequence[str]) -> list[list[Any]]:
+    columns = set(reader.fieldnames or ())
+    if not {"persona", "task", "score"} <= columns:
+        raise GymFileError(path, 1, "needs columns persona,task,score (and question,rater)")
+    per_question = "question" in columns
+    if "rater" in columns and not per_question:
+        raise GymFileError(path, 1, "a rater column needs a question column")
+    rows = []
+    for row in reader:
+        base = _human_row(path, reader.line_num, row, tasks)
+        if per_question:
+            base[2:2] = [_question_number(path, reader.line_num, row), row.get("rater") or ""]
+        rows.append(base)
+    return rows
 
 
 def _question_number(path: Path, line: int, row: dict[str, str]) -> int:
@@ -259,15 +277,6 @@ def _question_number(path: Path, line: int, row: dict[str, str]) -> int:
     if number < 1:
         raise GymFileError(path, line, "question numbers start at 1")
     return number
-
-
-def _open_csv(path: Path) -> Any:
-    try:
-        return path.open(newline="", encoding="utf-8")
-    except FileNotFoundError:
-        raise GymFileError(path, None, "no such file") from None
-    except OSError as exc:
-        raise GymFileError(path, None, f"unreadable ({exc.strerror or exc})") from None
 
 
 def _human_row(path: Path, line: int, row: dict[str, str], tasks: Sequence[str]) -> list[Any]:
@@ -287,7 +296,9 @@ def _read_text(path: Path) -> str:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise GymFileError(path, None, "no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        raise GymFileError(path, *utf8_problem(exc)) from None
+    except OSError as exc:
         raise GymFileError(path, None, f"unreadable ({exc})") from None
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from personasim.simulation.core.lazy_exports import lazy_exports
 
 _EXPORTS: dict[str, str] = {
+    "MAX_ENDOWMENT": "personasim.environments.trust_game.place",
     "CLOSING_SENTENCE": "personasim.environments.trust_game.transfer",
     "HumanReference": "personasim.environments.trust_game.reference",
     "TrustGame": "personasim.environments.trust_game.place",
@@ -18,6 +19,7 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "CLOSING_SENTENCE",
+    "MAX_ENDOWMENT",
     "HumanReference",
     "TrustGame",
     "TrustOutcome",

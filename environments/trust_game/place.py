@@ -14,7 +14,11 @@ from typing import Any
 from personasim.environments.trust_game.transfer import CLOSING_SENTENCE, read_transfer
 from personasim.simulation import Environment, InvalidActionError, SimAgent, Simulation
 
-__all__ = ["TrustGame", "TrustOutcome"]
+__all__ = ["MAX_ENDOWMENT", "TrustGame", "TrustOutcome"]
+
+MAX_ENDOWMENT = 1_000_000
+"""The largest endowment, in whole dollars: the amount reader knows number words up to
+"million", and amounts and shares of it stay exact in floating point; the papers use $10."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,8 @@ class TrustGame(Environment):
     ) -> None:
         if endowment < 1 or multiplier < 1 or rounds < 1:
             raise ValueError("endowment, multiplier and rounds must all be at least 1")
+        if endowment > MAX_ENDOWMENT:
+            raise ValueError(f"the endowment is at most {MAX_ENDOWMENT:,} dollars")
         self.endowment = endowment
         self.multiplier = multiplier
         self.rounds = rounds

@@ -5,17 +5,18 @@ wrong-read rate of a reader is over the limit."""
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from personasim.simulation.cli.options import (
+    COUNT,
     NOT_VALID,
+    SEED,
     add_client_arguments,
     client_options,
-    int_from,
     out,
-    positive,
 )
 
 __all__ = ["add_audit_arguments", "add_audit_command", "audit_options", "unit_interval"]
@@ -32,7 +33,7 @@ def add_audit_command(commands: Any) -> None:
     )
     audit.add_argument("run_dir", type=Path, metavar="RUN", help="a complete run directory")
     audit.add_argument(
-        "--sample", type=int_from(1), default=200, help="readings re-read per reader (200)"
+        "--sample", type=COUNT, default=200, help="readings re-read per reader (200)"
     )
     add_audit_arguments(audit)
     audit.add_argument(
@@ -46,16 +47,19 @@ def add_audit_command(commands: Any) -> None:
 
 
 def unit_interval(text: str) -> float:
-    """A rate in [0, 1)."""
-    value = positive(text) if text.strip() not in ("0", "0.0") else 0.0
-    if value >= 1:
-        raise argparse.ArgumentTypeError(f"a rate below 1 is needed, got {text}")
+    """An argparse type: a rate in [0, 1)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 <= value < 1:  # NaN fails it too
+        raise argparse.ArgumentTypeError(f"must be a number from 0 to below 1, got {text!r}")
     return value
 
 
 def add_audit_arguments(parser: Any) -> None:
     """The audit's seed and limit (shared by `audit` and `run --audit N`)."""
-    parser.add_argument("--audit-seed", type=int_from(0), default=0, help="the sample's seed")
+    parser.add_argument("--audit-seed", type=SEED, default=0, help="the sample's seed")
     parser.add_argument(
         "--max-wrong-read-rate",
         type=unit_interval,
@@ -74,6 +78,7 @@ def audit_options(args: argparse.Namespace, sample: int) -> Any:
 
 
 def _audit(args: argparse.Namespace, extra: Sequence[str]) -> int:
+    from personasim.simulation.llm.masking import mask_secrets
     from personasim.simulation.runs.audit_run import audit_run
     from personasim.simulation.runs.reading_audit import audit_summary
     from personasim.simulation.runs.runner import RunError
@@ -82,7 +87,8 @@ def _audit(args: argparse.Namespace, extra: Sequence[str]) -> int:
     if args.role is not None:
         name, _, spec = args.role.partition("=")
         if name != "reader" or not spec:
-            raise RunError(f"--role {args.role!r}: audit binds one role, as reader=MODEL")
+            shown = repr(mask_secrets(args.role))
+            raise RunError(f"--role {shown}: audit binds one role, as reader=MODEL")
     result = audit_run(
         args.run_dir,
         audit_options(args, args.sample),

@@ -66,30 +66,33 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
     except _UsageError as exc:
         return fail(str(exc), 2)
+    command = list(sys.argv[1:] if argv is None else argv)
     try:
         return args.handler(args, extra)
-    except KeyboardInterrupt:
-        err.print("interrupted; the run directory is marked interrupted and can be resumed")
+    except KeyboardInterrupt as exc:
+        run_dir = getattr(exc, "run_dir", None)
+        marked = f"; {run_dir} is marked interrupted and can be resumed" if run_dir else ""
+        err.print(f"interrupted{marked}", markup=False)
         return 130
     except Exception as exc:
-        code = _exit_code(exc, list(sys.argv[1:] if argv is None else argv))
+        code = _exit_code(exc, command)
         if code is None:
             raise
         return code
+    except BaseException as exc:  # a stop (run_signals.RunStopped) is not an Exception
+        if isinstance(exc, _loaded((("personasim.simulation.runs.run_signals", "RunStopped"),))):
+            return _stopped(exc, command)
+        raise
 
 
 def _exit_code(exc: Exception, argv: list[str]) -> int | None:
     """The exit code (after its message) of an error the user can act on; None for a bug."""
-    from personasim.simulation.runs.run_signals import RunStopped
-
-    if isinstance(exc, RunStopped):
-        return _stopped(exc, argv)
     if isinstance(exc, _loaded(INPUT_ERRORS)):
         mismatch = _loaded((("personasim.simulation.log.event_log", "ResumeMismatchError"),))
         resumable = not isinstance(exc, mismatch)
         if resumable and getattr(exc, "run_dir", None) is not None:  # mid-run: a full disk...
             return fail(f"{exc}{_marked(exc)}", 1)
-        return fail(str(exc), 2)
+        return fail(f"{exc}{_marked(exc)}", 2)
     if isinstance(exc, _loaded((("personasim.simulation.llm.chat", "LLMError"),))):
         return fail(f"model call failed: {exc}{_marked(exc)}", 1)
     if isinstance(exc, OSError):  # a full disk, a folder that went away: no traceback
@@ -105,6 +108,8 @@ def _loaded(names: Sequence[tuple[str, str]]) -> tuple[type[BaseException], ...]
 def _marked(exc: BaseException) -> str:
     """Where a run that failed part-way stands, for the end of its error line."""
     run_dir = getattr(exc, "run_dir", None)
+    if (removed := getattr(exc, "removed_run_dir", None)) is not None:
+        return f"; nothing had been logged, so {removed} was removed: run the command again"
     if run_dir is None:
         return ""
     if manifest_error := getattr(exc, "manifest_error", None):
@@ -117,17 +122,27 @@ def _marked(exc: BaseException) -> str:
 
 
 def _stopped(exc: BaseException, argv: list[str]) -> int:
-    """A run stopped by SIGTERM or SIGINT: what happened and the command that resumes it."""
+    """A run stopped by SIGTERM or SIGINT: where it stands and the command to go on with."""
     run_dir = getattr(exc, "run_dir", None)
+    code = int(getattr(exc, "exit_code", 1))
+    if (complete := getattr(exc, "complete_run_dir", None)) is not None:
+        err.print(f"{exc} after {complete} was complete; nothing to resume", markup=False)
+        return code
     command = list(argv)
     if run_dir is not None and command[:1] in (["run"], ["rescore"]):
         if not any(a == "--out" or a.startswith("--out=") for a in command):
             command += ["--out", str(run_dir)]
         if "--resume" not in command:
             command.append("--resume")
-    where = f"{run_dir} is marked interrupted; " if run_dir is not None else ""
-    err.print(f"{exc}: {where}resume with: {shlex.join(['personasim', *command])}", markup=False)
-    return int(getattr(exc, "exit_code", 1))
+    again = shlex.join(["personasim", *command])
+    if run_dir is not None:
+        said = f"{run_dir} is marked interrupted; resume with: {again}"
+    elif "--resume" in command:
+        said = f"before the run resumed; its run directory is as it was; resume with: {again}"
+    else:
+        said = f"before a run directory was made; nothing was written; run again: {again}"
+    err.print(f"{exc}: {said}", markup=False)
+    return code
 
 
 def _parser() -> argparse.ArgumentParser:

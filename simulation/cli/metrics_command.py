@@ -8,16 +8,21 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from personasim.simulation.cli.options import err, open_store, out
+from personasim.simulation.cli.options import open_store, out
+from personasim.simulation.cli.view_command import add_scenario_file_argument
 
 if TYPE_CHECKING:
     from personasim.simulation.log.sqlite_store import SQLiteEventStore
 
 __all__ = ["add_metrics_command"]
+
+AGAIN = "then run `personasim metrics` again"
+"""What to do once a run that is still being written has ended."""
 
 
 def add_metrics_command(commands: Any) -> None:
@@ -28,22 +33,26 @@ def add_metrics_command(commands: Any) -> None:
         action="store_true",
         help="only compare; exit 1 if different or if there is no metrics.json yet",
     )
+    add_scenario_file_argument(metrics)
     metrics.set_defaults(handler=_metrics)
 
 
 def _metrics(args: argparse.Namespace, extra: Sequence[str]) -> int:
+    from personasim.simulation.runs.run_lock import refuse_if_locked
+
+    if not args.check:  # a live run's files are its writer's: said before the slow imports
+        refuse_if_locked(args.run_dir, AGAIN)
     from personasim.simulation.runs.runner import (
         EVENTS_FILE,
         METRICS_FILE,
         compute_run_metrics,
         read_manifest,
+        write_metrics,
         write_run_reports,
     )
     from personasim.simulation.runs.scenario_file import scenario_for_run
 
-    scenario, note = scenario_for_run(read_manifest(args.run_dir))
-    if note:
-        err.print(f"note: {note}")
+    scenario = scenario_for_run(read_manifest(args.run_dir), args.scenario_file)
     with open_store(args.run_dir) as store:
         metrics = compute_run_metrics(store, scenario)
         log_ok = _check_log_against_manifest(args.run_dir, store) if args.check else True
@@ -59,14 +68,29 @@ def _metrics(args: argparse.Namespace, extra: Sequence[str]) -> int:
     if args.check:
         out.print(f"{path}: {'identical to' if same else 'DIFFERS from'} the recomputed metrics")
         return 0 if same and log_ok else 1
-    path.write_text(text)
-    state = "unchanged" if same else "written"
-    out.print(f"{path}: {state} (recomputed from {EVENTS_FILE}, no model call)")
-    if metrics["partial"]:
-        out.print("partial: the run did not complete, so these metrics cover only its events")
-    for report in write_run_reports(args.run_dir, metrics, scenario):
-        out.print(f"  {report}")
+    with _writing(args.run_dir):
+        write_metrics(args.run_dir, metrics)
+        state = "unchanged" if same else "written"
+        out.print(f"{path}: {state} (recomputed from {EVENTS_FILE}, no model call)")
+        if metrics["partial"]:
+            out.print("partial: the run did not complete, so these metrics cover only its events")
+        for report in write_run_reports(args.run_dir, metrics, scenario):
+            out.print(f"  {report}")
     return 0
+
+
+@contextmanager
+def _writing(run_dir: Path) -> Iterator[None]:
+    """The run's writer lock, held while metrics.json and the reports are rewritten (each
+    atomically), so a run or resume starting meanwhile is refused rather than mixed in."""
+    from personasim.simulation.runs.run_lock import RunLock
+
+    lock = RunLock(run_dir)
+    lock.acquire(AGAIN)
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 def _check_log_against_manifest(run_dir: Path, store: SQLiteEventStore) -> bool:

@@ -18,13 +18,30 @@ from rich.markup import escape
 
 from personasim.simulation.core.scenario import ScenarioError, split_list
 from personasim.simulation.llm.chat import RESPONSE_FORMATS
+from personasim.simulation.llm.request_bounds import (
+    MAX_ATTEMPTS,
+    MAX_CONCURRENCY,
+    MAX_RPM,
+    MAX_TIMEOUT_S,
+)
 
 if TYPE_CHECKING:
     from personasim.simulation.log.sqlite_store import SQLiteEventStore
     from personasim.simulation.runs.runner import RunSettings
 
 __all__ = [
+    "ATTEMPTS",
+    "CONCURRENCY",
+    "COUNT",
+    "MAX_COUNT",
+    "MAX_SEED",
+    "MAX_TOKENS",
+    "MAX_WORKERS",
     "NOT_VALID",
+    "RPM",
+    "SECONDS",
+    "SEED",
+    "WORKERS",
     "add_run_arguments",
     "base_urls",
     "client_options",
@@ -33,7 +50,8 @@ __all__ = [
     "int_from",
     "open_store",
     "out",
-    "positive",
+    "positive_up_to",
+    "rate",
     "run_options",
     "scenario_values",
     "seed_list",
@@ -53,15 +71,90 @@ def fail(message: str, code: int) -> int:
     return code
 
 
+# --- argparse types: every number bounded, the limit said in the error ----------------------
+
+MAX_SEED = 2**63 - 1
+"""Seeds are stored as SQLite integers (64 bits, signed) and given to NumPy as such."""
+MAX_WORKERS = 256
+"""Worker processes on one machine; each needs a share of at least one request in flight."""
+MAX_TOKENS = 1_000_000
+"""A reply's tokens: more than any model's context holds."""
+MAX_COUNT = 1_000_000
+"""Readings audited, the smallest group size flagged: no run has more units than this."""
+
+
+def int_from(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: an integer of at least `low` and, given, at most `high` (argparse
+    names the flag)."""
+    bound = f"of at least {low}" + (f" and at most {high}" if high is not None else "")
+
+    def parse(text: str) -> int:
+        try:
+            value: int | None = int(text)
+        except ValueError:  # not a whole number, or more digits than Python converts
+            value = None
+        if value is None or value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"must be an integer {bound}, got {_shown(text)}")
+        return value
+
+    return parse
+
+
+def positive_up_to(high: float) -> Callable[[str], float]:
+    """An argparse type: a finite number greater than 0 and at most `high`."""
+    shown = int(high) if float(high).is_integer() else high
+
+    def parse(text: str) -> float:
+        value = _number(text)
+        if not (0 < value <= high):  # NaN fails every comparison
+            raise argparse.ArgumentTypeError(
+                f"must be a number greater than 0 and at most {shown}, got {_shown(text)}"
+            )
+        return value
+
+    return parse
+
+
+def rate(text: str) -> float:
+    """An argparse type: a share from 0 to 1."""
+    value = _number(text)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1, got {_shown(text)}")
+    return value
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        return math.nan
+
+
+def _shown(text: str) -> str:
+    """The value as typed, cut short: a pasted megabyte stays off the error line."""
+    return repr(text) if len(text) <= 40 else f"{text[:40]!r}... ({len(text):,} characters)"
+
+
+# The argparse types of the flags every command that runs a model shares (docs/performance.md
+# states the limits).
+SEED = int_from(0, MAX_SEED)
+CONCURRENCY = int_from(1, MAX_CONCURRENCY)
+WORKERS = int_from(1, MAX_WORKERS)
+ATTEMPTS = int_from(1, MAX_ATTEMPTS)
+COUNT = int_from(1, MAX_COUNT)
+RPM = positive_up_to(MAX_RPM)
+SECONDS = positive_up_to(MAX_TIMEOUT_S)
+
+
 def add_client_arguments(parser: argparse.ArgumentParser) -> None:
     """The model client's limits, retries and cache, for commands that ask a model about a
     finished run (`rescore`, `audit`)."""
     parser.add_argument(
-        "--concurrency", type=int_from(1), default=16, help="model requests in flight"
+        "--concurrency", type=CONCURRENCY, default=16, help="model requests in flight"
     )
-    parser.add_argument("--rpm", type=positive, help="at most this many requests per minute")
-    parser.add_argument("--timeout", type=positive, default=60.0, help="seconds per attempt")
-    parser.add_argument("--max-attempts", type=int_from(1), default=5, help="attempts per request")
+    parser.add_argument("--rpm", type=RPM, help="at most this many requests per minute")
+    parser.add_argument("--timeout", type=SECONDS, default=60.0, help="seconds per attempt")
+    parser.add_argument("--max-attempts", type=ATTEMPTS, default=5, help="attempts per request")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     parser.add_argument("--cache-dir", type=Path, help="response cache location")
 
@@ -69,7 +162,7 @@ def add_client_arguments(parser: argparse.ArgumentParser) -> None:
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     """What `run` and `sweep` share: the seed, the endpoint and its limits, the cache, and
     the settings; a sweep passes every one of them to each of its runs."""
-    parser.add_argument("--seed", type=int_from(0), default=0, help="seed of the run's draws")
+    parser.add_argument("--seed", type=SEED, default=0, help="seed of the run's draws")
     parser.add_argument(
         "--base-url",
         action="append",
@@ -84,18 +177,18 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         help="pools of replicas (TOML or YAML), used as --model openai:NAME@pool:POOL",
     )
     parser.add_argument(
-        "--concurrency", type=int_from(1), default=16, help="model requests in flight"
+        "--concurrency", type=CONCURRENCY, default=16, help="model requests in flight"
     )
-    parser.add_argument("--rpm", type=positive, help="at most this many requests per minute")
+    parser.add_argument("--rpm", type=RPM, help="at most this many requests per minute")
     parser.add_argument(
         "--workers",
-        type=int_from(1),
+        type=WORKERS,
         default=1,
         help="processes that run the decisions, each with its share of the limits; results "
         "are the same (docs/performance.md)",
     )
-    parser.add_argument("--timeout", type=positive, default=60.0, help="seconds per attempt")
-    parser.add_argument("--max-attempts", type=int_from(1), default=5, help="attempts per request")
+    parser.add_argument("--timeout", type=SECONDS, default=60.0, help="seconds per attempt")
+    parser.add_argument("--max-attempts", type=ATTEMPTS, default=5, help="attempts per request")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     parser.add_argument("--cache-dir", type=Path, help="response cache location")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
@@ -170,15 +263,17 @@ def _add_settings_arguments(parser: argparse.ArgumentParser) -> None:
         help="text: the prompts' own format; json_schema (OpenAI, vLLM) or json_object "
         "(llama.cpp's server): JSON constrained by each answer's schema",
     )
-    parser.add_argument("--max-tokens", type=int_from(1), help="cap on every reply's tokens")
+    parser.add_argument(
+        "--max-tokens", type=int_from(1, MAX_TOKENS), help="cap on every reply's tokens"
+    )
     parser.add_argument(
         "--max-failure-rate",
-        type=float,
+        type=rate,
         default=0.2,
         help="above this share of failed decisions the run is marked not valid (exit 3)",
     )
     parser.add_argument(
-        "--min-group-n", type=int_from(1), default=5, help="groups smaller than this are flagged"
+        "--min-group-n", type=COUNT, default=5, help="groups smaller than this are flagged"
     )
 
 
@@ -205,36 +300,10 @@ def _settings(args: argparse.Namespace) -> RunSettings:
 
 def seed_list(text: str) -> list[int]:
     """An argparse type: comma-separated seeds (whole numbers of at least 0), each once."""
-    seeds = [int_from(0)(item) for item in split_list(text)]
+    seeds = [SEED(item) for item in split_list(text)]
     if not seeds or len(set(seeds)) != len(seeds):
         raise argparse.ArgumentTypeError(f"give one or more seeds, each once, got {text!r}")
     return seeds
-
-
-def int_from(low: int) -> Callable[[str], int]:
-    """An argparse type: an integer of at least `low` (argparse names the flag)."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = None
-        if value is None or value < low:
-            raise argparse.ArgumentTypeError(f"must be an integer of at least {low}, got {text!r}")
-        return value
-
-    return parse
-
-
-def positive(text: str) -> float:
-    """An argparse type: a finite number greater than 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"must be a number greater than 0, got {text!r}")
-    return value
 
 
 def scenario_values(tokens: Sequence[str], switches: Collection[str] = ()) -> dict[str, str]:

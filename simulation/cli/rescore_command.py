@@ -57,7 +57,10 @@ def add_rescore_command(commands: Any) -> None:
 def _rescore(args: argparse.Namespace, extra: Sequence[str]) -> int:
     from personasim.simulation.llm.roles import RoleError, parse_role_args
     from personasim.simulation.runs.rescore import rescore_run
-    from personasim.simulation.runs.runner import RunError
+    from personasim.simulation.runs.runner import RunError, read_manifest
+
+    if read_manifest(args.run_dir).get("scenario_file") is not None:  # never loaded: data only
+        raise RunError(f"{args.run_dir}: a scenario file's run cannot be rescored")
 
     try:
         roles = parse_role_args(args.role, split_list)
@@ -112,7 +115,8 @@ def agreement_lines(metrics: dict[str, Any]) -> list[str]:
 
 
 def _statistic_lines(agreement: dict[str, Any]) -> list[str]:
-    return [f"  {stat['label']}: {_shown(stat)}" for stat in agreement["statistics"].values()]
+    lines = [f"  {stat['label']}: {_shown(stat)}" for stat in agreement["statistics"].values()]
+    return lines + [f"  note: {note}" for note in agreement.get("notes", [])]
 
 
 def _shown(stat: dict[str, Any]) -> str:

@@ -13,7 +13,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from personasim.simulation.cli.options import NOT_VALID, err, int_from, out, positive
+from personasim.simulation.cli.options import (
+    ATTEMPTS,
+    CONCURRENCY,
+    NOT_VALID,
+    RPM,
+    SECONDS,
+    WORKERS,
+    err,
+    out,
+)
 
 __all__ = ["add_retry_command"]
 
@@ -36,18 +45,16 @@ def add_retry_command(commands: Any) -> None:
     )
     limits = retry.add_argument_group("limits (default: the run's own, from its manifest)")
     limits.add_argument(
-        "--concurrency", type=int_from(1), metavar="N", help="model requests in flight"
+        "--concurrency", type=CONCURRENCY, metavar="N", help="model requests in flight"
     )
     limits.add_argument(
-        "--rpm", type=positive, metavar="N", help="at most this many requests per minute"
+        "--rpm", type=RPM, metavar="N", help="at most this many requests per minute"
     )
     limits.add_argument(
-        "--workers", type=int_from(1), metavar="N", help="processes that run the decisions"
+        "--workers", type=WORKERS, metavar="N", help="processes that run the decisions"
     )
-    limits.add_argument("--timeout", type=positive, metavar="SECONDS", help="seconds per attempt")
-    limits.add_argument(
-        "--max-attempts", type=int_from(1), metavar="N", help="attempts per request"
-    )
+    limits.add_argument("--timeout", type=SECONDS, metavar="SECONDS", help="seconds per attempt")
+    limits.add_argument("--max-attempts", type=ATTEMPTS, metavar="N", help="attempts per request")
     limits.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     limits.add_argument("--cache-dir", type=Path, metavar="DIR", help="response cache location")
     limits.add_argument("--no-progress", action="store_true", help="hide the progress bar")
@@ -76,6 +83,13 @@ def add_retry_command(commands: Any) -> None:
         metavar="FILE",
         help="the edited prompt pack the run used, when it is no longer at the recorded path",
     )
+    where.add_argument(
+        "--scenario-file",
+        type=Path,
+        metavar="FILE",
+        help="a run of a scenario file: that file (its sha256 must be the one the run recorded; "
+        "the path in a run directory is never followed)",
+    )
     retry.set_defaults(handler=_retry)
 
 
@@ -96,7 +110,12 @@ def _retry(args: argparse.Namespace, extra: Sequence[str]) -> int:
             "stop it, then retry"
         )
     plan = plan_retry(
-        run_dir, manifest, base_url=args.base_url, endpoints=args.endpoints, prompts=args.prompts
+        run_dir,
+        manifest,
+        base_url=args.base_url,
+        endpoints=args.endpoints,
+        prompts=args.prompts,
+        scenario_file=args.scenario_file,
     )
     options = plan.run_options(
         concurrency=args.concurrency,

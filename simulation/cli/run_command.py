@@ -10,11 +10,11 @@ from typing import Any
 
 from personasim.simulation.cli.audit_command import add_audit_arguments, audit_options
 from personasim.simulation.cli.options import (
+    COUNT,
     NOT_VALID,
+    SECONDS,
     add_run_arguments,
-    int_from,
     out,
-    positive,
     run_options,
 )
 from personasim.simulation.cli.scenario_args import add_scenario_command, scenario_arguments
@@ -48,7 +48,7 @@ def add_run_command(commands: Any) -> None:
     reading = run.add_argument_group("reading audit (docs/readers.md)")
     reading.add_argument(
         "--audit",
-        type=int_from(1),
+        type=COUNT,
         metavar="N",
         help="at the end, re-read N readings per reader with an independent reader; a reader "
         "whose wrong-read rate may be over the limit makes the run not valid (exit 3)",
@@ -69,7 +69,7 @@ def add_run_command(commands: Any) -> None:
     )
     dry.add_argument(
         "--latency",
-        type=positive,
+        type=SECONDS,
         metavar="SECONDS",
         help="with --dry-run: seconds a request is assumed to take (default 2)",
     )
@@ -83,36 +83,54 @@ def add_run_command(commands: Any) -> None:
 
 
 def _run(args: argparse.Namespace, extra: Sequence[str]) -> int:
-    from personasim.simulation.runs.runner import RunError
-    from personasim.simulation.runs.scenario_file import resolve_scenario
+    from personasim.simulation.runs.run_signals import stops_raise
 
-    scenario = resolve_scenario(args.scenario)
-    params = scenario.parse_params(scenario_arguments(args, extra, scenario))
-    if args.dry_run:
-        if args.resume:
-            raise RunError("--dry-run plays a new run; it cannot --resume one")
-        return _dry_run(scenario, params, args)
-    dry_only = (("--prices", args.prices), ("--latency", args.latency))
-    for flag, value in (*dry_only, ("--tokenizer", args.tokenizer)):
-        if value is not None:
-            raise RunError(f"{flag} is used only with --dry-run; add --dry-run or leave it out")
-    return play(scenario, params, args)
+    with stops_raise():  # from the first line: a stop during start-up is said, not silent
+        if args.out is not None and not args.dry_run:  # named before the slow imports
+            from personasim.simulation.runs.run_lock import refuse_if_locked
+
+            refuse_if_locked(args.out, "then resume" if args.resume else "or choose another --out")
+        from personasim.simulation.runs.runner import RunError
+        from personasim.simulation.runs.scenario_file import resolve_scenario
+
+        scenario = resolve_scenario(args.scenario)
+        params = scenario.parse_params(scenario_arguments(args, extra, scenario))
+        if args.dry_run:
+            if args.resume:
+                raise RunError("--dry-run plays a new run; it cannot --resume one")
+            return _dry_run(scenario, params, args)
+        dry_only = (("--prices", args.prices), ("--latency", args.latency))
+        for flag, value in (*dry_only, ("--tokenizer", args.tokenizer)):
+            if value is not None:
+                raise RunError(f"{flag} is used only with --dry-run; add --dry-run or leave it out")
+        return play(scenario, params, args)
 
 
 def play(scenario: Any, params: Any, args: argparse.Namespace) -> int:
     """Run `scenario` with the command's run options and print its summary; the exit status
     (`counterfactual` plays its design through here too)."""
+    from personasim.simulation.runs.run_signals import RunStopped, stops_raise
     from personasim.simulation.runs.runner import run_scenario
 
-    result = run_scenario(
-        scenario,
-        params,
-        model=args.model,
-        out=args.out,
-        resume=args.resume,
-        retry_failed=args.retry_failed,
-        **run_options(args),
-    )
+    with stops_raise():
+        result = run_scenario(
+            scenario,
+            params,
+            model=args.model,
+            out=args.out,
+            resume=args.resume,
+            retry_failed=args.retry_failed,
+            **run_options(args),
+        )
+        try:
+            return _report(result, args)
+        except RunStopped as exc:  # the run is complete: nothing to resume
+            exc.complete_run_dir = result.run_dir  # type: ignore[attr-defined]
+            raise
+
+
+def _report(result: Any, args: argparse.Namespace) -> int:
+    """The summary of a finished run (and its reading audit); the exit status."""
     for line in result.report:
         out.print(line)
     if "note" in result.manifest["model"]:
@@ -184,6 +202,9 @@ def calls_line(manifest: dict[str, Any]) -> str:
     )
     if overall.get("context_exceeded"):
         line += f" ({overall['context_exceeded']} outgrew the model's context)"
+    if llm.get("hedged"):  # duplicates of hung requests, some beyond the concurrency
+        beyond = llm.get("beyond_limit", 0)
+        line += f", hedged calls {llm['hedged']} ({beyond} beyond --concurrency)"
     specs = [spec for specs in manifest.get("roles", {}).values() for spec in specs]
     if all(is_scripted(spec) for spec in specs):
         return line

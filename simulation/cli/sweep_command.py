@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,10 @@ from personasim.simulation.cli.options import (
 from personasim.simulation.cli.scenario_args import add_scenario_command, scenario_arguments
 from personasim.simulation.core.scenario import ScenarioError, split_list
 
-__all__ = ["EXECUTORS", "add_sweep_command"]
+__all__ = ["EXECUTORS", "MAX_CELLS", "add_sweep_command"]
+
+MAX_CELLS = 10_000
+"""Runs one sweep makes (models × --vary values × seeds): each is a run directory."""
 
 EXECUTORS = ("local", "ray")
 """`run_sweep`'s executors (`simulation.runs.sweep.EXECUTORS`, which imports the runner; a test
@@ -75,9 +79,11 @@ def _sweep(args: argparse.Namespace, extra: Sequence[str]) -> int:
         if not sep or not values:
             raise ScenarioError(f"--vary {item!r}: use NAME=V1,V2 (e.g. endowment=10,44,100)")
         grid[name.replace("-", "_")] = values.split(",")
+    models = [m for m in split_list(args.models) if m]
+    _check_size(grid, len(models), len(args.seeds or [0]))
     result = run_sweep(
         args.scenario,
-        [m for m in split_list(args.models) if m],
+        models,
         grid,
         scenario_arguments(args, extra, resolve_scenario(args.scenario)),
         out=args.out,
@@ -103,3 +109,14 @@ def _sweep(args: argparse.Namespace, extra: Sequence[str]) -> int:
         out.print(f"NOT VALID (failure rate over the limit): {', '.join(invalid)}")
         return NOT_VALID
     return 0
+
+
+def _check_size(grid: dict[str, list[str]], models: int, seeds: int) -> None:
+    """A grid of more than `MAX_CELLS` runs is refused before its combinations are listed."""
+    cells = models * seeds * math.prod(len(values) for values in grid.values())
+    if cells > MAX_CELLS:
+        sizes = " × ".join([str(models), *(str(len(v)) for v in grid.values()), str(seeds)])
+        raise ScenarioError(
+            f"the sweep has {cells:,} cells (models × --vary values × seeds: {sizes}); the "
+            f"maximum is {MAX_CELLS:,} runs; split it into several sweeps"
+        )

@@ -24,6 +24,7 @@ from personasim.simulation.core.decision_range import DecisionRange
 from personasim.simulation.core.scoring import ScoreItems
 from personasim.simulation.llm.prompts import PromptPack
 from personasim.simulation.llm.roles import Role
+from personasim.simulation.log.input_checks import unstorable
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -62,7 +63,8 @@ class ScenarioParams(BaseModel):
     command line.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    """`allow_inf_nan=False`: a float parameter is finite (`--temperature nan` is refused)."""
 
     @model_validator(mode="before")
     @classmethod
@@ -74,6 +76,15 @@ class ScenarioParams(BaseModel):
             if isinstance(split.get(name), str) and get_origin(info.annotation) in (tuple, list):
                 split[name] = tuple(split_list(split[name]))
         return split
+
+    @model_validator(mode="after")
+    def _storable(self) -> ScenarioParams:
+        """Parameters are recorded in the run's log, which holds UTF-8 text: a byte on the
+        command line that is not UTF-8 arrives as a lone surrogate and is refused here."""
+        if problem := unstorable(self.model_dump(mode="python")):
+            field, _, why = problem.partition(": ")
+            raise ValueError(f"--{field.replace('_', '-')}: {why}")
+        return self
 
 
 _LIST_COMMA = re.compile(r",(?![A-Za-z_]+=)")
@@ -230,18 +241,26 @@ class Scenario(ABC):
             return cls.Params.model_validate(values)
         except ValidationError as exc:
             problems = "; ".join(
-                f"--{'.'.join(str(p) for p in err['loc']).replace('_', '-')}: {err['msg']}"
-                + (
-                    did_you_mean(str(err["loc"][0]), cls.Params.model_fields)
-                    if err["type"] == "extra_forbidden"
-                    else f" (got {err['input']!r})"
-                )
-                for err in exc.errors()
+                _param_problem(err, cls.Params.model_fields) for err in exc.errors()
             )
             raise ScenarioError(
                 f"{cls.name}: invalid parameters: {problems}. "
                 f"`personasim list` shows the parameters of each scenario."
             ) from None
+
+
+def _param_problem(error: Any, known: Iterable[str]) -> str:
+    """`--n-personas: Input should be ... (got '0')`; a check of several parameters at once (a
+    model validator) names them itself."""
+    message = str(error["msg"]).removeprefix("Value error, ")
+    if not error["loc"]:
+        return message
+    flag = f"--{'.'.join(str(p) for p in error['loc']).replace('_', '-')}"
+    if error["type"] == "extra_forbidden":
+        return f"{flag}: {message}{did_you_mean(str(error['loc'][0]), known)}"
+    shown = repr(error["input"])
+    shown = shown if len(shown) <= 60 else f"{shown[:60]}... ({len(shown):,} characters)"
+    return f"{flag}: {message} (got {shown})"
 
 
 def did_you_mean(name: str, known: Iterable[str], flag: str = "--") -> str:

@@ -6,13 +6,17 @@ Each imports its backend only when it builds one, so reading a spec imports noth
 from __future__ import annotations
 
 import importlib
+import os
 from typing import TYPE_CHECKING, Any
 
+from personasim.simulation.llm.masking import mask_secrets
 from personasim.simulation.llm.model_spec import (
     BackendKind,
     ModelSpec,
     ModelSpecError,
     backend_kind,
+    check_no_secret,
+    shown_spec,
 )
 
 if TYPE_CHECKING:
@@ -38,10 +42,11 @@ class ScriptedKind(BackendKind):
             if name not in SCRIPTED_OPTIONS or not sep:
                 known = ", ".join(f"{k}=" for k in SCRIPTED_OPTIONS)
                 raise ModelSpecError(
-                    f"model {text!r}: unknown option {item!r}; scripted takes {known}"
+                    f"model {shown_spec(text)}: unknown option {shown_spec(item)}; scripted "
+                    f"takes {known}"
                 )
             if name in options:
-                raise ModelSpecError(f"model {text!r}: {name} is given twice")
+                raise ModelSpecError(f"model {shown_spec(text)}: {name} is given twice")
             options[name] = _scripted_value(text, name, value)
         return ModelSpec(text, "scripted", options=tuple(options.items()))
 
@@ -57,7 +62,9 @@ def _scripted_value(text: str, name: str, value: str) -> float | int:
     except ValueError:
         number = None
     if number is None or (name == "drift" and not 0.0 <= number <= 1.0) or number < 0:
-        raise ModelSpecError(f"model {text!r}: {name}={value} must be {SCRIPTED_OPTIONS[name]}")
+        raise ModelSpecError(
+            f"model {shown_spec(text)}: {name}={value} must be {SCRIPTED_OPTIONS[name]}"
+        )
     return number
 
 
@@ -77,6 +84,8 @@ class OpenAIKind(BackendKind):
         from personasim.simulation.llm.chat import PermanentLLMError
         from personasim.simulation.llm.openai_backend import OpenAIBackend
 
+        if not (spec.url or base_url) and (env_url := os.environ.get("OPENAI_BASE_URL")):
+            check_no_secret(env_url, f"OPENAI_BASE_URL {mask_secrets(env_url)}")
         try:
             return OpenAIBackend(spec.name, base_url=spec.url or base_url)
         except PermanentLLMError as exc:  # no key, or a URL that cannot work: bad input
@@ -106,7 +115,7 @@ class LangChainKind(BackendKind):
         module, colon, cls = spec.name.partition(":")
         if not (module and colon and cls.isidentifier()) or spec.url is not None:
             raise ModelSpecError(
-                f"model {text!r}: use {self.usage}, e.g. "
+                f"model {shown_spec(text)}: use {self.usage}, e.g. "
                 "langchain:langchain_openai:ChatOpenAI?model=gpt-4o-mini&temperature=0"
             )
         return spec
@@ -120,17 +129,20 @@ class LangChainKind(BackendKind):
         try:
             cls = getattr(importlib.import_module(module_name), class_name)
         except (ImportError, AttributeError) as exc:
-            reason = f"cannot import {spec.name} ({exc})"
-            raise ModelSpecError(f"model {spec.text!r}: {reason}") from None
+            reason = f"cannot import {spec.name} ({mask_secrets(str(exc))})"
+            raise ModelSpecError(f"model {shown_spec(spec.text)}: {reason}") from None
         if not (isinstance(cls, type) and issubclass(cls, BaseChatModel)):
-            raise ModelSpecError(f"model {spec.text!r}: {spec.name} is not a LangChain chat model")
+            raise ModelSpecError(
+                f"model {shown_spec(spec.text)}: {spec.name} is not a LangChain chat model"
+            )
         options = spec.option_dict
         if "max_retries" in getattr(cls, "model_fields", {}):
             options.setdefault("max_retries", 0)  # LLMClient stays the one retry layer
         try:
             model = cls(**options)
         except Exception as exc:  # pydantic's ValidationError, or the class's own checks
-            raise ModelSpecError(f"model {spec.text!r}: {class_name}(...) failed: {exc}") from None
+            failed = f"{class_name}(...) failed: {mask_secrets(str(exc))}"
+            raise ModelSpecError(f"model {shown_spec(spec.text)}: {failed}") from None
         return LangChainBackend(model, name=_model_name(spec, model), spec=spec.text)
 
 

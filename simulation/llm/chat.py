@@ -187,7 +187,8 @@ class Backend(ABC):
         """Release connections."""
 
 
-Router: TypeAlias = Callable[[ChatRequest], AbstractAsyncContextManager[Backend]]
+Router: TypeAlias = Callable[[ChatRequest, Any], AbstractAsyncContextManager[Backend]]
 """Per request: a context manager that waits for a replica that may take it (its slot and
 pacing), yields that replica's backend for one attempt, and learns from how the attempt ended
-(an error may come out of it replaced: see simulation/llm/endpoint_pool.py)."""
+(an error may come out of it replaced: see simulation/llm/endpoint_pool.py). Its second
+argument is a hedged duplicate's `hedging.Overrun` (None for any other request)."""

@@ -2,8 +2,9 @@
 
 Around any backend it adds, in this order: answers already in the run's log (resume), the
 response cache, a concurrency cap, a requests-per-minute limit, a per-attempt timeout and one
-retry layer (exponential backoff with jitter that honours Retry-After), with one hedged
-duplicate for a request that has waited far past the endpoint's usual latency
+retry layer (exponential backoff with jitter; a Retry-After from the server replaces it), with
+one hedged duplicate for a request that has waited far past the endpoint's usual latency, sent
+even when every slot is taken, out of a small budget beyond the limit
 (`simulation/llm/hedging.py`); a pool of replicas (`endpoint_pool.py`) is asked for a replica
 per attempt, inside all of these. Every finished call is an `llm.call` event; every call that
 failed an `llm.error` incident, written at once. A call that ran out of attempts on transient errors
@@ -15,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -38,8 +38,15 @@ from personasim.simulation.llm.chat import (
     TransientLLMError,
 )
 from personasim.simulation.llm.endpoint_errors import timeout_error
-from personasim.simulation.llm.hedging import HedgePolicy, LatencyWindow
+from personasim.simulation.llm.hedging import (
+    BeyondLimit,
+    HedgePolicy,
+    LatencyWindow,
+    Overrun,
+    hung_message,
+)
 from personasim.simulation.llm.limiter import EndpointLimiter, LocalLimiter, endpoint_key
+from personasim.simulation.llm.model_pool import ModelPool
 
 __all__ = [
     "ContextExceededError",
@@ -156,6 +163,7 @@ class LLMClient:
         self.calls = 0
         self.cache_hits = 0
         self.hedges = 0
+        self.hedges_beyond_limit = 0
         self._hedging = 0
         self._last_answer: float | None = None  # when the endpoint last answered a request
         self._last_give_up = -math.inf  # when a call last ran out of attempts
@@ -163,6 +171,10 @@ class LLMClient:
         hedge = self.retry.hedge
         on_endpoint = endpoint_key(self._identity) is not None
         self._latency = LatencyWindow(hedge) if hedge.enabled and on_endpoint else None
+        self._beyond = BeyondLimit(hedge.budget(concurrency))
+        self._hedge_cap = max(1, concurrency // 4)
+        """Duplicates under way at once (one per request, within the call's attempts): when
+        the whole endpoint slows down, duplicates add to its load."""
 
     async def complete(
         self,
@@ -271,14 +283,18 @@ class LLMClient:
         tasks = {loop.create_task(self._send(request, call, sent))}
         hedging = False
         try:
-            while (wait := _hedge_wait(latency, sent, loop.time())) > 0:
+            while True:
                 # The delay is looked up again each time: a request sent before the endpoint's
                 # latency was known (the run's first burst) is hedged once it is.
+                if (wait := latency.wait(sent, loop.time())) <= 0:
+                    if call.requests >= self.retry.max_attempts:
+                        return await tasks.pop()  # no request of the call's left to duplicate
+                    if self._hedging < self._hedge_cap:
+                        break
+                    wait = latency.policy.floor  # as many duplicates as allowed are out
                 done, _ = await asyncio.wait(tasks, timeout=wait)
                 if done:
                     return done.pop().result()
-            if not self._may_hedge(call):
-                return await tasks.pop()
             hedging = True
             self._hedging += 1
             (first,) = tasks
@@ -286,14 +302,14 @@ class LLMClient:
             duplicate = loop.create_task(self._send(request, call, dup_sent, duplicate=True))
             tasks.add(duplicate)
             while tasks:
-                wait = _hedge_wait(latency, dup_sent, loop.time())
+                wait = latency.wait(dup_sent, loop.time())
                 done, _ = await asyncio.wait(
                     tasks, timeout=max(wait, 0.0), return_when=asyncio.FIRST_COMPLETED
                 )
                 if not done:
                     if not dup_sent:
                         continue  # the duplicate still waits for its slot
-                    raise _hung_error(loop.time() - sent[0])
+                    raise TransientLLMError(hung_message(loop.time() - sent[0]))
                 for task in done:
                     if task.exception() is None:
                         return task.result()
@@ -323,14 +339,6 @@ class LLMClient:
             return LLMCallFailedError(message)
         return EndpointDownError(message)
 
-    def _may_hedge(self, call: _Call) -> bool:
-        """A duplicate (one per request: each attempt's at most) within the call's attempt
-        budget, and only a few at a time (when the whole endpoint slows down, duplicates
-        would add to its load)."""
-        return call.requests < self.retry.max_attempts and self._hedging < max(
-            1, self.concurrency // 4
-        )
-
     async def _send(
         self,
         request: ChatRequest,
@@ -339,15 +347,31 @@ class LLMClient:
         duplicate: bool = False,
     ) -> ChatResponse:
         """One HTTP request, within a concurrency slot and the request pacing (and, on a pool,
-        the slot and pacing of the replica it goes to); a `duplicate` (hedge) counts as hedged
-        only once it has its slot and is sent."""
-        async with self._slots:
-            if self._limiter is not None:
-                await self._limiter.acquire()
-            if self._router is None:
-                return await self._exchange(self.backend, request, call, sent, duplicate)
-            async with self._router(request) as replica:
-                return await self._exchange(replica, request, call, sent, duplicate)
+        the slot and pacing of the replica it goes to). A `duplicate` (hedge) whose slots are
+        all taken goes beyond them when the budget has room (`hedging.py`), else it waits for
+        one; it counts as hedged only once it is sent."""
+        if not duplicate:
+            async with self._slots:
+                return await self._paced(request, call, sent, None)
+        overrun = Overrun(self._beyond)
+        try:
+            if overrun.skips(self._slots):
+                return await self._paced(request, call, sent, overrun)
+            async with self._slots:
+                return await self._paced(request, call, sent, overrun)
+        finally:
+            overrun.close()
+
+    async def _paced(
+        self, request: ChatRequest, call: _Call, sent: list[float] | None, overrun: Overrun | None
+    ) -> ChatResponse:
+        """The request once it has its slot: after its pacing, to the backend or the replica."""
+        if self._limiter is not None:
+            await self._limiter.acquire()
+        if self._router is None:
+            return await self._exchange(self.backend, request, call, sent, overrun)
+        async with self._router(request, overrun) as replica:
+            return await self._exchange(replica, request, call, sent, overrun)
 
     async def _exchange(
         self,
@@ -355,14 +379,18 @@ class LLMClient:
         request: ChatRequest,
         call: _Call,
         sent: list[float] | None,
-        duplicate: bool,
+        overrun: Overrun | None,
     ) -> ChatResponse:
-        """The request itself, under the per-attempt timeout, once it may be sent."""
+        """The request itself, under the per-attempt timeout, once it may be sent (`overrun`:
+        a duplicate's, which says whether it went beyond the limit)."""
         self.calls += 1
         call.requests += 1
-        if duplicate:
+        if overrun is not None:
             call.hedged = True
             self.hedges += 1
+            if overrun.taken:
+                call.beyond_limit = True
+                self.hedges_beyond_limit += 1
         if call.requests == 1:
             call.first_sent = time.monotonic()
         started = time.perf_counter()
@@ -414,6 +442,7 @@ class LLMClient:
             "source": source,
             "attempts": call.requests,
             "hedged": call.hedged,
+            "beyond_limit": call.beyond_limit,
             "latency_s": elapsed_since(started),
         }
         if request.response_format is not None:  # text requests log as they always have
@@ -445,77 +474,18 @@ class LLMClient:
         await self.backend.aclose()
 
 
-def _hung_error(waited: float) -> TransientLLMError:
-    """Both the request and its duplicate are past the hedge delay: the attempt ends as a
-    timeout would, so a double hang costs two hedge delays, not a whole `--timeout`."""
-    return TransientLLMError(
-        f"no answer within {waited:.1f}s from the request nor from its duplicate — the server "
-        "may be overloaded or the model slow: lower --concurrency or raise --timeout"
-    )
-
-
-def _hedge_wait(latency: LatencyWindow, sent: list[float], now: float) -> float:
-    """Seconds to wait before looking again whether to hedge (0 or less: hedge now). Until the
-    delay is known, or while the request waits for its slot, look again after the floor or
-    the delay."""
-    if (delay := latency.delay()) is None:
-        return latency.policy.floor
-    if not sent:
-        return delay
-    return sent[0] + delay - now
-
-
 class _Call:
-    """One logical request: the HTTP requests sent for it, and whether one was a duplicate."""
+    """One logical request: the HTTP requests sent for it, whether one was a duplicate, and
+    whether a duplicate went beyond the limit."""
 
-    __slots__ = ("first_sent", "hedged", "requests")
+    __slots__ = ("beyond_limit", "first_sent", "hedged", "requests")
 
     def __init__(self) -> None:
         self.requests = 0
         self.hedged = False
+        self.beyond_limit = False
         self.first_sent = math.inf
 
 
 def elapsed_since(started: float) -> float:
     return float(f"{time.perf_counter() - started:.6f}")
-
-
-class ModelPool:
-    """The run's main model and any other model its roles are bound to (judges, evaluators).
-
-    Other models are built on first use from their spec (`openai:NAME`...) and share the run's
-    cache, limits and log; their answers have their own cache entries because the backend's
-    identity is part of every key. `main_spec` is the spec the main model was built from.
-    """
-
-    def __init__(
-        self,
-        main: LLMClient,
-        build: Callable[[str], LLMClient] | None = None,
-        main_spec: str | None = None,
-    ) -> None:
-        self.main = main
-        self.main_spec = main_spec
-        self._build = build
-        self._others: dict[str, LLMClient] = {}
-
-    def endpoint_reports(self) -> list[dict[str, Any]]:
-        """Per model served by a pool of replicas, its endpoints' counts (for the manifest)."""
-        pools = sys.modules.get("personasim.simulation.llm.endpoint_pool")
-        if pools is None:  # no pool was made (and aiohttp, 0.13 s, is left unimported)
-            return []
-        clients = (self.main, *self._others.values())
-        return [c.backend.report() for c in clients if isinstance(c.backend, pools.EndpointPool)]
-
-    def get(self, spec: str | None = None) -> LLMClient:
-        if spec is None or spec == self.main_spec:
-            return self.main
-        if spec not in self._others:
-            if self._build is None:
-                raise LLMError(f"this run cannot reach other models (asked for {spec!r})")
-            self._others[spec] = self._build(spec)
-        return self._others[spec]
-
-    async def aclose(self) -> None:
-        for client in (self.main, *self._others.values()):
-            await client.aclose()

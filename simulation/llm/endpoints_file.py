@@ -27,6 +27,15 @@ from urllib.parse import urlsplit
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from personasim.simulation.llm.masking import find_secrets, is_secret_name, mask_secrets
+from personasim.simulation.llm.request_bounds import (
+    MAX_CONCURRENCY,
+    MAX_COOLDOWN_S,
+    MAX_ENDPOINT_FAILURES,
+    MAX_ENDPOINT_WEIGHT,
+    MAX_RPM,
+)
+
 __all__ = [
     "BASE_URL_POOL",
     "DEFAULT_KEY_ENV",
@@ -46,7 +55,6 @@ BASE_URL_POOL = "base-url"
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _POOL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
-_SECRET = re.compile(r"key|token|secret|password|credential", re.IGNORECASE)
 
 
 class EndpointsError(ValueError):
@@ -55,18 +63,19 @@ class EndpointsError(ValueError):
 
 
 class EndpointConfig(BaseModel):
-    """One replica: where it is, where its key comes from, and its own limits."""
+    """One replica: where it is, where its key comes from, and its own limits (finite numbers,
+    at most the run's own maxima: simulation/llm/request_bounds.py)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     url: str
     key_env: str = DEFAULT_KEY_ENV
     """The environment variable that holds the key; a local server needs none."""
-    concurrency: int | None = Field(default=None, ge=1)
+    concurrency: int | None = Field(default=None, ge=1, le=MAX_CONCURRENCY)
     """Requests in flight at most; unset: an equal share of the run's `--concurrency`."""
-    rpm: float | None = Field(default=None, gt=0)
+    rpm: float | None = Field(default=None, gt=0, le=MAX_RPM)
     """Requests per minute at most, evenly paced; unset: no limit of its own."""
-    weight: float = Field(default=1.0, gt=0)
+    weight: float = Field(default=1.0, gt=0, le=MAX_ENDPOINT_WEIGHT)
     """Preference while it is not full: weight 2 gets about twice the requests of weight 1."""
 
     @field_validator("url")
@@ -75,6 +84,11 @@ class EndpointConfig(BaseModel):
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError("must be an http:// or https:// URL (e.g. http://gpu1:8000/v1)")
+        if found := find_secrets(url):
+            raise ValueError(
+                f"{mask_secrets(url)} holds a key ({', '.join(found)}); the file is recorded in "
+                "manifests, so put the key in an environment variable and name it with key_env"
+            )
         return url
 
     @field_validator("key_env")
@@ -96,13 +110,13 @@ class EndpointConfig(BaseModel):
 class PoolConfig(BaseModel):
     """One model's replicas, and when a failing replica is set aside."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     endpoints: tuple[EndpointConfig, ...] = Field(min_length=1)
-    max_failures: int = Field(default=3, ge=1)
+    max_failures: int = Field(default=3, ge=1, le=MAX_ENDPOINT_FAILURES)
     """Failures in a row (5xx, timeouts, dropped connections) that put an endpoint on cooldown;
     a refused connection does at once."""
-    cooldown_s: float = Field(default=10.0, gt=0)
+    cooldown_s: float = Field(default=10.0, gt=0, le=MAX_COOLDOWN_S)
     """Seconds an endpoint is left alone before one request probes it again."""
 
     @model_validator(mode="after")
@@ -135,14 +149,15 @@ def base_url_pool(urls: Sequence[str]) -> PoolConfig:
     seen: set[str] = set()
     for url in urls:
         if url.rstrip("/") in seen:
-            raise EndpointsError(f"--base-url {url} is given twice")
+            raise EndpointsError(f"--base-url {mask_secrets(url)} is given twice")
         seen.add(url.rstrip("/"))
     try:
         return PoolConfig(endpoints=tuple(EndpointConfig(url=url) for url in urls))
     except ValidationError as exc:
         error = exc.errors()[0]
         index = error["loc"][1] if len(error["loc"]) > 1 else 0
-        raise EndpointsError(f"--base-url {urls[int(index)]}: {_message(error)}") from None
+        shown = mask_secrets(urls[int(index)])
+        raise EndpointsError(f"--base-url {shown}: {_message(error)}") from None
 
 
 def load_endpoints(path: str | Path) -> EndpointsFile:
@@ -179,8 +194,12 @@ def _parse(path: Path, text: str) -> tuple[Any, dict[tuple[Any, ...], int]]:
             return tomllib.loads(text), _toml_lines(text)
         except tomllib.TOMLDecodeError as exc:
             raise EndpointsError(f"{path}: not valid TOML ({exc})") from None
+        except RecursionError:  # [[[[...]]]]
+            raise EndpointsError(f"{path}: not valid TOML (nested too deeply)") from None
     try:
         return yaml.safe_load(text), _yaml_lines(yaml.compose(text, Loader=yaml.SafeLoader))
+    except RecursionError:
+        raise EndpointsError(f"{path}: not valid YAML (nested too deeply)") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f":{mark.line + 1}" if mark is not None else ""
@@ -207,7 +226,7 @@ def _describe(path: Path, exc: ValidationError, lines: dict[tuple[Any, ...], int
 def _message(error: Mapping[str, Any]) -> str:
     """pydantic's message without the input (a value may be a secret), secrets explained."""
     field = str(error["loc"][-1]) if error["loc"] else ""
-    if error["type"] == "extra_forbidden" and _SECRET.search(field):
+    if error["type"] == "extra_forbidden" and is_secret_name(field):
         return (
             "keys are never written in the endpoints file (it is recorded in manifests): put "
             "the key in an environment variable and name it with key_env"

@@ -20,6 +20,7 @@ from personasim.simulation.llm.chat import (
     TransientLLMError,
     Usage,
 )
+from personasim.simulation.llm.masking import mask_secrets
 
 __all__ = ["LangChainBackend"]
 
@@ -36,8 +37,9 @@ class LangChainBackend(Backend):
     ) -> None:
         self.model = model
         self.model_name = name or getattr(model, "model_name", None) or type(model).__name__
-        self.spec = spec
-        """The model spec it was built from (its options change answers, so they key the cache)."""
+        self.spec = mask_secrets(spec) if spec else spec
+        """The model spec it was built from (its options change answers, so they key the cache;
+        recorded, so masked: a spec with a key is refused before, this is a second guard)."""
 
     def identity(self) -> dict[str, Any]:
         built = {"spec": self.spec} if self.spec else {}
@@ -58,7 +60,7 @@ class LangChainBackend(Backend):
         try:
             reply = await self.model.ainvoke(messages, **kwargs)
         except Exception as exc:  # the model's own exception types vary by provider
-            raise TransientLLMError(f"{self.model_name}: {exc}") from exc
+            raise TransientLLMError(f"{self.model_name}: {mask_secrets(str(exc))}") from exc
         return _to_response(reply, self.model_name)
 
 

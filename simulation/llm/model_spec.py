@@ -20,8 +20,9 @@ A kind declares which run options it uses (`accepts`: `base_url`, `response_form
 `check_run_options` refuses a run whose option no bound model would use (`--base-url` with the
 scripted model), instead of ignoring it silently.
 
-A spec is recorded in manifests and events, so it never holds a secret: options named like one
-(`api_key`, `token`, ...) are refused; keys come from environment variables.
+A spec is recorded in manifests and events, so it never holds a secret: a URL's user info, an
+option or query parameter named like one (`api_key`, `token`, ...) and key-like values are
+refused, shown masked (simulation/llm/masking.py); keys come from environment variables.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import unquote
 
+from personasim.simulation.llm.masking import KEY_HINT, find_secrets, is_secret_name, mask_secrets
+
 if TYPE_CHECKING:
     from personasim.simulation.llm.chat import Backend
     from personasim.simulation.llm.endpoints_file import EndpointsFile, PoolConfig
@@ -49,19 +52,21 @@ __all__ = [
     "ModelSpecError",
     "backend_kind",
     "backend_kinds",
+    "check_base_urls",
+    "check_no_secret",
     "check_pools",
     "check_run_options",
     "make_backend",
     "model_name",
     "parse_model_spec",
     "pool_name",
+    "shown_spec",
     "unused_run_options",
 ]
 
 ENTRY_POINT_GROUP = "personasim.backends"
 BUILTIN_KINDS = ("scripted", "openai", "langchain")
 _KIND = re.compile(r"[a-z][a-z0-9_-]*")
-_SECRET = re.compile(r"key|token|secret|password|credential", re.IGNORECASE)
 RUN_OPTIONS = {"base_url": "--base-url", "response_format": "--response-format"}
 """Run options only some backend kinds use (option → its flag); `BackendKind.accepts` says
 which."""
@@ -111,11 +116,13 @@ class BackendKind:
 
     def parse(self, text: str, rest: str | None) -> ModelSpec:
         if not rest:
-            raise ModelSpecError(f"model {text!r}: {self.kind} needs a name; use {self.usage}")
+            raise ModelSpecError(
+                f"model {shown_spec(text)}: {self.kind} needs a name; use {self.usage}"
+            )
         before, _, query = rest.partition("?") if self.takes_options else (rest, "", "")
         name, at, url = before.partition("@")
         if not name or re.search(r"\s", before) or (at and not url):
-            raise ModelSpecError(f"model {text!r}: cannot read it; use {self.usage}")
+            raise ModelSpecError(f"model {shown_spec(text)}: cannot read it; use {self.usage}")
         return ModelSpec(text, self.kind, name, url or None, _query_options(text, query))
 
     def build(self, spec: ModelSpec, *, base_url: str | None, seed: int) -> Backend:
@@ -124,7 +131,9 @@ class BackendKind:
     def build_endpoint(self, spec: ModelSpec, url: str, key_env: str, seed: int) -> Backend:
         """The backend of one replica of a pool (`NAME@pool:POOL`, or `--base-url` repeated):
         at `url`, its key from the variable `key_env`. Kinds that cannot be pooled refuse."""
-        raise ModelSpecError(f"model {spec.text!r}: {self.kind} models cannot use an endpoint pool")
+        raise ModelSpecError(
+            f"model {shown_spec(spec.text)}: {self.kind} models cannot use an endpoint pool"
+        )
 
 
 _KINDS: dict[str, BackendKind] = {}
@@ -164,7 +173,7 @@ def model_name(spec: str) -> str:
     try:
         parsed = parse_model_spec(spec)
     except ModelSpecError:
-        return spec
+        return mask_secrets(spec)
     return parsed.name or spec
 
 
@@ -173,15 +182,37 @@ def parse_model_spec(text: str | ModelSpec) -> ModelSpec:
     if isinstance(text, ModelSpec):
         return text
     text = str(text).strip()
+    check_no_secret(text, f"model {shown_spec(text)}")
     kind, colon, rest = text.partition(":")
     found = _kind(kind) if _KIND.fullmatch(kind) else None
     if found is None:
         known = "; ".join(f"{usage}" for usage in backend_kinds().values())
         raise ModelSpecError(
-            f"unknown model {text!r}: a model is KIND:..., one of: {known} (more kinds come from "
-            f"packages under the entry-point group {ENTRY_POINT_GROUP!r})"
+            f"unknown model {shown_spec(text)}: a model is KIND:..., one of: {known} (more kinds "
+            f"come from packages under the entry-point group {ENTRY_POINT_GROUP!r})"
         )
     return found.parse(text, rest if colon else None)
+
+
+def shown_spec(text: str) -> str:
+    """A spec or URL as messages show it: quoted, any secret masked."""
+    return repr(mask_secrets(text))
+
+
+def check_no_secret(text: str, what: str) -> None:
+    """`ModelSpecError` when `text` (a spec, a URL) holds a key: it would be recorded and
+    shown. `what` names it in the message (masked by the caller)."""
+    if found := find_secrets(text):
+        raise ModelSpecError(
+            f"{what} holds a key ({', '.join(found)}): specs and URLs are recorded in the run's "
+            f"manifest and events, so remove it and {KEY_HINT}"
+        )
+
+
+def check_base_urls(base_url: str | Sequence[str] | None) -> None:
+    """Refuse a `--base-url` (or `OPENAI_BASE_URL`) that holds a key."""
+    for url in [base_url] if isinstance(base_url, str) else list(base_url or []):
+        check_no_secret(url, f"--base-url {mask_secrets(url)}")
 
 
 def make_backend(
@@ -194,9 +225,10 @@ def make_backend(
     one pool of replicas); `endpoints` holds the pools `NAME@pool:POOL` specs name; `seed` is
     the run's (a scripted backend takes it unless its spec names one)."""
     parsed = parse_model_spec(spec)
+    check_base_urls(base_url)
     kind = _kind(parsed.kind)
     if kind is None:
-        raise ModelSpecError(f"model {parsed.text!r}: no backend kind {parsed.kind!r}")
+        raise ModelSpecError(f"model {shown_spec(parsed.text)}: no backend kind {parsed.kind!r}")
     if (pool := _pool(kind, parsed, base_url, endpoints)) is not None:
         return _pooled(kind, parsed, *pool, seed)
     if base_url is not None and not isinstance(base_url, str):
@@ -215,12 +247,13 @@ def check_pools(specs: Iterable[str | ModelSpec], endpoints: EndpointsFile | Non
             continue
         if endpoints is None:
             raise ModelSpecError(
-                f"model {spec.text!r} names pool {pool!r}: pass --endpoints FILE that defines it"
+                f"model {shown_spec(spec.text)} names pool {pool!r}: pass --endpoints FILE "
+                "that defines it"
             )
         try:
             endpoints.pool(pool)
         except EndpointsError as exc:
-            raise ModelSpecError(f"model {spec.text!r}: {exc}") from None
+            raise ModelSpecError(f"model {shown_spec(spec.text)}: {exc}") from None
     if endpoints is not None and all(pool is None for _, pool in named):
         source = endpoints.source or "the endpoints file"
         raise ModelSpecError(
@@ -260,7 +293,7 @@ def _pool(
         if len(urls) > 1 and kind.uses("base_url", spec):
             return BASE_URL_POOL, base_url_pool(urls)
     except EndpointsError as exc:
-        raise ModelSpecError(f"model {spec.text!r}: {exc}") from None
+        raise ModelSpecError(f"model {shown_spec(spec.text)}: {exc}") from None
     return None
 
 
@@ -274,8 +307,8 @@ def _pooled(
     for endpoint in config.endpoints:
         if endpoint.names_key and not os.environ.get(endpoint.key_env):
             raise ModelSpecError(
-                f"model {spec.text!r}: endpoint {public_url(endpoint.url)} of pool {name!r} "
-                f"takes its key from {endpoint.key_env}, which is not set"
+                f"model {shown_spec(spec.text)}: endpoint {public_url(endpoint.url)} of pool "
+                f"{name!r} takes its key from {endpoint.key_env}, which is not set"
             )
     members = [kind.build_endpoint(spec, e.url, e.key_env, seed) for e in config.endpoints]
     urls = [public_url(e.url) for e in config.endpoints]
@@ -302,11 +335,12 @@ def check_run_options(specs: Iterable[str | ModelSpec], options: Mapping[str, An
         return
     name = unused[0]
     users = [kind for kind, found in _users(name).items() if found]
-    models = ", ".join(repr(spec) for spec in specs)
+    models = ", ".join(shown_spec(spec) for spec in specs)
     what = "model" if len(specs) == 1 else "models"
     hint = " without their own @URL" if name == "base_url" else ""
     raise ModelSpecError(
-        f"{RUN_OPTIONS[name]} {options[name]} is used only by {' or '.join(users)} models"
+        f"{RUN_OPTIONS[name]} {mask_secrets(str(options[name]))} is used only by "
+        f"{' or '.join(users)} models"
         f"{hint}; the run's {what} {models} would ignore it (pass a model that uses it, e.g. "
         f"--model openai:NAME, or leave {RUN_OPTIONS[name]} out)"
     )
@@ -351,15 +385,17 @@ def _query_options(text: str, query: str) -> tuple[tuple[str, Any], ...]:
     for item in query.split("&") if query else []:
         name, eq, value = item.partition("=")
         if not eq or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-            raise ModelSpecError(f"model {text!r}: option {item!r}: use NAME=VALUE")
-        if _SECRET.search(name):
             raise ModelSpecError(
-                f"model {text!r}: option {name!r} looks like a secret; a spec is recorded in "
-                "the run's manifest, so keys come from environment variables the class reads "
-                "(e.g. OPENAI_API_KEY), never from the spec"
+                f"model {shown_spec(text)}: option {shown_spec(item)}: use NAME=VALUE"
+            )
+        if is_secret_name(name):
+            raise ModelSpecError(
+                f"model {shown_spec(text)}: option {name!r} looks like a secret; a spec is "
+                "recorded in the run's manifest, so keys come from environment variables the "
+                "class reads (e.g. OPENAI_API_KEY), never from the spec"
             )
         if name in options:
-            raise ModelSpecError(f"model {text!r}: {name} is given twice")
+            raise ModelSpecError(f"model {shown_spec(text)}: {name} is given twice")
         options[name] = _value(value)
     return tuple(options.items())
 

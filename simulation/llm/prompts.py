@@ -20,6 +20,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from personasim.simulation.log.input_checks import unstorable, utf8_problem
+
 __all__ = ["PromptEntry", "PromptPack", "PromptPackError"]
 
 Kind = Literal["verbatim", "adapted", "ours"]
@@ -66,6 +68,17 @@ class _PackFile(BaseModel):
     prompts: dict[str, PromptEntry]
 
 
+_PACK_SHAPE = "a mapping of scenario: NAME and prompts: {entry: {text, source, kind}}"
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """`, line 3: found a tab...`: PyYAML's message, on one line."""
+    mark = getattr(exc, "problem_mark", None)
+    where = f", line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    return f"{where} ({problem})"
+
+
 @dataclass(frozen=True)
 class PromptPack:
     """A scenario's texts by name; `render` fills a template's placeholders."""
@@ -87,15 +100,24 @@ class PromptPack:
         except OSError as exc:
             message = f"{where}: cannot read the prompt pack ({exc.strerror})"
             raise PromptPackError(message) from None
+        except UnicodeDecodeError as exc:
+            line, problem = utf8_problem(exc)
+            raise PromptPackError(f"{where}, line {line}: {problem}") from None
         try:
             data = yaml.safe_load(text)
             parsed = _PackFile.model_validate(data)
         except yaml.YAMLError as exc:
-            raise PromptPackError(f"{where}: not valid YAML: {exc}") from None
+            raise PromptPackError(f"{where}: not valid YAML{_yaml_problem(exc)}") from None
+        except RecursionError:
+            raise PromptPackError(f"{where}: not a prompt pack (nested too deeply)") from None
         except ValidationError as exc:
             first = exc.errors()[0]
+            if not first["loc"]:  # a list, a number, an empty file
+                raise PromptPackError(f"{where}: not a prompt pack ({_PACK_SHAPE})") from None
             loc = ".".join(str(part) for part in first["loc"])
             raise PromptPackError(f"{where}: {loc}: {first['msg']}") from None
+        if problem := unstorable(data):  # a "\ud800" escape: not text a model or log takes
+            raise PromptPackError(f"{where}: {problem}")
         for name, entry in parsed.prompts.items():
             if bare := entry.bare_dollar():
                 raise PromptPackError(

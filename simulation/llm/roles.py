@@ -16,6 +16,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from personasim.simulation.llm.masking import mask_secrets
+
 __all__ = ["DEFAULT_REPLY_TOKENS", "Role", "RoleError", "bind_roles", "parse_role_args"]
 
 SCRIPTED = "scripted"
@@ -77,7 +79,8 @@ def parse_role_args(
         name, sep, specs = item.partition("=")
         name = name.strip()
         if not sep or not re.fullmatch(r"[a-z][a-z0-9_-]*", name) or not specs.strip():
-            raise RoleError(f"--role {item!r}: use NAME=MODEL (e.g. judge=openai:gpt-4o)")
+            shown = repr(mask_secrets(item))
+            raise RoleError(f"--role {shown}: use NAME=MODEL (e.g. judge=openai:gpt-4o)")
         if name in named:
             raise RoleError(f"--role {name} is given twice; pass one comma list instead")
         named[name] = tuple(s.strip() for s in split(specs) if s.strip())

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from personasim.simulation.runs.atomic_files import write_text_atomic
 from personasim.simulation.runs.reading_audit import (
     AUDIT_FILE,
     AuditOptions,
@@ -164,7 +165,7 @@ def write_audit_report(reports: Path, audit: Mapping[str, Any]) -> Path:
             ]
             lines += [_row(d) for d in result["disagreements"]]
     path = reports / f"{AUDIT_FILE}.md"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_text_atomic(path, "\n".join(lines) + "\n")
     return path
 
 

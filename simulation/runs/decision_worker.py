@@ -69,16 +69,20 @@ def _worker_sim(spec: WorkerSpec, store: _Outgoing) -> Simulation:
     kept per job."""
     log = EventLog(store)
     cache = ResponseCache(spec.cache_dir) if spec.cache_dir else None
+    concurrency, requests_per_minute = spec.client_limits()
 
     def client_for(model: str) -> LLMClient:
         backend = make_backend(model, spec.base_url, spec.seed, spec.endpoints)
         keep_request_keys(backend, spec.rekey)
+        take_share = getattr(backend, "take_share", None)  # a pool: this worker's part of it
+        if spec.worker is not None and take_share is not None:
+            take_share(*spec.worker, spec.concurrency)
         return LLMClient(
             backend,
             cache=cache,
             retry=spec.retry,
-            concurrency=spec.concurrency,
-            requests_per_minute=spec.requests_per_minute,
+            concurrency=concurrency,
+            requests_per_minute=requests_per_minute,
             emit=log.emit,
             incident=log.incident,
         )

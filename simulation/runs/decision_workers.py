@@ -19,9 +19,14 @@ order stay in the driver:
   seed (their `ts` and `seq` aside). Incidents (a replica set aside) are written at once, as
   in one process.
 
-Limits are split, not shared: worker i of n gets its share of `--concurrency`, of
-`--rpm` and of each endpoint's own limits (at least one request each). The response cache is one
-SQLite file for all processes (safe: WAL and a busy timeout, simulation/llm/cache.py).
+Limits are split, not shared: worker i of n gets its part of `--concurrency` and of `--rpm`,
+and of each endpoint's limit in flight (its own, or its part of `--concurrency`) and rate:
+whole parts that add up to each limit exactly (simulation/llm/apportion.py), so the workers
+together never have more requests at an endpoint than it takes. A worker may get 0 of an
+endpoint whose limit is below the number of workers (it never sends there); a pool with fewer
+requests in flight in all than there are workers is refused before the run starts
+(`check_workers`). The response cache is one SQLite file for all processes (safe: WAL and a
+busy timeout, simulation/llm/cache.py).
 
 Frames between the two sides are length-prefixed pickles over the worker's stdin and stdout
 (the worker writes anything else to stderr). No secret is sent: a worker reads its keys from the
@@ -39,9 +44,10 @@ from typing import Any, TypeVar
 
 from personasim.simulation.core.model import Simulation
 from personasim.simulation.core.scenario import Scenario
+from personasim.simulation.llm.apportion import apportion, endpoint_limits
 from personasim.simulation.llm.chat import PermanentLLMError
 from personasim.simulation.llm.client import RetryPolicy
-from personasim.simulation.llm.endpoints_file import EndpointConfig, EndpointsFile
+from personasim.simulation.llm.endpoints_file import EndpointsFile
 from personasim.simulation.log.event_log import EventLog
 from personasim.simulation.runs.run_dir import RunError
 from personasim.simulation.runs.scenario_file import load_scenario_file, scenario_file_record
@@ -59,7 +65,8 @@ WORKER_MODULE = "personasim.simulation.runs.decision_worker"
 @dataclass(frozen=True)
 class WorkerSpec:
     """What a worker needs to build its own `Simulation` and models: the run's specs, settings
-    and limits (its share, `share`), and the scenario's module or file for scripted rules."""
+    and limits, which worker it is (`worker`: index and count, set by `share`), and the
+    scenario's module or file for scripted rules."""
 
     model: str
     base_url: str | Sequence[str] | None
@@ -75,6 +82,7 @@ class WorkerSpec:
     rekey: tuple[str, str] | None = None
     modules: tuple[str, ...] = ()
     scenario_file: dict[str, str] | None = None
+    worker: tuple[int, int] | None = None
 
     @staticmethod
     def scenario_sources(scenario: type[Scenario]) -> dict[str, Any]:
@@ -85,13 +93,17 @@ class WorkerSpec:
         return {"modules": (scenario.__module__,)}
 
     def share(self, index: int, count: int) -> WorkerSpec:
-        """Worker `index` of `count`: its part of each limit (parts add up to the whole)."""
-        return replace(
-            self,
-            endpoints=_endpoints_share(self.endpoints, index, count) if self.endpoints else None,
-            concurrency=_part(self.concurrency, index, count),
-            requests_per_minute=_rate(self.requests_per_minute, count),
-        )
+        """The spec of worker `index` of `count`, which takes its part of each limit."""
+        return replace(self, worker=(index, count))
+
+    def client_limits(self) -> tuple[int, float | None]:
+        """This worker's requests in flight and per minute: its parts of the run's (the parts
+        of all workers add up to them); the run's own outside a worker."""
+        if self.worker is None:
+            return self.concurrency, self.requests_per_minute
+        index, count = self.worker
+        rpm = self.requests_per_minute
+        return apportion(self.concurrency, count)[index], rpm / count if rpm else rpm
 
     def load_scenario(self) -> None:
         """Register the scenario's scripted rules (importing its module or loading its file),
@@ -103,34 +115,6 @@ class WorkerSpec:
             load_scenario_file(self.scenario_file["path"], self.scenario_file["class"])
         for module in self.modules:
             importlib.import_module(module)
-
-
-def _endpoints_share(endpoints: EndpointsFile, index: int, count: int) -> EndpointsFile:
-    """An endpoints file whose every endpoint keeps worker `index`'s part of its own limits."""
-
-    def share(endpoint: EndpointConfig) -> EndpointConfig:
-        limits = {
-            "concurrency": _part(endpoint.concurrency, index, count),
-            "rpm": _rate(endpoint.rpm, count),
-        }
-        return endpoint.model_copy(update=limits)
-
-    pools = {
-        name: pool.model_copy(update={"endpoints": tuple(share(e) for e in pool.endpoints)})
-        for name, pool in endpoints.pools.items()
-    }
-    return endpoints.model_copy(update={"pools": pools})
-
-
-def _part(total: int | None, index: int, count: int) -> int | None:
-    """Worker `index`'s whole part of `total` (None: no limit)."""
-    if total is None:
-        return None
-    return total // count + (1 if index < total % count else 0)
-
-
-def _rate(total: float | None, count: int) -> float | None:
-    return total / count if total else total
 
 
 class _Worker:
@@ -317,7 +301,8 @@ def check_workers(
 ) -> None:
     """`--workers` as the runner takes it, checked before anything is written: a model spec
     each worker can build (`given`: a backend object, a Ray sweep's limiter or a rescore's
-    source run cannot be), and at least one request in flight per worker of every limit."""
+    source run cannot be), at least one request in flight per worker of `--concurrency`, and
+    of every pool (in all: a worker may have no slot at one of its endpoints, not at all)."""
     if workers < 1:
         raise RunError(f"--workers must be at least 1, got {workers}")
     if workers == 1:
@@ -330,9 +315,10 @@ def check_workers(
             f"flight per worker), got {concurrency}"
         )
     for name, pool in (endpoints.pools if endpoints else {}).items():
-        for endpoint in pool.endpoints:
-            if endpoint.concurrency is not None and endpoint.concurrency < workers:
-                raise RunError(
-                    f"--workers {workers}: endpoint {endpoint.url} of pool {name!r} allows "
-                    f"{endpoint.concurrency} requests in flight, fewer than one per worker"
-                )
+        limits = endpoint_limits([e.concurrency for e in pool.endpoints], concurrency)
+        if sum(limits) < workers:
+            raise RunError(
+                f"--workers {workers}: the endpoints of pool {name!r} allow {sum(limits)} "
+                f"requests in flight in all, fewer than one per worker: use at most "
+                f"{sum(limits)} workers, or raise the endpoints' concurrency"
+            )

@@ -5,6 +5,11 @@ difference, one line per field (`params.temperature: 0.05 → 0.9`), so that a l
 two prompt versions, two scenario versions or two models. Changing only the endpoint URL of the
 same model is refused too unless the user says it serves the same model
 (`--allow-endpoint-change`).
+
+The files a run reads are in it by content (`inputs`, input_files.py): a persona, question or
+profile file, the prompt pack, the endpoints file edited since the run started is refused with
+one line naming it (`input_changes`), since the units not yet logged would be asked otherwise
+than the ones logged. An endpoints file's change is let through by `--allow-endpoint-change`.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["endpoint_change", "fingerprint", "fingerprint_diff"]
+__all__ = ["endpoint_change", "fingerprint", "fingerprint_diff", "input_changes"]
 
 _FIELDS = (
     "scenario",
@@ -54,6 +59,28 @@ def fingerprint_diff(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str
     ]
 
 
+def input_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, str]:
+    """Per input (`--persona-file`), `PATH (--flag) changed since the run started (sha256 a… →
+    b…)` when its content differs from what the run recorded (under the same or another
+    path). A run that recorded no inputs (an older personasim) is not compared."""
+    recorded, now = old.get("inputs"), new.get("inputs") or {}
+    if not isinstance(recorded, Mapping):
+        return {}
+    changed = {}
+    for flag, before in recorded.items():
+        after = now.get(flag)
+        if after is None or after.get("sha256") == before.get("sha256"):
+            continue
+        path, was = after.get("path"), before.get("path")
+        hashes = f"sha256 {_short(before.get('sha256'))} → {_short(after.get('sha256'))}"
+        changed[flag] = (
+            f"{path} ({flag}) changed since the run started ({hashes})"
+            if path == was
+            else f"{path} ({flag}) is not the file the run started with ({was}; {hashes})"
+        )
+    return changed
+
+
 def endpoint_change(old: Mapping[str, Any], new: Mapping[str, Any]) -> tuple[str, str] | None:
     """(old URL, new URL) when the two manifests' models differ only in their `base_url`."""
     before, after = old.get("model") or {}, new.get("model") or {}
@@ -81,3 +108,7 @@ def _show(value: Any) -> str:
     if value == _MISSING:
         return value
     return json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
+
+
+def _short(sha256: Any) -> str:
+    return f"{sha256[:12]}…" if isinstance(sha256, str) else "no file there"

@@ -15,7 +15,12 @@ from typing import Any
 from personasim.simulation.llm.chat import Backend
 from personasim.simulation.log.event_log import ResumeState
 from personasim.simulation.log.sqlite_store import EventStoreError, SQLiteEventStore
-from personasim.simulation.runs.fingerprint import endpoint_change, fingerprint_diff
+from personasim.simulation.runs.fingerprint import (
+    endpoint_change,
+    fingerprint_diff,
+    input_changes,
+)
+from personasim.simulation.runs.input_files import ENDPOINTS_INPUT
 from personasim.simulation.runs.run_dir import (
     EVENTS_FILE,
     METRICS_FILE,
@@ -49,6 +54,7 @@ def load_resumable(
     its default is what the run did, so it is no difference."""
     previous = read_manifest(run_dir)
     manifest["endpoint_changes"] = list(previous.get("endpoint_changes", []))
+    _check_inputs(run_dir, previous, manifest, allow_endpoint_change)
     differences = fingerprint_diff(
         _with_added_params(previous, manifest, params_at_default), manifest
     )
@@ -73,6 +79,28 @@ def load_resumable(
             + "\n  ".join(differences)
         )
     return previous
+
+
+def _check_inputs(
+    run_dir: Path, previous: dict[str, Any], manifest: dict[str, Any], allow_endpoint_change: bool
+) -> None:
+    """Refuse an input file whose content changed since the run started, one line naming it
+    (an endpoints file only without `--allow-endpoint-change`; with it, the change is
+    recorded in the manifest's `input_changes`)."""
+    changes = list(previous.get("input_changes", []))
+    changed = input_changes(previous, manifest)
+    if ENDPOINTS_INPUT in changed and allow_endpoint_change:
+        del changed[ENDPOINTS_INPUT]
+        before, after = previous["inputs"][ENDPOINTS_INPUT], manifest["inputs"][ENDPOINTS_INPUT]
+        changes.append({"input": ENDPOINTS_INPUT, "from": before, "to": after, "at": utc_now()})
+    elif ENDPOINTS_INPUT in changed:
+        changed[ENDPOINTS_INPUT] += "; pass --allow-endpoint-change if it serves the same model"
+    if changed:
+        raise RunError(
+            f"cannot resume {run_dir}: {'; '.join(changed.values())}; restore it or start a new run"
+        )
+    if changes:
+        manifest["input_changes"] = changes
 
 
 def _with_added_params(

@@ -24,6 +24,7 @@ from personasim.simulation.llm.endpoints_file import BASE_URL_POOL, EndpointsFil
 from personasim.simulation.llm.hedging import HedgePolicy
 from personasim.simulation.llm.model_spec import (
     ModelSpecError,
+    check_base_urls,
     make_backend,
     parse_model_spec,
     pool_name,
@@ -32,11 +33,7 @@ from personasim.simulation.llm.model_spec import (
 from personasim.simulation.runs.resume import has_lost_calls, log_is_complete
 from personasim.simulation.runs.run_dir import MANIFEST_FILE, RunError, read_manifest
 from personasim.simulation.runs.runner import RunSettings, read_endpoints
-from personasim.simulation.runs.scenario_file import (
-    check_same_scenario_file,
-    file_sha256,
-    load_scenario_file,
-)
+from personasim.simulation.runs.scenario_file import scenario_for_run
 from personasim.simulation.runs.validity import ValidityLimits
 
 __all__ = ["RetryPlan", "nothing_to_retry", "plan_retry", "read_run_manifest"]
@@ -77,15 +74,10 @@ class RetryPlan:
         """The keyword arguments of `run_scenario` (but `resume`, `retry_failed`, cache and
         progress); a limit given here replaces the recorded one (none is in the fingerprint)."""
         client = self.client
-        hedge = client.get("hedge") or {}
         retry = RetryPolicy(
             max_attempts=max_attempts or int(client.get("max_attempts", 5)),
             timeout=timeout or float(client.get("timeout_s", 60.0)),
-            hedge=HedgePolicy(
-                enabled=bool(hedge.get("enabled", True)),
-                multiplier=float(hedge.get("multiplier", 3.0)),
-                floor=float(hedge.get("floor_s", 2.0)),
-            ),
+            hedge=HedgePolicy.from_json(client.get("hedge") or {}),
         )
         return dict(
             model=self.model,
@@ -154,10 +146,14 @@ def plan_retry(
     base_url: str | Sequence[str] | None = None,
     endpoints: str | Path | EndpointsFile | None = None,
     prompts: str | Path | None = None,
+    scenario_file: str | Path | None = None,
 ) -> RetryPlan:
     """How to resume `run_dir` with the settings its manifest recorded. `base_url`,
     `endpoints` and `prompts` say where things are when the recorded place is not (or is not
-    recorded); resume still checks that they serve the same model and the same texts."""
+    recorded); resume still checks that they serve the same model and the same texts.
+    `scenario_file`: a scenario file's run needs its file named (checked against the run's
+    record), since the path in a manifest is never followed."""
+    check_base_urls(base_url)  # a key in a URL is refused before anything is read or said
     if "rescore_of" in manifest:
         raise RunError(
             f"{run_dir} is a rescore; resume it with `{_rescore_command(run_dir, manifest)}`"
@@ -167,7 +163,7 @@ def plan_retry(
             f"{run_dir} was imported from files and never completed; run `personasim import` "
             "again into a new directory"
         )
-    scenario = _scenario(run_dir, manifest)
+    scenario = _scenario(run_dir, manifest, scenario_file)
     roles = {name: tuple(specs) for name, specs in manifest["roles"].items() if specs}
     seed = int(manifest["seed"])
     endpoints = read_endpoints(endpoints)
@@ -226,20 +222,15 @@ def _rescore_command(run_dir: Path, manifest: Mapping[str, Any]) -> str:
     return shlex.join([*words, "--out", str(run_dir), "--resume"])
 
 
-def _scenario(run_dir: Path, manifest: Mapping[str, Any]) -> type[Scenario]:
-    """The run's scenario: a file's only when it is the file the run started with (checked
-    before it is executed), else the installed scenario of that name."""
-    record = manifest.get("scenario_file")
-    if record is None:
-        return get_scenario(manifest["scenario"])
-    path = Path(record["path"])
-    if not path.is_file():
-        raise RunError(
-            f"cannot resume {run_dir}: its scenario file {path} no longer exists; restore it"
-        )
-    current = {**record, "sha256": file_sha256(path)}
-    check_same_scenario_file(record, current, run_dir)
-    return load_scenario_file(path, record.get("class"))
+def _scenario(
+    run_dir: Path, manifest: Mapping[str, Any], scenario_file: str | Path | None
+) -> type[Scenario]:
+    """The run's scenario: an installed one by name, or a scenario file's only from the file
+    the user names, when its content is the run's (a run directory never names code to run)."""
+    try:
+        return scenario_for_run(dict(manifest), scenario_file)
+    except ScenarioError as exc:
+        raise ScenarioError(f"cannot retry {run_dir}: {exc}") from None
 
 
 def _url_argument(base_url: str | Sequence[str] | None) -> str | list[str] | None:

@@ -24,8 +24,9 @@ from personasim.simulation.core.scenario import Scenario, get_scenario
 from personasim.simulation.log.event_log import RETRIED_KIND, latest_attempts
 from personasim.simulation.log.events import SCHEMA_VERSION, EventStore, events_frame
 from personasim.simulation.log.sqlite_store import SQLiteEventStore
+from personasim.simulation.runs.atomic_files import write_json_atomic
 from personasim.simulation.runs.reading_audit import logged_readings, reading_counts
-from personasim.simulation.runs.run_lock import LOCK_FILE
+from personasim.simulation.runs.run_lock import LOCK_FILE, refuse_if_locked
 from personasim.simulation.runs.validity import (
     DECISION_KINDS,
     ValidityLimits,
@@ -52,6 +53,7 @@ __all__ = [
     "metric_events",
     "new_manifest",
     "package_versions",
+    "plan_run_dir",
     "read_manifest",
     "utc_now",
     "write_json",
@@ -90,6 +92,14 @@ def create_run_dir(out: str | Path | None, scenario: str, resume: bool = False) 
 
     Without `resume` it must be new or empty (a lock file aside); with it, it must hold a run.
     """
+    run_dir = plan_run_dir(out, scenario, resume)
+    make_writable_dir(run_dir, "--out")
+    return run_dir
+
+
+def plan_run_dir(out: str | Path | None, scenario: str, resume: bool = False) -> Path:
+    """`create_run_dir`'s checks and name, nothing made: another process writing `out` is
+    named first (it is why a directory is not empty)."""
     if out is None:
         if resume:
             raise RunError("--resume needs --out RUN_DIR: the run directory to resume")
@@ -98,22 +108,24 @@ def create_run_dir(out: str | Path | None, scenario: str, resume: bool = False) 
         while run_dir.exists():
             n += 1
             run_dir = base.with_name(f"{base.name}-{n}")
-    else:
-        run_dir = Path(out)
-        has_run = (run_dir / MANIFEST_FILE).exists()
-        if resume and not has_run:
-            raise RunError(f"{run_dir}: no run to resume here (no {MANIFEST_FILE})")
-        if not resume and run_dir.is_dir() and any(p.name != LOCK_FILE for p in run_dir.iterdir()):
-            raise RunError(
-                f"{run_dir} already exists and is not empty; pass --resume to continue the run "
-                "there, or choose another --out"
-            )
-    make_writable_dir(run_dir, "--out")
+        return run_dir
+    run_dir = Path(out)
+    refuse_if_locked(run_dir, "then resume" if resume else "or choose another --out")
+    has_run = (run_dir / MANIFEST_FILE).exists()
+    if resume and not has_run:
+        raise RunError(f"{run_dir}: no run to resume here (no {MANIFEST_FILE})")
+    if not resume and run_dir.is_dir() and any(p.name != LOCK_FILE for p in run_dir.iterdir()):
+        raise RunError(
+            f"{run_dir} already exists and is not empty; pass --resume to continue the run "
+            "there, or choose another --out"
+        )
     return run_dir
 
 
-def make_writable_dir(directory: Path, flag: str) -> None:
-    """Create a directory, or say in one line why it cannot be (nothing is left behind)."""
+def make_writable_dir(directory: Path, flag: str) -> Path | None:
+    """Create a directory, or say in one line why it cannot be (nothing is left behind).
+
+    The first folder it made (`directory` or a parent), None when it was there already."""
     if directory.exists() and not directory.is_dir():
         raise RunError(f"{flag} {directory} is a file, not a directory; choose another {flag}")
     first_new = next((p for p in (*reversed(directory.parents), directory) if not p.exists()), None)
@@ -128,6 +140,7 @@ def make_writable_dir(directory: Path, flag: str) -> None:
             shutil.rmtree(first_new, ignore_errors=True)
         reason = exc.strerror or str(exc)
         raise RunError(f"cannot write to {directory} ({reason}); choose another {flag}") from None
+    return first_new
 
 
 def new_manifest(
@@ -208,11 +221,16 @@ def _reading_counts(store: EventStore) -> dict[str, Any]:
 
 def llm_usage(store: EventStore) -> dict[str, int]:
     """Model calls and tokens counted from the log, so they survive interruption and resume;
-    a rescore's answers read from the run it rescores are counted apart (no model call)."""
+    a rescore's answers read from the run it rescores are counted apart (no model call).
+    `hedged`: answered calls that sent a duplicate; `beyond_limit`: those whose duplicate went
+    beyond the concurrency (simulation/llm/hedging.py)."""
     usage = dict(calls=0, cache_hits=0, failures=0, prompt_tokens=0, completion_tokens=0)
+    usage.update(hedged=0, beyond_limit=0)
     for event in store.read(kinds=("llm.call", "llm.error")):
         payload = event.payload
         usage["calls"] += payload["attempts"]
+        usage["hedged"] += bool(payload.get("hedged"))
+        usage["beyond_limit"] += bool(payload.get("beyond_limit"))
         if event.kind == "llm.error":
             usage["failures"] += 1
         elif payload.get("source") == "source_run":  # a rescore's answers read from its run
@@ -287,15 +305,9 @@ def write_run_reports(
 
 
 def write_json(path: Path, data: dict[str, Any]) -> None:
-    """Write atomically, so a crash never leaves a half-written file behind (nor, when the
-    disk is full, an empty temporary one)."""
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    try:
-        tmp.write_text(json.dumps(data, indent=2, sort_keys=True, allow_nan=False) + "\n")
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    """Write atomically (atomic_files.py), so a crash never leaves a half-written file behind
+    (nor, when the disk is full, an empty temporary one)."""
+    write_json_atomic(path, data)
 
 
 def utc_now() -> str:

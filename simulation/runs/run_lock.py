@@ -16,7 +16,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-__all__ = ["LOCK_FILE", "RunLock", "RunLockedError", "describe_holder", "lock_holder"]
+__all__ = [
+    "LOCK_FILE",
+    "RunLock",
+    "RunLockedError",
+    "describe_holder",
+    "lock_holder",
+    "locked_message",
+    "refuse_if_locked",
+]
 
 LOCK_FILE = ".personasim.lock"
 
@@ -38,8 +46,14 @@ class RunLock:
         self.path = run_dir / LOCK_FILE
         self._fd: int | None = None
 
-    def acquire(self) -> None:
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+    def acquire(self, then: str = "then resume") -> None:
+        """Take the lock, or raise `RunLockedError` naming its holder (`then`: what the user
+        does once it is free). A lock file that cannot be written (a full disk, a read-only
+        folder) is an `OSError` naming it, with nothing held."""
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise OSError(exc.errno, exc.strerror, str(self.path)) from None
         for _ in range(_PROBE_TRIES):
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -48,15 +62,15 @@ class RunLock:
                 time.sleep(0.01)
         else:
             os.close(fd)
-            raise RunLockedError(
-                f"{self.run_dir} is being written by another personasim process "
-                f"({describe_holder(lock_holder(self.run_dir))}); wait for it to end or stop it, "
-                "then resume"
-            )
-        self._fd = fd
+            raise RunLockedError(locked_message(self.run_dir, lock_holder(self.run_dir), then))
         holder = {"pid": os.getpid(), "host": socket.gethostname(), "since": _now()}
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, json.dumps(holder).encode(), 0)
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, json.dumps(holder).encode(), 0)
+        except OSError as exc:
+            os.close(fd)  # closing drops the lock
+            raise OSError(exc.errno, exc.strerror, str(self.path)) from None
+        self._fd = fd
 
     def release(self) -> None:
         """Let go of the lock (the file stays: removing it would race with a new writer)."""
@@ -100,6 +114,21 @@ def _read_holder(fd: int) -> dict[str, Any]:
     except (OSError, ValueError):
         holder = {}
     return holder if isinstance(holder, dict) else {}
+
+
+def refuse_if_locked(run_dir: str | Path, then: str = "then resume") -> None:
+    """`RunLockedError` naming the holder when another process writes `run_dir` now: a check a
+    command makes before its slow start-up, so a second writer is told at once (the lock it
+    takes later is what makes the refusal certain)."""
+    if (holder := lock_holder(run_dir)) is not None:
+        raise RunLockedError(locked_message(Path(run_dir), holder, then))
+
+
+def locked_message(run_dir: Path, holder: dict[str, Any] | None, then: str) -> str:
+    return (
+        f"{run_dir} is being written by another personasim process "
+        f"({describe_holder(holder)}); wait for it to end or stop it, {then}"
+    )
 
 
 def describe_holder(holder: dict[str, Any] | None) -> str:

@@ -9,8 +9,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,11 +18,11 @@ from rich.console import Console
 
 from personasim.simulation.core.model import Simulation
 from personasim.simulation.core.scenario import Scenario, ScenarioParams
-from personasim.simulation.llm.cache import ResponseCache, default_cache_dir
 from personasim.simulation.llm.chat import RESPONSE_FORMATS, Backend, ResponseFormat
 from personasim.simulation.llm.client import LLMClient, ModelPool, RetryPolicy
 from personasim.simulation.llm.endpoints_file import EndpointsError, EndpointsFile, load_endpoints
 from personasim.simulation.llm.limiter import EndpointLimiter
+from personasim.simulation.llm.masking import mask_secrets
 from personasim.simulation.llm.model_spec import (
     ModelSpecError,
     check_pools,
@@ -34,13 +33,12 @@ from personasim.simulation.llm.model_spec import (
 from personasim.simulation.llm.prompts import PromptPack, PromptPackError
 from personasim.simulation.llm.roles import RoleError, bind_roles
 from personasim.simulation.log.event_log import EventLog, ResumeState
-from personasim.simulation.log.events import EventStore
-from personasim.simulation.log.sqlite_store import EventStoreError, SQLiteEventStore
 from personasim.simulation.runs.decision_workers import (
     WorkerSpec,
     check_workers,
     with_workers,
 )
+from personasim.simulation.runs.input_files import input_files
 from personasim.simulation.runs.long_lived_heap import long_lived_heap
 from personasim.simulation.runs.progress import progress_bar, summary_lines
 from personasim.simulation.runs.resume import (
@@ -58,17 +56,22 @@ from personasim.simulation.runs.run_dir import (
     RunError,
     RunResult,
     compute_run_metrics,
-    create_run_dir,
     finish_manifest,
-    make_writable_dir,
     new_manifest,
     read_manifest,
     write_manifest,
     write_metrics,
     write_run_reports,
 )
-from personasim.simulation.runs.run_lock import RunLock
-from personasim.simulation.runs.run_signals import RunStopped, stop_on_signals
+from personasim.simulation.runs.run_signals import RunStopped, stop_on_signals, stops_raise
+from personasim.simulation.runs.run_start import (
+    RunDirClaim,
+    finish_interrupted,
+    has_first_event,
+    log_bad_cache_row,
+    open_cache,
+    open_log,
+)
 from personasim.simulation.runs.scenario_file import (
     check_same_scenario_file,
     resolve_scenario,
@@ -222,130 +225,148 @@ async def arun_scenario(
     Every input is checked before the run directory is created, so bad input leaves nothing.
     """
     settings = settings or RunSettings()
-    scenario_cls = resolve_scenario(str(scenario)) if isinstance(scenario, str | Path) else scenario
-    checked = (
-        params if isinstance(params, ScenarioParams) else scenario_cls.parse_params(params or {})
-    )
-    main_spec = model if backend is None else backend.name
-    unbuildable = (
-        (backend and "a backend object")
-        or (limiter_for and "a sweep on Ray")
-        or (source and "a rescore")
-    )
-    bound = _bind_roles(scenario_cls, main_spec, roles or {})
-    endpoints = read_endpoints(endpoints)
-    if backend is None:
-        specs = [s for specs in bound.values() for s in specs]
-        _check_run_options(specs, base_url, settings, endpoints)
-    backend = backend or _backend(model, base_url, seed, endpoints)
-    instance = scenario_cls(checked, _prompt_pack(scenario_cls, prompts))
-    instance.prepare()
-    limits = ClientLimits(concurrency, requests_per_minute, retry or RetryPolicy())
-    check_workers(workers, model, unbuildable, concurrency, endpoints)
-    if seed < 0:
-        raise RunError(f"seed must be an integer of at least 0, got {seed}")
-    if retry_failed and not resume:
-        raise RunError("--retry-failed asks a run's failed units again: it needs --resume")
-    if use_cache:
-        make_writable_dir(Path(cache_dir or default_cache_dir()), "--cache-dir")
-    scenario_file = scenario_file_record(scenario_cls)
-    run_dir = create_run_dir(out, scenario_cls.name, resume)
-    lock = _writer_lock(run_dir)
-    cache = None
-    try:
-        manifest = new_manifest(
-            settings.to_json(),
-            scenario_cls.name,
-            checked.model_dump(mode="json"),
-            seed,
-            backend.describe(),
+    with stops_raise():  # from here to the last report, a stop is recorded (run_signals.py)
+        scenario_cls = (
+            resolve_scenario(str(scenario)) if isinstance(scenario, str | Path) else scenario
         )
-        manifest |= {"scenario_version": scenario_cls.version, "model_spec": main_spec}
-        manifest["client"] = {**limits.to_json(), "workers": workers}
-        manifest["roles"] = {name: list(specs) for name, specs in bound.items()}
-        manifest["prompts"] = instance.prompts.describe() if instance.prompts else None
-        if scenario_file is not None:
-            manifest["scenario_file"] = scenario_file
-        if source is not None:
-            manifest["rescore_of"] = source.record()
-        previous = (
-            load_resumable(run_dir, manifest, allow_endpoint_change, _at_default(checked))
-            if resume
-            else None
+        checked = (
+            params
+            if isinstance(params, ScenarioParams)
+            else scenario_cls.parse_params(params or {})
         )
-        if previous is not None:
-            check_same_scenario_file(previous.get("scenario_file"), scenario_file, run_dir)
-        complete = previous is not None and log_is_complete(run_dir, previous)
-        retrying = retry_failed and complete and has_lost_calls(run_dir)
-        if previous is not None and complete and not retrying:
-            return already_complete(run_dir, previous, retry_failed)
-        if previous is not None:
-            manifest["created_at"] = previous["created_at"]
-        rekey = endpoint_rekey(manifest)
-        write_manifest(run_dir, manifest)
-        cache = ResponseCache(cache_dir) if use_cache else None
-        with _open_log(run_dir, resume=previous is not None) as store:
-            resume_state = ResumeState.from_store(store) if previous is not None else None
-            retried = resume_state.retry_failed() if resume_state and retry_failed else []
-            log = EventLog(store, resume_state)
-            if cache is not None:
-                cache.on_bad_row = _log_bad_cache_row(log)
-
-            def client_for(backend: Backend) -> LLMClient:
-                keep_request_keys(backend, rekey)
-                return LLMClient(
-                    backend,
-                    cache=cache,
-                    retry=limits.retry,
-                    concurrency=limits.concurrency,
-                    requests_per_minute=limits.requests_per_minute,
-                    emit=log.emit,
-                    incident=log.incident,
-                    replay=log.logged_response if resume_state else None,
-                    limiter=limiter_for(backend) if limiter_for else None,
-                    recorded=source.answerer(log) if source else None,
+        main_spec = model if backend is None else backend.name
+        unbuildable = (
+            (backend and "a backend object")
+            or (limiter_for and "a sweep on Ray")
+            or (source and "a rescore")
+        )
+        bound = _bind_roles(scenario_cls, main_spec, roles or {})
+        endpoints = read_endpoints(endpoints)
+        if backend is None:
+            specs = [s for specs in bound.values() for s in specs]
+            _check_run_options(specs, base_url, settings, endpoints)
+        backend = backend or _backend(model, base_url, seed, endpoints)
+        instance = scenario_cls(checked, _prompt_pack(scenario_cls, prompts))
+        instance.prepare()
+        limits = ClientLimits(concurrency, requests_per_minute, retry or RetryPolicy())
+        check_workers(workers, model, unbuildable, concurrency, endpoints)
+        if seed < 0:
+            raise RunError(f"seed must be an integer of at least 0, got {seed}")
+        if retry_failed and not resume:
+            raise RunError("--retry-failed asks a run's failed units again: it needs --resume")
+        inputs = input_files(checked, prompts, endpoints.source if endpoints else None)
+        scenario_file = scenario_file_record(scenario_cls)
+        cache = open_cache(use_cache, cache_dir)  # before the run directory: see run_start.py
+        claim, finished = RunDirClaim(out, scenario_cls.name, resume), False
+        try:
+            with claim as run_dir:
+                manifest = new_manifest(
+                    settings.to_json(),
+                    scenario_cls.name,
+                    checked.model_dump(mode="json"),
+                    seed,
+                    backend.describe(),
                 )
+                manifest |= {"scenario_version": scenario_cls.version, "model_spec": main_spec}
+                manifest["client"] = {**limits.to_json(), "workers": workers}
+                manifest["roles"] = {name: list(specs) for name, specs in bound.items()}
+                manifest["prompts"] = instance.prompts.describe() if instance.prompts else None
+                manifest["inputs"] = inputs
+                if scenario_file is not None:
+                    manifest["scenario_file"] = scenario_file
+                if source is not None:
+                    manifest["rescore_of"] = source.record()
+                previous = (
+                    load_resumable(run_dir, manifest, allow_endpoint_change, _at_default(checked))
+                    if resume
+                    else None
+                )
+                if previous is not None:
+                    check_same_scenario_file(previous.get("scenario_file"), scenario_file, run_dir)
+                complete = previous is not None and log_is_complete(run_dir, previous)
+                retrying = retry_failed and complete and has_lost_calls(run_dir)
+                if previous is not None and complete and not retrying:
+                    return already_complete(run_dir, previous, retry_failed)
+                if previous is not None:
+                    manifest["created_at"] = previous["created_at"]
+                rekey = endpoint_rekey(manifest)
+                with open_log(run_dir, resume=previous is not None) as store:
+                    try:
+                        write_manifest(run_dir, manifest)
+                        resume_state = (
+                            ResumeState.from_store(store) if previous is not None else None
+                        )
+                        retried = (
+                            resume_state.retry_failed() if resume_state and retry_failed else []
+                        )
+                        log = EventLog(store, resume_state)
+                        if cache is not None:
+                            cache.on_bad_row = log_bad_cache_row(log)
 
-            models = ModelPool(
-                client_for(backend),
-                lambda spec: client_for(_backend(spec, base_url, seed, endpoints)),
-                main_spec=main_spec,
-            )
-            bar = progress_bar(console or Console(stderr=True), progress, scenario_cls.name)
-            try:
-                with bar as on_progress:
-                    sim = Simulation(
-                        seed=seed,
-                        models=models,
-                        log=log,
-                        on_progress=on_progress,
-                        response_format=settings.response_format,
-                        max_tokens=settings.max_tokens,
-                        roles=bound,
-                        max_active_units=active_units(limits.concurrency, main_spec, bound),
-                    )
-                    spec = WorkerSpec(
-                        model, base_url, endpoints, seed, bound, settings.response_format,
-                        settings.max_tokens, limits.concurrency, limits.requests_per_minute,
-                        limits.retry, str(cache.directory) if cache else None, rekey,
-                        **WorkerSpec.scenario_sources(scenario_cls),
-                    )  # fmt: skip
-                    play = _play(instance, sim, manifest, source)
-                    await stop_on_signals(with_workers(sim, spec, workers, manifest, play))
-            except BaseException as exc:
-                _finish_interrupted(run_dir, manifest, store, settings, exc)
-                raise
-            del sim, models, instance  # agents and model hold each other: collected here,
-            gc.collect()  # so the metrics (read from the log) reuse their memory
-            metrics = compute_run_metrics(store, scenario_cls)
-            write_metrics(run_dir, metrics)
-            write_run_reports(run_dir, metrics, scenario_cls)
-            finish_manifest(run_dir, manifest, store, settings.validity, "complete")
-    finally:
-        if cache is not None:
-            cache.close()
-        lock.release()
-    summary = summary_lines(manifest, scenario_cls, metrics)
+                        def client_for(backend: Backend) -> LLMClient:
+                            keep_request_keys(backend, rekey)
+                            return LLMClient(
+                                backend,
+                                cache=cache,
+                                retry=limits.retry,
+                                concurrency=limits.concurrency,
+                                requests_per_minute=limits.requests_per_minute,
+                                emit=log.emit,
+                                incident=log.incident,
+                                replay=log.logged_response if resume_state else None,
+                                limiter=limiter_for(backend) if limiter_for else None,
+                                recorded=source.answerer(log) if source else None,
+                            )
+
+                        models = ModelPool(
+                            client_for(backend),
+                            lambda spec: client_for(_backend(spec, base_url, seed, endpoints)),
+                            main_spec=main_spec,
+                        )
+                        bar = progress_bar(
+                            console or Console(stderr=True), progress, scenario_cls.name
+                        )
+                        with bar as on_progress:
+                            sim = Simulation(
+                                seed=seed,
+                                models=models,
+                                log=log,
+                                on_progress=on_progress,
+                                response_format=settings.response_format,
+                                max_tokens=settings.max_tokens,
+                                roles=bound,
+                                max_active_units=active_units(limits.concurrency, main_spec, bound),
+                            )
+                            spec = WorkerSpec(
+                                model, base_url, endpoints, seed, bound, settings.response_format,
+                                settings.max_tokens, limits.concurrency,
+                                limits.requests_per_minute, limits.retry,
+                                str(cache.directory) if cache else None, rekey,
+                                **WorkerSpec.scenario_sources(scenario_cls),
+                            )  # fmt: skip
+                            play = _play(instance, sim, manifest, source)
+                            await stop_on_signals(with_workers(sim, spec, workers, manifest, play))
+                        del sim, models, instance  # agents and model hold each other: collected
+                        gc.collect()  # here, so the metrics (read from the log) reuse their memory
+                        metrics = compute_run_metrics(store, scenario_cls)
+                        write_metrics(run_dir, metrics)
+                        write_run_reports(run_dir, metrics, scenario_cls)
+                        finish_manifest(run_dir, manifest, store, settings.validity, "complete")
+                        claim.keep()
+                        finished = True
+                    except BaseException as exc:
+                        if previous is not None or has_first_event(store):
+                            claim.keep()  # a run with events: kept, marked, resumable
+                            finish_interrupted(run_dir, manifest, store, settings.validity, exc)
+                        raise
+            summary = summary_lines(manifest, scenario_cls, metrics)
+        except RunStopped as exc:
+            if finished:  # stopped after the run was complete: nothing to resume
+                exc.complete_run_dir = run_dir  # type: ignore[attr-defined]  # CLI message
+            raise
+        finally:
+            if cache is not None:
+                cache.close()
     if retry_failed:
         summary.insert(0, f"retried {len(retried)} unit(s) with a failed model call")
     return RunResult(run_dir, manifest, metrics, summary)
@@ -421,7 +442,7 @@ def _bind_roles(
             try:
                 parse_model_spec(spec)
             except ModelSpecError as exc:
-                raise RunError(f"--role {name}={spec}: {exc}") from None
+                raise RunError(f"--role {name}={mask_secrets(spec)}: {exc}") from None
     try:
         return bind_roles(scenario_cls.roles, main_spec, named, scenario=scenario_cls.name)
     except RoleError as exc:
@@ -449,52 +470,3 @@ async def _play(
         if reports := sim.models.endpoint_reports():  # a pool's endpoints, for the manifest
             manifest["endpoints"] = reports
         await sim.models.aclose()
-
-
-def _writer_lock(run_dir: Path) -> RunLock:
-    """The run directory's writer lock, held until the run ends (see run_lock.py)."""
-    lock = RunLock(run_dir)
-    lock.acquire()
-    return lock
-
-
-@contextmanager
-def _open_log(run_dir: Path, resume: bool) -> Iterator[SQLiteEventStore]:
-    path = run_dir / EVENTS_FILE
-    if resume and not path.is_file():  # opening would start an empty log
-        raise RunError(f"{path}: the log is missing; start a new run or restore it")
-    with SQLiteEventStore(path) as store:
-        yield store
-
-
-def _log_bad_cache_row(log: EventLog) -> Callable[[str, str], None]:
-    """A cache row that cannot be read is a miss, and an incident in the log."""
-
-    def record(key: str, error: str) -> None:
-        log.incident("cache.bad_row", {"request_key": key, "error": error})
-
-    return record
-
-
-def _finish_interrupted(
-    run_dir: Path,
-    manifest: dict[str, Any],
-    store: EventStore,
-    settings: RunSettings,
-    exc: BaseException,
-) -> None:
-    """Mark the run interrupted with the reason; when even that cannot be written (a full
-    disk), the original error is what the user sees, and it says so."""
-    exc.run_dir = run_dir  # type: ignore[attr-defined]  # for the CLI's message
-    try:
-        finish_manifest(run_dir, manifest, store, settings.validity, "interrupted", _describe(exc))
-    except (OSError, EventStoreError) as again:
-        exc.manifest_error = str(again)  # type: ignore[attr-defined]
-
-
-def _describe(exc: BaseException) -> str:
-    if isinstance(exc, KeyboardInterrupt):
-        return "interrupted by the user"
-    if isinstance(exc, RunStopped):
-        return str(exc)
-    return f"{type(exc).__name__}: {exc}"

@@ -2,9 +2,11 @@
 
 The file is loaded as a module under a name of its own, and its one concrete `Scenario`
 subclass is the scenario. A run of it records the file's absolute path and SHA-256 in the
-manifest (`scenario_file_record`), so `metrics` can load the scenario again from the file in a
-later process (`scenario_for_run`) and `--resume` can refuse code that changed since the run
-began (`check_same_scenario_file`).
+manifest (`scenario_file_record`), so `--resume` can refuse code that changed since the run
+began (`check_same_scenario_file`), and `metrics`, `view` and `retry` load the scenario again in
+a later process only from a file the user names (`--scenario-file FILE`) whose SHA-256 is the
+recorded one (`scenario_for_run`): the path in a manifest is never followed, since a run
+directory may come from anyone.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import hashlib
 import importlib.machinery
 import importlib.util
 import inspect
+import re
 import sys
 import traceback
 from importlib.metadata import entry_points
@@ -141,13 +144,6 @@ def _packaged(cls: type[Scenario]) -> bool:
     return any(cls.__module__ == m or cls.__module__.startswith(m + ".") for m in modules)
 
 
-def _registered(name: str) -> type[Scenario] | None:
-    try:
-        return get_scenario(name)
-    except ScenarioError:
-        return None
-
-
 def scenario_file_record(cls: type[Scenario]) -> dict[str, str] | None:
     """`{"path", "sha256", "class"}` of the file a scenario that no package provides was
     defined in (None for built-in and entry-point scenarios, or when it has no file)."""
@@ -178,31 +174,62 @@ def check_same_scenario_file(
     )
 
 
-def scenario_for_run(manifest: dict[str, Any]) -> tuple[type[Scenario], str | None]:
-    """The scenario of a run and a note when its code is not the code the run used.
+def scenario_for_run(
+    manifest: dict[str, Any], scenario_file: str | Path | None = None
+) -> type[Scenario]:
+    """The scenario of a run, never loaded from code the run directory names.
 
-    A run from a file is recomputed from that file (even if a package now has a scenario of
-    the same name); any other run's scenario is found by name.
+    A run directory is data: someone may send one, and opening it (`view`, `metrics`, `retry`)
+    must not run code it points at. So a run of an installed scenario (built in, or an entry
+    point of an installed package) is found by name; a run of a scenario file needs the file
+    named by the user (`scenario_file`, from `--scenario-file FILE`), and only a file whose
+    SHA-256 is the one the run recorded is loaded. Anything else is a `ScenarioError`.
     """
-    name = manifest["scenario"]
+    name = manifest.get("scenario")
     record = manifest.get("scenario_file")
     if record is None:
-        return get_scenario(name), None
-    path = Path(record["path"])
-    if not path.is_file():
-        registered = _registered(name)
-        if registered is not None and _packaged(registered):
-            return registered, f"{path} is gone; the installed scenario {name!r} computes these"
+        if scenario_file is not None:
+            raise ScenarioError(
+                f"--scenario-file {scenario_file}: the run's scenario {name!r} is an installed "
+                "one, not a scenario file's; leave --scenario-file out"
+            )
+        if not isinstance(name, str):
+            raise ScenarioError("the run's manifest names no scenario")
+        return get_scenario(name)
+    path, digest, class_name = _recorded_file(record)
+    if scenario_file is None:
         raise ScenarioError(
-            f"the run's scenario {name!r} came from {path}, which no longer exists; "
-            "restore the file to recompute this run"
+            f"the run's scenario {name!r} came from the scenario file {path!r}, and a run "
+            "directory never names code to run: pass --scenario-file FILE, that file as it was "
+            f"when the run started (sha256 {digest[:12]}…)"
         )
-    scenario = load_scenario_file(path, record.get("class"))
+    given = Path(scenario_file)
+    if not given.is_file():
+        raise ScenarioError(f"--scenario-file {given}: no such file")
+    if (found := file_sha256(given)) != digest:
+        raise ScenarioError(
+            f"--scenario-file {given}: sha256 {found[:12]}… is not the file the run used (it "
+            f"recorded {digest[:12]}… for {path!r}); name that file as it was when the run started"
+        )
+    scenario = load_scenario_file(given, class_name)
     if scenario.name != name:
         raise ScenarioError(
-            f"{path} now defines scenario {scenario.name!r}, but the run is of {name!r}"
+            f"{given} defines scenario {scenario.name!r}, but the run is of {name!r}"
         )
-    note = None
-    if file_sha256(path) != record["sha256"]:
-        note = f"{path} changed since the run; its current code computes these metrics"
-    return scenario, note
+    return scenario
+
+
+def _recorded_file(record: Any) -> tuple[str, str, str | None]:
+    """A manifest's `scenario_file` record as (path, sha256, class), checked for shape."""
+    if isinstance(record, dict):
+        path, digest, class_name = record.get("path"), record.get("sha256"), record.get("class")
+        if (
+            isinstance(path, str)
+            and isinstance(digest, str)
+            and re.fullmatch(r"[0-9a-f]{64}", digest)
+            and (class_name is None or isinstance(class_name, str))
+        ):
+            return path, digest, class_name
+    raise ScenarioError(
+        "the run's manifest has a malformed scenario_file record (path, sha256 and class)"
+    )

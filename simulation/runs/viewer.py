@@ -1,7 +1,8 @@
 """`personasim view`: one self-contained HTML page to inspect runs in a browser.
 
 The page holds the run's data as JSON (escaped so no text can close its `<script>` block) and
-a small script that renders it with `textContent` only, so a model's reply is never markup.
+a small script that renders it with `textContent` only, so a model's reply is never markup, and
+a Content-Security-Policy that lets nothing else run (`page_csp`).
 Each agent's events sit in their own JSON block, parsed only when that agent is opened, so a
 10,000-agent run opens in seconds. No network, no CDN: it works from `file://`.
 """
@@ -10,18 +11,16 @@ from __future__ import annotations
 
 import base64
 import csv
-import http.server
-import importlib
+import hashlib
 import json
 import re
-import threading
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from personasim.simulation.core.scenario import BUILTIN_MODULE, Scenario
+from personasim.simulation.core.scenario import Scenario, ScenarioError
 from personasim.simulation.log.events import Event, EventStore
 from personasim.simulation.runs.replay import concerned_agents
 from personasim.simulation.runs.run_dir import METRICS_FILE, REPORTS_DIR, read_manifest
@@ -31,9 +30,8 @@ from personasim.simulation.runs.source_run import SOURCE_SCORES
 from personasim.simulation.runs.viewer_compare import compare_runs, decision_values
 
 __all__ = [
-    "LocalServer",
-    "ViewServer",
     "collect_run",
+    "page_csp",
     "render_list_page",
     "render_page",
     "write_page",
@@ -49,55 +47,62 @@ _LONG = object()
 
 
 def collect_run(
-    run_dir: Path, store: EventStore, run_code: bool = True, decisions: bool = False
+    run_dir: Path,
+    store: EventStore,
+    decisions: bool = False,
+    scenario_file: str | Path | None = None,
 ) -> dict[str, Any]:
     """Everything the page shows about one run, read from its directory and log alone.
 
     `decisions` adds each persona's decisions, which only the compare view needs (they cost
     about 1.5 s for 10,000 agents, so a single run's page goes without). The summary lines
-    and a rescore's judges come from the scenario's code; with `run_code` False (a run opened
-    from a run list: anyone's folder) only a built-in scenario's is used, never a scenario file
-    the manifest names."""
+    and a rescore's judges come from the scenario's code: an installed scenario's, found by
+    name, or a scenario file's only when the user names it (`scenario_file`, checked against
+    the run's record). A run directory never names code to run; without its scenario the page
+    shows everything else, and `notes` says what it leaves out."""
     manifest = read_manifest(run_dir)
     metrics = _read_json(run_dir / METRICS_FILE)
     events = list(store.read())
     calls = [e for e in events if e.kind == "llm.call"]
     agents, trajectories = _agents(events)
+    scenario, notes = _scenario(manifest, scenario_file)
     return {
         "dir": run_dir.name or str(run_dir),
         "running": lock_holder(run_dir) is not None,
         "manifest": manifest,
         "metrics": metrics,
-        "summary": _summary(manifest, metrics, run_code),
+        "summary": _summary(scenario, metrics, notes),
+        "notes": notes,
         "reports": _reports(run_dir / REPORTS_DIR),
         "kinds": dict(sorted(Counter(e.kind for e in events).items())),
         "sources": dict(Counter(str(e.payload.get("source")) for e in calls)),
         "agents": agents,
         "calls": _call_owners(calls, trajectories.keys()),
         "trajectories": trajectories,
-        "judges": _judges(manifest, events, run_code),
+        "judges": _judges(scenario, events),
         "decisions": decision_values(events) if decisions else {},
     }
 
 
-def _scenario(manifest: dict[str, Any], run_code: bool) -> type[Scenario] | None:
-    """The run's scenario; without `run_code`, None unless it is one of personasim's own."""
-    if not run_code:
-        builtin = importlib.import_module(BUILTIN_MODULE).SCENARIO_MODULES
-        if manifest.get("scenario_file") is not None or manifest.get("scenario") not in builtin:
-            return None
-    return scenario_for_run(manifest)[0]
+def _scenario(
+    manifest: dict[str, Any], scenario_file: str | Path | None
+) -> tuple[type[Scenario] | None, list[str]]:
+    """The run's scenario (never code the run directory names), or None and why. A file the
+    user names that is not the run's is an error; a missing one only leaves lines out."""
+    if scenario_file is not None and manifest.get("scenario_file") is not None:
+        return scenario_for_run(manifest, scenario_file), []
+    try:
+        return scenario_for_run(manifest), []
+    except ScenarioError as exc:
+        return None, [f"the scenario's summary lines and a rescore's judges are not shown: {exc}"]
 
 
-def _judges(
-    manifest: dict[str, Any], events: Sequence[Event], run_code: bool = True
-) -> dict[str, Any] | None:
+def _judges(scenario: type[Scenario] | None, events: Sequence[Event]) -> dict[str, Any] | None:
     """A rescore's two judges side by side: each item's score in the rescored run and in this
     one (null where that judge has none), with the difference (None: not a rescore)."""
     source = next((e.payload for e in events if e.kind == SOURCE_SCORES), None)
     if source is None:
         return None
-    scenario = _scenario(manifest, run_code)
     scores = scenario.scores if scenario else None
     if scores is None:
         return None
@@ -137,13 +142,16 @@ def _read_json(path: Path) -> dict[str, Any] | None:
         return {"unreadable": f"{path.name}: {exc}"}
 
 
-def _summary(manifest: dict[str, Any], metrics: dict[str, Any] | None, run_code: bool) -> list[str]:
-    """The scenario's own report lines (as `personasim run` prints them), when it can load."""
+def _summary(
+    scenario: type[Scenario] | None, metrics: dict[str, Any] | None, notes: list[str]
+) -> list[str]:
+    """The scenario's own report lines (as `personasim run` prints them), when it is known."""
     if not metrics or "metrics" not in metrics:
         return []
+    if scenario is None:
+        return [f"({note})" for note in notes]
     try:
-        scenario = _scenario(manifest, run_code)
-        return [str(line) for line in scenario.report(metrics["metrics"])] if scenario else []
+        return [str(line) for line in scenario.report(metrics["metrics"])]
     except Exception as exc:
         return [f"(the scenario's report is unavailable: {exc})"]
 
@@ -297,12 +305,29 @@ def _fill(title: str, data: str, agents: str) -> str:
     placeholder is never substituted."""
     parts = {
         "title": _html_text(title),
+        "csp": page_csp(),
         "style": _asset("viewer.css"),
         "data": data,
         "agents": agents,
         "script": _asset("viewer.js"),
     }
     return re.sub(r"\{\{(\w+)\}\}", lambda match: parts[match.group(1)], _asset("viewer.html"))
+
+
+def page_csp(frame: bool = False) -> str:
+    """The pages' Content-Security-Policy: their own script and style (by hash) and `data:`
+    figures, nothing else: no other script, no fetch, no form, no base. `frame` adds what only
+    a header can say (no framing); the page's meta tag carries the rest, so it holds offline."""
+
+    def digest(name: str) -> str:
+        value = base64.b64encode(hashlib.sha256(_asset(name).encode("utf-8")).digest()).decode()
+        return f"'sha256-{value}'"
+
+    policy = (
+        f"default-src 'none'; script-src {digest('viewer.js')}; "
+        f"style-src {digest('viewer.css')}; img-src data:; base-uri 'none'; form-action 'none'"
+    )
+    return policy + ("; frame-ancestors 'none'" if frame else "")
 
 
 def render_list_page(base: Path, rows: list[dict[str, Any]]) -> str:
@@ -356,43 +381,3 @@ def write_page(html: str, path: Path) -> None:
         partial.replace(path)
     finally:
         partial.unlink(missing_ok=True)
-
-
-Answer = Callable[[str], tuple[int, str, bytes]]
-"""A request path → status, content type and body."""
-
-
-class LocalServer(http.server.ThreadingHTTPServer):
-    """Pages on 127.0.0.1 (standard library only), each request answered by `answer`."""
-
-    def __init__(self, answer: Answer, port: int = 0) -> None:
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                status, kind, body = answer(self.path)
-                self.send_response(status)
-                self.send_header("Content-Type", kind)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        super().__init__(("127.0.0.1", port), Handler)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}/"
-
-    def serve_in_background(self) -> threading.Thread:
-        thread = threading.Thread(target=self.serve_forever, daemon=True)
-        thread.start()
-        return thread
-
-
-class ViewServer(LocalServer):
-    """The page on 127.0.0.1; every path answers with the page."""
-
-    def __init__(self, html: str, port: int = 0) -> None:
-        body = html.encode("utf-8")
-        super().__init__(lambda _path: (200, "text/html; charset=utf-8", body), port)

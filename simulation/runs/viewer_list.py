@@ -4,8 +4,8 @@ click away and a link back.
 The list is `run_list.find_runs` (manifests only), so it matches `personasim runs DIR`. Served
 (`--serve`), a run's page is built when asked for, and only for a run the list holds: the path in
 the URL must be one of the listed paths and must resolve inside DIR, so `..`, an absolute path
-or a link out of DIR is a 404. Opening a run reads its JSON and SQLite files and never loads a
-scenario file (`collect_run(..., run_code=False)`).
+or a link out of DIR is a 404. Opening a run reads its JSON and SQLite files and never loads code
+the run names (`collect_run` finds only installed scenarios by name).
 """
 
 from __future__ import annotations
@@ -22,12 +22,12 @@ from personasim.simulation.log.sqlite_store import SQLiteEventStore
 from personasim.simulation.runs.run_dir import EVENTS_FILE, MANIFEST_FILE, RunError, read_manifest
 from personasim.simulation.runs.run_list import RunRow, find_runs
 from personasim.simulation.runs.viewer import (
-    LocalServer,
     collect_run,
     render_list_page,
     render_page,
     write_page,
 )
+from personasim.simulation.runs.viewer_server import LocalServer
 
 __all__ = ["FolderServer", "is_run_folder", "list_rows", "run_page", "write_folder_pages"]
 
@@ -64,7 +64,7 @@ def _open_run(run_dir: Path, list_href: str) -> str:
     if not (run_dir / EVENTS_FILE).is_file():  # opening would create an empty log
         raise RunError(f"{run_dir}: no {EVENTS_FILE} (the run's event log)")
     with SQLiteEventStore(run_dir / EVENTS_FILE) as store:
-        run = collect_run(run_dir, store, run_code=False)
+        run = collect_run(run_dir, store)
     return render_page([run], list_href=list_href)
 
 
@@ -128,9 +128,9 @@ def answer(base: Path, url: str) -> Response:
 
 
 class FolderServer(LocalServer):
-    """The run list of `base` on 127.0.0.1 (standard library only), each run's page built when
+    """The run list of `base` on loopback (standard library only), each run's page built when
     asked for. The list is read again on each request, so a sweep still running shows its new
     cells on reload."""
 
-    def __init__(self, base: Path, port: int = 0) -> None:
-        super().__init__(lambda path: answer(base, path), port)
+    def __init__(self, base: Path, port: int = 0, host: str = "127.0.0.1") -> None:
+        super().__init__(lambda path: answer(base, path), port, host)

@@ -14,6 +14,7 @@ function el(tag, attrs, ...kids) {
     if (v === null || v === undefined || v === false) continue;
     if (k === "class") node.className = v;
     else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else if (k === "style") node.style.cssText = v;  // CSSOM: allowed by the page's CSP (no inline style)
     else node.setAttribute(k, v);
   }
   for (const kid of kids.flat(Infinity)) {
