@@ -136,7 +136,7 @@ def test_coin_guess_example_on_smollm2(
     elapsed = time.perf_counter() - started
     printed = capsys.readouterr()
     check_run(out, code, printed.out + printed.err, response_format)
-    check_replay_and_metrics(out, capsys)
+    check_replay_and_metrics(out, capsys, COIN_GUESS)
     realmodel_runs[f"examples/coin_guess.py ({response_format})"] = summary(out, elapsed)
 
 
@@ -158,7 +158,7 @@ def test_init_scaffold_on_smollm2(
     elapsed = time.perf_counter() - started
     printed = capsys.readouterr()
     check_run(out, code, printed.out + printed.err, response_format)
-    check_replay_and_metrics(out, capsys)
+    check_replay_and_metrics(out, capsys, tmp_path / "split.py")
     agents = load_agents(out).set_index("agent_id")
     failed = [e.agent_id for e in read_events(out) if e.kind == "decision.failed"]
     assert agents["failures"].sum() == len(failed)
@@ -379,15 +379,19 @@ def check_classroom_counts(run_dir: Path) -> None:
         assert (grade["format_compliant"] is None) == (grade["strategy"] == "none")
 
 
-def check_replay_and_metrics(run_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """`replay --agent` shows what the agent's model said; `metrics --check` agrees."""
+def check_replay_and_metrics(
+    run_dir: Path, capsys: pytest.CaptureFixture[str], scenario_file: Path | None = None
+) -> None:
+    """`replay --agent` shows what the agent's model said; `metrics --check` agrees (a
+    scenario file's run names its file again: a run directory never names code to run)."""
     events = read_events(run_dir)
     call = next(e for e in reversed(events) if e.kind == "llm.call" and e.agent_id)
     assert main(["replay", str(run_dir), "--agent", str(call.agent_id)]) == 0
     shown = capsys.readouterr().out
     for line in call.payload["response"]["text"].splitlines():
         assert line.strip() in shown, line
-    assert main(["metrics", str(run_dir), "--check"]) == 0, capsys.readouterr().out
+    again = ["--scenario-file", str(scenario_file)] if scenario_file else []
+    assert main(["metrics", str(run_dir), "--check", *again]) == 0, capsys.readouterr().out
     capsys.readouterr()
 
 
