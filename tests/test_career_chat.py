@@ -321,6 +321,7 @@ def test_full_run_writes_every_table_and_figure(small: RunResult) -> None:
     assert main(["metrics", str(small.run_dir), "--check"]) == 0
 
 
+@pytest.mark.slow  # an integration run; the fast tier stays under 5 minutes
 def test_human_ratings_give_alignment(tmp_path: Path) -> None:
     human = tmp_path / "human.csv"
     rows = ["user,dimension,rating"] + [
@@ -371,6 +372,7 @@ def test_profile_file_jsonl(tmp_path: Path) -> None:
     assert result.metrics["metrics"]["n_users"] == 3
 
 
+@pytest.mark.slow  # an integration run; the fast tier stays under 5 minutes
 def test_real_vsm_items(tmp_path: Path) -> None:
     params = {
         "survey_file": str(VSM / "vsm_direct_profile_questions_en_2024_Dec.csv"),

@@ -239,6 +239,7 @@ def test_metrics_use_the_logged_labels_and_an_unusable_answer_is_unclassified(
     assert len(load_job_groups(titles)) == 6  # usable as --job-groups
 
 
+@pytest.mark.slow  # an integration run; the fast tier stays under 5 minutes
 def test_a_rerun_with_the_cache_asks_the_classifier_nothing(tmp_path: Path) -> None:
     """A real SQLite cache: the second run's classifier calls are all cache hits and its
     endpoint receives no request; the labels are the same."""

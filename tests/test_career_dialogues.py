@@ -47,6 +47,7 @@ def probe_reply(body: dict[str, Any]) -> str:
     return json.dumps({"option_id": option, "reason": "fits"})
 
 
+@pytest.mark.slow  # an integration run; the fast tier stays under 5 minutes
 def test_a_sweep_probes_one_set_of_dialogues_with_two_models(
     dialogues: RunResult, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -66,6 +66,7 @@ def unusable_for_some(body: dict[str, Any]) -> str:
     return trustor_reply(body)
 
 
+@pytest.mark.slow  # an integration run; the fast tier stays under 5 minutes
 def test_scripted_drift_gives_the_same_run_with_two_workers(tmp_path: Path) -> None:
     runs = [
         run_scenario(
@@ -102,6 +103,7 @@ def test_a_scenario_files_scripted_rules_reach_the_workers(tmp_path: Path) -> No
     assert_same_runs(tmp_path / "w1", tmp_path / "w2")
 
 
+@pytest.mark.slow  # an integration run; the fast tier stays under 5 minutes
 def test_fake_server_gives_the_same_run_with_two_workers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -126,6 +128,7 @@ def test_fake_server_gives_the_same_run_with_two_workers(
     assert_same_runs(tmp_path / "w1", tmp_path / "w2")
 
 
+@pytest.mark.slow  # an integration run; the fast tier stays under 5 minutes
 def test_a_pool_with_two_workers_records_each_workers_endpoints(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -470,6 +470,7 @@ def test_persona_gym_under_drift(tmp_path: Path) -> None:
     assert metrics["refusals"]["n"] > 0  # drifted refusals are counted as the paper's refusals
 
 
+@pytest.mark.slow  # an integration run; the fast tier stays under 5 minutes
 def test_career_chat_under_drift(tmp_path: Path) -> None:
     params = {"n_users": 8, "n_items": 3, "judge_samples": 1, "emd_repeats": 10}
     params |= {"bootstrap": 50, "permutations": 50}

@@ -262,6 +262,7 @@ def test_persona_gym_reuses_the_score_examples_unless_regenerated(tmp_path: Path
     assert stat(metrics(regenerated)["rescore"], "krippendorff_alpha") == 1.0
 
 
+@pytest.mark.slow  # an integration run; the fast tier stays under 5 minutes
 def test_career_chat_rescores_its_dialogue_judge(tmp_path: Path) -> None:
     run = tmp_path / "RUN"
     params = {"n_users": 4, "n_items": 1, "judge_samples": 2, "max_turns": 1}
