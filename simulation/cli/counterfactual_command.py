@@ -44,7 +44,8 @@ def add_counterfactual_command(commands: Any) -> None:
     command.add_argument(
         "--retry-failed",
         action="store_true",
-        help="with --resume: ask again the units whose model call ran out of attempts",
+        help="with --resume: ask again the units whose model call failed (out of attempts, or "
+        "past the model's context)",
     )
     add_run_arguments(command)
     command.set_defaults(handler=_counterfactual)

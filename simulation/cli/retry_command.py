@@ -41,7 +41,8 @@ def add_retry_command(commands: Any) -> None:
     retry.add_argument(
         "--retry-failed",
         action="store_true",
-        help="also ask again the units whose model call ran out of attempts",
+        help="also ask again the units whose model call failed (out of attempts, or past the "
+        "model's context)",
     )
     limits = retry.add_argument_group("limits (default: the run's own, from its manifest)")
     limits.add_argument(

@@ -42,7 +42,8 @@ def add_run_command(commands: Any) -> None:
     run.add_argument(
         "--retry-failed",
         action="store_true",
-        help="with --resume: ask again the units whose model call ran out of attempts",
+        help="with --resume: ask again the units whose model call failed (out of attempts, or "
+        "past the model's context)",
     )
     add_run_arguments(run)
     reading = run.add_argument_group("reading audit (docs/readers.md)")
