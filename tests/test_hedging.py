@@ -73,30 +73,39 @@ def test_a_recorded_policy_is_read_back_and_an_older_one_keeps_its_values() -> N
     ]
 
 
-async def ask_all(
-    server: FakeOpenAIServer, concurrency: int, hang_last: bool, timeout: float = 5.0
+async def ask_after_warm_up(
+    server: FakeOpenAIServer,
+    policy: RetryPolicy,
+    *,
+    concurrency: int = 16,
+    faults: tuple[str, ...] = (),
+    last: int = 1,
 ) -> tuple[LLMClient, Recorder, float]:
-    """Five ordinary answers (so the endpoint's latency is known), then one more request,
-    which hangs when `hang_last`; returns how long that last one took."""
+    """Five ordinary answers (so the endpoint's latency is known), then `faults` queued and
+    `last` more requests at once; returns how long those took."""
     emit = Recorder()
-    policy = RetryPolicy(max_attempts=3, timeout=timeout, hedge=QUICK_HEDGE)
-    client = LLMClient(
-        OpenAIBackend("fake-model", base_url=server.base_url),
-        retry=policy,
-        concurrency=concurrency,
-        emit=emit,
-    )
+    backend = OpenAIBackend("fake-model", base_url=server.base_url)
+    client = LLMClient(backend, retry=policy, concurrency=concurrency, emit=emit)
     try:
         for i in range(5):
             await client.complete(request(f"warm-up {i}"))
-        if hang_last:
-            server.enqueue_faults("hang")
+        server.enqueue_faults(*faults)
         started = time.perf_counter()
-        answer = await client.complete(request("the last one"))
-        assert answer.text
+        asked = (client.complete(request(f"the last one {i}")) for i in range(last))
+        answers = await asyncio.gather(*asked)
+        assert all(answer.text for answer in answers)
         return client, emit, time.perf_counter() - started
     finally:
         await client.aclose()
+
+
+async def ask_all(
+    server: FakeOpenAIServer, concurrency: int, hang_last: bool, timeout: float = 5.0
+) -> tuple[LLMClient, Recorder, float]:
+    """The warm-up, then one more request, which hangs when `hang_last`."""
+    policy = RetryPolicy(max_attempts=3, timeout=timeout, hedge=QUICK_HEDGE)
+    faults = ("hang",) if hang_last else ()
+    return await ask_after_warm_up(server, policy, concurrency=concurrency, faults=faults)
 
 
 def test_a_hung_request_is_hedged_once_and_the_first_answer_taken() -> None:
@@ -140,28 +149,18 @@ def test_without_a_budget_a_hedge_waits_for_a_slot_like_any_request() -> None:
     """`beyond=0`: the duplicate cannot be sent beside the hung request that holds the one
     slot; it goes once that request times out, and its answer is taken."""
     with FakeOpenAIServer(latency=0.02) as server:
-
-        async def run() -> tuple[LLMClient, Recorder, float]:
-            emit = Recorder()
-            hedge = HedgePolicy(floor=0.3, min_samples=5, beyond=0)
-            policy = RetryPolicy(max_attempts=3, timeout=1.0, hedge=hedge)
-            client = LLMClient(
-                OpenAIBackend("fake-model", base_url=server.base_url),
-                retry=policy,
+        client, emit, took = asyncio.run(
+            ask_after_warm_up(
+                server,
+                RetryPolicy(
+                    max_attempts=3,
+                    timeout=1.0,
+                    hedge=HedgePolicy(floor=0.3, min_samples=5, beyond=0),
+                ),
                 concurrency=1,
-                emit=emit,
+                faults=("hang",),
             )
-            try:
-                for i in range(5):
-                    await client.complete(request(f"warm-up {i}"))
-                server.enqueue_faults("hang")
-                started = time.perf_counter()
-                await client.complete(request("the last one"))
-                return client, emit, time.perf_counter() - started
-            finally:
-                await client.aclose()
-
-        client, emit, took = asyncio.run(run())
+        )
         peak, requests = server.peak_in_flight, server.request_count
     assert (peak, requests) == (1, 5 + 2)
     assert took >= 1.0
@@ -176,27 +175,15 @@ def test_hangs_that_fill_every_slot_do_not_stall_the_requests() -> None:
     the limit and two duplicates at a time, each answered duplicate frees its hung request's
     slot for the next one: all eight are answered long before the 10 s timeout."""
     with FakeOpenAIServer(latency=0.02) as server:
-
-        async def run() -> tuple[LLMClient, Recorder, float]:
-            emit = Recorder()
-            policy = RetryPolicy(max_attempts=3, timeout=10.0, hedge=QUICK_HEDGE)
-            client = LLMClient(
-                OpenAIBackend("fake-model", base_url=server.base_url),
-                retry=policy,
+        client, emit, took = asyncio.run(
+            ask_after_warm_up(
+                server,
+                RetryPolicy(max_attempts=3, timeout=10.0, hedge=QUICK_HEDGE),
                 concurrency=8,
-                emit=emit,
+                faults=("hang",) * 8,
+                last=8,
             )
-            try:
-                for i in range(5):
-                    await client.complete(request(f"warm-up {i}"))
-                server.enqueue_faults(*["hang"] * 8)
-                started = time.perf_counter()
-                await asyncio.gather(*(client.complete(request(f"hung {i}")) for i in range(8)))
-                return client, emit, time.perf_counter() - started
-            finally:
-                await client.aclose()
-
-        client, emit, took = asyncio.run(run())
+        )
         peak = server.peak_in_flight
     assert took < 3.0
     # the eight hung requests (the server keeps them) and the duplicates: one beyond the
@@ -211,26 +198,15 @@ def test_an_error_from_the_duplicate_ends_the_attempt_at_once() -> None:
     """Hung request, then a 500 to its duplicate: the retry asks again at once instead of
     waiting out the hung request's timeout."""
     with FakeOpenAIServer(latency=0.02) as server:
-
-        async def run() -> tuple[LLMClient, Recorder, float]:
-            emit = Recorder()
-            policy = RetryPolicy(
-                max_attempts=4, timeout=30.0, initial_backoff=0.01, jitter=0, hedge=QUICK_HEDGE
+        client, emit, took = asyncio.run(
+            ask_after_warm_up(
+                server,
+                RetryPolicy(
+                    max_attempts=4, timeout=30.0, initial_backoff=0.01, jitter=0, hedge=QUICK_HEDGE
+                ),
+                faults=("hang", "500"),
             )
-            client = LLMClient(
-                OpenAIBackend("fake-model", base_url=server.base_url), retry=policy, emit=emit
-            )
-            try:
-                for i in range(5):
-                    await client.complete(request(f"warm-up {i}"))
-                server.enqueue_faults("hang", "500")
-                started = time.perf_counter()
-                await client.complete(request("the last one"))
-                return client, emit, time.perf_counter() - started
-            finally:
-                await client.aclose()
-
-        client, emit, took = asyncio.run(run())
+        )
     assert took < 5.0  # not the 30 s timeout
     last = emit.events[-1][1]
     assert (last["attempts"], last["hedged"], client.hedges) == (3, True, 1)
@@ -240,26 +216,15 @@ def test_when_the_duplicate_hangs_too_the_attempt_ends_without_the_timeout() -> 
     """Both past the hedge delay: the attempt ends as a timeout would and the retry (with a
     duplicate of its own if needed) answers, long before the 30 s timeout."""
     with FakeOpenAIServer(latency=0.02) as server:
-
-        async def run() -> tuple[Recorder, float]:
-            emit = Recorder()
-            policy = RetryPolicy(
-                max_attempts=5, timeout=30.0, initial_backoff=0.01, jitter=0, hedge=QUICK_HEDGE
+        _, emit, took = asyncio.run(
+            ask_after_warm_up(
+                server,
+                RetryPolicy(
+                    max_attempts=5, timeout=30.0, initial_backoff=0.01, jitter=0, hedge=QUICK_HEDGE
+                ),
+                faults=("hang", "hang"),
             )
-            client = LLMClient(
-                OpenAIBackend("fake-model", base_url=server.base_url), retry=policy, emit=emit
-            )
-            try:
-                for i in range(5):
-                    await client.complete(request(f"warm-up {i}"))
-                server.enqueue_faults("hang", "hang")
-                started = time.perf_counter()
-                await client.complete(request("the last one"))
-                return emit, time.perf_counter() - started
-            finally:
-                await client.aclose()
-
-        emit, took = asyncio.run(run())
+        )
     assert 0.6 <= took < 5.0  # two hedge delays of 0.3 s, then the retry
     last = emit.events[-1][1]
     assert (last["attempts"], last["hedged"]) == (3, True)
