@@ -1,4 +1,4 @@
-"""Mesa agents: personas and their decision graphs, trustees, persona data and banks."""
+"""Mesa agents: personas and their decision graphs, persona data and banks."""
 
 from __future__ import annotations
 
@@ -16,8 +16,6 @@ _EXPORTS: dict[str, str] = {
     "PersonaAgent": "personasim.agents.persona_agent",
     "PersonaFileError": "personasim.agents.persona_bank",
     "ResearcherAgent": "personasim.agents.researcher",
-    "TrusteeAgent": "personasim.agents.trustee",
-    "archetype_cap": "personasim.agents.trustee",
     "attribute_levels": "personasim.agents.counterfactual",
     "augment_big_five": "personasim.agents.persona_traits",
     "check_counterfactual": "personasim.agents.counterfactual",
@@ -55,8 +53,6 @@ __all__ = [
     "PersonaAgent",
     "PersonaFileError",
     "ResearcherAgent",
-    "TrusteeAgent",
-    "archetype_cap",
     "attribute_levels",
     "augment_big_five",
     "check_counterfactual",

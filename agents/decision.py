@@ -13,7 +13,8 @@ error (refused, bad key, unknown model, a scenario's first prompt that cannot fi
 caught: it stops the run, since every other call would fail the same way. A re-ask shows the
 model only the end of its unusable reply (`bounded_reply`).
 
-The graph is built and compiled once; everything that differs between decisions (the agent,
+The graph is built and compiled once, on the first decision (`agents/decision_graph.py`, so
+LangGraph loads only when something decides); everything that differs between decisions (the agent,
 the prompt, the parser) travels in the run's context, not in the mutable state. It is a Pregel
 graph, LangGraph's runtime under `StateGraph`, built with its public API (`NodeBuilder`,
 `Pregel`, a channel class): each node returns a `Route` — the next node (or `done`) and the
@@ -32,15 +33,11 @@ read as JSON into the schema and then by `read`; the prompt's wording stays the 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
-from functools import partial
+from functools import cache, partial
 from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict, TypeVar
 
-from langchain_core.runnables import Runnable, RunnableConfig
-from langgraph.channels import EphemeralValue, LastValue
-from langgraph.pregel import NodeBuilder, Pregel
-from langgraph.runtime import Runtime, get_runtime
 from pydantic import BaseModel
 
 from personasim.simulation import (
@@ -52,6 +49,9 @@ from personasim.simulation import (
 )
 
 if TYPE_CHECKING:
+    from langgraph.pregel import Pregel
+    from langgraph.runtime import Runtime
+
     from personasim.simulation import Simulation
 
 __all__ = [
@@ -304,46 +304,7 @@ def _record(ctx: _Context, kind: str, attempts: int, **outcome: Any) -> None:
     ctx.sim.emit(kind, payload, agent_id=ctx.agent_id)
 
 
-class _Addressed(EphemeralValue[_State]):
-    """A node's channel: keeps the state of a route addressed to it (its key, the node's
-    name) and ignores the others, so writing a route to every channel triggers one node."""
-
-    def update(self, values: Sequence[Any]) -> bool:
-        return super().update(_addressed(self.key, values))
-
-
-class _Result(LastValue[_State]):
-    """The `done` channel: the final state, kept after the last step (the graph's output)."""
-
-    def update(self, values: Sequence[Any]) -> bool:
-        return super().update(_addressed(self.key, values))
-
-
-def _addressed(key: str, routes: Sequence[Route]) -> list[_State]:
-    return [route.state for route in routes if route.to == key]
-
-
-def _channel(name: str) -> _Addressed | _Result:
-    channel = _Result(dict) if name == "done" else _Addressed(dict)
-    channel.key = name  # `BaseChannel.key`: the channel's name, which routes address
-    return channel
-
-
-_Node = Callable[[_State, Runtime[_Context]], Awaitable[Route]]
-
-
-class _Step(Runnable[_State, Route]):
-    """Runs one node's coroutine on the event loop, untraced (no callback run per node)."""
-
-    def __init__(self, name: str, function: _Node) -> None:
-        self.name = name
-        self.function = function
-
-    def invoke(self, input: _State, config: RunnableConfig | None = None, **_: Any) -> Route:
-        raise TypeError("the decision graph runs only asynchronously (ainvoke)")
-
-    async def ainvoke(self, input: _State, config: RunnableConfig | None = None, **_: Any) -> Route:
-        return await self.function(input, get_runtime(_Context))
+_Node = Callable[[_State, "Runtime[_Context]"], Awaitable[Route]]
 
 
 _EDGES: dict[str, tuple[_Node, tuple[str, ...]]] = {
@@ -354,20 +315,12 @@ _EDGES: dict[str, tuple[_Node, tuple[str, ...]]] = {
 """Each node, and the channels its routes may address (the picture at the top)."""
 
 
-def _build() -> Pregel:
-    return Pregel(
-        nodes={
-            name: NodeBuilder().subscribe_only(name).do(_Step(name, fn)).write_to(*targets)
-            for name, (fn, targets) in _EDGES.items()
-        },
-        channels={name: _channel(name) for name in (*_EDGES, "done")},
-        input_channels="ask",
-        output_channels="done",
-        context_schema=_Context,
-    )
+@cache
+def decision_graph() -> Pregel:
+    """The compiled graph, built on the first decision (LangGraph loads then)."""
+    from personasim.agents.decision_graph import build_decision_graph
 
-
-DECISION_GRAPH = _build()
+    return build_decision_graph(_EDGES, _Context, entry="ask")
 
 
 async def decide(sim: Simulation, agent_id: str, task: DecisionTask) -> Decision:
@@ -415,7 +368,7 @@ def _read_in_driver(text: str) -> Any:
 async def _run(context: _Context) -> Decision:
     start = Route("ask", {"request": context.task.request, "attempts": 0})
     final: _State = {}
-    async for final in DECISION_GRAPH.astream(  # noqa: B007 - the last state is the outcome
+    async for final in decision_graph().astream(  # noqa: B007 - the last state is the outcome
         start, context=context, stream_mode="values", output_keys="done"
     ):
         pass

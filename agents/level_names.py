@@ -8,8 +8,9 @@ person reads all of these as the level offered. The rule (docs/trust-beliefs.md)
 - Two names match when they are equal after case folding and removing everything but letters,
   digits and "+" (so "65+" stays distinct from "65"); every dash counts the same.
 - `SYNONYMS` lists the other names accepted for a level, matched the same way (e.g. "65 and
-  older" for "65+", "non-citizen" for "Not a U.S. citizen"). A synonym is used only when its
-  level was offered and it does not also match another offered level.
+  older" for "65+", "non-citizen" for "Not a U.S. citizen"); the list is data, kept in
+  `data/trait_vocabulary.json`. A synonym is used only when its level was offered and it does
+  not also match another offered level.
 - Anything else, or a name that matches two offered levels, is not matched: the answer is
   re-asked with the offered names, never mapped to the closest one.
 
@@ -22,6 +23,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from personasim.agents.trait_vocabulary import trait_vocabulary
+
 __all__ = [
     "SYNONYMS",
     "LevelNameError",
@@ -31,18 +34,9 @@ __all__ = [
     "matched_by",
 ]
 
-SYNONYMS: dict[str, tuple[str, ...]] = {
-    "65+": ("65 and over", "65 and older", "65 or older", "over 65", "65 plus"),
-    "A U.S. citizen": ("US citizen", "U.S. citizen", "citizen"),
-    "Not a U.S. citizen": ("non-citizen", "noncitizen", "not a citizen", "not US citizen"),
-    "Bachelor's": ("bachelor's degree", "bachelor", "bachelors degree"),
-    "Graduate": ("graduate degree", "graduate school"),
-    "High school": ("high school diploma", "high school graduate"),
-    "Less than high school": ("less than high school diploma", "no high school diploma"),
-    "Associate/junior college": ("associate degree", "associate", "junior college"),
-    "None": ("no religion",),
-}
-"""Other names accepted for a level (Table 5's spelling → names a model may use instead)."""
+SYNONYMS: dict[str, tuple[str, ...]] = dict(trait_vocabulary().synonyms)
+"""Other names accepted for a level (Table 5's spelling → names a model may use instead), from
+`data/trait_vocabulary.json` (the project's list, not the paper's)."""
 
 
 class LevelNameError(ValueError):

@@ -1,14 +1,19 @@
 """Persona traits: the categorical traits derived from a persona's GSS-style raw fields (names
 and levels as the Trust Game paper's Appendix A, Table 5 spells them), and Big-Five levels
-drawn for every persona (that paper's §3.2). Every loaded persona carries its derived traits."""
+drawn for every persona (that paper's §3.2). Every loaded persona carries its derived traits.
+
+The vocabulary (level names, GSS long forms) is data, in `data/trait_vocabulary.json`
+(`trait_vocabulary`); the rules that apply it (age bins, folding work statuses) are here."""
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 
 from personasim.agents.persona import AttributeValue, Persona
+from personasim.agents.trait_vocabulary import FOLD_WORK_STATUS, trait_vocabulary
 
 __all__ = [
     "AGE_LEVELS",
@@ -21,18 +26,14 @@ __all__ = [
 ]
 
 # --------------------------------------------------------------------------------------------
-# Trait vocabulary (paper, Appendix A, Table 5)
+# Trait vocabulary (paper, Appendix A, Table 5; read from data/trait_vocabulary.json)
 # --------------------------------------------------------------------------------------------
+
+_VOCABULARY = trait_vocabulary()
 
 #: Big-Five level vocabularies exactly as Table 5 spells them (note "Medium" for Agreeableness
 #: and the Extraverted/Ambivert/Introverted scale for Extraversion).
-BIG_FIVE_LEVELS: dict[str, tuple[str, ...]] = {
-    "Openness To Experience": ("High", "Moderate", "Low"),
-    "Conscientiousness": ("High", "Moderate", "Low"),
-    "Extraversion": ("Extraverted", "Ambivert", "Introverted"),
-    "Agreeableness": ("High", "Medium", "Low"),
-    "Neuroticism": ("High", "Moderate", "Low"),
-}
+BIG_FIVE_LEVELS: dict[str, tuple[str, ...]] = dict(_VOCABULARY.big_five_levels)
 
 #: Raw attribute key under which each Big-Five level is stored.
 BIG_FIVE_FIELDS: dict[str, str] = {
@@ -40,72 +41,28 @@ BIG_FIVE_FIELDS: dict[str, str] = {
 }
 
 #: Table 5's age bins.
-AGE_LEVELS: tuple[str, ...] = ("18-29", "30-44", "45-64", "65+")
+AGE_LEVELS: tuple[str, ...] = _VOCABULARY.age_levels
 
 #: Table 5's wealth levels (en dashes as printed in the paper).
-TOTAL_WEALTH_LEVELS: tuple[str, ...] = (
-    "Less than $20,000",
-    "$20,000–$75,000",
-    "$75,000–$250,000",
-    "$250,000–$1 million",
-    "$1 million–$5 million",
-    "Above $5 million",
-)
+TOTAL_WEALTH_LEVELS: tuple[str, ...] = _VOCABULARY.total_wealth_levels
 
 #: Paper trait name -> raw GSS field it is derived from, in the order traits are emitted.
-TRAIT_FIELDS: dict[str, str] = {
-    "Age": "age",
-    "Sex": "sex",
-    "Race": "race",
-    "Political Views": "political_views",
-    "Religion": "religion",
-    "Highest Degree Received": "highest_degree_received",
-    "Work Status": "work_status",
-    "Family Structure At 16": "family_structure_at_16",
-    "Same Residence Since 16": "same_residence_since_16",
-    "Us Citizenship Status": "us_citizenship_status",
-    "Marital Status": "marital_status",
-    "Total Wealth": "total_wealth",
-    **BIG_FIVE_FIELDS,
-}
+TRAIT_FIELDS: dict[str, str] = {**_VOCABULARY.trait_fields, **BIG_FIVE_FIELDS}
 
-# GSS long forms (as they occur in gss_agents.jsonl) -> Table 5 levels. "Retired",
-# "In school", "Keeping house" and "Other" already match; anything unlisted becomes "Other".
-_WORK_STATUS: dict[str, str] = {
-    "Working full time": "Full time",
-    "Working part time": "Part time",
-    "With a job, but not at work because of temporary illness, vacation, strike": (
-        "Temporarily not working"
-    ),
-    "Unemployed, laid off, looking for work": "Unemployed",
-    "Retired": "Retired",
-    "In school": "In school",
-    "Keeping house": "Keeping house",
-}
-_WORK_STATUS_LEVELS = frozenset(_WORK_STATUS.values()) | {"Other"}
+#: The oldest age of each of Table 5's age bins but the last (which is open-ended).
+_AGE_BIN_TOPS: tuple[int, ...] = (29, 44, 64)
+
+# GSS long forms (as they occur in gss_agents.jsonl) -> Table 5 levels. Values that are
+# already Table 5 levels stay; anything else unlisted becomes "Other".
+_WORK_STATUS: dict[str, str] = dict(_VOCABULARY.gss_long_forms.work_status)
+_WORK_STATUS_LEVELS = frozenset(_VOCABULARY.work_status_levels)
 
 # Table 5 lists "Divorce" (the GSS value cut at its comma); the other bank values
 # ("Lived with parents", "Parent died", "Institution", ...) pass through unchanged.
-_FAMILY_STRUCTURE: dict[str, str] = {"Divorce, separated": "Divorce"}
+_FAMILY_STRUCTURE: dict[str, str] = dict(_VOCABULARY.gss_long_forms.family_structure_at_16)
 
 # The 15 GSS wealth brackets in the bank -> the 6 coarser Table 5 levels.
-_TOTAL_WEALTH: dict[str, str] = {
-    "Less than $5,000": TOTAL_WEALTH_LEVELS[0],
-    "$5,000 to $20,000": TOTAL_WEALTH_LEVELS[0],
-    "$20,000 to $40,000": TOTAL_WEALTH_LEVELS[1],
-    "$40,000 to $75,000": TOTAL_WEALTH_LEVELS[1],
-    "$75,000 to $100,000": TOTAL_WEALTH_LEVELS[2],
-    "$100,000 to $150,000": TOTAL_WEALTH_LEVELS[2],
-    "$150,000 to $250,000": TOTAL_WEALTH_LEVELS[2],
-    "$250,000 to $500,000": TOTAL_WEALTH_LEVELS[3],
-    "$500,000 to $1 million": TOTAL_WEALTH_LEVELS[3],
-    "$1 million to $2 million": TOTAL_WEALTH_LEVELS[4],
-    "$2 million to $3 million": TOTAL_WEALTH_LEVELS[4],
-    "$3 million to $4 million": TOTAL_WEALTH_LEVELS[4],
-    "$4 million to $5 million": TOTAL_WEALTH_LEVELS[4],
-    "$5 million to $10 million": TOTAL_WEALTH_LEVELS[5],
-    "Above $10 million": TOTAL_WEALTH_LEVELS[5],
-}
+_TOTAL_WEALTH: dict[str, str] = dict(_VOCABULARY.gss_long_forms.total_wealth)
 
 
 # --------------------------------------------------------------------------------------------
@@ -132,19 +89,13 @@ def _age_level(value: AttributeValue) -> str:
     age = _as_whole_number(value)
     if age is None or age < 18:
         return str(value)  # e.g. "89 or older" or 29.5: keep the raw value rather than guess
-    if age <= 29:
-        return "18-29"
-    if age <= 44:
-        return "30-44"
-    if age <= 64:
-        return "45-64"
-    return "65+"
+    return AGE_LEVELS[bisect_left(_AGE_BIN_TOPS, age)]
 
 
 def _work_status_level(value: str) -> str:
     if value in _WORK_STATUS_LEVELS:
         return value
-    return _WORK_STATUS.get(value, "Other")
+    return _WORK_STATUS.get(value, FOLD_WORK_STATUS)
 
 
 def _trait_level(trait: str, value: AttributeValue) -> str:
@@ -190,7 +141,7 @@ def augment_big_five(personas: Sequence[Persona], rng: np.random.Generator) -> l
     if not personas:
         return []
     levels = list(BIG_FIVE_LEVELS.values())
-    draws = rng.integers(0, [len(options) for options in levels], size=(len(personas), 5))
+    draws = rng.integers(0, [len(options) for options in levels], size=(len(personas), len(levels)))
     augmented = []
     for persona, row in zip(personas, draws, strict=True):
         drawn = {

@@ -1,7 +1,8 @@
 """Agreement between two judges (or a judge and people) item by item, in one record:
-`judge_agreement` reports Krippendorff's α, an ICC, quadratic-weighted κ (BCa bootstrap
-intervals over items) and the exact and within-±1 rates (Wilson intervals; coefficients in
-`reliability`, intervals in `intervals`), the items the two differ on most, and notes where the
+`judge_agreement` reports Krippendorff's α, an ICC, quadratic-weighted κ (jackknife
+intervals on Fisher's z for α and κ, F-based ones for the ICC) and the exact and within-±1
+rates (Wilson intervals; coefficients in `reliability`, intervals in `intervals` and
+`icc_intervals`), the items the two differ on most, and notes where the
 coefficients disagree (`agreement_notes`). Also Pearson r, and a correlation (Pearson, Spearman or
 Kendall τ-b) with its bootstrap interval. Each is a number or `Undefined` with the reason.
 `fleiss_kappa` and `icc3k` moved to `reliability` and are still importable from here."""
@@ -15,11 +16,11 @@ from typing import Any, Literal, cast, get_args
 import numpy as np
 
 from personasim.analysis.agreement_notes import agreement_notes
-from personasim.analysis.intervals import bca_interval, wilson_interval
+from personasim.analysis.icc_intervals import icc_f_interval
+from personasim.analysis.intervals import Interval, jackknife_z_interval, wilson_interval
 from personasim.analysis.paired_resamples import (
     resampled_alpha,
     resampled_constant_rater,
-    resampled_icc,
     resampled_kappa,
 )
 from personasim.analysis.reliability import (
@@ -32,7 +33,6 @@ from personasim.analysis.reliability import (
     quadratic_kappa,
     within_agreement,
 )
-from personasim.analysis.resampling import stratified_bootstrap_weights
 from personasim.analysis.undefined import CONSTANT, Statistic, Undefined, stat_fields
 
 __all__ = [
@@ -186,8 +186,6 @@ def judge_agreement(
     level: JudgeLevel = "ordinal",
     icc_form: IccForm | None = None,
     raters: tuple[str, str] = ("first", "second"),
-    seed: int = 0,
-    n_boot: int = 2000,
     confidence: float = 0.95,
     n_differ: int = 10,
 ) -> dict[str, Any]:
@@ -199,10 +197,11 @@ def judge_agreement(
     ones; default: the position); None or NaN is a missing rating, and only items both rated
     count. `level` is the scale: "ordinal" for a
     rubric, "interval" for numeric scores. `icc_form` is the ICC the paper names (e.g.
-    "ICC(3,k)"); None reports ICC(2,1) and ICC(2,k). The coefficients' intervals are BCa
-    bootstrap intervals over `n_boot` resamples of the items (seeded), every coefficient on the
-    same resamples (`numpy.random.default_rng(seed).integers(0, n, (n_boot, n))`, as item
-    counts) and on the n leave-one-out samples; the two rates' are Wilson intervals.
+    "ICC(3,k)"); None reports ICC(2,1) and ICC(2,k). The intervals hold their coverage from 10
+    items on (docs/intervals.md): α's and κ's are jackknife intervals on Fisher's z scale with a
+    t(n − 1) quantile, from the n samples that leave one item out; the ICCs' the F-based ones
+    of Shrout & Fleiss (1979) and McGraw & Wong (1996); the two rates' Wilson intervals. None
+    resamples: the record is a function of the ratings alone.
 
     Returns a JSON-able dict::
 
@@ -210,11 +209,12 @@ def judge_agreement(
          "n_items": 40,                      # items given
          "n_rated_by_both": 38,              # items every statistic is computed over
          "n_missing": {"first": 1, "second": 1},
-         "bootstrap": {"unit": "item", "n_boot": 2000, "seed": 0, "confidence": 0.95},
+         "confidence": 0.95,
          "statistics": {                     # in this order; ICC keys as chosen
-             "krippendorff_alpha" | "ICC(2,1)" | "ICC(2,k)" | "quadratic_kappa": {
-                 "label": "Krippendorff's alpha (ordinal)", "n": 38, "interval": "bca",
-                 "value": 0.81, "low": 0.70, "high": 0.89, "resamples": 2000},
+             "krippendorff_alpha" | "quadratic_kappa": {
+                 "label": "Krippendorff's alpha (ordinal)", "n": 38,
+                 "interval": "jackknife z", "value": 0.81, "low": 0.70, "high": 0.89},
+             "ICC(2,1)" | "ICC(2,k)": {"label": ..., "n": 38, "interval": "F", ...},
              "exact_agreement" | "within_1_agreement": {
                  "label": "share of items scored the same", "n": 38, "interval": "wilson",
                  "value": 0.84, "low": 0.70, "high": 0.93}},
@@ -225,8 +225,8 @@ def judge_agreement(
     An undefined value, low or high is null with "<name>_undefined": reason beside it (fewer
     than 2 items, constant ratings, one rater constant — α, the ICCs and κ measure agreement
     beyond chance, which a rater who never varies cannot show —, nothing rated by both, a
-    bootstrap that cannot give an interval); `resamples` counts the resamples on which the
-    coefficient was defined, and an interval defined on fewer than half is null too.
+    coefficient undefined when some item is left out, perfect agreement somewhere in the
+    jackknife, no residual variance for the ICC's F ratio).
     """
     if level not in get_args(JudgeLevel):
         raise ValueError(f"level must be ordinal or interval; got {level!r}")
@@ -242,9 +242,9 @@ def judge_agreement(
     table = np.column_stack([np.asarray(first, dtype=float), np.asarray(second, dtype=float)])
     missing = np.isnan(table)
     paired = table[~missing.any(axis=1)]
-    resamples = _Resamples.of(paired, n_boot, seed, confidence, raters)
+    intervals = _Intervals(confidence, raters)
     statistics = {
-        key: {"label": label, "n": len(paired), **resamples.interval(statistic, paired, kind)}
+        key: {"label": label, "n": len(paired), **intervals.interval(statistic, paired, kind)}
         for key, label, statistic, kind in _statistics(level, icc_form)
     }
     return {
@@ -253,7 +253,7 @@ def judge_agreement(
         "n_items": len(table),
         "n_rated_by_both": len(paired),
         "n_missing": {"first": int(missing[:, 0].sum()), "second": int(missing[:, 1].sum())},
-        "bootstrap": {"unit": "item", "n_boot": n_boot, "seed": seed, "confidence": confidence},
+        "confidence": confidence,
         "statistics": statistics,
         "notes": agreement_notes(paired, statistics, raters, level),
         "most_different": _most_different(table, names, n_differ),
@@ -261,30 +261,45 @@ def judge_agreement(
 
 
 Resampled = Callable[[np.ndarray, np.ndarray], np.ndarray]
-"""The same statistic on every resample (rows of item counts) at once, NaN where undefined."""
+"""The same statistic on many samples (rows of item counts) at once, NaN where undefined."""
 
 WILSON = "wilson"
 
 
-def _statistics(
-    level: JudgeLevel, icc_form: IccForm | None
-) -> list[tuple[str, str, Pair, Resampled | str]]:
-    """(key, label, statistic of the paired table, the same on resamples — or `WILSON` for a
-    rate) for each statistic the record reports."""
+@dataclass(frozen=True)
+class _Jackknife:
+    """κ or α: a jackknife interval on Fisher's z from the leave-one-out samples."""
+
+    resampled: Resampled
+
+
+@dataclass(frozen=True)
+class _FBased:
+    """An ICC form: its F-based interval from the table's mean squares."""
+
+    form: str
+
+
+Kind = _Jackknife | _FBased | str
+
+
+def _statistics(level: JudgeLevel, icc_form: IccForm | None) -> list[tuple[str, str, Pair, Kind]]:
+    """(key, label, statistic of the paired table, how its interval is computed — `WILSON`
+    for a rate) for each statistic the record reports."""
     forms = [icc_form] if icc_form else ["ICC(2,1)", "ICC(2,k)"]
     return [
         (
             "krippendorff_alpha",
             f"Krippendorff's alpha ({level})",
             lambda x: krippendorff_alpha(x, level),
-            lambda x, w: resampled_alpha(x, w, level),
+            _Jackknife(lambda x, w: resampled_alpha(x, w, level)),
         ),
         *[(form, f"{form}, {_ICC_WORDS[form[4]]}", *_icc_of(form)) for form in forms],
         (
             "quadratic_kappa",
             "Cohen's kappa, quadratic weights",
             lambda x: quadratic_kappa(*x.T),
-            resampled_kappa,
+            _Jackknife(resampled_kappa),
         ),
         (
             "exact_agreement",
@@ -308,16 +323,8 @@ _ICC_WORDS = {
 }
 
 
-def _icc_of(form: str) -> tuple[Pair, Resampled]:
-    return lambda x: icc(x, form), lambda x, w: resampled_icc(x, w, form)  # type: ignore[arg-type]
-
-
-def _resample_weights(n: int, n_boot: int, seed: int) -> np.ndarray:
-    """How often each item is drawn in each resample: the rows of
-    `numpy.random.default_rng(seed).integers(0, n, (n_boot, n))` as counts."""
-    if n < 2:
-        return np.zeros((0, n))
-    return stratified_bootstrap_weights(np.zeros(n), n_boot, np.random.default_rng(seed))
+def _icc_of(form: str) -> tuple[Pair, _FBased]:
+    return lambda x: icc(x, form), _FBased(form)  # type: ignore[arg-type]
 
 
 def constant_rater(table: np.ndarray, raters: tuple[str, str]) -> Undefined | None:
@@ -331,25 +338,15 @@ def constant_rater(table: np.ndarray, raters: tuple[str, str]) -> Undefined | No
 
 
 @dataclass(frozen=True)
-class _Resamples:
-    """The items' bootstrap resamples and leave-one-out samples (rows of item counts), shared by
-    every coefficient of one record."""
+class _Intervals:
+    """Computes each statistic's value and interval fields for one record."""
 
-    weights: np.ndarray
     confidence: float
     raters: tuple[str, str]
-    constant_draws: np.ndarray
-    """Per resample: a rater gives every drawn item the same score (no coefficient there)."""
 
-    @classmethod
-    def of(
-        cls, table: np.ndarray, n_boot: int, seed: int, confidence: float, raters: tuple[str, str]
-    ) -> _Resamples:
-        weights = _resample_weights(len(table), n_boot, seed)
-        return cls(weights, confidence, raters, resampled_constant_rater(table, weights))
-
-    def interval(self, statistic: Pair, table: np.ndarray, kind: Resampled | str) -> dict[str, Any]:
-        """The statistic's value and interval fields (Wilson for a rate, else BCa)."""
+    def interval(self, statistic: Pair, table: np.ndarray, kind: Kind) -> dict[str, Any]:
+        """The statistic's value and interval fields (Wilson for a rate, F-based for an ICC,
+        the jackknife on Fisher's z for α and κ)."""
         value = statistic(table)
         if kind == WILSON:
             if isinstance(value, Undefined):
@@ -358,29 +355,21 @@ class _Resamples:
             return {**_fields(value, *bounds), "interval": WILSON}
         if not isinstance(value, Undefined):
             value = constant_rater(table, self.raters) or value
-        low, high, count = self._bca(value, table, cast(Resampled, kind))
-        return {**_fields(value, low, high), "interval": "bca", "resamples": count}
+        name = "F" if isinstance(kind, _FBased) else "jackknife z"
+        return {**_fields(value, *self._bounds(value, table, kind)), "interval": name}
 
-    def _bca(
-        self, value: Statistic, table: np.ndarray, resampled: Resampled
-    ) -> tuple[Statistic, Statistic, int]:
+    def _bounds(self, value: Statistic, table: np.ndarray, kind: Kind) -> Interval:
         if isinstance(value, Undefined):
-            return value, value, 0
-        if len(self.weights) == 0:
-            why = Undefined("fewer than 2 items")
-            return why, why, 0
-        draws = np.where(self.constant_draws, np.nan, resampled(table, self.weights))
-        usable = int(np.sum(~np.isnan(draws)))
-        if usable < len(self.weights) / 2:
-            why = Undefined(f"defined in only {usable} of {len(self.weights)} bootstrap resamples")
-            return why, why, usable
-        low, high = bca_interval(value, draws, _leave_one_out(resampled, table), self.confidence)
-        return low, high, usable
+            return value, value
+        if isinstance(kind, _FBased):
+            return icc_f_interval(table, kind.form, self.confidence)
+        jackknife = _leave_one_out(cast(_Jackknife, kind).resampled, table)
+        return jackknife_z_interval(value, jackknife, self.confidence)
 
 
 def _leave_one_out(resampled: Resampled, table: np.ndarray) -> np.ndarray:
-    """The statistic on each of the n samples that leave one item out (BCa's acceleration),
-    NaN where a rater is constant; a block of rows at a time, so n × n never sits in memory."""
+    """The statistic on each of the n samples that leave one item out, NaN where a rater is
+    constant; a block of rows at a time, so n × n never sits in memory."""
     n = len(table)
     block = max(1, 2_000_000 // max(n, 1))
     parts = []

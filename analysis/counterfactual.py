@@ -24,6 +24,7 @@ from typing import Any
 import pandas as pd
 
 from personasim.analysis.counterfactual_figure import draw_counterfactual, short_decision
+from personasim.analysis.counterfactual_table import counterfactual_cells
 from personasim.analysis.event_tables import agent_payloads, min_group_n, payloads
 from personasim.analysis.intervals import INTERVAL_METHODS
 from personasim.analysis.paired import holm_over, paired_difference
@@ -316,7 +317,8 @@ def write_counterfactual_reports(block: dict[str, Any], directory: Path) -> list
     ]
     if not rows:
         notes.append("No row: the twins recorded no decision to compare.")
-    paths = write_table(rows, directory, "counterfactual", flag="small", notes=notes)
+    cells = counterfactual_cells(block["rows"], rows)
+    paths = write_table(rows, directory, "counterfactual", flag="small", notes=notes, cells=cells)
     return [*paths, draw_counterfactual(block, directory)]
 
 

@@ -4,7 +4,7 @@ of units whose value changes; each a number or `Undefined` with the reason (chec
 scipy in tests/test_paired.py).
 
 - 0/1 outcomes (right/wrong): the exact McNemar test — a binomial test of the discordant pairs
-  against ½ — and Bonett & Price's interval of the difference of the two proportions;
+  against ½ — and Agresti & Min's interval of the difference of the two proportions;
 - other numbers (scores, amounts, ordinal ratings): Wilcoxon's signed-rank test with zero
   differences dropped (`zero_method="wilcox"`) and the t interval of the mean difference.
 

@@ -18,9 +18,8 @@ from personasim.analysis.agreement import judge_agreement
 from personasim.analysis.event_tables import payloads
 from personasim.simulation import SOURCE_SCORES, ScoreItems
 
-__all__ = ["RESCORE_BOOTSTRAP", "compare_scores", "paired_scores", "rescore_agreement"]
+__all__ = ["compare_scores", "paired_scores", "rescore_agreement"]
 
-RESCORE_BOOTSTRAP = 1000
 """Resamples of the items behind each interval of the agreement block."""
 
 
@@ -31,9 +30,7 @@ def paired_scores(events: pd.DataFrame, scores: ScoreItems) -> dict[str, float]:
     return scores.items(zip(agents, made["payload"], strict=True))
 
 
-def rescore_agreement(
-    events: pd.DataFrame, scores: ScoreItems, *, n_boot: int = RESCORE_BOOTSTRAP, seed: int = 0
-) -> dict[str, Any] | None:
+def rescore_agreement(events: pd.DataFrame, scores: ScoreItems) -> dict[str, Any] | None:
     """The block between the source run's judge and this run's (None: not a rescore)."""
     source = payloads(events, SOURCE_SCORES)
     if not source:
@@ -50,8 +47,6 @@ def rescore_agreement(
             paired_scores(events, scores),
             record["scores"],
             raters=("source run's judge", "new judge"),
-            n_boot=n_boot,
-            seed=seed,
         ),
     }
 
@@ -62,8 +57,6 @@ def compare_scores(
     declared: Mapping[str, Any],
     *,
     raters: tuple[str, str],
-    n_boot: int = RESCORE_BOOTSTRAP,
-    seed: int = 0,
 ) -> dict[str, Any]:
     """Item counts and `judge_agreement` of two raters' item → score maps (all items of
     either; an item one of them lacks is missing for it)."""
@@ -79,7 +72,5 @@ def compare_scores(
             level=declared["level"],
             icc_form=declared.get("icc_form"),
             raters=raters,
-            seed=seed,
-            n_boot=n_boot,
         ),
     }

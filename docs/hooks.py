@@ -8,6 +8,10 @@
   `../examples/coin_guess.py`: links that work on GitHub, where the file is beside the page, but
   point nowhere on the site. Each such link is written as the file's path in code (a link to it
   under `repo_url` when mkdocs.yml sets one); every other link is left to MkDocs' checks.
+- A real-model figure (`figures/<page>/real/*.png`, drawn by `docs/gen_figures.py --real-model`,
+  which needs the `realmodel` extra) that was not drawn is replaced by a line saying how to draw
+  it, so a site built after the scripted half alone still builds with --strict. A missing
+  scripted figure stays a broken link: that half needs nothing beyond the `docs` extra.
 """
 
 from __future__ import annotations
@@ -23,6 +27,9 @@ GRIFFE_ROOT = Path("build", "griffe")
 
 _LINK = re.compile(r"(?<!!)\[(?P<text>[^\]\n]+(?:\n[^\]\n]+)*)\]\((?P<target>[^)\s]+)\)")
 _FENCE = re.compile(r"^\s*(```|~~~)")
+_REAL_FIGURE = re.compile(
+    r"!\[(?P<alt>[^\]\n]*)\]\((?P<target>figures/[^)\s]+/real/[^)\s/]+\.png)\)"
+)
 
 
 def _package_dirs(root: Path) -> dict[str, str]:
@@ -61,6 +68,18 @@ def _outside_link(match: re.Match[str], page_dir: Path, docs_dir: Path, root: Pa
     return shown
 
 
+def _undrawn_real_figures(text: str, page_dir: Path) -> str:
+    def replace(match: re.Match[str]) -> str:
+        if (page_dir / match.group("target")).is_file():
+            return match.group(0)
+        return (
+            f"*({match.group('alt')}: not drawn for this build; `python docs/gen_figures.py "
+            "--real-model` draws it, with the `realmodel` extra installed.)*"
+        )
+
+    return _REAL_FIGURE.sub(replace, text)
+
+
 def on_page_markdown(markdown, page, config, files, **kwargs):
     docs_dir = Path(config.docs_dir).resolve()
     root = Path(config.config_file_path).resolve().parent
@@ -83,6 +102,9 @@ def on_page_markdown(markdown, page, config, files, **kwargs):
     return "".join(
         text
         if is_code
-        else _LINK.sub(lambda m: _outside_link(m, page_dir, docs_dir, root, config.repo_url), text)
+        else _LINK.sub(
+            lambda m: _outside_link(m, page_dir, docs_dir, root, config.repo_url),
+            _undrawn_real_figures(text, page_dir),
+        )
         for is_code, text in runs
     )

@@ -6,6 +6,7 @@ from personasim.simulation.core.lazy_exports import lazy_exports
 
 _EXPORTS: dict[str, str] = {
     "MAX_ENDOWMENT": "personasim.environments.trust_game.place",
+    "ARCHETYPE_PATTERN": "personasim.environments.trust_game.trustee",
     "TASKS": "personasim.environments.persona_gym.place",
     "CareerChat": "personasim.environments.career_chat",
     "CareerChatFileError": "personasim.environments.career_chat",
@@ -20,6 +21,8 @@ _EXPORTS: dict[str, str] = {
     "SurveyItem": "personasim.environments.career_chat",
     "TrustGame": "personasim.environments.trust_game.place",
     "TrustOutcome": "personasim.environments.trust_game.place",
+    "TrusteeAgent": "personasim.environments.trust_game.trustee",
+    "archetype_cap": "personasim.environments.trust_game.trustee",
     "WordProblem": "personasim.environments.classroom.gsm8k",
     "follows_format": "personasim.environments.classroom.numeric_answers",
     "human_reference": "personasim.environments.trust_game.reference",
@@ -34,6 +37,7 @@ _EXPORTS: dict[str, str] = {
 """Each public name and the module that defines it, imported on first use."""
 
 __all__ = [
+    "ARCHETYPE_PATTERN",
     "MAX_ENDOWMENT",
     "TASKS",
     "CareerChat",
@@ -49,7 +53,9 @@ __all__ = [
     "SurveyItem",
     "TrustGame",
     "TrustOutcome",
+    "TrusteeAgent",
     "WordProblem",
+    "archetype_cap",
     "follows_format",
     "human_reference",
     "load_profiles",

@@ -65,8 +65,23 @@ def _walk(node: ast.AST, type_checking: bool) -> Iterator[tuple[ast.AST, bool]]:
         yield from _walk(child, type_checking)
 
 
+def _imported_by_name(node: ast.AST) -> str | None:
+    """The module a call imports by a string written in it, `importlib.import_module("x.y")`
+    or `__import__("x.y")`: an import all the same, hidden from the statements' scan. A name
+    held in a variable (the kernel's one link to the built-in scenarios) is not read."""
+    if not isinstance(node, ast.Call) or not node.args:
+        return None
+    func = node.func
+    called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    first = node.args[0]
+    if called not in ("import_module", "__import__") or not isinstance(first, ast.Constant):
+        return None
+    return first.value if isinstance(first.value, str) else None
+
+
 def imports(source: str, module: str, is_package: bool = False) -> list[Import]:
-    """The personasim imports of one module's source, anywhere in it (inside functions too).
+    """The personasim imports of one module's source, anywhere in it (inside functions too),
+    `importlib.import_module("personasim.…")` with the name written out included.
 
     `module` is the importing module's name (for resolving relative imports); `is_package` is
     true for an `__init__.py`, whose `from . import x` is relative to the package itself.
@@ -74,7 +89,11 @@ def imports(source: str, module: str, is_package: bool = False) -> list[Import]:
     found: list[Import] = []
     here = module.split(".") if is_package else module.split(".")[:-1]
     for node, type_checking in _walk(ast.parse(source), False):
-        if isinstance(node, ast.Import):
+        if (named := _imported_by_name(node)) is not None:
+            parts = named.split(".")
+            if parts[0] == OWN and len(parts) > 1:
+                found.append(Import(node.lineno, tuple(parts[1:]), (), type_checking))
+        elif isinstance(node, ast.Import):
             for alias in node.names:
                 parts = alias.name.split(".")
                 if parts[0] == OWN and len(parts) > 1:
@@ -97,7 +116,7 @@ def imports(source: str, module: str, is_package: bool = False) -> list[Import]:
 
 def imported_packages(source: str, package_path: tuple[str, ...]) -> set[str]:
     """The top-level personasim packages a module imports, TYPE_CHECKING imports included;
-    `package_path` is where the module lives, e.g. ("agents",) for agents/trustee.py."""
+    `package_path` is where the module lives, e.g. ("agents",) for agents/persona.py."""
     found: set[str] = set()
     module = ".".join((*package_path, "_module"))
     for imp in imports(source, module):

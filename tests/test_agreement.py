@@ -251,35 +251,32 @@ def test_resampled_statistics_equal_the_reliability_functions_on_each_resample(
         assert np.isnan(checks[0][0]).any()  # the constant resamples were met
 
 
-def test_judge_agreement_intervals_equal_scipys_bca_and_wilson() -> None:
-    """The coefficients' intervals are scipy's BCa on the same resamples (the documented
-    `default_rng(seed).integers(0, n, (n_boot, n))` rows, then the n leave-one-out samples);
-    the rates' are scipy's Wilson intervals."""
+def test_judge_agreement_intervals_are_jackknife_z_f_based_and_wilson() -> None:
+    """α's and κ's intervals are the jackknife z intervals of the `reliability` functions on
+    the ten leave-one-out tables (computed here one by one); the ICC's the F-based one
+    (checked against R psych in test_small_sample_intervals.py); the rates' scipy's Wilson."""
     from scipy import stats
+
+    from personasim.analysis.icc_intervals import icc_f_interval
+    from personasim.analysis.intervals import jackknife_z_interval
 
     table = np.array(
         [[1, 1], [2, 3], [3, 3], [4, 2], [5, 5], [2, 2], [1, 2], [4, 4], [3, 5], [2, 1]]
     )
-    record = judge_agreement(*table.T, seed=5, n_boot=400)["statistics"]
+    record = judge_agreement(*table.T)["statistics"]
     coefficients = {
         "krippendorff_alpha": lambda x: krippendorff_alpha(x, "ordinal"),
-        "ICC(2,1)": lambda x: icc(x, "ICC(2,1)"),
         "quadratic_kappa": lambda x: quadratic_kappa(*x.T),
     }
     for key, statistic in coefficients.items():
-        scipy_bca = stats.bootstrap(
-            (table[:, 0], table[:, 1]),
-            lambda a, b, statistic=statistic: statistic(np.column_stack([a, b])),
-            paired=True,
-            vectorized=False,
-            method="BCa",
-            n_resamples=400,
-            rng=np.random.default_rng(5),
-        ).confidence_interval
-        assert record[key]["interval"] == "bca" and record[key]["resamples"] == 400
-        assert (record[key]["low"], record[key]["high"]) == pytest.approx(
-            (scipy_bca.low, scipy_bca.high), abs=1e-6
-        ), key
+        jack = [statistic(np.delete(table, i, axis=0)) for i in range(len(table))]
+        expected = jackknife_z_interval(statistic(table), np.array(jack))
+        assert record[key]["interval"] == "jackknife z"
+        assert (record[key]["low"], record[key]["high"]) == pytest.approx(expected, abs=1e-6), key
+    icc21 = record["ICC(2,1)"]
+    assert icc21["interval"] == "F"
+    expected_icc = icc_f_interval(table.astype(float), "ICC(2,1)")
+    assert (icc21["low"], icc21["high"]) == pytest.approx(expected_icc, abs=1e-6)
     same = stats.binomtest(5, 10).proportion_ci(method="wilson")
     exact = record["exact_agreement"]
     assert exact["interval"] == "wilson" and exact["value"] == pytest.approx(5 / 10)
@@ -291,7 +288,7 @@ def test_a_rate_at_the_boundary_has_an_interval_of_nonzero_width() -> None:
     "1.000 [1.000, 1.000]"; 0 of 20 exact: [0, 0.161]."""
     first = [1, 2, 3, 4, 5] * 4
     second = [v + 1 if v < 5 else v - 1 for v in first]
-    stats = judge_agreement(first, second, n_boot=200)["statistics"]
+    stats = judge_agreement(first, second)["statistics"]
     within, exact = stats["within_1_agreement"], stats["exact_agreement"]
     assert within["value"] == 1.0 and within["high"] == 1.0
     assert within["low"] == pytest.approx(0.838875, abs=1e-6)
@@ -307,7 +304,7 @@ def test_a_constant_judge_has_no_coefficient_but_says_why() -> None:
     """One judge scores every item 2: the ICC and κ would be 0 by construction (the percentile
     bootstrap printed "0.000 [-0.000, 0.000]"), α whatever the other's spread makes it."""
     people = [1, 2, 3, 2, 3, 1, 2, 2, 3, 1]
-    record = judge_agreement([2] * 10, people, raters=("judge", "people"), n_boot=200)
+    record = judge_agreement([2] * 10, people, raters=("judge", "people"))
     assert icc(np.column_stack([[2] * 10, people]), "ICC(2,1)") == pytest.approx(0.0, abs=1e-12)
     why = "one rater is constant (judge scores every item 2)"
     for key in ("krippendorff_alpha", "ICC(2,1)", "ICC(2,k)", "quadratic_kappa"):
@@ -318,14 +315,18 @@ def test_a_constant_judge_has_no_coefficient_but_says_why() -> None:
     assert record["notes"] == []  # no α to compare
 
 
-def test_a_resample_with_a_constant_judge_is_undefined_not_zero() -> None:
-    """A judge who varies on one item only: resamples that miss it are constant and left out,
-    so the interval comes from the resamples that have a coefficient."""
+def test_a_judge_who_varies_on_one_item_has_no_jackknife_interval() -> None:
+    """A judge who varies on one item only: leaving that item out makes the judge constant, so
+    κ has no value there and the jackknife no interval (it needs every leave-one-out value);
+    the ICC's F-based interval needs no leave-one-out samples."""
     judge = [3] * 9 + [1]
     people = [3, 2, 3, 3, 2, 3, 3, 3, 2, 1]
-    stat = judge_agreement(judge, people, n_boot=400, seed=2)["statistics"]["ICC(2,1)"]
-    drawn_last = np.random.default_rng(2).integers(0, 10, size=(400, 10)) == 9
-    assert stat["resamples"] == int(drawn_last.any(axis=1).sum()) < 400
+    stats = judge_agreement(judge, people)["statistics"]
+    kappa = stats["quadratic_kappa"]
+    assert kappa["value"] is not None and kappa["low"] is None
+    assert "undefined in 1 of 10 leave-one-out samples" in kappa["low_undefined"]
+    icc21 = stats["ICC(2,1)"]
+    assert icc21["low"] <= icc21["value"] <= icc21["high"]
 
 
 def test_a_large_gap_between_alpha_and_icc_is_explained_from_the_data() -> None:
@@ -353,7 +354,7 @@ def test_the_gap_note_names_skewed_scores_and_the_ordinal_metric() -> None:
     first = [3] * 15 + [4, 3, 1] + [3] * 6 + [4] + [3] * 13 + [2, 4]
     second = [3, 3, 2, 3, 3, 5, 4, 3, 3, 3, 2, 4] + [3] * 5 + [1] + [3] * 13 + [4, 3, 3, 4]
     second += [3] * 5
-    record = judge_agreement(first, second, n_boot=100)
+    record = judge_agreement(first, second)
     values = {k: v["value"] for k, v in record["statistics"].items()}
     assert values["krippendorff_alpha"] == pytest.approx(0.160, abs=5e-4)
     assert values["ICC(2,1)"] == pytest.approx(0.370, abs=5e-4)
@@ -367,9 +368,9 @@ def test_the_gap_note_names_the_ordinal_metric_on_an_uneven_scale() -> None:
     """On a 1-9 scale where 3 and 4 are common, 3 vs 4 disagreements are far apart for the
     ordinal metric and close for the interval one: the gap is the metric's."""
     table = np.array([[3, 3]] * 20 + [[3, 4]] * 6 + [[4, 3]] * 2 + [[1, 1]] * 3 + [[9, 9]] * 3)
-    (note,) = judge_agreement(*table.T, n_boot=100)["notes"]
+    (note,) = judge_agreement(*table.T)["notes"]
     assert "the ordinal metric makes the gap" in note
-    interval = judge_agreement(*table.T, level="interval", n_boot=100)
+    interval = judge_agreement(*table.T, level="interval")
     assert interval["notes"] == []  # interval α, the ICC and κ agree within 0.2
     assert (
         abs(
@@ -383,7 +384,7 @@ def test_the_gap_note_names_the_ordinal_metric_on_an_uneven_scale() -> None:
 def test_judge_agreement_of_a_judge_with_itself_and_with_a_noisy_one() -> None:
     rng = np.random.default_rng(0)
     first = rng.integers(1, 6, size=40).astype(float).tolist()
-    same = judge_agreement(first, first, items=[f"q{i}" for i in range(40)], n_boot=200)
+    same = judge_agreement(first, first, items=[f"q{i}" for i in range(40)])
     stats = same["statistics"]
     assert list(stats) == [
         "krippendorff_alpha",
@@ -419,15 +420,13 @@ def test_judge_agreement_of_a_judge_with_itself_and_with_a_noisy_one() -> None:
     assert json.loads(json.dumps(from_arrays)) == from_arrays
 
 
-def test_judge_agreement_is_seeded_and_says_why_a_value_is_missing() -> None:
+def test_judge_agreement_says_why_a_value_is_missing() -> None:
     a, b = [1, 2, 3, 4, 5, 3], [1, 3, 3, 5, 4, 3]
-    assert judge_agreement(a, b, seed=4, n_boot=100) == judge_agreement(a, b, seed=4, n_boot=100)
-    assert judge_agreement(a, b, seed=4, n_boot=100) != judge_agreement(a, b, seed=5, n_boot=100)
-    constant = judge_agreement([3, 3, 3], [3, 3, 3], n_boot=50)["statistics"]
+    constant = judge_agreement([3, 3, 3], [3, 3, 3])["statistics"]
     assert constant["krippendorff_alpha"]["value_undefined"] == CONSTANT
     assert constant["ICC(2,1)"]["value_undefined"] == "no variance between targets"
     assert constant["exact_agreement"]["value"] == 1.0
-    nothing = judge_agreement([None, 2], [1, None], n_boot=50)
+    nothing = judge_agreement([None, 2], [1, None])
     assert nothing["n_rated_by_both"] == 0
     for key, record in nothing["statistics"].items():
         assert record["value"] is None and record["value_undefined"], key
@@ -448,7 +447,7 @@ def test_every_pair_of_forms_orders_as_theory_says() -> None:
 def test_a_gap_with_no_usual_cause_says_so() -> None:
     """8 items that disagree: α −0.451, ICC(2,1) −0.657, neither judge constant, nothing piled
     on one value, and the interval metric keeps the gap."""
-    record = judge_agreement([1, 1, 2, 5, 3, 4, 2, 2], [4, 5, 1, 1, 4, 2, 3, 1], n_boot=50)
+    record = judge_agreement([1, 1, 2, 5, 3, 4, 2, 2], [4, 5, 1, 1, 4, 2, 3, 1])
     (note,) = record["notes"]
     assert note.startswith("Krippendorff's alpha (ordinal) -0.451 and ICC(2,1) -0.657")
     assert "no usual cause shows in the data" in note and "with 8 items" in note

@@ -23,10 +23,8 @@ RULE_LINE = '    lean = 0.5 if not history else (0.3 if history[-1] == "heads" e
 def restore_rules() -> Iterator[None]:
     """Rules registered here (from files, or by hand) are gone for the tests after."""
     list_scenarios()  # the built-in scenarios' rules are registered before the snapshot
-    behaviours = dict(scripted._BEHAVIOURS)
-    yield
-    scripted._BEHAVIOURS.clear()
-    scripted._BEHAVIOURS.update(behaviours)
+    with scripted.RULES.scoped():
+        yield
 
 
 def llm(run_dir: Path) -> dict:

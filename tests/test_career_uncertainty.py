@@ -8,6 +8,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from personasim.analysis.resampling import stratified_bootstrap_weights
 from personasim.analysis.undefined import Undefined
@@ -127,9 +128,11 @@ def test_no_resamples_is_undefined_with_a_reason() -> None:
     )
 
 
-def _log_normal(estimate: float, draws: list[float]) -> list[float]:
-    """estimate · exp(∓1.96 · SD(log draws)), by hand."""
-    step = np.exp(1.959963984540054 * np.std(np.log(draws), ddof=1))
+def _log_normal(estimate: float, draws: list[float], m: int = 4) -> list[float]:
+    """estimate · exp(∓t_(m−1) · SD(log draws) · √(m/(m − 1))), by hand; m the smallest
+    group's users (12 users in three groups: 4)."""
+    quantile = stats.t.ppf(0.975, m - 1)
+    step = np.exp(quantile * np.std(np.log(draws), ddof=1) * np.sqrt(m / (m - 1)))
     return [estimate / step, estimate * step]
 
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -208,3 +211,23 @@ def test_details_may_not_overwrite_the_decision_fields() -> None:
             reminder=str,
             details={"task": "other"},
         )
+
+
+LOADED = (
+    "import sys, json\n"
+    "from personasim.simulation.core.scenario import list_scenarios\n"
+    "list_scenarios()\n"  # every built-in scenario's module, with its agents and environments
+    "before = 'langgraph' in sys.modules\n"
+    "from personasim.agents.decision import decision_graph\n"
+    "decision_graph()\n"
+    "print(json.dumps([before, 'langgraph' in sys.modules]))"
+)
+
+
+def test_langgraph_loads_with_the_first_decision_not_with_a_scenario() -> None:
+    """Reading a run (metrics, view, rescore) imports its scenario but decides nothing: it
+    must not pay LangGraph's import; building the graph does load it."""
+    done = subprocess.run(
+        [sys.executable, "-c", LOADED], capture_output=True, text=True, check=True
+    )
+    assert json.loads(done.stdout) == [False, True]

@@ -39,12 +39,8 @@ def installed_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterato
     )
     monkeypatch.syspath_prepend(str(PLUGIN))
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(places, "_PLACES", dict(places._PLACES))
-    monkeypatch.setattr(places, "_LOADED", set())
-    monkeypatch.setattr(scripted, "_BEHAVIOURS", dict(scripted._BEHAVIOURS))
-    monkeypatch.setattr(scripted, "_LOADED", set())
-    monkeypatch.setattr(scripted, "_LOAD_ERRORS", {})
-    yield
+    with places.PLACE_REGISTRY.scoped(), scripted.RULES.scoped():
+        yield
     for name in MODULES:
         sys.modules.pop(name, None)
 
@@ -75,9 +71,10 @@ def test_a_rule_package_that_fails_to_load_is_named_with_the_missing_rule(
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: broken\nVersion: 0.1\n")
     (info / "entry_points.txt").write_text("[personasim.scripted_rules]\nb = no_such_module\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(scripted, "_LOADED", set())
-    monkeypatch.setattr(scripted, "_LOAD_ERRORS", {})
-    with pytest.raises(PermanentLLMError, match="entry point b = no_such_module failed"):
+    with (
+        scripted.RULES.scoped(),
+        pytest.raises(PermanentLLMError, match="entry point b = no_such_module failed"),
+    ):
         _ask("nope")
 
 

@@ -212,19 +212,65 @@ def test_an_error_from_the_duplicate_ends_the_attempt_at_once() -> None:
     assert (last["attempts"], last["hedged"], client.hedges) == (3, True, 1)
 
 
+async def double_hang_beside_answers(server: FakeOpenAIServer) -> tuple[Recorder, float]:
+    """The warm-up, then one call whose request and duplicate both hang, while other calls
+    to the endpoint are answered after the duplicate left; returns how long that call took."""
+    emit = Recorder()
+    policy = RetryPolicy(
+        max_attempts=5, timeout=30.0, initial_backoff=0.01, jitter=0, hedge=QUICK_HEDGE
+    )
+    client = LLMClient(OpenAIBackend("fake-model", base_url=server.base_url), retry=policy,
+                       concurrency=16, emit=emit)  # fmt: skip
+    try:
+        for i in range(5):
+            await client.complete(request(f"warm-up {i}"))
+        server.enqueue_faults("hang", "hang")  # the call's request, then its duplicate
+        started = time.perf_counter()
+        hung = asyncio.create_task(client.complete(request("the hung one")))
+        while server.request_count < 7:  # its request and its duplicate have arrived
+            await asyncio.sleep(0.01)
+        await asyncio.gather(*(client.complete(request(f"beside {i}")) for i in range(3)))
+        answer = await hung
+        assert answer.text
+        return emit, time.perf_counter() - started
+    finally:
+        await client.aclose()
+
+
 def test_when_the_duplicate_hangs_too_the_attempt_ends_without_the_timeout() -> None:
-    """Both past the hedge delay: the attempt ends as a timeout would and the retry (with a
-    duplicate of its own if needed) answers, long before the 30 s timeout."""
+    """Both past the hedge delay while the endpoint answers others: the attempt ends as a
+    timeout would and the retry answers, long before the 30 s timeout."""
     with FakeOpenAIServer(latency=0.02) as server:
-        _, emit, took = asyncio.run(
-            ask_after_warm_up(
-                server,
-                RetryPolicy(
-                    max_attempts=5, timeout=30.0, initial_backoff=0.01, jitter=0, hedge=QUICK_HEDGE
-                ),
-                faults=("hang", "hang"),
-            )
-        )
+        emit, took = asyncio.run(double_hang_beside_answers(server))
     assert 0.6 <= took < 5.0  # two hedge delays of 0.3 s, then the retry
+    (hung,) = [p for kind, p in emit.events if kind == "llm.call" and p["attempts"] > 1]
+    assert (hung["attempts"], hung["hedged"]) == (3, True)
+
+
+def test_a_slow_answer_while_the_endpoint_answers_nothing_else_is_waited_for() -> None:
+    """One long answer on a busy local server (SmolLM2 writing a long reply): its duplicate is
+    no faster, and nothing else is answered meanwhile, so neither is presumed hung: the
+    attempt waits for the first answer within --timeout instead of giving up (with two
+    attempts allowed, giving up at two hedge delays would fail the call)."""
+    with FakeOpenAIServer(latency=0.02) as server:
+
+        async def slow_after_warm_up() -> tuple[Recorder, float]:
+            emit = Recorder()
+            policy = RetryPolicy(max_attempts=2, timeout=30.0, jitter=0, hedge=QUICK_HEDGE)
+            backend = OpenAIBackend("fake-model", base_url=server.base_url)
+            client = LLMClient(backend, retry=policy, concurrency=1, emit=emit)
+            try:
+                for i in range(5):
+                    await client.complete(request(f"warm-up {i}"))
+                server.latency = 1.5  # five hedge delays of 0.3 s
+                started = time.perf_counter()
+                answer = await client.complete(request("a long answer"))
+                assert answer.text
+                return emit, time.perf_counter() - started
+            finally:
+                await client.aclose()
+
+        emit, took = asyncio.run(slow_after_warm_up())
+    assert 1.4 <= took < 5.0
     last = emit.events[-1][1]
-    assert (last["attempts"], last["hedged"]) == (3, True)
+    assert (last["attempts"], last["hedged"]) == (2, True)  # the request and one duplicate

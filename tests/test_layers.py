@@ -10,7 +10,7 @@ import ast
 import importlib
 
 import pytest
-from source_tree import PACKAGES, ROOT, imported_packages
+from source_tree import PACKAGES, ROOT, imported_packages, imports
 
 ALLOWED: dict[str, set[str]] = {
     "simulation": set(),
@@ -63,6 +63,29 @@ def late():
     }
     assert imported_packages("from .sub import x\n", ("agents", "nested")) == {"agents"}
     assert imported_packages("import json\nfrom pathlib import Path\n", ("agents",)) == set()
+
+
+def test_an_import_by_a_written_name_counts() -> None:
+    """`importlib.import_module("personasim.…")` imports as surely as an import statement, so
+    an upward import or a circle cannot hide in a string; a name in a variable is not read."""
+    source = """
+import importlib
+from importlib import import_module
+def late():
+    importlib.import_module("personasim.scenarios.trust")
+    import_module("personasim.agents")
+    __import__("personasim.environments.trust_game")
+    importlib.import_module("json")
+    importlib.import_module(BUILTIN_MODULE)
+    importlib.import_module(f"personasim.{name}")
+"""
+    assert imported_packages(source, ("simulation",)) == {"scenarios", "agents", "environments"}
+    found = imports(source, "simulation.core.x")
+    assert [(i.line, i.target) for i in found] == [
+        (5, ("scenarios", "trust")),
+        (6, ("agents",)),
+        (7, ("environments", "trust_game")),
+    ]
 
 
 def test_every_package_has_modules() -> None:

@@ -72,7 +72,7 @@ def test_on_0_1_pairs_wilcoxon_and_mcnemar_differ() -> None:
     assert result.p - wilcoxon > 0.015
 
 
-def test_paired_proportion_interval_is_bonett_price_and_never_of_zero_width() -> None:
+def test_paired_proportion_interval_is_agresti_min_and_never_of_zero_width() -> None:
     """All 10 pairs the same: a difference of 0 with an interval around it (the percentile
     bootstrap gave [0, 0]); all 10 went 0 → 1: 1 at the top of the interval."""
     from personasim.analysis.intervals import paired_proportion_bounds
@@ -80,7 +80,7 @@ def test_paired_proportion_interval_is_bonett_price_and_never_of_zero_width() ->
     same = paired_difference([1, 0] * 5, [1, 0] * 5)
     assert same.mean == 0.0 and same.low < 0 < same.high  # type: ignore[operator]
     z = stats.norm.ppf(0.975)
-    half = z * np.sqrt((2 / 12) / 12)  # p̃ = 1/12 each: √((1/12 + 1/12 − 0) / 12)
+    half = z * np.sqrt((1 / 12) / 12)  # p̃ = ½/12 each: √((1/24 + 1/24 − 0) / 12)
     assert (same.low, same.high) == pytest.approx((-half, half), rel=1e-12)
     moved = paired_difference([0] * 10, [1] * 10)
     assert moved.mean == 1.0 and moved.high == 1.0 and moved.low < 0.9  # type: ignore[operator]

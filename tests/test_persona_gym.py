@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -293,11 +294,20 @@ def test_the_model_chooses_how_many_settings_by_default(tmp_path: Path) -> None:
     assert len(counts) == 6 and all(1 <= c <= 5 for c in counts) and len(set(counts)) > 1
 
 
-def test_off_pool_selection_is_reasked_then_a_failure(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setitem(
-        scripted._BEHAVIOURS,
+@pytest.fixture
+def replace_rule() -> Iterator[Callable[[str, scripted.ScriptedBehaviour], None]]:
+    """Put a rule in place of a task's registered one, for one test."""
+
+    def replace(task: str, rule: scripted.ScriptedBehaviour) -> None:
+        scripted.RULES.unregister(task)
+        scripted.scripted_behaviour(task)(rule)
+
+    with scripted.RULES.scoped():
+        yield replace
+
+
+def test_off_pool_selection_is_reasked_then_a_failure(tmp_path: Path, replace_rule) -> None:
+    replace_rule(
         "persona_gym.select",
         lambda request, rng: json.dumps({"settings": ["Moon Base Alpha", "Wedding Reception"]}),
     )
@@ -312,15 +322,13 @@ def test_off_pool_selection_is_reasked_then_a_failure(
     assert metrics["scores"]["PersonaScore_undefined"].startswith("no scored questions in")
 
 
-def test_question_count_is_retried_within_the_bound(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_question_count_is_retried_within_the_bound(tmp_path: Path, replace_rule) -> None:
     def one_short(request: Any, rng: Any) -> str:
         settings = request.hints["settings"]
         items = [{"setting": settings[0], "question": f"Q{i}?"} for i in range(2)]
         return json.dumps({"questions": items})
 
-    monkeypatch.setitem(scripted._BEHAVIOURS, "persona_gym.questions", one_short)
+    replace_rule("persona_gym.questions", one_short)
     result = run(tmp_path / "run", {**SMALL, "tasks": "Expected Action,Toxicity Control"})
     failed = decisions(result, "persona_gym.questions", "decision.failed")
     assert len(failed) == 4  # 2 personas x 2 tasks

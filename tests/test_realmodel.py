@@ -91,9 +91,20 @@ def repairs_for(case: str, response_format: str) -> str:
     return "0" if response_format == "text" and case in FIRST_TRY_IN_TEXT else "1"
 
 
+TEXT_ONCE = {"trust-beliefs", "trust-conditioning"}
+"""Asked in JSON only: in text their answers fail exactly as trust-forecast's do (SmolLM2 never
+writes the closing sentence; FIRST_TRY_IN_TEXT), which that case and trust-population's text
+run below already show on real output, at ~50 s each on 2 cores."""
+
+
 @pytest.mark.parametrize(
     ("case", "response_format"),
-    [(case, response_format) for case in CASES for response_format in ("text", "json_object")],
+    [
+        (case, response_format)
+        for case in CASES
+        for response_format in ("text", "json_object")
+        if not (response_format == "text" and case in TEXT_ONCE)
+    ],
 )
 def test_scenario_on_smollm2(
     case: str,
@@ -171,7 +182,7 @@ MIN_STRUCTURED_PARSE_RATE = 0.9
 
 
 @pytest.mark.parametrize(
-    ("response_format", "n_personas", "max_repairs"), [("json_object", 20, 1), ("text", 10, 0)]
+    ("response_format", "n_personas", "max_repairs"), [("json_object", 20, 1), ("text", 6, 0)]
 )
 def test_trust_population_parse_rate(
     response_format: str,
@@ -185,8 +196,8 @@ def test_trust_population_parse_rate(
     """Schema-constrained decoding makes even a 135M model's answers usable: at least 90% of
     its Trust Game decisions over 20 personas parse with `json_object` (one re-ask allowed).
     The `text` rate (the papers' free-text format) is measured beside it, not asserted, at the
-    first attempt and over 10 personas to keep the tier short (a text answer rambles to the
-    token cap, so 10 of them cost about what 20 JSON answers do); the first-attempt rates are
+    first attempt and over 6 personas to keep the tier short (a text answer rambles to the
+    token cap, so 6 of them cost about what 12 JSON answers do); the first-attempt rates are
     the like-for-like comparison."""
     out = tmp_path / "run"
     n = str(n_personas)

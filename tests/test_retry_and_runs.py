@@ -215,8 +215,8 @@ def test_retry_of_a_rescore_names_the_rescore_command(tmp_path: Path, capsys) ->
 def coin_file(tmp_path: Path) -> Iterator[Path]:
     """coin_guess as a scenario file, stopped by Ctrl-C in round 2 while a marker file exists;
     the scenario and rules it registers are removed afterwards."""
-    scenarios = scenario_module.list_scenarios()
-    behaviours = dict(scripted._BEHAVIOURS)
+    scenario_module.list_scenarios()  # built-ins imported before the snapshot
+    scenarios, rules = scenario_module.SCENARIOS.snapshot(), scripted.RULES.snapshot()
     path = tmp_path / "scenarios" / "coin_guess.py"
     path.parent.mkdir()
     marker = str(tmp_path / "STOP")
@@ -226,10 +226,8 @@ def coin_file(tmp_path: Path) -> Iterator[Path]:
     )
     path.write_text(EXAMPLE.read_text().replace(ROUND_TWO, stop + ROUND_TWO))
     yield path
-    scripted._BEHAVIOURS.clear()
-    scripted._BEHAVIOURS.update(behaviours)
-    scenario_module._REGISTRY.clear()
-    scenario_module._REGISTRY.update(scenarios)
+    scripted.RULES.restore(rules)
+    scenario_module.SCENARIOS.restore(scenarios)
 
 
 def test_retry_of_a_scenario_file_run_only_while_the_file_is_unchanged(

@@ -25,13 +25,9 @@ ROUND_TWO = "        side = self.table.flip()\n"
 @pytest.fixture(autouse=True)
 def restore_registries() -> Iterator[None]:
     """Files loaded here register rules and scenarios; later tests see the registries as before."""
-    scenarios = scenario_module.list_scenarios()  # built-ins imported before the snapshot
-    behaviours = dict(scripted._BEHAVIOURS)
-    yield
-    scripted._BEHAVIOURS.clear()
-    scripted._BEHAVIOURS.update(behaviours)
-    scenario_module._REGISTRY.clear()
-    scenario_module._REGISTRY.update(scenarios)
+    scenario_module.list_scenarios()  # built-ins imported before the snapshot
+    with scenario_module.SCENARIOS.scoped(), scripted.RULES.scoped():
+        yield
 
 
 @pytest.fixture
@@ -277,11 +273,12 @@ def test_a_self_registering_file_loads_again_after_an_edit(coin_file: Path, tmp_
     decorated = "@register_scenario\nclass CoinGuess(Scenario):"
     coin_file.write_text(source.replace("class CoinGuess(Scenario):", decorated))
     assert run_file(coin_file, tmp_path / "first") == 0
-    first = scenario_module._REGISTRY["coin-guess"]
+    first = scenario_module.SCENARIOS.get("coin-guess")
     coin_file.write_text(coin_file.read_text().replace("(example scenario)", "(edited)"))
     assert run_file(coin_file, tmp_path / "second") == 0
-    assert scenario_module._REGISTRY["coin-guess"] is not first
-    assert scenario_module._REGISTRY["coin-guess"].summary.endswith("(edited)")
+    second = scenario_module.SCENARIOS.get("coin-guess")
+    assert second is not None and second is not first
+    assert second.summary.endswith("(edited)")
     # registered in this process only, so the run still records its file for later processes
     assert manifest(tmp_path / "second")["scenario_file"]["sha256"] == sha256(coin_file)
     assert main(["list", "coin-guess"]) == 0

@@ -153,12 +153,9 @@ def test_only_a_named_file_with_the_recorded_hash_is_loaded(
 @pytest.fixture
 def registries() -> Iterator[None]:
     """A scenario file loaded here registers its rules; later tests see the registries as before."""
-    scenarios, behaviours = scenario_module.list_scenarios(), dict(scripted._BEHAVIOURS)
-    yield
-    scripted._BEHAVIOURS.clear()
-    scripted._BEHAVIOURS.update(behaviours)
-    scenario_module._REGISTRY.clear()
-    scenario_module._REGISTRY.update(scenarios)
+    scenario_module.list_scenarios()  # built-ins imported before the snapshot
+    with scenario_module.SCENARIOS.scoped(), scripted.RULES.scoped():
+        yield
 
 
 def test_the_named_file_gives_the_page_its_summary_lines(tmp_path: Path, registries, capsys):

@@ -61,13 +61,9 @@ def local_ray() -> Iterator[None]:
 @pytest.fixture(autouse=True)
 def restore_registries() -> Iterator[None]:
     """Scenario files loaded here register scenarios; later tests see the registry as before."""
-    scenarios = scenario_module.list_scenarios()
-    behaviours = dict(scripted._BEHAVIOURS)
-    yield
-    scripted._BEHAVIOURS.clear()
-    scripted._BEHAVIOURS.update(behaviours)
-    scenario_module._REGISTRY.clear()
-    scenario_module._REGISTRY.update(scenarios)
+    scenario_module.list_scenarios()  # built-ins imported before the snapshot
+    with scenario_module.SCENARIOS.scoped(), scripted.RULES.scoped():
+        yield
 
 
 def test_ray_sweep_equals_the_local_sweep_cell_by_cell(tmp_path: Path) -> None:

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from personasim.agents import TrusteeAgent, archetype_cap
-from personasim.environments import TrustGame, TrustOutcome
+from personasim.environments import TrusteeAgent, TrustGame, TrustOutcome, archetype_cap
 from personasim.simulation import (
     EventLog,
     InvalidActionError,

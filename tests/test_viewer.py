@@ -343,17 +343,12 @@ def test_the_server_serves_only_the_runs_of_its_folder(folder: Path, served, pat
 def test_opening_a_run_from_the_list_never_loads_its_scenario_file(tmp_path: Path) -> None:
     """A run of a scenario file whose file now writes a marker when loaded: the list, the
     served page and the written pages show the run, and the marker never appears."""
-    scenarios, behaviours = scenario_module.list_scenarios(), dict(scripted._BEHAVIOURS)
+    scenario_module.list_scenarios()  # built-ins imported before the snapshot
     script = tmp_path / "coin_guess.py"
     script.write_text(EXAMPLE.read_text())
-    try:
+    with scenario_module.SCENARIOS.scoped(), scripted.RULES.scoped():
         args = ["--n-personas", "2", "--rounds", "1", "--no-progress"]
         assert main(["run", str(script), *args, "--out", str(tmp_path / "runs" / "coin")]) == 0
-    finally:
-        scripted._BEHAVIOURS.clear()
-        scripted._BEHAVIOURS.update(behaviours)
-        for name in set(scenario_module.list_scenarios()) - set(scenarios):
-            scenario_module._REGISTRY.pop(name, None)
     marker = tmp_path / "executed"
     script.write_text(script.read_text() + f"\nopen({str(marker)!r}, 'w').close()\n")
     with FolderServer(tmp_path / "runs", port=0) as server:

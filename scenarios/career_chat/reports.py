@@ -20,8 +20,10 @@ from personasim.scenarios.career_chat.jobs import (
     UNKNOWN,
 )
 from personasim.scenarios.career_chat.metrics import DIMENSION_LABELS, DIMENSIONS, FORMATS
+from personasim.simulation.core.summary_counts import SummaryCount
 
 __all__ = [
+    "SUMMARY_COUNTS",
     "chance_mark",
     "confidence_rows",
     "figure5",
@@ -425,4 +427,18 @@ def summary_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
         for r in confidence_rows(metrics)
         for measure in ("confidence", "confidence_top")
     }
-    return [{**row, **confidence}]
+    answers = {f"n_{r['format']}": r["n"] for r in confidence_rows(metrics)}
+    return [{**row, **confidence, **answers}]
+
+
+SUMMARY_COUNTS = {
+    **{stat: SummaryCount("n_users", "users") for stat in ("distance", "baseline", "ratio")},
+    **{
+        f"{measure}_{fmt}": SummaryCount(f"n_{fmt}", "answers")
+        for measure in ("confidence", "confidence_top")
+        for fmt in ("BA_user", "BA_dialogue")
+    },
+}
+"""What each statistic of `summary_rows` is over (the sweep's combined.md): Table 3's distance,
+its random-pairing baseline and their ratio over the users who answered in both formats;
+each format's confidence over its probe answers (`n_<format>`)."""

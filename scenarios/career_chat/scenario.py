@@ -31,12 +31,6 @@ from typing import Any, ClassVar
 
 from pydantic import Field, model_validator
 
-from personasim.agents.dialogue_roles import (
-    Assistant,
-    JobTitleClassifier,
-    OutOfContextDetector,
-    UserSimulator,
-)
 from personasim.analysis import with_counterfactual
 from personasim.environments.career_chat import (
     REFERENCE_YEAR,
@@ -52,11 +46,22 @@ from personasim.environments.career_chat import (
 )
 from personasim.environments.career_chat.dialogues import load_dialogues
 from personasim.scenarios.career_chat.counterfactual import check_profile_design, profile_twins
+from personasim.scenarios.career_chat.dialogue_roles import (
+    Assistant,
+    JobTitleClassifier,
+    OutOfContextDetector,
+    UserSimulator,
+)
 from personasim.scenarios.career_chat.jobs import UNCLASSIFIED, UNKNOWN, read_title, title_key
 from personasim.scenarios.career_chat.judging import JUDGE_SCORES
 from personasim.scenarios.career_chat.limits import career_decision_ranges
 from personasim.scenarios.career_chat.metrics import DIMENSIONS, FORMATS, compute_metrics
-from personasim.scenarios.career_chat.reports import report_lines, summary_rows, write_reports
+from personasim.scenarios.career_chat.reports import (
+    SUMMARY_COUNTS,
+    report_lines,
+    summary_rows,
+    write_reports,
+)
 from personasim.scenarios.career_chat.tasks import CareerTasks
 from personasim.simulation import (
     MAX_RESAMPLES,
@@ -480,5 +485,6 @@ class CareerChatScenario(Scenario):
             report=report_lines,
             write_reports=write_reports,
             summary_rows=summary_rows,
+            summary_counts=SUMMARY_COUNTS,
         )
     )

@@ -1,8 +1,9 @@
 """Uncertainty of career-chat's group distances (issue 13, item 4): bootstrap intervals and a
 permutation null for "ratio to baseline".
 
-The intervals are normal intervals on the log scale, centred on the point estimate, their width
-the bootstrap's spread of log(value) (`analysis.intervals.log_normal_interval`). The resamples
+The intervals are t intervals on the log scale, centred on the point estimate, their width
+the bootstrap's spread of log(value) (`analysis.intervals.log_normal_interval`; t with m − 1
+degrees of freedom, m the smallest group's users). The resamples
 are biased: repeated users pull group centroids apart, which inflates distances and baselines
 unequally, so percentile intervals can miss their own estimate (BA_dialogue job Creative vs
 Health: ratio 8.324, percentile interval [3.69, 8.08]). An interval centred on the estimate
@@ -252,14 +253,17 @@ class Uncertainty:
     baseline_ci: Statistic | list[float] = _NO_ANSWERS
 
 
-def _interval(estimate: Statistic, values: np.ndarray, what: str) -> Statistic | list[float]:
-    """The log-scale interval of `estimate` from its bootstrap `values`, as [low, high]."""
+def _interval(
+    estimate: Statistic, values: np.ndarray, what: str, smallest: int
+) -> Statistic | list[float]:
+    """The log-scale interval of `estimate` from its bootstrap `values` (the smallest group
+    resampled has `smallest` users), as [low, high]."""
     bad = int(np.sum(~np.isfinite(values)))
     if len(values) == 0:
         return Undefined("bootstrap off (0 resamples)")
     if bad:
         return Undefined(f"{what} undefined in {bad} of {len(values)} resamples")
-    low, high = log_normal_interval(estimate, values, BOOTSTRAP_LEVEL)
+    low, high = log_normal_interval(estimate, values, smallest, BOOTSTRAP_LEVEL)
     return low if isinstance(low, Undefined) else [float(low), float(high)]
 
 
@@ -300,12 +304,13 @@ def group_uncertainty(
     with np.errstate(invalid="ignore", divide="ignore"):
         boot_r = np.where(boot_b[:, None] > 0, boot_d / boot_b[:, None], np.nan)
         perm_r = np.where(perm_b[:, None] > 0, perm_d / perm_b[:, None], np.nan)
-    result.baseline_ci = _interval(observed.baseline, boot_b, "the baseline")
+    smallest = int(np.unique(data.labels, return_counts=True)[1].min(initial=len(data.labels)))
+    result.baseline_ci = _interval(observed.baseline, boot_b, "the baseline", smallest)
     for k, pair in enumerate(names):
         distance = observed.pairs.get(pair, Undefined("no question both groups answered"))
         ratio = observed.ratio(pair) if pair in observed.pairs else distance
-        result.distance_ci[pair] = _interval(distance, boot_d[:, k], "the distance")
-        result.ratio_ci[pair] = _interval(ratio, boot_r[:, k], "the ratio")
+        result.distance_ci[pair] = _interval(distance, boot_d[:, k], "the distance", smallest)
+        result.ratio_ci[pair] = _interval(ratio, boot_r[:, k], "the ratio", smallest)
         result.ratio_p[pair] = _p_value(perm_r[:, k], ratio)
         result.ratio_null[pair] = _null_band(perm_r[:, k])
     return result

@@ -22,11 +22,13 @@ from personasim.scenarios.classroom.tables import (
     write_paper_tables,
     write_wide_tables,
 )
+from personasim.simulation.core.summary_counts import SummaryCount
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 __all__ = [
+    "SUMMARY_COUNTS",
     "accuracy_rows",
     "behaviour_rows",
     "graded_counts",
@@ -190,6 +192,9 @@ def race_effect_figure(
     axes.set_ylabel("accuracy change vs no race (points; bars ± SD)")
     axes.set_title(f"classroom: adding race, zero-shot — {model} (seed 000, Fig. 3)")
     axes.margins(y=0.25)
+    low, high = axes.get_ylim()
+    if high - low < 1e-6:  # every change is 0 (or float noise): a readable axis, not 1e-17
+        axes.set_ylim(-1, 1)
     axes.grid(axis="y", alpha=0.3)
     axes.legend()
     notes = [note] if note else []
@@ -295,18 +300,28 @@ def summary_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
     """Tables 1 and 2 in one, a sweep labels each row with its model; the zero-shot rows with
     a race carry Figure 3's change (`race_effect_low`, `race_effect_high` and their SDs);
     every row carries Table 3's shares and `n_comments`, and an "after" row Table 5's changes
-    against "before" (`order_acc_low_change`, `order_acc_high_change`, `order_doc_change`)."""
+    against "before" (`order_acc_low_change`, `order_acc_high_change`, `order_doc_change`).
+    `reps_<level>` and `race_effect_<level>_reps` count the repetitions an SD or race effect
+    is over (`SUMMARY_COUNTS`)."""
     effects = {(r["race"], r["order"], r["level"]): r for r in metrics["race_effect"]}
     behaviours = {(r["strategy"], r["race"], r["order"]): r for r in behaviour_rows(metrics)}
     orders = {(r["strategy"], r["race"]): r for r in metrics["order_effect"]}
+    reps = {  # the repetitions with a graded answer: what each accuracy SD is over
+        (c["strategy"], c["race"], c["order"], level): len(c[level].get("by_repetition", {}))
+        for c in metrics["cells"]
+        for level in TABLE_LEVELS
+    }
     rows = []
     for row in accuracy_rows(metrics):
         row = {k: v for k, v in row.items() if k != "model"}
+        for level in TABLE_LEVELS:
+            row[f"reps_{level}"] = reps[(row["strategy"], row["race"], row["order"], level)]
         for level in TABLE_LEVELS:
             effect = effects.get((row["race"], row["order"], level))
             if row["strategy"] == "zero-shot" and effect is not None:
                 row[f"race_effect_{level}"] = effect["change"]
                 row[f"race_effect_{level}_sd"] = effect["sd"]
+                row[f"race_effect_{level}_reps"] = effect["n_repetitions"]
         shares = behaviours[(row["strategy"], row["race"], row["order"])]
         row.update({k: v for k, v in shares.items() if k.startswith("(") or k == "n_comments"})
         order = orders.get((row["strategy"], row["race"]))
@@ -315,6 +330,29 @@ def summary_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
                 row[f"order_{key}"] = order[key]
         rows.append(row)
     return rows
+
+
+SUMMARY_COUNTS = {
+    "no_persona": SummaryCount("no_persona_graded", "graded", "no_persona_asked", percent=1),
+    **{
+        stat: count
+        for level in TABLE_LEVELS
+        for stat, count in {
+            f"acc_{level}": SummaryCount(f"n_{level}", "graded", f"n_asked_{level}", percent=1),
+            f"acc_{level}_sd": SummaryCount(f"reps_{level}", "repetitions"),
+            f"format_{level}": SummaryCount(f"n_{level}", "graded", percent=1),
+            f"race_effect_{level}": SummaryCount(f"race_effect_{level}_reps", "repetitions"),
+            f"race_effect_{level}_sd": SummaryCount(f"race_effect_{level}_reps", "repetitions"),
+        }.items()
+    },
+    "doc": SummaryCount("n_judged", "judged"),
+    **{f"({c})": SummaryCount("n_comments", "comments", percent=1) for c in (1, 2, 3, 4)},
+}
+"""What each statistic of `summary_rows` is counted over (the sweep's combined.md): accuracy
+and format compliance (%) over the graded answers, their SDs and the race effect over the
+repetitions with answers, the DoC over the judged pairs, Table 3's shares over the tagged
+comments. The changes against another group (no persona, "before") rest on two groups' n and
+the DoC's SD on repetitions the row does not count: they show their values alone."""
 
 
 def write_all_reports(metrics: dict[str, Any], directory: Path) -> list[Path]:

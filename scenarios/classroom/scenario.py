@@ -49,7 +49,12 @@ from personasim.scenarios.classroom.metrics import (
     cells_of,
     classroom_metrics,
 )
-from personasim.scenarios.classroom.reports import report_lines, summary_rows, write_all_reports
+from personasim.scenarios.classroom.reports import (
+    SUMMARY_COUNTS,
+    report_lines,
+    summary_rows,
+    write_all_reports,
+)
 from personasim.scenarios.classroom.students import sample_index, student_persona
 from personasim.scenarios.classroom.tables import write_sweep_reports
 from personasim.scenarios.classroom.validation import doc_pairs
@@ -182,6 +187,7 @@ class ClassroomScenario(Scenario):
             write_reports=write_all_reports,
             summary_rows=summary_rows,
             write_sweep_reports=write_sweep_reports,
+            summary_counts=SUMMARY_COUNTS,
         ),
         [GRADED],
         decisions=False,  # the answers are text; their grades are what is compared

@@ -279,6 +279,12 @@ def refusal_figure(metrics: Mapping[str, Any]) -> Figure:
     return figure
 
 
+def _spec_lines(spec: str, width: int = 20) -> str:
+    """A model spec on lines of at most `width` characters (broken after the kind's colon and
+    at hyphens), so neighbouring tick labels do not run into each other."""
+    return textwrap.fill(spec.replace(":", ": ", 1), width).replace(": ", ":")
+
+
 def generator_evaluator_figure(metrics: Mapping[str, Any]) -> Figure:
     """Figure 5: PersonaScore by question generator × evaluator, each cell with its n."""
     from matplotlib.figure import Figure
@@ -296,7 +302,8 @@ def generator_evaluator_figure(metrics: Mapping[str, Any]) -> Figure:
         shown = "undefined" if np.isnan(value) else f"{value:.2f}"
         ax.text(j, 0, f"{shown}\nn = {counts.get(name, 0)}", ha="center", va="center",
                 color="white" if not np.isnan(value) and value < 3.5 else "black")  # fmt: skip
-    ax.set_xticks(range(len(evaluators)), [f"{e}\n{metrics['evaluators'][e]}" for e in evaluators])
+    labels = [f"{e}\n{_spec_lines(str(metrics['evaluators'][e]))}" for e in evaluators]
+    ax.set_xticks(range(len(evaluators)), labels)
     ax.set_yticks([0], [f"generator\n{metrics.get('generator', 'unknown')}"])
     ax.set_xlabel("evaluator")
     ax.set_ylabel("question generator")

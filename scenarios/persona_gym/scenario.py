@@ -51,6 +51,7 @@ from personasim.scenarios.persona_gym.judging import EVALUATOR_SCORES
 from personasim.scenarios.persona_gym.metrics import gym_metrics
 from personasim.scenarios.persona_gym.refusals import grammar_reading, judge_reading
 from personasim.scenarios.persona_gym.tables import (
+    SUMMARY_COUNTS,
     report_lines,
     summary_rows,
     write_gym_reports,
@@ -408,6 +409,7 @@ class PersonaGymScenario(Scenario):
         write_reports=write_gym_reports,
         summary_rows=summary_rows,
         write_sweep_reports=write_sweep_reports,
+        summary_counts=SUMMARY_COUNTS,
     )
 
 

@@ -22,9 +22,11 @@ from personasim.scenarios.persona_gym.published import (
     published_report_lines,
     write_published_reports,
 )
+from personasim.simulation.core.summary_counts import SummaryCount
 
 __all__ = [
     "SPREAD_LABEL",
+    "SUMMARY_COUNTS",
     "is_scripted",
     "persona_rows",
     "refusal_cell",
@@ -268,7 +270,20 @@ def summary_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
     An import of the published scores gives its rows with their models."""
     if "published" in metrics:
         return table2_rows(metrics)
-    return [{k: v for k, v in row.items() if k != "model"} for row in table2_rows(metrics)]
+    counts = {f"{task} n": n for task, n in metrics.get("n_scored_by_task", {}).items()}
+    return [
+        {**{k: v for k, v in row.items() if k != "model"}, **counts} for row in table2_rows(metrics)
+    ]
+
+
+SUMMARY_COUNTS = {
+    **{task: SummaryCount(f"{task} n", "scored") for task in TASKS},
+    "PersonaScore": SummaryCount("n", "scored"),
+    "refusal_rate": SummaryCount("judged", "judged", "answers", percent=100),
+}
+"""What each statistic of `summary_rows` is counted over (the sweep's combined.md): a task's
+score over its scored questions (`<task> n`), PersonaScore (the mean of the task scores) over
+all of them, the refusal rate over the answers whose verdict was read, of those answered."""
 
 
 def write_sweep_reports(

@@ -12,6 +12,7 @@ Whatever cannot be computed is null with its reason. See docs/persona-journey.md
 
 from __future__ import annotations
 
+import textwrap
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -26,6 +27,7 @@ from personasim.analysis.intervals import bca_interval, welch_interval
 from personasim.analysis.reports import atomic_path, save_figure
 from personasim.analysis.undefined import CONSTANT, Statistic, Undefined, shown_stat, stat_fields
 from personasim.scenarios.career_chat.options import option_distribution
+from personasim.simulation.core.summary_counts import SummaryCount
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -33,8 +35,10 @@ if TYPE_CHECKING:
 __all__ = [
     "AXIS_WORDS",
     "BOOTSTRAP_SEED",
+    "MEANS",
     "N_BOOTSTRAP",
     "PAIRS",
+    "SUMMARY_COUNTS",
     "agreement_figure",
     "bootstrap_spearman",
     "difference_of_means",
@@ -42,6 +46,7 @@ __all__ = [
     "persona_table",
     "report_lines",
     "spearman",
+    "summary_rows",
     "write_reports",
 ]
 
@@ -244,10 +249,27 @@ def journey_metrics(events: pd.DataFrame) -> dict[str, Any]:
     metrics["per_trait"] = _per_trait(frame, min_group_n(events))
     metrics["order_effects"] = _order_effects(frame)
     metrics["memory_effects"] = _memory_effects(frame)
-    for name in ("trust_sent", "survey_mean", "gym_score", "survey_stability"):
+    for name in MEANS:
         values = frame[name].dropna()
         metrics[f"mean_{name}"] = rounded(float(values.mean())) if len(values) else None
     return metrics
+
+
+MEANS = ("trust_sent", "survey_mean", "gym_score", "survey_stability")
+"""The per-persona measures whose mean over the personas with one is a top-level metric."""
+
+
+def summary_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
+    """The run's top-level numbers (as by default) and, per mean, how many personas have the
+    measure it averages (`n_<measure>`)."""
+    row = {k: v for k, v in metrics.items() if isinstance(v, int | float | str | None)}
+    personas = metrics.get("personas", [])
+    counts = {f"n_{name}": sum(p.get(name) is not None for p in personas) for name in MEANS}
+    return [{**row, **counts}]
+
+
+SUMMARY_COUNTS = {f"mean_{name}": SummaryCount(f"n_{name}", "personas") for name in MEANS}
+"""Each mean of `summary_rows` is over the personas with its measure, not all personas."""
 
 
 def _persona_record(row: Mapping[str, Any]) -> dict[str, Any]:
@@ -384,7 +406,8 @@ def agreement_figure(metrics: Mapping[str, Any]) -> Figure:
         ax.set_xlabel(AXIS_WORDS.get(x, x))
         ax.set_ylabel(AXIS_WORDS.get(y, y))
         rho = shown_stat(metrics.get("agreement", {}).get(name, {"rho": None}), "rho")
-        ax.set_title(f"{name}: Spearman ρ {rho} (n={len(both)} personas)", fontsize=10)
+        title = f"{name}: Spearman ρ {rho} (n={len(both)} personas)"
+        ax.set_title(textwrap.fill(title, 52), fontsize=10)  # a long "undefined: …" wraps
     return figure
 
 

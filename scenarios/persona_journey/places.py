@@ -14,13 +14,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
-from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 import numpy as np
 
-from personasim.agents import DecisionTask, TrusteeAgent
-from personasim.environments import TrustGame
+from personasim.agents import DecisionTask
+from personasim.environments import TrusteeAgent, TrustGame
 from personasim.environments.journey.survey import ValueSurvey
 from personasim.environments.persona_gym.place import GymQuestion, PersonaGym
 from personasim.scenarios.persona_journey.memory import Traveller, keep_exchange
@@ -30,7 +29,14 @@ from personasim.scenarios.trust.population import (
     parse_transfer,
     record_transfer_reading,
 )
-from personasim.simulation import ChatRequest, Environment, Message, Simulation
+from personasim.simulation import (
+    ChatRequest,
+    Environment,
+    Message,
+    ScenarioError,
+    Simulation,
+)
+from personasim.simulation.base.registry import Registry
 
 if TYPE_CHECKING:
     from personasim.scenarios.persona_journey.scenario import PersonaJourney
@@ -38,6 +44,7 @@ if TYPE_CHECKING:
 __all__ = [
     "PLACES",
     "PLACES_ENTRY_POINT_GROUP",
+    "PLACE_REGISTRY",
     "SCENES",
     "JourneyPlace",
     "get_journey_place",
@@ -83,54 +90,39 @@ class JourneyPlace(ABC):
         return self.journey.prompts.text(f"place.{self.name}")
 
 
-_PLACES: dict[str, type[JourneyPlace]] = {}
-_LOADED: set[str] = set()
+PLACE_REGISTRY: Registry[type[JourneyPlace]] = Registry(
+    "journey place", PLACES_ENTRY_POINT_GROUP, error=ScenarioError
+)
+"""Every place by name; an entry point names a package of places, so a missing place loads the
+whole group (each entry point once)."""
 P = TypeVar("P", bound=type[JourneyPlace])
 
 
 def journey_place(name: str) -> Callable[[P], P]:
-    """Class decorator: register a `JourneyPlace` under `name`, a node of the journey graph."""
+    """Class decorator: register a `JourneyPlace` under `name`, a node of the journey graph.
+    Another class under a taken name is refused (the same class reloaded replaces it)."""
 
     def register(cls: P) -> P:
-        existing = _PLACES.get(name)
-        if existing is not None and _where(existing) != _where(cls):
-            raise ValueError(f"two journey places are named {name!r}: {existing} and {cls}")
+        PLACE_REGISTRY.register(name, cls)
         cls.name = name
-        _PLACES[name] = cls
         return cls
 
     return register
 
 
-def _where(cls: type) -> tuple[str, str]:
-    """A class's module and name: the same place registered again (its module reloaded)."""
-    return cls.__module__, cls.__qualname__
-
-
 def get_journey_place(name: str) -> type[JourneyPlace] | None:
     """The place registered as `name`; the entry-point group is read only when it is not."""
-    if name not in _PLACES:
-        _load_entry_points()
-    return _PLACES.get(name)
+    return PLACE_REGISTRY.get(name)
 
 
 def journey_places() -> dict[str, type[JourneyPlace]]:
     """Every place, the installed packages' included (for listings and error messages)."""
-    _load_entry_points()
-    return dict(_PLACES)
+    return PLACE_REGISTRY.items()
 
 
 def unknown_places(names: Iterable[str]) -> list[str]:
     """The names that are no registered place, in order."""
     return [str(name) for name in names if get_journey_place(str(name)) is None]
-
-
-def _load_entry_points() -> None:
-    for entry in entry_points(group=PLACES_ENTRY_POINT_GROUP):
-        key = f"{entry.name} = {entry.value}"
-        if key not in _LOADED:
-            _LOADED.add(key)
-            entry.load()
 
 
 # --- the built-in places ------------------------------------------------------------------

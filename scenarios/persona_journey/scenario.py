@@ -24,9 +24,8 @@ import numpy as np
 from pydantic import Field, field_validator, model_validator
 
 from personasim.agents import Decision, DecisionTask, PersonaAgent, ResearcherAgent
-from personasim.agents.trustee import ARCHETYPE_PATTERN
 from personasim.analysis import with_counterfactual
-from personasim.environments import MAX_ENDOWMENT
+from personasim.environments import ARCHETYPE_PATTERN, MAX_ENDOWMENT
 from personasim.environments.career_chat import load_survey, shipped_career_file
 from personasim.environments.journey.place import JourneyMap, check_walk, parse_edges
 from personasim.scenarios.career_chat.scenario import CareerChatScenario
@@ -38,8 +37,10 @@ from personasim.scenarios.persona_journey.memory import (
     with_memory,
 )
 from personasim.scenarios.persona_journey.metrics import (
+    SUMMARY_COUNTS,
     journey_metrics,
     report_lines,
+    summary_rows,
     write_reports,
 )
 from personasim.scenarios.persona_journey.places import (
@@ -253,5 +254,11 @@ class PersonaJourney(Scenario):
     # --- metrics -----------------------------------------------------------------------------
 
     metrics = with_counterfactual(
-        ScenarioMetrics(compute=journey_metrics, report=report_lines, write_reports=write_reports)
+        ScenarioMetrics(
+            compute=journey_metrics,
+            report=report_lines,
+            write_reports=write_reports,
+            summary_rows=summary_rows,
+            summary_counts=SUMMARY_COUNTS,
+        )
     )

@@ -38,6 +38,7 @@ from personasim.agents import (
 )
 from personasim.analysis import Undefined, eta_squared_from_group_stats, with_counterfactual
 from personasim.scenarios.trust.beliefs_metrics import (
+    BELIEFS_SUMMARY_COUNTS,
     beliefs_metrics,
     beliefs_report,
     beliefs_summary_rows,
@@ -260,5 +261,6 @@ class TrustBeliefs(TrustPopulation):
             write_reports=write_beliefs_reports,
             summary_rows=beliefs_summary_rows,
             write_sweep_reports=write_beliefs_sweep_reports,
+            summary_counts=BELIEFS_SUMMARY_COUNTS,
         )
     )

@@ -31,9 +31,11 @@ from personasim.scenarios.trust.metrics import (
     population_report,
     write_amount_sent,
 )
+from personasim.simulation.core.summary_counts import SummaryCount
 from personasim.simulation.runs.tables import significant
 
 __all__ = [
+    "BELIEFS_SUMMARY_COUNTS",
     "BY_CONSTRUCTION_MARK",
     "BY_CONSTRUCTION_NOTE",
     "behaviour_scores",
@@ -368,21 +370,26 @@ def beliefs_summary_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
     so a sweep can lay Table 3 out wide (traits × strategies, per model)."""
     rows = []
     for strategy, summary in metrics["summary"].items():
+        without_two_level = summary["n_rho_defined"] - summary.get("n_rho_by_construction", 0)
         rows.append(
             {
                 "strategy": strategy,
                 "attribute": "Median",
                 "rho": summary["median_rho"],
+                "rho_n": summary["n_rho_defined"],
                 "abs_delta_eta_squared": summary["median_abs_delta_eta_squared"],
+                "abs_delta_eta_squared_n": summary.get("n_delta_defined"),
                 **summary,
             }
         )
         if "n_rho_by_construction" in summary:
+            rows[-1]["n_rho_without_two_level"] = without_two_level
             rows.append(
                 {
                     "strategy": strategy,
                     "attribute": "Median without 2-level traits",
                     "rho": summary["median_rho_without_two_level"],
+                    "rho_n": without_two_level,
                     "rho_undefined": summary.get("median_rho_without_two_level_undefined", ""),
                     "abs_delta_eta_squared": None,
                 }
@@ -399,6 +406,19 @@ def beliefs_summary_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
             for attribute, result in metrics["beliefs"][strategy].items()
         ]
     return rows
+
+
+BELIEFS_SUMMARY_COUNTS = {
+    "rho": SummaryCount("rho_n", "traits"),
+    "abs_delta_eta_squared": SummaryCount("abs_delta_eta_squared_n", "traits"),
+    "median_rho": SummaryCount("n_rho_defined", "traits"),
+    "mean_rho": SummaryCount("n_rho_defined", "traits"),
+    "median_rho_without_two_level": SummaryCount("n_rho_without_two_level", "traits"),
+    "median_abs_delta_eta_squared": SummaryCount("n_delta_defined", "traits"),
+}
+"""What each statistic of `beliefs_summary_rows` is over: a median row's values over the
+traits with one (`rho_n`, `abs_delta_eta_squared_n`); a trait's own ρ and |Δη²| (over its
+levels and deciders) have no count in the row and show their values alone."""
 
 
 def write_beliefs_sweep_reports(

@@ -26,6 +26,7 @@ from pydantic import Field
 from personasim.analysis import perturb_ranking, with_counterfactual
 from personasim.scenarios.trust.beliefs import TrustBeliefs
 from personasim.scenarios.trust.conditioning_metrics import (
+    CONDITIONING_SUMMARY_COUNTS,
     conditioning_metrics,
     conditioning_report,
     conditioning_summary_rows,
@@ -117,6 +118,7 @@ class TrustConditioning(TrustBeliefs):
             report=conditioning_report,
             write_reports=write_conditioning_reports,
             summary_rows=conditioning_summary_rows,
+            summary_counts=CONDITIONING_SUMMARY_COUNTS,
         )
     )
     """No paper table spans conditioning runs: the sweep's combined table is the report

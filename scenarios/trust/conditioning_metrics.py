@@ -36,8 +36,10 @@ from personasim.scenarios.trust.beliefs_metrics import (
     why_no_belief,
 )
 from personasim.scenarios.trust.metrics import behaviour_metrics, write_amount_sent
+from personasim.simulation.core.summary_counts import SummaryCount
 
 __all__ = [
+    "CONDITIONING_SUMMARY_COUNTS",
     "conditioning_metrics",
     "conditioning_report",
     "conditioning_summary_rows",
@@ -211,8 +213,11 @@ def conditioning_summary_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
             "n_traits_with_rho": _n_rho(m),
             "median_rho": m["median_rho"],
             "n_two_level": m.get("n_rho_by_construction", 0),
+            "n_traits_without_two_level": _n_rho(m) - m.get("n_rho_by_construction", 0),
             "median_rho_without_two_level": m.get("median_rho_without_two_level"),
+            "n_delta_defined": _n_defined(m, "abs_delta_eta_squared"),
             "mae_eta_squared": m["mae_eta_squared"],
+            "n_imposed": _n_defined(m, "imposed_rho"),
             "median_imposed_rho": m["median_imposed_rho"],
             "unperturbed": len(m["unperturbed"]),
             "traits_without_rho": "; ".join(f"{a}: {why}" for a, why in _no_rho(m).items()),
@@ -220,6 +225,21 @@ def conditioning_summary_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
         }
         for condition, m in metrics["conditions"].items()
     ]
+
+
+CONDITIONING_SUMMARY_COUNTS = {
+    "median_rho": SummaryCount("n_traits_with_rho", "traits"),
+    "median_rho_without_two_level": SummaryCount("n_traits_without_two_level", "traits"),
+    "mae_eta_squared": SummaryCount("n_delta_defined", "traits"),
+    "median_imposed_rho": SummaryCount("n_imposed", "traits"),
+}
+"""What each statistic of `conditioning_summary_rows` is over: the traits with a value (a ρ,
+a ρ not ±1 by construction, a |Δη²|, an imposed prior's achieved ρ), not the row's deciders."""
+
+
+def _n_defined(cell: Mapping[str, Any], key: str) -> int:
+    """How many of a Table 4 cell's traits have a value of `key`."""
+    return sum(1 for v in cell["attributes"].values() if v.get(key) is not None)
 
 
 def conditioning_trait_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:

@@ -21,12 +21,19 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, field_validator
 
-from personasim.agents import DecisionTask, Persona, PersonaAgent, TrusteeAgent, archetype_cap
-from personasim.agents.trustee import ARCHETYPE_PATTERN
+from personasim.agents import DecisionTask, Persona, PersonaAgent
 from personasim.analysis import with_counterfactual
-from personasim.environments import MAX_ENDOWMENT, TrustGame, TrustOutcome
+from personasim.environments import (
+    ARCHETYPE_PATTERN,
+    MAX_ENDOWMENT,
+    TrusteeAgent,
+    TrustGame,
+    TrustOutcome,
+    archetype_cap,
+)
 from personasim.scenarios.trust.answers import ForecastAnswer, ReactAnswer
 from personasim.scenarios.trust.forecast_metrics import (
+    FORECAST_SUMMARY_COUNTS,
     forecast_metrics,
     forecast_report,
     forecast_summary_rows,
@@ -319,6 +326,7 @@ class TrustForecast(Scenario):
             write_reports=write_forecast_reports,
             summary_rows=forecast_summary_rows,
             write_sweep_reports=write_forecast_sweep_reports,
+            summary_counts=FORECAST_SUMMARY_COUNTS,
         )
     )
 

@@ -17,11 +17,13 @@ from personasim.analysis.reports import model_label, save_figure, small_note, wr
 from personasim.analysis.stats import mean_of, sample_sd
 from personasim.analysis.undefined import Undefined, shown_stat, stat_fields
 from personasim.scenarios.trust.metrics import human_note
+from personasim.simulation.core.summary_counts import SummaryCount
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 __all__ = [
+    "FORECAST_SUMMARY_COUNTS",
     "explanation_rows",
     "forecast_metrics",
     "forecast_report",
@@ -195,6 +197,13 @@ def mae_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
 def forecast_summary_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:
     """MAE per archetype and horizon; a sweep labels each row with its model."""
     return [{k: v for k, v in row.items() if k != "model"} for row in mae_rows(metrics)]
+
+
+FORECAST_SUMMARY_COUNTS = {
+    stat: SummaryCount("n", "pairs")
+    for stat in ("mae", "mean_forecast", "mean_actual", "sd_abs_error")
+}
+"""Each statistic of `forecast_summary_rows` is over the row's forecast–action pairs (`n`)."""
 
 
 def mae_figure(rows: list[dict[str, Any]], rounds: int, note: str | None = None) -> Figure:

@@ -32,7 +32,6 @@ from personasim.agents import (
     DecisionTask,
     Persona,
     PersonaAgent,
-    TrusteeAgent,
     augment_big_five,
     check_counterfactual,
     counterfactual_twins,
@@ -41,9 +40,8 @@ from personasim.agents import (
     select_personas,
     synthetic_population,
 )
-from personasim.agents.trustee import ARCHETYPE_PATTERN
 from personasim.analysis import with_counterfactual
-from personasim.environments import MAX_ENDOWMENT, TrustGame
+from personasim.environments import ARCHETYPE_PATTERN, MAX_ENDOWMENT, TrusteeAgent, TrustGame
 from personasim.environments.trust_game.transfer import CLOSING_SENTENCE, read_transfer
 from personasim.scenarios.trust.answers import TrustorAnswer
 from personasim.scenarios.trust.metrics import (
@@ -62,6 +60,7 @@ from personasim.simulation import (
     ScenarioError,
     ScenarioMetrics,
     Simulation,
+    SummaryCount,
     check_run_size,
     read_input,
     register_scenario,
@@ -345,6 +344,9 @@ class TrustPopulation(Scenario):
             compute=with_human_reference(population_metrics),
             report=population_report,
             write_reports=write_population_reports,
+            summary_counts={
+                stat: SummaryCount("n_decisions", "decided") for stat in ("mean_sent", "sd_sent")
+            },
             kinds=POPULATION_KINDS,
         )
     )

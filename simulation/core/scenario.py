@@ -14,14 +14,15 @@ import inspect
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, get_origin
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
+from personasim.simulation.base.registry import Registry
 from personasim.simulation.core.decision_range import DecisionRange
 from personasim.simulation.core.scoring import ScoreItems
+from personasim.simulation.core.summary_counts import SummaryCount
 from personasim.simulation.llm.prompts import PromptPack
 from personasim.simulation.llm.roles import Role
 from personasim.simulation.log.input_checks import unstorable
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from personasim.simulation.log.events import Event
 
 __all__ = [
+    "SCENARIOS",
     "Scenario",
     "ScenarioError",
     "ScenarioMetrics",
@@ -108,6 +110,9 @@ class ScenarioMetrics:
     write_reports: Callable[[dict[str, Any], Path], list[Path]] | None = None
     summary_rows: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None
     write_sweep_reports: Callable[[list[dict[str, Any]], list[str], Path], list[Path]] | None = None
+    summary_counts: Mapping[str, SummaryCount] | None = None
+    """Per statistic of `summary_rows`, the column with its n: the sweep's combined.md shows
+    each value with it (docs/sweeps.md); a statistic left out shows its value alone."""
     kinds: tuple[str, ...] | None = None
     """The event kinds `compute` reads (`run.started`, `run.completed` are always read); None:
     all. Declared, a 100,000-agent run's metrics skip its `llm.call` texts (docs/performance.md)."""
@@ -301,64 +306,42 @@ def csv_separator_problem(columns: Sequence[str] | None) -> str | None:
     return None
 
 
-_REGISTRY: dict[str, type[Scenario]] = {}
-
-
-def register_scenario(cls: type[Scenario]) -> type[Scenario]:
-    """Class decorator that makes a scenario runnable by name."""
-    existing = _REGISTRY.get(cls.name)
-    if existing is not None and existing is not cls and not _same_file(existing, cls):
-        raise ScenarioError(f"two scenarios are named {cls.name!r}: {existing} and {cls}")
-    _REGISTRY[cls.name] = cls
-    return cls
-
-
-def _same_file(a: type, b: type) -> bool:
-    """Both classes come from one source file: the file was loaded again (edited, or run as a
-    script and loaded as a scenario file), and the newer definition replaces the older."""
-    try:
-        files = [inspect.getsourcefile(a), inspect.getsourcefile(b)]
-    except TypeError:  # defined in the interpreter
-        return False
-    if None in files or a.__qualname__ != b.__qualname__:
-        return False
-    return Path(files[0]).resolve() == Path(files[1]).resolve()
-
-
 def _builtin_modules() -> dict[str, str]:
     """Each built-in scenario's name and module, from the scenarios package (which imports
     none of them)."""
     return dict(importlib.import_module(BUILTIN_MODULE).SCENARIO_MODULES)
 
 
-def _load_all(builtin: bool = True) -> None:
-    """Import the built-in scenarios and any installed under the entry-point group."""
-    if builtin:
-        for module in _builtin_modules().values():
-            importlib.import_module(module)
-    for entry in entry_points(group=ENTRY_POINT_GROUP):
-        entry.load()
+SCENARIOS: Registry[type[Scenario]] = Registry(
+    "scenario", ENTRY_POINT_GROUP, builtin=_builtin_modules, error=ScenarioError
+)
+"""Every scenario by name: built-in ones imported by name when first asked for, outside
+packages' from the entry-point group (simulation/base/registry.py)."""
+
+
+def register_scenario(cls: type[Scenario]) -> type[Scenario]:
+    """Class decorator that makes a scenario runnable by name. Another class under a taken
+    name is refused; the same class loaded again (a scenario file edited) replaces it."""
+    SCENARIOS.register(cls.name, cls)
+    return cls
 
 
 def list_scenarios(builtin: bool = True) -> dict[str, type[Scenario]]:
     """Every registered scenario by name; `builtin=False` leaves the built-in ones unimported
     (`personasim list` reads their cards, `simulation/core/catalog.py`)."""
-    _load_all(builtin)
-    return dict(sorted(_REGISTRY.items()))
+    return SCENARIOS.items(builtin)
 
 
 def get_scenario(name: str) -> type[Scenario]:
     """The scenario registered as `name`; a built-in one imports only its own module."""
-    if name not in _REGISTRY and name in _builtin_modules():
-        importlib.import_module(_builtin_modules()[name])
-    if name in _REGISTRY:
-        return _REGISTRY[name]
-    scenarios = list_scenarios()
-    if name not in scenarios:
-        hint = did_you_mean(name, scenarios, flag="")
-        raise ScenarioError(
-            f"unknown scenario {name!r}{hint}; known scenarios: {', '.join(scenarios) or 'none'}. "
-            f"Run a scenario of your own from its file (personasim run path/to/scenario.py), "
-            f"or declare its package under the entry-point group {ENTRY_POINT_GROUP!r}"
-        )
-    return scenarios[name]
+    found = SCENARIOS.get(name)
+    if found is not None:
+        return found
+    scenarios = SCENARIOS.names(strict=False)
+    hint = did_you_mean(name, scenarios, flag="")
+    raise ScenarioError(
+        f"unknown scenario {name!r}{hint}; known scenarios: {', '.join(scenarios) or 'none'}. "
+        f"Run a scenario of your own from its file (personasim run path/to/scenario.py), "
+        f"or declare its package under the entry-point group {ENTRY_POINT_GROUP!r}"
+        f"{SCENARIOS.failure_note()}"
+    )

@@ -1,4 +1,5 @@
-"""The built-in backend kinds: `scripted`, `openai` and `langchain` (see `model_spec`).
+"""The built-in backend kinds: `scripted`, `openai` and `langchain` (see `backend_kind`).
+`model_spec` imports this module, so they are registered whenever a spec is read.
 
 Each imports its backend only when it builds one, so reading a spec imports nothing heavy.
 """
@@ -9,8 +10,7 @@ import importlib
 import os
 from typing import TYPE_CHECKING, Any
 
-from personasim.simulation.llm.masking import mask_secrets
-from personasim.simulation.llm.model_spec import (
+from personasim.simulation.llm.backend_kind import (
     BackendKind,
     ModelSpec,
     ModelSpecError,
@@ -18,6 +18,7 @@ from personasim.simulation.llm.model_spec import (
     check_no_secret,
     shown_spec,
 )
+from personasim.simulation.llm.masking import mask_secrets
 
 if TYPE_CHECKING:
     from personasim.simulation.llm.chat import Backend

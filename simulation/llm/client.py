@@ -304,12 +304,16 @@ class LLMClient:
             while tasks:
                 wait = latency.wait(dup_sent, loop.time())
                 done, _ = await asyncio.wait(
-                    tasks, timeout=max(wait, 0.0), return_when=asyncio.FIRST_COMPLETED
+                    tasks,
+                    timeout=wait if wait > 0 else latency.policy.floor,
+                    return_when=asyncio.FIRST_COMPLETED,
                 )
                 if not done:
-                    if not dup_sent:
-                        continue  # the duplicate still waits for its slot
-                    raise TransientLLMError(hung_message(loop.time() - sent[0]))
+                    if dup_sent and self._answered_since(dup_sent[0]):
+                        raise TransientLLMError(hung_message(loop.time() - sent[0]))
+                    # the duplicate waits for its slot, or nothing was answered since it left:
+                    # slow (a long answer), not hung; each request's timeout still ends it
+                    continue
                 for task in done:
                     if task.exception() is None:
                         return task.result()
@@ -327,6 +331,11 @@ class LLMClient:
                 task.cancel()
             if tasks:
                 await asyncio.gather(*tasks, return_exceptions=True)
+
+    def _answered_since(self, moment: float) -> bool:
+        """Whether the endpoint answered a request after `moment` (the loop's clock): then a
+        request and its duplicate both unanswered are hung, not merely slow."""
+        return self._last_answer is not None and self._last_answer > moment
 
     def _gave_up(self, message: str, call: _Call) -> LLMError:
         """A failed decision if the endpoint answered some request since the last call that

@@ -184,11 +184,12 @@ class Overrun:
 
 
 def hung_message(waited: float) -> str:
-    """Both the request and its duplicate are past the hedge delay: the attempt ends as a
-    timeout would, so a double hang costs two hedge delays, not a whole `--timeout`."""
+    """Both the request and its duplicate are past the hedge delay while the endpoint answered
+    other requests: the attempt ends as a timeout would, so a double hang costs two hedge
+    delays, not a whole `--timeout`."""
     return (
-        f"no answer within {waited:.1f}s from the request nor from its duplicate — the server "
-        "may be overloaded or the model slow: lower --concurrency or raise --timeout"
+        f"no answer within {waited:.1f}s from the request nor from its duplicate, while the "
+        "endpoint answered other requests: both presumed hung"
     )
 
 

@@ -14,7 +14,9 @@ Backend kinds are an extension point in the project's one style: `@backend_kind(
 `BackendKind` subclass registers it, and an outside package adds one without editing ours by
 naming the module that registers it under the entry-point group `personasim.backends` (entry
 point name = the kind). Entry points are listed from package metadata and loaded only when a spec
-asks for that kind, so nothing heavy is imported to read a command line.
+asks for that kind, so nothing heavy is imported to read a command line. The kind's base class,
+its decorator and the registry of kinds live in `backend_kind.py`; the built-in kinds in
+`backend_kinds.py`, imported here.
 
 A kind declares which run options it uses (`accepts`: `base_url`, `response_format`), and
 `check_run_options` refuses a run whose option no bound model would use (`--base-url` with the
@@ -27,17 +29,24 @@ refused, shown masked (simulation/llm/masking.py); keys come from environment va
 
 from __future__ import annotations
 
-import importlib
-import json
 import os
-import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from importlib.metadata import entry_points
-from typing import TYPE_CHECKING, Any, TypeVar
-from urllib.parse import unquote
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
-from personasim.simulation.llm.masking import KEY_HINT, find_secrets, is_secret_name, mask_secrets
+import personasim.simulation.llm.backend_kinds  # noqa: F401 - registers the built-in kinds
+from personasim.simulation.llm.backend_kind import (
+    ENTRY_POINT_GROUP,
+    KINDS,
+    RUN_OPTIONS,
+    BackendKind,
+    ModelSpec,
+    ModelSpecError,
+    backend_kind,
+    check_no_secret,
+    is_kind_name,
+    shown_spec,
+)
+from personasim.simulation.llm.masking import mask_secrets
 
 if TYPE_CHECKING:
     from personasim.simulation.llm.chat import Backend
@@ -64,106 +73,13 @@ __all__ = [
     "unused_run_options",
 ]
 
-ENTRY_POINT_GROUP = "personasim.backends"
-BUILTIN_KINDS = ("scripted", "openai", "langchain")
-_KIND = re.compile(r"[a-z][a-z0-9_-]*")
-RUN_OPTIONS = {"base_url": "--base-url", "response_format": "--response-format"}
-"""Run options only some backend kinds use (option → its flag); `BackendKind.accepts` says
-which."""
-
-
-class ModelSpecError(ValueError):
-    """A model spec that cannot be read or built; the message names the spec."""
-
-
-@dataclass(frozen=True)
-class ModelSpec:
-    """A parsed spec. `text` is the spec as given (what manifests record); `options` are the
-    kind's keyword options, in the order given."""
-
-    text: str
-    kind: str
-    name: str = ""
-    url: str | None = None
-    options: tuple[tuple[str, Any], ...] = field(default=())
-
-    def __str__(self) -> str:
-        return self.text
-
-    @property
-    def option_dict(self) -> dict[str, Any]:
-        return dict(self.options)
-
-
-class BackendKind:
-    """A kind of backend: how its specs read (`parse`) and how one is built (`build`).
-
-    The default `parse` reads `KIND:NAME[@URL][?NAME=VALUE&...]`; override it for another form.
-    """
-
-    kind: str = ""
-    usage: str = ""
-    """How a spec of this kind reads, shown in errors (e.g. `openai:MODEL_NAME[@BASE_URL]`)."""
-    takes_options: bool = True
-    """Whether `?NAME=VALUE&...` is read as options (else it is part of the name or URL)."""
-    accepts: frozenset[str] = frozenset(RUN_OPTIONS)
-    """The `RUN_OPTIONS` this kind uses. An installed kind receives `base_url` in `build` and the
-    response format in each request, so it is taken to use both unless it narrows this."""
-
-    def uses(self, option: str, spec: ModelSpec) -> bool:
-        """Whether a run option reaches this spec's backend (override for per-spec cases)."""
-        return option in self.accepts
-
-    def parse(self, text: str, rest: str | None) -> ModelSpec:
-        if not rest:
-            raise ModelSpecError(
-                f"model {shown_spec(text)}: {self.kind} needs a name; use {self.usage}"
-            )
-        before, _, query = rest.partition("?") if self.takes_options else (rest, "", "")
-        name, at, url = before.partition("@")
-        if not name or re.search(r"\s", before) or (at and not url):
-            raise ModelSpecError(f"model {shown_spec(text)}: cannot read it; use {self.usage}")
-        return ModelSpec(text, self.kind, name, url or None, _query_options(text, query))
-
-    def build(self, spec: ModelSpec, *, base_url: str | None, seed: int) -> Backend:
-        raise NotImplementedError
-
-    def build_endpoint(self, spec: ModelSpec, url: str, key_env: str, seed: int) -> Backend:
-        """The backend of one replica of a pool (`NAME@pool:POOL`, or `--base-url` repeated):
-        at `url`, its key from the variable `key_env`. Kinds that cannot be pooled refuse."""
-        raise ModelSpecError(
-            f"model {shown_spec(spec.text)}: {self.kind} models cannot use an endpoint pool"
-        )
-
-
-_KINDS: dict[str, BackendKind] = {}
-K = TypeVar("K", bound=type[BackendKind])
-
-
-def backend_kind(name: str) -> Callable[[K], K]:
-    """Class decorator that makes `name:...` specs build this kind of backend."""
-    if not _KIND.fullmatch(name):
-        raise ValueError(f"backend kind {name!r}: use lower-case letters, digits, - and _")
-
-    def register(cls: K) -> K:
-        existing = _KINDS.get(name)
-        if existing is not None and type(existing).__qualname__ != cls.__qualname__:
-            raise ValueError(f"two backend kinds are named {name!r}: {type(existing)} and {cls}")
-        instance = cls()
-        instance.kind = name
-        _KINDS[name] = instance
-        return cls
-
-    return register
-
 
 def backend_kinds() -> dict[str, str]:
     """Every kind a spec may name, built in or installed, and how its specs read; installed
     kinds are listed from package metadata, not imported."""
-    _load_builtins()
-    listed = {name: kind.usage for name, kind in _KINDS.items()}
-    for entry in entry_points(group=ENTRY_POINT_GROUP):
-        listed.setdefault(entry.name, f"{entry.name}:... (from {entry.value})")
+    listed = {name: kind.usage for name, kind in KINDS.registered().items()}
+    for name, module in KINDS.entry_points().items():
+        listed.setdefault(name, f"{name}:... (from {module})")
     return listed
 
 
@@ -184,7 +100,7 @@ def parse_model_spec(text: str | ModelSpec) -> ModelSpec:
     text = str(text).strip()
     check_no_secret(text, f"model {shown_spec(text)}")
     kind, colon, rest = text.partition(":")
-    found = _kind(kind) if _KIND.fullmatch(kind) else None
+    found = _kind(kind) if is_kind_name(kind) else None
     if found is None:
         known = "; ".join(f"{usage}" for usage in backend_kinds().values())
         raise ModelSpecError(
@@ -192,21 +108,6 @@ def parse_model_spec(text: str | ModelSpec) -> ModelSpec:
             f"come from packages under the entry-point group {ENTRY_POINT_GROUP!r})"
         )
     return found.parse(text, rest if colon else None)
-
-
-def shown_spec(text: str) -> str:
-    """A spec or URL as messages show it: quoted, any secret masked."""
-    return repr(mask_secrets(text))
-
-
-def check_no_secret(text: str, what: str) -> None:
-    """`ModelSpecError` when `text` (a spec, a URL) holds a key: it would be recorded and
-    shown. `what` names it in the message (masked by the caller)."""
-    if found := find_secrets(text):
-        raise ModelSpecError(
-            f"{what} holds a key ({', '.join(found)}): specs and URLs are recorded in the run's "
-            f"manifest and events, so remove it and {KEY_HINT}"
-        )
 
 
 def check_base_urls(base_url: str | Sequence[str] | None) -> None:
@@ -348,63 +249,16 @@ def check_run_options(specs: Iterable[str | ModelSpec], options: Mapping[str, An
 
 def _users(option: str) -> dict[str, bool]:
     """Each registered kind (as `kind:`) and whether it accepts `option`."""
-    _load_builtins()
-    return {f"{name}:": option in kind.accepts for name, kind in _KINDS.items()}
+    return {f"{name}:": option in kind.accepts for name, kind in KINDS.registered().items()}
 
 
 def _kind(name: str) -> BackendKind | None:
-    """The registered kind, importing a built-in or an entry point's module on first use."""
-    if name in _KINDS:
-        return _KINDS[name]
-    if name in BUILTIN_KINDS:
-        _load_builtins()
-    else:
-        for entry in entry_points(group=ENTRY_POINT_GROUP, name=name):
-            try:
-                entry.load()
-            except Exception as exc:  # an installed package that is broken: say which
-                raise ModelSpecError(
-                    f"backend kind {name!r} (entry point {entry.value}) failed to load: {exc}"
-                ) from exc
-            if name not in _KINDS:
-                raise ModelSpecError(
-                    f"entry point {entry.value} under {ENTRY_POINT_GROUP!r} registered no "
-                    f"backend kind {name!r} (decorate its class with @backend_kind({name!r}))"
-                )
-    return _KINDS.get(name)
-
-
-def _load_builtins() -> None:
-    importlib.import_module("personasim.simulation.llm.backend_kinds")
-
-
-def _query_options(text: str, query: str) -> tuple[tuple[str, Any], ...]:
-    """`model=x&temperature=0` → (("model", "x"), ("temperature", 0)); JSON values when they
-    parse (numbers, true, lists), else text."""
-    options: dict[str, Any] = {}
-    for item in query.split("&") if query else []:
-        name, eq, value = item.partition("=")
-        if not eq or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-            raise ModelSpecError(
-                f"model {shown_spec(text)}: option {shown_spec(item)}: use NAME=VALUE"
-            )
-        if is_secret_name(name):
-            raise ModelSpecError(
-                f"model {shown_spec(text)}: option {name!r} looks like a secret; a spec is "
-                "recorded in the run's manifest, so keys come from environment variables the "
-                "class reads (e.g. OPENAI_API_KEY), never from the spec"
-            )
-        if name in options:
-            raise ModelSpecError(f"model {shown_spec(text)}: {name} is given twice")
-        options[name] = _value(value)
-    return tuple(options.items())
-
-
-def _value(text: str) -> Any:
-    """A percent-decoded value (`%26` for `&`, `%2C` for a comma in a list of specs), read as
-    JSON when it parses."""
-    text = unquote(text)
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
+    """The registered kind, importing an entry point's module on first use; one that fails
+    to load, or registers no such kind, is an error naming it."""
+    found = KINDS.get(name)
+    for entry, why in KINDS.failures(name).items() if found is None else ():
+        raise ModelSpecError(
+            f"backend kind {name!r}: entry point {entry} under {ENTRY_POINT_GROUP!r} {why} "
+            f"(its module registers the kind with @backend_kind({name!r}))"
+        )
+    return found

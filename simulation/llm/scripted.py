@@ -36,11 +36,11 @@ import inspect
 import marshal
 from collections.abc import Callable
 from functools import cache
-from importlib.metadata import entry_points
 from typing import Any
 
 import numpy as np
 
+from personasim.simulation.base.registry import Registry
 from personasim.simulation.llm.chat import (
     Backend,
     ChatRequest,
@@ -54,6 +54,7 @@ from personasim.simulation.llm.drift import drift_response
 __all__ = [
     "BEHAVIOUR_VERSION",
     "COMMON_DRAWS_HINT",
+    "RULES",
     "RULES_ENTRY_POINT_GROUP",
     "ScriptedBackend",
     "ScriptedBehaviour",
@@ -76,18 +77,17 @@ noise is held fixed across the twins and only its rules can tell their levels ap
 RULES_ENTRY_POINT_GROUP = "personasim.scripted_rules"
 """Entry-point group of outside packages' scripted rules (docs/scripted.md)."""
 
-_BEHAVIOURS: dict[str, ScriptedBehaviour] = {}
-_LOADED: set[str] = set()
-"""Entry points of the group already loaded (each once per process)."""
-_LOAD_ERRORS: dict[str, str] = {}
+RULES: Registry[ScriptedBehaviour] = Registry("scripted rule", RULES_ENTRY_POINT_GROUP)
+"""Every rule by task. An entry point of the group names a package of rules (its name need not
+be a task), so a task with no rule loads the whole group (each entry point once)."""
 
 
 def scripted_behaviour(task: str) -> Callable[[ScriptedBehaviour], ScriptedBehaviour]:
-    """Register the scripted answer for requests whose `task` is `task`."""
+    """Register the scripted answer for requests whose `task` is `task`; another rule for a
+    task that has one is refused (the same rule loaded again replaces it)."""
 
     def register(behaviour: ScriptedBehaviour) -> ScriptedBehaviour:
-        _BEHAVIOURS[task] = behaviour
-        return behaviour
+        return RULES.register(task, behaviour)
 
     return register
 
@@ -95,23 +95,7 @@ def scripted_behaviour(task: str) -> Callable[[ScriptedBehaviour], ScriptedBehav
 def scripted_rule(task: str) -> ScriptedBehaviour | None:
     """The rule registered for `task`; when there is none, the packages of the entry-point
     group are loaded first (each once), so an installed package's rules are found."""
-    rule = _BEHAVIOURS.get(task)
-    if rule is None:
-        _load_rule_packages()
-        rule = _BEHAVIOURS.get(task)
-    return rule
-
-
-def _load_rule_packages() -> None:
-    for entry in entry_points(group=RULES_ENTRY_POINT_GROUP):
-        key = f"{entry.name} = {entry.value}"
-        if key in _LOADED:
-            continue
-        _LOADED.add(key)
-        try:
-            entry.load()
-        except Exception as exc:  # reported with the missing rule, not as a crash mid-run
-            _LOAD_ERRORS[key] = f"{type(exc).__name__}: {exc}"
+    return RULES.get(task)
 
 
 def answer_schema(request: ChatRequest) -> dict[str, Any] | None:
@@ -164,8 +148,8 @@ class ScriptedBackend(Backend):
     async def complete(self, request: ChatRequest, timeout: float) -> ChatResponse:
         behaviour = scripted_rule(request.task)
         if behaviour is None:
-            known = ", ".join(sorted(_BEHAVIOURS)) or "none"
-            failed = "".join(f"; entry point {k} failed: {e}" for k, e in _LOAD_ERRORS.items())
+            known = ", ".join(sorted(RULES.registered())) or "none"
+            failed = RULES.failure_note()
             raise PermanentLLMError(
                 f"the scripted backend has no behaviour for task {request.task!r} (known: {known});"
                 " register one with @scripted_behaviour (in an installed package: under the"

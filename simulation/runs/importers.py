@@ -13,11 +13,12 @@ size and SHA-256); no `llm.call` is logged (no model was called here), and the m
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from personasim.simulation.base.registry import Registry, origin_of
 from personasim.simulation.core.scenario import ScenarioError, get_scenario
 from personasim.simulation.core.stages import printed_stages, stage
 from personasim.simulation.log.event_log import EventLog
@@ -36,11 +37,14 @@ from personasim.simulation.runs.run_dir import (
 from personasim.simulation.runs.runner import RunSettings
 
 __all__ = [
+    "IMPORT_FORMATS",
+    "IMPORT_FORMATS_ENTRY_POINT_GROUP",
     "ImportFormat",
     "ImportedEvent",
     "ImportedRun",
     "file_identity",
     "get_import_format",
+    "import_format",
     "import_formats",
     "import_run",
     "register_import_format",
@@ -81,25 +85,62 @@ class ImportFormat:
     options: Mapping[str, tuple[str, str]] = field(default_factory=dict)
 
 
-_FORMATS: dict[tuple[str, str], ImportFormat] = {}
+IMPORT_FORMATS_ENTRY_POINT_GROUP = "personasim.import_formats"
+"""Entry-point group of outside packages' import formats (each entry names a module whose
+import registers its formats; docs/scenarios.md, "Extension points")."""
+
+IMPORT_FORMATS: Registry[ImportFormat] = Registry(
+    "import format", IMPORT_FORMATS_ENTRY_POINT_GROUP, error=ScenarioError
+)
+"""Every format by `SCENARIO/FORMAT`. Ours register when their scenario's package is imported;
+a missing one loads the entry-point group (each entry point once)."""
+
+Build = Callable[[Mapping[str, Path], Mapping[str, str]], ImportedRun]
 
 
 def register_import_format(fmt: ImportFormat) -> ImportFormat:
-    _FORMATS[(fmt.scenario, fmt.name)] = fmt
-    return fmt
+    """Register `fmt` under its scenario and name; another format under a taken pair is
+    refused (the same `build` loaded again replaces it)."""
+    return IMPORT_FORMATS.register(f"{fmt.scenario}/{fmt.name}", fmt, origin_of(fmt.build))
+
+
+def import_format(
+    scenario: str,
+    name: str,
+    summary: str,
+    files: Mapping[str, str],
+    options: Mapping[str, tuple[str, str]] | None = None,
+) -> Callable[[Build], Build]:
+    """Decorator of a format's `build` function: registers it as `ImportFormat(scenario, name,
+    summary, files, build, options)` and returns the function unchanged."""
+
+    def register(build: Build) -> Build:
+        register_import_format(ImportFormat(scenario, name, summary, files, build, options or {}))
+        return build
+
+    return register
 
 
 def import_formats(scenario: str | None = None) -> list[ImportFormat]:
-    """Registered formats, of one scenario or all."""
-    return [f for (s, _), f in sorted(_FORMATS.items()) if scenario in (None, s)]
+    """Registered formats, of one scenario or all (the entry-point group's included)."""
+    return _sorted(IMPORT_FORMATS.items().values(), scenario)
 
 
 def get_import_format(scenario: str, name: str) -> ImportFormat:
-    fmt = _FORMATS.get((scenario, name))
+    fmt = IMPORT_FORMATS.get(f"{scenario}/{name}")
     if fmt is None:
-        known = ", ".join(f.name for f in import_formats(scenario)) or "none"
-        raise ScenarioError(f"no import format {name!r} for {scenario} (formats: {known})")
+        formats = _sorted(IMPORT_FORMATS.items(strict=False).values(), scenario)
+        known = ", ".join(f.name for f in formats) or "none"
+        raise ScenarioError(
+            f"no import format {name!r} for {scenario} (formats: {known})"
+            f"{IMPORT_FORMATS.failure_note()}"
+        )
     return fmt
+
+
+def _sorted(formats: Iterable[ImportFormat], scenario: str | None) -> list[ImportFormat]:
+    chosen = [f for f in formats if scenario in (None, f.scenario)]
+    return sorted(chosen, key=lambda f: (f.scenario, f.name))
 
 
 def file_identity(path: Path) -> dict[str, Any]:

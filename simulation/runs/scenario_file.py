@@ -22,6 +22,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
+from personasim.simulation.base.registry import SCENARIO_FILE_MODULE_PREFIX
 from personasim.simulation.core.scenario import (
     BUILTIN_MODULE,
     ENTRY_POINT_GROUP,
@@ -39,7 +40,7 @@ __all__ = [
     "scenario_for_run",
 ]
 
-MODULE_PREFIX = "personasim_scenario_file_"
+MODULE_PREFIX = SCENARIO_FILE_MODULE_PREFIX
 """Modules loaded from scenario files are named this plus a hash of the path and content."""
 
 _LOADED: dict[Path, tuple[str, Any]] = {}

