@@ -301,9 +301,13 @@ def group_uncertainty(
     perm_labels = np.array([rng.permutation(data.labels) for _ in range(n_permutations)])
     perm_labels = perm_labels.reshape(n_permutations, len(data.labels))
     perm_d, perm_b = _in_chunks(data, np.ones(perm_labels.shape), perm_labels, chunk)
+    # the observed labels through the same computation as the permuted ones: a permutation
+    # that reproduces them must tie with the observed value, not differ in the last digits
+    own_d, own_b = _in_chunks(data, np.ones((1, len(data.labels))), data.labels[None, :], 1)
     with np.errstate(invalid="ignore", divide="ignore"):
         boot_r = np.where(boot_b[:, None] > 0, boot_d / boot_b[:, None], np.nan)
         perm_r = np.where(perm_b[:, None] > 0, perm_d / perm_b[:, None], np.nan)
+        own_r = np.where(own_b[:, None] > 0, own_d / own_b[:, None], np.nan)[0]
     smallest = int(np.unique(data.labels, return_counts=True)[1].min(initial=len(data.labels)))
     result.baseline_ci = _interval(observed.baseline, boot_b, "the baseline", smallest)
     for k, pair in enumerate(names):
@@ -311,7 +315,7 @@ def group_uncertainty(
         ratio = observed.ratio(pair) if pair in observed.pairs else distance
         result.distance_ci[pair] = _interval(distance, boot_d[:, k], "the distance", smallest)
         result.ratio_ci[pair] = _interval(ratio, boot_r[:, k], "the ratio", smallest)
-        result.ratio_p[pair] = _p_value(perm_r[:, k], ratio)
+        result.ratio_p[pair] = _p_value(perm_r[:, k], ratio, float(own_r[k]))
         result.ratio_null[pair] = _null_band(perm_r[:, k])
     return result
 
@@ -330,7 +334,9 @@ def _in_chunks(
     return np.concatenate([d for d, _ in parts]), np.concatenate([b for _, b in parts])
 
 
-def _p_value(null: np.ndarray, observed: Statistic | None) -> Statistic:
+def _p_value(null: np.ndarray, observed: Statistic | None, same_path: float) -> Statistic:
+    """(1 + #{null ≥ observed}) / (1 + #null), `observed` as `same_path` computes it (the
+    permutations' own code on the observed labels; `observed` only says whether it is defined)."""
     if len(null) == 0:
         return Undefined(PERMUTATIONS_OFF)
     if observed is None or isinstance(observed, Undefined):
@@ -338,6 +344,8 @@ def _p_value(null: np.ndarray, observed: Statistic | None) -> Statistic:
     null = null[np.isfinite(null)]
     if len(null) == 0:
         return Undefined("the ratio is undefined in every permutation")
+    if not np.isfinite(same_path):
+        return Undefined("the observed ratio is undefined")
     # a relative tolerance: a permutation reproducing the observed labels ties with it exactly
-    at_least = np.sum(null >= observed * (1 - 1e-9))
+    at_least = np.sum(null >= same_path * (1 - 1e-9))
     return float((1 + at_least) / (1 + len(null)))
