@@ -10,13 +10,8 @@ import pytest
 from fake_openai import FakeOpenAIServer
 
 from personasim.simulation.cli.main import main
-from personasim.simulation.llm.model_spec import (
-    BackendKind,
-    ModelSpecError,
-    backend_kind,
-    check_run_options,
-    unused_run_options,
-)
+from personasim.simulation.llm.backend_kind import BackendKind, ModelSpecError, backend_kind
+from personasim.simulation.llm.model_spec import check_run_options, unused_run_options
 
 TRUST = ["run", "trust-population", "--n-personas", "2", "--no-progress", "--no-cache"]
 

@@ -272,8 +272,12 @@ def test_a_second_scenario_under_a_name_is_refused() -> None:
 
 
 def test_a_second_backend_kind_under_a_name_is_refused() -> None:
-    from personasim.simulation.llm.backend_kind import KINDS
-    from personasim.simulation.llm.model_spec import BackendKind, ModelSpecError, backend_kind
+    from personasim.simulation.llm.backend_kind import (
+        KINDS,
+        BackendKind,
+        ModelSpecError,
+        backend_kind,
+    )
 
     class OtherScripted(BackendKind):
         usage = "scripted"
@@ -352,8 +356,8 @@ def test_a_second_import_format_under_a_name_is_refused() -> None:
 def test_a_backend_kind_whose_entry_point_fails_is_named_with_its_distribution(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from personasim.simulation.llm.backend_kind import KINDS
-    from personasim.simulation.llm.model_spec import ModelSpecError, parse_model_spec
+    from personasim.simulation.llm.backend_kind import KINDS, ModelSpecError
+    from personasim.simulation.llm.model_spec import parse_model_spec
 
     info = tmp_path / "bad_kind-0.1.dist-info"
     info.mkdir()

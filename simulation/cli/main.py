@@ -41,7 +41,7 @@ INPUT_ERRORS = (
     ("personasim.simulation.log.event_log", "ResumeMismatchError"),
     ("personasim.simulation.llm.cache", "CacheError"),
     ("personasim.simulation.runs.run_lock", "RunLockedError"),
-    ("personasim.simulation.llm.model_spec", "ModelSpecError"),
+    ("personasim.simulation.llm.backend_kind", "ModelSpecError"),
 )
 """Errors of bad input (exit 2, or 1 mid-run), by module: an error can only come from a module
 that was imported, so checking them imports nothing."""

@@ -41,7 +41,6 @@ from personasim.simulation.llm.backend_kind import (
     BackendKind,
     ModelSpec,
     ModelSpecError,
-    backend_kind,
     check_no_secret,
     is_kind_name,
     shown_spec,
@@ -54,22 +53,14 @@ if TYPE_CHECKING:
 
 
 __all__ = [
-    "ENTRY_POINT_GROUP",
-    "RUN_OPTIONS",
-    "BackendKind",
-    "ModelSpec",
-    "ModelSpecError",
-    "backend_kind",
     "backend_kinds",
     "check_base_urls",
-    "check_no_secret",
     "check_pools",
     "check_run_options",
     "make_backend",
     "model_name",
     "parse_model_spec",
     "pool_name",
-    "shown_spec",
     "unused_run_options",
 ]
 

@@ -25,12 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 from personasim.simulation.core.decision_range import DecisionRange
 from personasim.simulation.core.scenario import Scenario, ScenarioParams
-from personasim.simulation.llm.model_spec import (
-    ModelSpecError,
-    check_run_options,
-    model_name,
-    parse_model_spec,
-)
+from personasim.simulation.llm.backend_kind import ModelSpecError
+from personasim.simulation.llm.model_spec import check_run_options, model_name, parse_model_spec
 from personasim.simulation.llm.roles import DEFAULT_REPLY_TOKENS, SCRIPTED, Role, is_scripted
 from personasim.simulation.log.events import Event
 from personasim.simulation.runs.event_data import read_run_log

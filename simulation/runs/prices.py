@@ -13,7 +13,8 @@ from importlib.resources import files
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from personasim.simulation.llm.model_spec import ModelSpecError, parse_model_spec
+from personasim.simulation.llm.backend_kind import ModelSpecError
+from personasim.simulation.llm.model_spec import parse_model_spec
 from personasim.simulation.llm.roles import is_scripted
 from personasim.simulation.runs.run_dir import RunError
 

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from personasim.simulation.core.scenario import Scenario, ScenarioError, list_scenarios
-from personasim.simulation.llm.model_spec import ModelSpecError, make_backend
+from personasim.simulation.llm.backend_kind import ModelSpecError
+from personasim.simulation.llm.model_spec import make_backend
 from personasim.simulation.llm.prompts import PromptPack, PromptPackError
 from personasim.simulation.runs.run_dir import RunError, RunResult, read_manifest
 from personasim.simulation.runs.runner import RunSettings, arun_scenario

@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from personasim.simulation.core.scenario import Scenario, ScenarioError, get_scenario
+from personasim.simulation.llm.backend_kind import ModelSpecError
 from personasim.simulation.llm.client import RetryPolicy
 from personasim.simulation.llm.endpoints_file import BASE_URL_POOL, EndpointsFile
 from personasim.simulation.llm.hedging import HedgePolicy
 from personasim.simulation.llm.model_spec import (
-    ModelSpecError,
     check_base_urls,
     make_backend,
     parse_model_spec,

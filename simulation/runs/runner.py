@@ -18,13 +18,13 @@ from rich.console import Console
 
 from personasim.simulation.core.model import Simulation
 from personasim.simulation.core.scenario import Scenario, ScenarioParams
+from personasim.simulation.llm.backend_kind import ModelSpecError
 from personasim.simulation.llm.chat import RESPONSE_FORMATS, Backend, ResponseFormat
 from personasim.simulation.llm.client import LLMClient, ModelPool, RetryPolicy
 from personasim.simulation.llm.endpoints_file import EndpointsError, EndpointsFile, load_endpoints
 from personasim.simulation.llm.limiter import EndpointLimiter
 from personasim.simulation.llm.masking import mask_secrets
 from personasim.simulation.llm.model_spec import (
-    ModelSpecError,
     check_pools,
     check_run_options,
     make_backend,

@@ -19,12 +19,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from personasim.simulation.core.scenario import Scenario
-from personasim.simulation.llm.model_spec import (
-    ModelSpecError,
-    check_pools,
-    check_run_options,
-    parse_model_spec,
-)
+from personasim.simulation.llm.backend_kind import ModelSpecError
+from personasim.simulation.llm.model_spec import check_pools, check_run_options, parse_model_spec
 from personasim.simulation.runs.run_dir import RunError, RunResult
 from personasim.simulation.runs.run_lock import RunLockedError
 from personasim.simulation.runs.runner import RunSettings, endpoint_options, read_endpoints

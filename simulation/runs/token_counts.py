@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from personasim.simulation.llm.model_spec import ModelSpecError, parse_model_spec
+from personasim.simulation.llm.backend_kind import ModelSpecError
+from personasim.simulation.llm.model_spec import parse_model_spec
 from personasim.simulation.llm.roles import is_scripted
 from personasim.simulation.runs.run_dir import RunError
 
