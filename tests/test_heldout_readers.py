@@ -118,7 +118,7 @@ def goal(capsys: pytest.CaptureFixture[str], reader: str, met: bool) -> None:
         print(f"{reader}: the held-out goal is {'met' if met else 'NOT met'}")
 
 
-def math_reader() -> Callable[[str], Reading]:
+def math_reader() -> Callable[[str, str | None], Reading]:
     from personasim.environments.classroom.numeric_answers import read_answer
 
     return read_answer
@@ -126,7 +126,9 @@ def math_reader() -> Callable[[str], Reading]:
 
 def math_tally(name: str, rows: Iterable[dict[str, Any]]) -> Tally:
     read = math_reader()
-    return tally(name, ((r["id"], r["label"], read(r["reply"]), r["reply"]) for r in rows))
+    return tally(
+        name, ((r["id"], r["label"], read(r["reply"], r.get("question")), r["reply"]) for r in rows)
+    )
 
 
 def test_math_answers_held_out(capsys: pytest.CaptureFixture[str]) -> None:
@@ -143,9 +145,11 @@ def test_math_answers_held_out(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 MATH_WRONG_MEASURED = 3
-MATH_NO_VALUE_MEASURED = 8
+MATH_NO_VALUE_MEASURED = 7
 """This round's held-out counts (of 135 hand-written replies, 104 with a value): the goal
 (≤ 1 % wrong, ≤ 5 % without a value) is not met yet; the test fails if the reader gets worse.
+The fifth round (the concluding-sentence rule and the fixes found on tests/data/dev_v3) left
+the wrong count at 3 and took the replies without a value from 8 to 7.
 The released generations once beside them (116 held-out rows: 2 wrong, 1 of 104 without a
 value at their last count) are no longer shipped (tests/data/heldout/README.md)."""
 

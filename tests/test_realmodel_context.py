@@ -27,7 +27,7 @@ def test_zero_shot_and_self_refine_reach_a_verdict_on_smollm2(
     started = time.perf_counter()
     code = run_cli(
         "classroom", smollm2, out, "text",
-        "--n-questions", "2", "--repetitions", "1", "--strategies", "zero-shot,self-refine",
+        "--n-questions", "1", "--repetitions", "1", "--strategies", "zero-shot,self-refine",
         "--races", "none", "--orders", "before", "--role", "judge=openai:smollm2-judge",
         "--max-repairs", "2",
     )  # fmt: skip

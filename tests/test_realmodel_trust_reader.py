@@ -28,6 +28,10 @@ from personasim.simulation.cli.options import NOT_VALID
 pytestmark = [pytest.mark.realmodel, pytest.mark.timeout(900)]
 
 
+PERSONAS = 5
+"""Personas in the run: 10 replies at most, enough for reads and re-asks (a few minutes)."""
+
+
 def payloads(run_dir: Path, kind: str) -> list[dict[str, Any]]:
     with SQLiteEventStore(run_dir / "events.sqlite") as store:
         return [e.payload for e in store.read([kind])]
@@ -47,7 +51,15 @@ def test_every_smollm2_reply_is_read_or_reasked_never_guessed(
     out = tmp_path / "run"
     args = ["run", "trust-population", "--model", "openai:smollm2", "--base-url", smollm2]
     args += ["--out", str(out), "--seed", "0", "--concurrency", "1", "--timeout", "300"]
-    args += ["--max-tokens", "256", "--no-progress", "--n-personas", "8", "--max-repairs", "1"]
+    args += [
+        "--max-tokens",
+        "256",
+        "--no-progress",
+        "--n-personas",
+        str(PERSONAS),
+        "--max-repairs",
+        "1",
+    ]
     started = time.perf_counter()
     assert main(args) in (0, NOT_VALID)  # a run with many failures is complete, marked not valid
     elapsed = time.perf_counter() - started
@@ -73,7 +85,7 @@ def test_every_smollm2_reply_is_read_or_reasked_never_guessed(
     print(f"SmolLM2 trust replies: {len(amounts)} read, {len(reasons)} re-asked of {len(replies)}")
     realmodel_runs["trust reader on SmolLM2 (text)"] = {
         "seconds": elapsed,
-        "decisions": 8,
+        "decisions": PERSONAS,
         "parsed": len(made),
         "first_try": 0,
         "reasks": len(payloads(out, "decision.reask")),

@@ -171,11 +171,13 @@ class Statement:
 
 @dataclass(frozen=True)
 class Context:
-    """What every statement of one reply is read with: its text, language and decimal mark."""
+    """What every statement of one reply is read with: its text, language and decimal mark,
+    and the question it answers where the caller has it (a grader reads with it)."""
 
     text: str
     language: str | None
     decimal_mark: str | None
+    question: str | None = None
 
     def statement(
         self, position: int, rule: str, clause: str, strict: bool = False, **where: Any
@@ -222,11 +224,14 @@ the percentage, as every percentage is read."""
 
 _BELOW_ZERO = re.compile(
     r"(?<![\d.,-])(?P<number>\d+(?:[.,]\d+)?)(?P<unit>\s*(?:°\s*[CF]?|degrees?|degrés?|Grad|grados|"
-    r"graus)?(?:\s+(?:Celsius|Fahrenheit))?)\s+(?:below\s+zero|sous\s+zéro|unter\s+null|"
-    r"bajo\s+cero|abaixo\s+de\s+zero)",
+    r"graus|m|metres?|meters?|mètres?|Metern?|metros|ft|feet)?(?:\s+(?:Celsius|Fahrenheit))?)\s+"
+    r"(?:below\s+zero|sous\s+zéro|unter\s+null|bajo\s+cero|abaixo\s+de\s+zero|"
+    r"below\s+sea\s+level|sous\s+le\s+niveau\s+de\s+la\s+mer|unter\s+dem\s+Meeresspiegel|"
+    r"bajo\s+el\s+nivel\s+del\s+mar|abaixo\s+do\s+nível\s+do\s+mar)",
     re.IGNORECASE,
 )
-"""A temperature below zero in words: "7 degrees below zero" is -7."""
+"""A temperature below zero or a depth below sea level in words: "7 degrees below zero" is
+-7, "57 metres below sea level" -57."""
 _LING_XIA = re.compile(r"零下\s*(?P<number>\d+(?:\.\d+)?)")
 _UNDER_PAR = re.compile(r"(?<![\d.,-])(?P<number>\d+)(?P<words>\s+(?:strokes?\s+)?under\s+par)\b")
 """A golf score under par in words: "4 under par" is -4."""
@@ -325,6 +330,10 @@ def _equation_value(body: str, decimal_mark: str | None) -> ClauseValue:
     return None, (), "its equation has no single result"
 
 
+_JUXTAPOSED = re.compile(r"^[ \t]*[^\W\d_]{1,12}(?:[ \t]+[^\W\d_]{1,12})?[ \t]*$")
+"""Two quantities side by side with only a unit between them ("1人20個", "3 hours 20 minutes")."""
+
+
 def _first_value(body: str, numbers: list[Number]) -> ClauseValue:
     """A value stated first: two quantities joined by "and"/"or" are two answers; anything
     else after it explains it."""
@@ -334,7 +343,8 @@ def _first_value(body: str, numbers: list[Number]) -> ClauseValue:
         if _RANGE.match(between) or (not between and body[numbers[1].start] == "-"):
             values = tuple(n.value for n in numbers[:2] if n.value is not None)
             return None, values, "it gives a range"
-        if _CONJUNCTION.match(between) and not _EXPLAINING.search(between):
+        joined = _CONJUNCTION.match(between) or _JUXTAPOSED.match(between)
+        if joined and not _EXPLAINING.search(between):
             values = tuple(dict.fromkeys(n.value for n in numbers[:2] if n.value is not None))
             if len(values) > 1 or numbers[0].value is None:
                 return None, values, "it states two quantities"

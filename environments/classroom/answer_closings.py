@@ -35,9 +35,17 @@ from personasim.environments.classroom.answer_clauses import (
 from personasim.environments.classroom.answer_numbers import numbers_in, with_digits
 
 __all__ = [
+    "BACKGROUND",
+    "CHECK",
+    "CONCLUDING_BREAK",
+    "CONCLUDING_LABEL",
+    "PROCEDURE",
+    "REFERENCE",
     "closing_statement",
     "concluding_box",
     "hedge_after",
+    "restated_operand",
+    "sentences",
 ]
 
 TOLERANCE = 1e-6
@@ -80,12 +88,12 @@ _CONCLUSION = re.compile(
     r"por\s+lo\s+tanto|quindi)\b|^(?:所以|因此)",
     re.IGNORECASE,
 )
-_CHECK = re.compile(
+CHECK = re.compile(
     r"\b(?:check(?:ing)?|verif(?:y|ication)|proof|note|hint|vérification|prüfung|probe|"
     r"comprobación|verificação|verifica)\b|验证|检查|✓|✔",
     re.IGNORECASE,
 )
-_PROCEDURE = re.compile(
+PROCEDURE = re.compile(
     r"^(?:let(?:'s|’s|\s+me|\s+us)|to\s+[^\W\d_]+|"
     r"(?:we\s+(?:need|can|will|have|must|should|now|then|first)|I\s+(?:will|need|can|would|"
     r"have\s+to)|you\s+(?:need|can|should|must))(?!\s+[$€£]?\d)|"
@@ -138,7 +146,7 @@ _VARYING = re.compile(
 """A closing line that says its value varies ("in general", "depending on"): no one answer."""
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _LABELLED = re.compile(r"^(?P<label>[^\d:：=]{1,60}?)\s*[:：]\s*(?P<rest>\S.*)$", re.DOTALL)
-_CONCLUDING_BREAK = re.compile(
+CONCLUDING_BREAK = re.compile(
     r";\s*|；|,?\s+(?:so|therefore|thus|hence|donc|alors|daher|somit|então|portanto|logo|entonces|"
     r"así\s+que|por\s+lo\s+tanto|por\s+tanto|por\s+eso|quindi)\s+|"
     r",\s+(?=(?:making|giving|bringing|for\s+a\s+total\s+of|which\s+(?:makes|gives))\b)|"
@@ -155,14 +163,14 @@ _EQUATION_LINE = re.compile(
 concludes, ends an equation of numbers alone ("Total: 8 + 16 + 6 = 30 years"): complete
 without a full stop. Another label's equation line ("- Milk: 2 × 4 = 8") may be a list cut
 off at a step of the working."""
-_CONCLUDING_LABEL = re.compile(
+CONCLUDING_LABEL = re.compile(
     r"\b(?:total|in\s+all|altogether|sum|result|profit|loss|net|remaining|left|overall|"
     r"gesamt\w*|insgesamt|summe|ergebnis|gewinn|verlust|résultat|bénéfice|perte|resultado|"
     r"ganancia|beneficio|pérdida|lucro|prejuízo|totale|risultato|guadagno)\b|合计|总计|总共|一共|利润|結果|合計",
     re.IGNORECASE,
 )
 _COMMA = re.compile(r",\s+|，|、")
-_BACKGROUND = re.compile(
+BACKGROUND = re.compile(
     r"^(?:at|with|after|since|because|given|from|by|in|on|for|as|once|when|if|à|avec|après|"
     r"comme|mit|nach|da|con|después|com|depois|como|em|no|na)\b",
     re.IGNORECASE,
@@ -201,7 +209,7 @@ _SUBORDINATE = re.compile(
 _BECAUSE = re.compile(r"^(?:because|since|as|car|parce\s+que|porque|weil|da|pois)\b", re.IGNORECASE)
 """A part that explains the value before it ("..., because 9 × 2 = 18"): not a second one."""
 _LEAD = re.compile(r"^(?:and|so|et|und|y|e|also|et\s+donc)\s+", re.IGNORECASE)
-_REFERENCE = re.compile(
+REFERENCE = re.compile(
     r"\b(?P<article>the|all|both|as|os|les|die|der|den|los|las|el|gli|todos\s+os|todas\s+as)"
     r"\s+\d+(?=\s+[^\W\d_])",
     re.IGNORECASE,
@@ -215,7 +223,7 @@ _TOTAL = re.compile(
 )
 
 
-def _sentences(text: str) -> list[tuple[int, str]]:
+def sentences(text: str) -> list[tuple[int, str]]:
     """(position, sentence) of each non-empty sentence of `text`."""
     found, start = [], 0
     for match in _SENTENCE_BREAK.finditer(text):
@@ -238,10 +246,10 @@ def closing_statement(
     text = _TRAILER.sub("", text)
     line_start = text.rfind("\n") + 1
     plain = without_asides(text[line_start:])
-    sentences = _sentences(plain)
-    if not sentences:
+    found = sentences(plain)
+    if not found:
         return None
-    offset, raw = sentences[-1]
+    offset, raw = found[-1]
     sentence = _QUOTED.sub(" ", raw.strip(_MARKUP)).rstrip(".!。！ *_")
     ended = raw.rstrip(" *_").endswith((".", "!", "。", "！")) or raw.lstrip().startswith("**")
     labelled = _LABELLED.match(sentence)
@@ -250,17 +258,17 @@ def closing_statement(
         and (
             _VALUE_LINE.match(labelled["rest"])
             or (
-                _CONCLUDING_LABEL.search(labelled["label"])
+                CONCLUDING_LABEL.search(labelled["label"])
                 and _EQUATION_LINE.match(labelled["rest"])
             )
         )
     )
-    if not (ended or complete) or sentence.endswith(("?", "？")) or _CHECK.search(sentence):
+    if not (ended or complete) or sentence.endswith(("?", "？")) or CHECK.search(sentence):
         return None  # cut off mid-sentence, a question, a check
     clause = (labelled["rest"] if labelled else sentence).strip(_MARKUP)
     where = position + line_start + offset
     words = len(re.findall(r"[^\W\d_]{2,}", clause))
-    worked = len(sentences) == 1 and any(
+    worked = len(found) == 1 and any(
         _WORKING.search(aside[0]) for aside in ASIDE.finditer(text[line_start:])
     )  # "5 hours (60 ÷ 12)": a value and its working
     if not (complete or labelled or words >= 2 or worked or _CJK.search(clause)):
@@ -290,7 +298,7 @@ def closing_statement(
             return Statement(where, "closing", None, (), reason)
     computed = value is not None and _computes(context, piece, value)
     working = text[:line_start] + plain[:offset]
-    if not computed and value is not None and _is_operand(context, working, value):
+    if not computed and value is not None and restated_operand(context, working, value):
         return None
     return Statement(where, "closing", value, candidates, problem, len(text), piece)
 
@@ -301,16 +309,16 @@ def _closing_piece(clause: str, language: str | None) -> tuple[str | None, tuple
     Charleston 80, and Toulouse 160": a list, no one answer); None where the part is a step of
     the working, a condition or a subordinate clause."""
     clause = _PURPOSE.sub("", clause)
-    if _PROCEDURE.match(clause) or _CONDITIONAL.match(clause) or _IF.search(clause):
+    if PROCEDURE.match(clause) or _CONDITIONAL.match(clause) or _IF.search(clause):
         return None, ()
-    concluding = _CONCLUDING_BREAK.split(clause)[-1].strip()
+    concluding = CONCLUDING_BREAK.split(clause)[-1].strip()
     pieces = [p.strip() for p in _COMMA.split(concluding) if p and p.strip()]
     stating = [p for p in pieces if re.search(r"\d", with_digits(p, language))]
     stating = [p for p in stating if not _BECAUSE.match(p)] or stating
     if not stating:
         return None, ()
     piece = _LEAD.sub("", stating[-1])
-    parallel = [p for p in stating[:-1] if not _BACKGROUND.match(p)]
+    parallel = [p for p in stating[:-1] if not BACKGROUND.match(p)]
     parallel = [p for p in parallel if not _feeds(p, piece)]
     if parallel:
         numbers = [float(n) for n in re.findall(r"\d+(?:\.\d+)?", " ".join(stating))]
@@ -318,7 +326,7 @@ def _closing_piece(clause: str, language: str | None) -> tuple[str | None, tuple
     subordinate = _SUBORDINATE.match(piece)
     if subordinate and not (language == "pt" and subordinate[0].lower() == "as"):
         return None, ()  # Portuguese "as" is an article ("as três cidades")
-    return (None if _PROCEDURE.match(piece) else piece), ()
+    return (None if PROCEDURE.match(piece) else piece), ()
 
 
 def _feeds(part: str, piece: str) -> bool:
@@ -341,7 +349,7 @@ def _single_quantity(
     context: Context, piece: str
 ) -> tuple[float | None, tuple[float, ...], str | None]:
     """One quantity stated, or an equation's result; several quantities are ambiguous."""
-    body = _REFERENCE.sub(r"\g<article>", prepared(piece, context.language, context.decimal_mark))
+    body = REFERENCE.sub(r"\g<article>", prepared(piece, context.language, context.decimal_mark))
     if FRACTION_WORDS.search(body):
         return None, (), "it writes a fraction in words"
     numbers = numbers_in(body, context.decimal_mark)
@@ -351,7 +359,7 @@ def _single_quantity(
     return clause_value(body, context.decimal_mark, context.language)
 
 
-def _is_operand(context: Context, working: str, value: float) -> bool:
+def restated_operand(context: Context, working: str, value: float) -> bool:
     """The value is an operand of the working (a restated intermediate step), and not the
     result of its last equation."""
     results = _EQUATION.findall(working)
@@ -407,8 +415,8 @@ def hedge_after(context: Context, statement: Statement, value: float) -> str | N
     rest = text[end:]
     if (both := _BOTH.search(rest)) is not None:
         return f"it says two answers are possible ({both[0]!r})"
-    sentences = [s.strip(_MARKUP).lstrip("—–-,;: ([").rstrip(")]") for _, s in _sentences(rest)]
-    for sentence in sentences:
+    after = [s.strip(_MARKUP).lstrip("—–-,;: ([").rstrip(")]") for _, s in sentences(rest)]
+    for sentence in after:
         if (_ALTERNATIVE.match(sentence) or _MAYBE.search(sentence)) and _differs(
             context, sentence, value
         ):
@@ -418,12 +426,12 @@ def hedge_after(context: Context, statement: Statement, value: float) -> str | N
             return f"a condition gives another answer ({sentence[:40]!r})"
     checked = _CHECK_OPENS.search(rest) is not None
     concluding = (
-        sentences
-        and not (checked and _CUT_SHORT.search(sentences[-1]))  # a check cut off: "Sum: 20 +"
-        and (_CONCLUSION.match(sentences[-1]) or _TOTAL.search(sentences[-1]))
+        after
+        and not (checked and _CUT_SHORT.search(after[-1]))  # a check cut off: "Sum: 20 +"
+        and (_CONCLUSION.match(after[-1]) or _TOTAL.search(after[-1]))
     )
-    if concluding and _excludes(context, sentences[-1], value):
-        return f"its closing sentence concludes otherwise ({sentences[-1][:40]!r})"
+    if concluding and _excludes(context, after[-1], value):
+        return f"its closing sentence concludes otherwise ({after[-1][:40]!r})"
     if (
         statement.rule in ("bold", "answer-first")
         and (closing := closing_statement(context)) is not None

@@ -7,7 +7,8 @@ Two independent readers, combined by the shared rule (`personasim.simulation.agr
   answer field (leniently where the object is not valid JSON), a table row labelled answer, and
   a correction ("Wait, it is actually 42") after one of those; without one, an answer given
   first and then broken down, or one bold value; and in a reply with no final statement at all,
-  its closing sentence where it states exactly one quantity. Something after the final
+  its closing sentence where it states exactly one quantity, or, with the question beside it,
+  exactly one quantity the question did not give (`answer_conclusion`). Something after the final
   statement can take it back: an alternative, a condition with another value, a correction
   with none (docs/classroom.md, "Reading answers", lists each rule);
 - **math-verify** (`math_verify_reading`), on its anchored extraction only: it abstains where
@@ -21,7 +22,8 @@ the reply withdraws its result ("this doesn't make sense", "please check the dat
 reads "the last number" or "the first number of the sentence".
 
 The rules live beside this module: number formats (`answer_numbers`), clauses (`answer_clauses`),
-statements (`answer_statements`) and closings (`answer_closings`).
+statements (`answer_statements`), closings (`answer_closings`) and the concluding sentence read
+with the question (`answer_conclusion`).
 
 `follows_format` says whether a reply closes in the exact format the paper's persona prompts ask
 for, `Final Answer: {number}`: format compliance is reported beside accuracy, not mixed into it.
@@ -32,7 +34,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
@@ -47,6 +49,11 @@ from personasim.environments.classroom.answer_closings import (
     closing_statement,
     concluding_box,
     hedge_after,
+)
+from personasim.environments.classroom.answer_conclusion import (
+    against_opening,
+    concluding_statement,
+    restates_question,
 )
 from personasim.environments.classroom.answer_numbers import (
     NUMBER,
@@ -131,12 +138,23 @@ def _statements(context: Context) -> list[Statement]:
         stating = [s for s in found if s.problem is None or s.candidates]
     if not stating and not mentions_a_final_statement(context):
         closing = closing_statement(context)
-        found.extend([] if closing is None else [closing])
+        if closing is not None and _restated(closing, context):
+            closing = None  # it copies the question out: no answer
+        if closing is None or closing.value is None:
+            closing = concluding_statement(context) or closing
+        found.extend([] if closing is None else [against_opening(closing, context)])
         stating = [s for s in found if s.problem is None or s.candidates]
     if stating:
         first = min(s.position for s in stating)
         found.extend(correction_statements(context, first + 1))
     return sorted(found, key=lambda s: s.position)
+
+
+def _restated(statement: Statement, context: Context) -> bool:
+    """The statement's sentence repeats a sentence of the question."""
+    end = statement.end if statement.end is not None else len(context.text)
+    sentence = re.split(r"(?<=[.!?。！？])\s+|\n", context.text[statement.position : end])[0]
+    return restates_question(sentence, context)
 
 
 def _names_no_number(statement: Statement) -> bool:
@@ -159,29 +177,30 @@ class _Grammar:
     final: Statement | None = None
 
 
-def grammar_reading(text: str) -> Reading:
+def grammar_reading(text: str, question: str | None = None) -> Reading:
     """The answer the reply's final statements give (the module's grammar): one value, or
     *ambiguous* (a statement with two candidates, differing statements without a correction,
     an alternative after the answer), or *unreadable* (no statement, or the reply withdraws its
     result)."""
-    return _grammar(text).reading
+    return _grammar(text, question).reading
 
 
-def _grammar(text: str) -> _Grammar:
+def _grammar(text: str, question: str | None) -> _Grammar:
     """The reply proper's reading: up to a new question it goes on to write, where the part
     before it states an answer, else the whole reply."""
     whole, cut = reply_proper(text)
     if cut is not None:
-        before = _grammar_of(cut)
+        before = _grammar_of(cut, question)
         if before.reading.ok:
             return before
-    return _grammar_of(whole)
+    return _grammar_of(whole, question)
 
 
-def _grammar_of(text: str) -> _Grammar:
+def _grammar_of(text: str, question: str | None) -> _Grammar:
     normalized_text = normalized(text)
     language = reply_language(normalized_text)
-    context = Context(normalized_text, language, reply_decimal_mark(normalized_text, language))
+    mark = reply_decimal_mark(normalized_text, language)
+    context = Context(normalized_text, language, mark, question)
     statements = _statements(context)
     reading, final = _reading_of(statements, context)
     return _Grammar(reading, text, statements, final)
@@ -216,13 +235,69 @@ def _reading_of(statements: list[Statement], context: Context) -> tuple[Reading,
 def _hedged(
     reading: Reading, final: Statement, context: Context
 ) -> tuple[Reading, Statement | None]:
-    """The reading, unless what follows its final statement takes it back."""
-    hedge = hedge_after(context, final, reading.value)
+    """The reading, unless what follows its final statement takes it back, or its sentence
+    gives the sign in words the question does not use."""
+    hedge = (
+        hedge_after(context, final, reading.value)
+        or _sign_in_words(context, final, reading)
+        or _prose_before(context, final, reading)
+    )
     if hedge is None:
         return reading, final
     if "correction" in hedge:
         return Reading.unreadable(hedge, "grammar:withdrawn"), None
     return Reading.ambiguous(hedge, "grammar:hedged", (reading.value,)), None
+
+
+def _prose_before(context: Context, final: Statement, reading: Reading) -> str | None:
+    """Why a box on its own is not the answer: the sentence that concludes the prose before
+    it states another value ("His nephew is 10 years old today." then `\\boxed{17}`), and
+    nothing corrects either."""
+    if final.rule != "boxed" or reading.value is None:
+        return None
+    before = context.text[: final.position].rstrip(" \t$\\[(")
+    prose = concluding_statement(replace(context, text=before))
+    if prose is None or prose.value is None or abs(prose.value - reading.value) <= TOLERANCE:
+        return None
+    if CORRECTION.search(context.text, prose.position, final.position):
+        return None
+    return f"the sentence before its box states another value ({prose.value:g})"
+
+
+def _sign_in_words(context: Context, final: Statement, reading: Reading) -> str | None:
+    """Why a positive value is not settled: its sentence says it is a loss, a debt or a
+    shortfall ("overdrawn by $47.50", "a loss of $15,500"), which a grader may read as
+    negative, and the question does not ask in those words ("How much did it lose?")."""
+    if reading.value is None or reading.value <= 0:
+        return None
+    end = final.end if final.end is not None else len(context.text)
+    start = max(context.text.rfind("\n", 0, final.position), 0)
+    words = _SIGN_WORDS.search(context.text[start:end])
+    if words is None or _SIGN_WORDS.search(_asked(context.question or "")):
+        return None
+    return f"its sentence gives the sign in words ({words[0]!r})"
+
+
+_QUESTION_SENTENCE = re.compile(r"(?<=[.?!。？！])\s+(?=[^\W\d_a-z])")
+"""A sentence break of the question: before a capital letter ("lbs. by" and "vs. calories"
+do not end a sentence)."""
+
+
+def _asked(question: str) -> str:
+    """The question's sentence that asks: up to its last question mark, else its last."""
+    marks = [question.rfind(mark) for mark in "?？"]
+    asking = question[: max(marks) + 1] if max(marks) >= 0 else question
+    parts = [p for p in _QUESTION_SENTENCE.split(asking) if p.strip()]
+    return parts[-1] if parts else ""
+
+
+_SIGN_WORDS = re.compile(
+    r"\b(?:overdrawn|overdraft|short(?:fall)?|in\s+debt|in\s+the\s+red|deficit|loss|"
+    r"owes?|owed|découvert|perte|déficit|Verlust|Defizit|im\s+Minus|pérdida|prejuízo|"
+    r"perdita)\b|亏损|赤字",
+    re.IGNORECASE,
+)
+"""Words that say a value is below zero (a loss, a debt, a shortfall)."""
 
 
 def _withdrawal_after(text: str, position: int | None) -> str | None:
@@ -346,15 +421,17 @@ def _sympy_number(expression: Any) -> float | None:
 
 
 @lru_cache(maxsize=8192)
-def read_answer(text: str) -> Reading:
-    """The answer a careful grader reads in `text`: the grammar and math-verify combined by
-    `agree`. A withdrawn result stays unreadable whatever math-verify reads; where the
-    grammar read a self-correction and math-verify the withdrawn value (it reads no
-    corrections), math-verify counts as abstaining. Where the grammar read a passage (a JSON
-    field, a closing sentence, a concluding box), math-verify reads that passage. Cached: a
-    reply is read when graded and again where a later prompt needs its number, and math-verify
-    costs a few milliseconds a reply (a `Reading` is immutable)."""
-    grammar = _grammar(text)
+def read_answer(text: str, question: str | None = None) -> Reading:
+    """The answer a careful grader reads in `text`, with the `question` it answers beside it
+    where the caller has it (a closing sentence's new quantity is the one the question did not
+    give): the grammar and math-verify combined by `agree`. A withdrawn result stays
+    unreadable whatever math-verify reads; where the grammar read a self-correction and
+    math-verify the withdrawn value (it reads no corrections), math-verify counts as
+    abstaining. Where the grammar read a passage (a JSON field, a closing sentence, a
+    concluding box), math-verify reads that passage. Cached: a reply is read when graded and
+    again where a later prompt needs its number, and math-verify costs a few milliseconds a
+    reply (a `Reading` is immutable)."""
+    grammar = _grammar(text, question)
     own, statements = grammar.reading, grammar.statements
     if own.status == "unreadable":
         return own

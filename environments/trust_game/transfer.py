@@ -311,9 +311,25 @@ def own_reading(text: str, endowment: int, closing: str = CLOSING_SENTENCE) -> R
         return Reading.ambiguous(other, OWN)
     if (taken := _TAKEN_BACK.search(text, max(clauses[-1].end, clauses[-1].start + 1))) is not None:
         return Reading.unreadable(f"it takes its decision back ({quoted(taken[0])})", OWN)
+    if other := _corrected_after(text, clauses[-1], reading.value, endowment):
+        return Reading.ambiguous(other, OWN)
     if _cut_off(text, clauses[-1], endowment):
         return Reading.unreadable(f"it may be cut off ({quoted(clauses[-1].body)})", OWN)
     return reading
+
+
+def _corrected_after(text: str, last: Clause, value: float, endowment: int) -> str | None:
+    """A correction after the decision sentence that names another amount ("Correction: I
+    wrote $8 above ... My final transfer is $3."): not a decision sentence the grammar reads,
+    so the reply is asked again rather than read by its first amount."""
+    marker = CORRECTION.search(text, last.end)
+    if marker is None:
+        return None
+    others = [q.value for q in quantities(text[marker.end() :], endowment, False)]
+    others = [v for v in others if v is not None and v != value]
+    if not others:
+        return None
+    return f"a correction after its decision names another amount ({dollars(others[-1])})"
 
 
 _CUT_UNIT = re.compile(r"\d\s+(?:d|do|dol|doll|dolla|b|bu|buc|u|us)$", re.IGNORECASE)

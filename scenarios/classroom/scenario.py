@@ -302,7 +302,7 @@ class ClassroomScenario(Scenario):
             return None
         if single:
             return decision.value, follows_format(decision.value)
-        previous = read_answer(decision.value).value
+        previous = read_answer(decision.value, unit.problem.question).value
         if cell.strategy == "self-refine":
             task = self._refine_task(unit, first.request, decision.value, previous)
             refined = await student.decide(task)
@@ -319,7 +319,7 @@ class ClassroomScenario(Scenario):
         """Grade as a careful grader reads; an answer no rule can read goes to the `reader`
         role when one is bound (an ambiguous one does not: choosing would be a guess).
         `compliant`: the reply kept the asked format (None for the no-persona baseline)."""
-        reading = read_answer(response)
+        reading = read_answer(response, unit.problem.question)
         if reading.status == "unreadable":
             by_role = await read_with_role(agent.model, agent.agent_id, MATH_READER, response, {})
             reading = by_role if by_role is not None and by_role.ok else reading

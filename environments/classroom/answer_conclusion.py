@@ -1,0 +1,381 @@
+"""The concluding sentence of a reply that has no final statement, read with the question
+beside it, as a grader who has the question in front of them reads it (docs/classroom.md,
+"Reading answers").
+
+Most chat replies end on a plain sentence: "15 litres of petrol cost $28.35.", "3 hours later
+the trains are 270 miles apart.", "There will be $600 remaining after 2 years." A grader reads
+the one quantity in it that is new: not a number the question gave (15 litres, 3 hours, 2
+years), not an operand of the sentence's own arithmetic ("4 × $5 = $20": 20). Checks, notes and
+verifications after it ("Check: 600 + 2,400 = 3,000 ✓", "(Note: ignoring interest ...)") do
+not change it. The rule reads a value only where exactly one new quantity is left; two ("64
+emails a day, which is 320 a week") or none is no reading, and so is a reply cut off
+mid-sentence, a question, or a sentence that hedges its value ("probably", "about 40").
+"""
+
+from __future__ import annotations
+
+import re
+from difflib import SequenceMatcher
+
+from personasim.environments.classroom.answer_clauses import (
+    FRACTION_WORDS,
+    HEDGED,
+    Context,
+    Statement,
+    prepared,
+)
+from personasim.environments.classroom.answer_closings import (
+    BACKGROUND,
+    CHECK,
+    CONCLUDING_BREAK,
+    CONCLUDING_LABEL,
+    PROCEDURE,
+    REFERENCE,
+    restated_operand,
+    sentences,
+)
+from personasim.environments.classroom.answer_numbers import (
+    Number,
+    normalized,
+    numbers_in,
+    reply_decimal_mark,
+    reply_language,
+)
+
+__all__ = ["against_opening", "concluding_statement", "restates_question"]
+
+TOLERANCE = 1e-6
+
+_AFTERWORD = re.compile(
+    r"^[\s*_#>-]*(?:\(|\[)?[\s*_]*(?:(?:quick|sanity|double)[- ]?check|check(?:ing)?|"
+    r"verif(?:y|ication|ying)|let(?:'s|’s|\s+me|\s+us)\s+(?:double[- ]?)?(?:check|verify)|"
+    r"proof|note|side\s+note|n\.?b\.?|p\.?s\.?|hint|tip|vérification|vérifions|remarque|"
+    r"comprobación|verificación|comprobemos|nota|probe|prüfung|überprüfung|kontrolle|"
+    r"verificação|verifica|controllo|验证|检查|檢查|確認|検算|검산|확인)\b|"
+    r"^[\s*_#>-]*(?:验证|检查|檢查|確認|検算|검산|확인)|^\s*\(.*\)\s*$|[✓✔]\s*\**\s*$",
+    re.IGNORECASE,
+)
+"""A paragraph after the answer that checks it or comments on it: it does not change it."""
+_THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+_ENDED = re.compile(r"[.!。！)\]*_`]\s*$")
+_LABELLED = re.compile(r"^[\s*_#>-]*(?P<label>[^\d:：=\n]{1,40}?)\s*[:：]\s*\S")
+_QUESTION_END = re.compile(r"[?？]\s*[*_]*\s*$")
+_DOUBT = re.compile(
+    r"\b(?:probably|maybe|perhaps|possibly|likely|I\s+(?:think|guess|believe|suppose)|"
+    r"not\s+(?:sure|certain)|wahrscheinlich|vielleicht|peut-être|probablement|quizás?|"
+    r"tal\s+vez|probablemente|talvez|provavelmente)\b|大概|可能|也许|たぶん|多分",
+    re.IGNORECASE,
+)
+_OPERATOR_AFTER = re.compile(
+    r"^\s*(?:[+×*÷/^]|[x−-](?=\s*[$€£(]?\s*\d)|(?:plus|minus|times|divided\s+by|mal|fois|por|"
+    r"vezes)\s+[$€£]?\.?\d)",
+    re.IGNORECASE,
+)
+_OPERATOR_BEFORE = re.compile(
+    r"(?:[+×*÷/^]|(?<=\d)\s*[x−-]|\bplus|\bminus|\btimes|\bdivided\s+by|\bmal|\bfois|"
+    r"\bvezes)\s*[$€£]?\s*$",
+    re.IGNORECASE,
+)
+_EQUALS_AFTER = re.compile(r"^\s*[$€£%]?\s*(?:[^\W\d_]+\s*)?=")
+_EQUALS_BEFORE = re.compile(r"=\s*[$€£]?\s*$")
+_ORDINAL_AFTER = re.compile(r"^(?:st|nd|rd|th|er|e|ème|º|ª|°)\b", re.IGNORECASE)
+_UNSETTLED = re.compile(
+    r"\d:\d|\(\s*[$€£]?\s*\d[\d.,\s]*[$€£]?\s*\)|\beither\b|\bdepend|\bvar(?:y|ies)\b|"
+    r"\bor\s+[$€£]?\d|\bou\s+[$€£]?\d|\boder\s+[$€£]?\d|\bo\s+[$€£]?\d|或",
+    re.IGNORECASE,
+)
+"""What leaves the value unsettled: a clock time ("2:00 pm"), an amount in accounting
+parentheses ("(47,50 $)"), alternatives ("either $450 or $1,000", "depending on")."""
+_CLOSING_ASIDE = re.compile(r"(?<=[.!。！])\s*\([^()]*\)\s*$")
+_WORD = re.compile(r"\w+")
+_RESTATED = 0.8
+_COPIED_RUN = 3
+"""A sentence copies the question out when 80 % of its words stand in it in runs of 3 or
+more words, in the question's order."""
+_ARTICLE_BEFORE = re.compile(
+    r"\b(?:the|all|both|os|as|les|die|der|den|los|las|el|gli|todos\s+os|todas\s+as)\s+$",
+    re.IGNORECASE,
+)
+"""A number right after a definite article refers to a group ("the three", "os três")."""
+_PLAN = re.compile(
+    r"\b(?:to\s+(?:solve|find|work\s+out|figure\s+out|calculate|compute)|work\s+out|"
+    r"figure\s+out|divide|multiply|subtract|we\s+(?:need|can|will|must|should|have\s+to)|"
+    r"let(?:'s|’s|\s+us|\s+me)|you\s+(?:need|can|should|must|have\s+to))\b",
+    re.IGNORECASE,
+)
+"""A sentence that plans the working ("first work out ..., then divide by 12"): no result."""
+_OPENING_WORDS = 16
+"""An answer given first is one short sentence ("Mia needs 9 more chairs.")."""
+_PURPOSE = re.compile(r"^to\s", re.IGNORECASE)
+"""A purpose first ("To cover 480 miles it needs 480 ÷ 30 = 16 hours."): a step where it plans,
+a conclusion where it computes a result."""
+_THEN = re.compile(r",\s*(?:then|alors|dann|entonces|então|allora)\s+", re.IGNORECASE)
+"""Where a condition's consequence begins: "If 1 bean is 3 small ones, then 150 ... = 450"."""
+_LEADING_CONDITION = re.compile(r"^\s*(?:if|wenn|falls|si|se)\b[^,，]*[,，]\s*", re.IGNORECASE)
+_HYPOTHETICAL = re.compile(
+    r"\b(?:would|could|might|würde|könnte|serait|pourrait|sería|podría|seria|poderia)\b",
+    re.IGNORECASE,
+)
+_CONDITION = re.compile(r"\b(?:if|unless|si|wenn|falls|se)\b|如果|假如|もし", re.IGNORECASE)
+_EXPLAINED = re.compile(
+    r",?\s+(?:because|since|as|car|parce\s+que|porque|weil|pois)\s+", re.IGNORECASE
+)
+"""What explains the value before it ("She made $5 because 20 times .25 equals 5")."""
+_ABBREVIATION = re.compile(
+    r"\b(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|vs|etc|approx|No|e\.g|i\.e|Mme|Hr|Fr|Sra?)\.$", re.IGNORECASE
+)
+_RESULT = re.compile(r"=\s*[$€£]?\s*-?\d")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*•]\s|\d+[.)]\s)")
+_STEP = re.compile(
+    r"^(?:first(?:ly)?|second(?:ly)?|third|next|then|after\s+that|step\s*\d|now|"
+    r"d'abord|ensuite|puis|zuerst|dann|danach|primero|luego|después|depois|"
+    r"首先|然后|接着|まず|次に)\b",
+    re.IGNORECASE,
+)
+_ARITHMETIC = re.compile(r"[=×*÷+]|\d\s*[/x-]\s*\d")
+_EMPHASIS = re.compile(r"\*\*|__")
+"""Bold markers: not multiplication signs ("He left **105 questions** incomplete")."""
+_HEDGE_REACH = 3
+"""A hedge right before a number (within 3 characters: "about $40") qualifies that number."""
+_WORD_OF_TEXT = re.compile(r"[^\W\d_]{2,}")
+_CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
+
+
+def concluding_statement(context: Context) -> Statement | None:
+    """The reply's concluding sentence as a statement: its one new quantity (a value), or None
+    where the rule reads none (cut off, a question, hedged, no new quantity or several)."""
+    text = _before_afterwords(_THINK.sub(lambda match: " " * len(match[0]), context.text))
+    start = text.rfind("```") + 3 if "```" in text else 0  # never inside code: it never ran
+    if not _ended(text):
+        return None
+    found = _last_sentence(text, start)
+    if found is None:
+        return None
+    position, raw, sentence = found
+    if _UNSETTLED.search(sentence) or _DOUBT.search(sentence):
+        return None
+    worded = len(_WORD_OF_TEXT.findall(sentence)) >= 2 or _CJK.search(sentence)
+    if not worded and "=" not in sentence:
+        return None  # a number alone ("(5). 6.") is no sentence; an equation is
+    working = text[:position]
+    if restates_question(sentence, context) or _PLAN.search(sentence):
+        return None
+    values = _new_quantities(sentence, question_givens(context), context)
+    restated = not values or not context.question
+    if not values:  # one quantity, which the question gave too: "Lauren works 40 more years"
+        values = _new_quantities(sentence, [], context)
+    if len(values) != 1:
+        return None
+    value, number, body = values[0]
+    result = _EQUALS_BEFORE.search(body[: number.start]) is not None
+    if restated and not result and restated_operand(context, working, value):
+        return None  # an operand of the working restated ("Each box holds 12 eggs.")
+    hedge = _hedge(body, value, context)
+    if hedge is not None:
+        reason = f"its concluding sentence hedges its value ({hedge!r})"
+        return Statement(position, "concluding", None, (value,), reason)
+    end = position + len(raw)
+    before = [n.end for n in numbers_in(body, context.decimal_mark) if n.end <= number.start]
+    passage = body[max(before, default=0) : number.end]  # the value with the words before it
+    return Statement(position, "concluding", value, (), None, end, passage)
+
+
+def restates_question(sentence: str, context: Context) -> bool:
+    """The sentence copies out the question (a small model that repeats it and stops): each of
+    its numbers is one the question gave, and most of its words stand in the question in the
+    same order."""
+    question, givens = context.question, question_givens(context)
+    if not question:
+        return False
+    body = prepared(sentence, context.language, context.decimal_mark)
+    numbers = [n.value for n in numbers_in(body, context.decimal_mark) if n.value is not None]
+    if not all(any(abs(v - g) <= TOLERANCE for g in givens) for v in numbers):
+        return False
+    words, asked = _WORD.findall(sentence.lower()), _WORD.findall(question.lower())
+    blocks = SequenceMatcher(None, words, asked, autojunk=False).get_matching_blocks()
+    copied = sum(block.size for block in blocks if block.size >= _COPIED_RUN)
+    return bool(words) and copied >= _RESTATED * len(words)
+
+
+def against_opening(statement: Statement, context: Context) -> Statement:
+    """The closing statement, or an ambiguous one where the reply opened with a different
+    answer: a first paragraph of one plain sentence with one new quantity, before the working
+    ("26 guests did not get a second hot dog." then an explanation that ends on 14)."""
+    if statement.value is None:
+        return statement
+    text = context.text
+    first = text.lstrip().split("\n\n", 1)[0].strip()
+    plain = len(sentences(first)) == 1 and "\n" not in first and "," not in first
+    plain = plain and first.rstrip(" *_").endswith((".", "!", "。", "！"))
+    if not plain or len(first.split()) > _OPENING_WORDS or _ARITHMETIC.search(first):
+        return statement
+    if text.find(first) + len(first) > statement.position:
+        return statement  # the opening sentence is the closing one
+    values = _new_quantities(first.strip(" *_#>"), question_givens(context), context, whole=True)
+    if len(values) != 1 or abs(values[0][0] - statement.value) <= TOLERANCE:
+        return statement
+    reason = "its opening sentence and its closing sentence state different values"
+    candidates = (values[0][0], statement.value)
+    return Statement(statement.position, statement.rule, None, candidates, reason)
+
+
+def _hedge(body: str, value: float, context: Context) -> str | None:
+    """A hedge or bound in the sentence that qualifies its value ("$64, more or less", "about
+    40", "13 boxes at minimum"), not one that qualifies another number ("Over 5 days, ...")."""
+    for match in HEDGED.finditer(body):
+        after = numbers_in(body[match.end() :], context.decimal_mark)
+        qualified = after[0] if after and after[0].start <= _HEDGE_REACH else None
+        other = qualified is not None and qualified.value is not None
+        if other and abs(qualified.value - value) > TOLERANCE:  # type: ignore[union-attr]
+            continue  # it qualifies another number
+        return match[0]
+    return None
+
+
+def _before_afterwords(text: str) -> str:
+    """The reply up to the checks and notes that follow its answer: whole paragraphs that
+    open with one, lines that are one at the end of the last paragraph, and a closing aside
+    in brackets ("(That's roughly 9.7 yards ...)")."""
+    text = _CLOSING_ASIDE.sub("", text)
+    lines = text.rstrip().split("\n")
+    while lines:
+        if not lines[-1].strip():
+            lines.pop()
+            continue
+        opening = _paragraph_start(lines)
+        if _AFTERWORD.search(lines[opening]):
+            del lines[opening:]
+        elif _AFTERWORD.search(lines[-1]):
+            lines.pop()
+        else:
+            break
+    return "\n".join(lines)
+
+
+def _paragraph_start(lines: list[str]) -> int:
+    """The index of the first line of the paragraph `lines` ends with."""
+    index = len(lines) - 1
+    while index > 0 and lines[index - 1].strip():
+        index -= 1
+    return index
+
+
+def _ended(text: str) -> bool:
+    """The reply ends on a complete sentence or a concluding labelled line, not mid-sentence."""
+    last = text.rstrip().rsplit("\n", 1)[-1]
+    if not last.strip() or _QUESTION_END.search(last):
+        return False
+    labelled = _LABELLED.match(last)
+    return bool(_ENDED.search(last) or (labelled and CONCLUDING_LABEL.search(labelled["label"])))
+
+
+def _last_sentence(text: str, start: int) -> tuple[int, str, str] | None:
+    """The last sentence after `start` (position, as written, plain), where it is no question
+    and no check; None where it is. A full stop after a title or an abbreviation ("Mr.",
+    "e.g.") ends no sentence."""
+    found = sentences(text[start:])
+    if not found:
+        return None
+    offset, sentence = found[-1]
+    while len(found) > 1 and _ABBREVIATION.search(found[-2][1]):
+        found.pop()
+        offset = found[-1][0]
+        sentence = text[start + offset :].rstrip()
+    plain = sentence.strip(" \t*_#>`|-")
+    if _QUESTION_END.search(plain) or CHECK.search(plain) or _is_step(sentence, plain):
+        return None
+    return start + offset, sentence, plain
+
+
+def _is_step(sentence: str, plain: str) -> bool:
+    """A step of the working rather than its conclusion: a list item, a line labelled with
+    something else than a total or result ("Week 3: 24,000 bars."), or a sentence that opens
+    like a step ("Next, ...", "Step 3", "Let's ...")."""
+    labelled = _LABELLED.match(plain)
+    procedure = PROCEDURE.match(plain)
+    whole_word = (
+        procedure is not None and not plain[procedure.end() : procedure.end() + 1].isalpha()
+    )
+    computes = _EQUALS_BEFORE.search(plain.rsplit("=", 1)[0] + "=") is not None and "=" in plain
+    return bool(
+        _LIST_ITEM.match(sentence)
+        or (labelled and not CONCLUDING_LABEL.search(labelled["label"]))
+        or (whole_word and not (computes and _PURPOSE.match(plain)))
+        or _STEP.match(plain)
+    )
+
+
+def question_givens(context: Context) -> list[float]:
+    """The values the question states (read in its own language and decimal mark)."""
+    if not context.question:
+        return []
+    text = normalized(context.question)
+    language = reply_language(text)
+    mark = reply_decimal_mark(text, language)
+    return [
+        n.value for n in numbers_in(prepared(text, language, mark), mark) if n.value is not None
+    ]
+
+
+def _new_quantities(
+    sentence: str, givens: list[float], context: Context, whole: bool = False
+) -> list[tuple[float, Number, str]]:
+    """The sentence's quantities that are neither operands of its arithmetic nor numbers the
+    question gave (a result of its arithmetic counts even where the question gave it), one
+    per value; the part before a colon where it states one (what follows is its breakdown)."""
+    head, colon, tail = sentence.partition(":")
+    stated = head if colon and _has_number(head, context) and not _is_label(head) else sentence
+    if colon and stated is sentence and _is_label(head):
+        stated = tail
+    stated = stated if whole else CONCLUDING_BREAK.split(_THEN.split(stated)[-1])[-1]
+    condition = _LEADING_CONDITION.match(stated)
+    if condition is not None:  # "If she sells 9 eggs at $2, she makes $18": the consequence
+        stated = stated[condition.end() :]
+        if _HYPOTHETICAL.search(stated):
+            return []  # "..., it would be 13": a case, not the answer
+    if _CONDITION.search(stated):
+        return []  # "..., or 13 if you count the guide": a case, not the answer
+    explained = _EXPLAINED.split(stated, maxsplit=1)[0]
+    stated = explained if _has_number(explained, context) else stated  # "$5 because 20 × .25"
+    lead, comma, rest = stated.partition(", ")
+    if comma and BACKGROUND.match(lead.strip(" *_")) and _has_number(rest, context):
+        stated = rest  # a leading phrase sets the scene: "With 110 books, Elly needs 2"
+    body = prepared(_EMPHASIS.sub("", stated), context.language, context.decimal_mark)
+    body = REFERENCE.sub(r"\g<article>", body)
+    if FRACTION_WORDS.search(body):
+        return []  # "a third of them": a fraction in words is no value
+    numbers = [n for n in numbers_in(body, context.decimal_mark) if n.value is not None]
+    found: dict[float, tuple[float, Number, str]] = {}
+    for number in numbers:
+        result = _EQUALS_BEFORE.search(body[: number.start]) is not None
+        if _is_operand(body, number) or _is_ordinal(body, number):
+            continue
+        if _ARTICLE_BEFORE.search(body[: number.start]):
+            continue
+        if not result and any(abs(number.value - g) <= TOLERANCE for g in givens):
+            continue
+        found.setdefault(round(number.value, 9), (number.value, number, body))
+    return list(found.values())
+
+
+def _has_number(text: str, context: Context) -> bool:
+    body = prepared(text, context.language, context.decimal_mark)
+    return bool(numbers_in(body, context.decimal_mark))
+
+
+def _is_label(head: str) -> bool:
+    """A short label before a colon ("Total", "Answer", "Total raised"), not a clause."""
+    return len(head.split()) <= 4 and not re.search(r"\d", head)
+
+
+def _is_operand(body: str, number: Number) -> bool:
+    """A term of an equation: next to an operator, or right before its "="."""
+    return bool(
+        _OPERATOR_AFTER.match(body[number.end :])
+        or _EQUALS_AFTER.match(body[number.end :])
+        or _OPERATOR_BEFORE.search(body[: number.start])
+    )
+
+
+def _is_ordinal(body: str, number: Number) -> bool:
+    return bool(_ORDINAL_AFTER.match(body[number.end :]))
