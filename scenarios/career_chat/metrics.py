@@ -38,6 +38,7 @@ from personasim.scenarios.career_chat.uncertainty import (
     group_data,
     group_uncertainty,
 )
+from personasim.simulation import run_header
 from personasim.simulation.core.stages import stage
 from personasim.simulation.llm.model_spec import model_name
 
@@ -388,7 +389,7 @@ def _task_counts(events: pd.DataFrame, kind: str) -> dict[str, int]:
 
 def compute_metrics(events: pd.DataFrame) -> dict[str, Any]:
     """Every number of the run, from its event table (the scenario's `compute_metrics`)."""
-    header = payloads(events, "run.started")[0]
+    header = run_header(events)
     params = header["params"]
     profiles = _profiles(events)
     probes = _probe_table(events)

@@ -212,6 +212,14 @@ def _classifier_reading(labels: Mapping[str, str] | None, by: str) -> Reading:
 class CareerChatScenario(Scenario):
     name = "career-chat"
     summary = "career-advice dialogues, then a value survey: does the model adapt to the user?"
+    smoke_params: ClassVar[dict[str, int]] = {
+        "n_users": 2,
+        "n_items": 1,
+        "judge_samples": 0,
+        "max_turns": 2,
+        "bootstrap": 0,
+        "permutations": 0,
+    }
     Params = CareerChatParams
     roles: ClassVar[dict[str, Role]] = {
         "user": Role(

@@ -17,7 +17,7 @@ from personasim.analysis.event_tables import payloads
 from personasim.analysis.rescoring import compare_scores, rescore_agreement
 from personasim.analysis.stats import mean_of
 from personasim.analysis.undefined import stat_fields
-from personasim.simulation import ScoreItems, detail_scores
+from personasim.simulation import ScoreItems, detail_scores, run_header
 
 __all__ = ["JUDGE_SCORES", "JUDGE_TASK", "SWAPPED_TASK", "judge_checks", "position_bias"]
 
@@ -40,7 +40,7 @@ def position_bias(events: pd.DataFrame) -> dict[str, Any] | None:
     """Each pair's score in the paper's order against the swapped one (None: not asked)."""
     made = [(None, p) for p in payloads(events, "decision.made")]
     swapped = _SWAPPED_SCORES.items(made)
-    if not swapped and not payloads(events, "run.started")[0]["params"].get("swap_order"):
+    if not swapped and not run_header(events)["params"].get("swap_order"):
         return None
     fixed = JUDGE_SCORES.items(made)
     both = sorted(set(fixed) & set(swapped))

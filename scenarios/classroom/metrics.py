@@ -26,6 +26,7 @@ from personasim.analysis.undefined import (
     stat_fields,
 )
 from personasim.scenarios.classroom.judging import JUDGE_TASK, SWAPPED_TASK, judge_checks
+from personasim.simulation import run_header
 
 __all__ = [
     "BEHAVIOUR_CATEGORIES",
@@ -375,7 +376,7 @@ def _count(failed: pd.DataFrame, which: Callable[[str], bool]) -> int:
 
 def classroom_metrics(events: pd.DataFrame) -> dict[str, Any]:
     """Every metric of a classroom run (see docs/classroom.md), from its event table."""
-    header = payloads(events, "run.started")[0]
+    header = run_header(events)
     graded = pd.DataFrame(payloads(events, "classroom.graded"))
     made = pd.DataFrame(payloads(events, "decision.made"))
     failed = pd.DataFrame(payloads(events, "decision.failed"))

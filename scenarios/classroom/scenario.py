@@ -160,6 +160,7 @@ and repetition (the race design's paired statistics; the races are the twins' le
 class ClassroomScenario(Scenario):
     name = "classroom"
     summary = "high- and low-performing students solve GSM8K problems: can a model play low?"
+    smoke_params: ClassVar[dict[str, int]] = {"n_questions": 1, "repetitions": 1}
     Params = ClassroomParams
     params: ClassroomParams
     roles: ClassVar[dict[str, Role]] = {

@@ -32,6 +32,7 @@ from personasim.scenarios.persona_gym.published import (
     published_metrics,
 )
 from personasim.scenarios.persona_gym.refusals import JUDGE, grammar_reading, is_refusal
+from personasim.simulation import run_header
 
 __all__ = [
     "REFUSAL_OUTCOMES",
@@ -182,7 +183,7 @@ def _number(value: Any) -> float | None:
 def gym_metrics(events: pd.DataFrame) -> dict[str, Any]:
     """The run's `metrics`: scores per task and PersonaScore (Table 2), per persona and per
     evaluator, refusals, failures, evaluator agreement and human alignment (Table 3)."""
-    header = payloads(events, "run.started")[0]
+    header = run_header(events)
     published = payloads(events, "gym.published")
     if published:  # an import of the paper's published scores (`personasim import`)
         return published_metrics(header, published[0], payloads(events, "gym.beside"))

@@ -171,6 +171,11 @@ def _slug(task: str) -> str:
 class PersonaGymScenario(Scenario):
     name = "persona-gym"
     summary = "PersonaGym: personas answer questions in fitting settings; judges score them"
+    smoke_params: ClassVar[dict[str, int]] = {
+        "n_personas": 1,
+        "n_environments": 1,
+        "questions_per_task": 1,
+    }
     Params = PersonaGymParams
     roles: ClassVar[dict[str, Role]] = {
         "persona": Role("the persona agent under evaluation", reply_tokens=200),  # in character

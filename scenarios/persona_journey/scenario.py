@@ -126,6 +126,7 @@ class PersonaJourneyParams(PopulationParams):
 class PersonaJourney(Scenario):
     name = "persona-journey"
     summary = "personas walk a graph: Trust Game, value survey, PersonaGym; agreement across them"
+    smoke_params: ClassVar[dict[str, int]] = {"n_personas": 2, "scenes": 1, "n_items": 1}
     Params = PersonaJourneyParams
     roles: ClassVar[dict[str, Role]] = {
         "persona": Role("the persona agents on their journey", reply_tokens=150),  # a paragraph

@@ -168,6 +168,7 @@ def _renamed(said: Iterable[str], names: list[str]) -> dict[str, Any]:
 class TrustBeliefs(TrustPopulation):
     name = "trust-beliefs"
     summary = "do personas' stated beliefs match how they play the Trust Game? per trait"
+    smoke_params: ClassVar[dict[str, int]] = {"n_personas": 3}
     Params = TrustBeliefsParams
     params: TrustBeliefsParams
 

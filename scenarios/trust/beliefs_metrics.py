@@ -31,6 +31,7 @@ from personasim.scenarios.trust.metrics import (
     population_report,
     write_amount_sent,
 )
+from personasim.simulation import run_header
 from personasim.simulation.core.summary_counts import SummaryCount
 from personasim.simulation.runs.tables import significant
 
@@ -58,7 +59,7 @@ __all__ = [
 
 
 def beliefs_metrics(events: pd.DataFrame) -> dict[str, Any]:
-    header = payloads(events, "run.started")[0]
+    header = run_header(events)
     behaviour = behaviour_metrics(events, header["params"]["attributes"])
     return {
         "model": model_label(header["model"]),
@@ -74,7 +75,7 @@ def belief_metrics(events: pd.DataFrame, behaviour: Mapping[str, Any]) -> dict[s
     (fewer than two levels in the split) or whose elicitation failed has null statistics and
     the reason in words (`missing`), so a table can show its row and a summary can say over
     how many traits its median is taken."""
-    params = payloads(events, "run.started")[0]["params"]
+    params = run_header(events)["params"]
     made: dict[tuple[str, str], Any] = {}
     for payload in payloads(events, "decision.made"):
         if payload["task"].startswith("trust.belief."):

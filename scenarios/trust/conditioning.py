@@ -73,6 +73,7 @@ def conditioning_text(rankings: dict[str, list[str]], prompts: PromptPack) -> st
 class TrustConditioning(TrustBeliefs):
     name = "trust-conditioning"
     summary = "the Trust Game with the persona's own or an imposed prior belief in the prompt"
+    smoke_params: ClassVar[dict[str, int]] = {"n_personas": 3}
     Params = TrustConditioningParams  # type: ignore[assignment]
     params: TrustConditioningParams  # type: ignore[assignment]
 

@@ -36,6 +36,7 @@ from personasim.scenarios.trust.beliefs_metrics import (
     why_no_belief,
 )
 from personasim.scenarios.trust.metrics import behaviour_metrics, write_amount_sent
+from personasim.simulation import run_header
 from personasim.simulation.core.summary_counts import SummaryCount
 
 __all__ = [
@@ -50,7 +51,7 @@ __all__ = [
 
 def conditioning_metrics(events: pd.DataFrame) -> dict[str, Any]:
     """Table 4: per condition (one round each, after the elicitation round), ρ and |Δη²|."""
-    header = payloads(events, "run.started")[0]
+    header = run_header(events)
     params = header["params"]
     elicited = {
         p["attribute"]: p["value"]

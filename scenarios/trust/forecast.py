@@ -152,6 +152,7 @@ class Pairing:
 class TrustForecast(Scenario):
     name = "trust-forecast"
     summary = "Trust Game rounds against fixed trustees: forecast vs actual amount sent"
+    smoke_params: ClassVar[dict[str, int]] = {"n_personas": 1, "rounds": 2}
     Params = TrustForecastParams
     params: TrustForecastParams
 

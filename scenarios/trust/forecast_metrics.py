@@ -17,6 +17,7 @@ from personasim.analysis.reports import model_label, save_figure, small_note, wr
 from personasim.analysis.stats import mean_of, sample_sd
 from personasim.analysis.undefined import Undefined, shown_stat, stat_fields
 from personasim.scenarios.trust.metrics import human_note
+from personasim.simulation import run_header
 from personasim.simulation.core.summary_counts import SummaryCount
 
 if TYPE_CHECKING:
@@ -45,7 +46,7 @@ def game_name(archetype: str) -> str:
 
 
 def forecast_metrics(events: pd.DataFrame) -> dict[str, Any]:
-    header = payloads(events, "run.started")[0]
+    header = run_header(events)
     params = header["params"]
     forecasts = _forecasts(events)
     sends = _sends(events)
@@ -307,7 +308,7 @@ def _every_round(
 ) -> dict[str, list[dict[str, Any]]]:
     """Tables 6–8 with a row for every archetype and round: a forecast that failed keeps its
     row, with the reason, and what was sent that round."""
-    params = payloads(events, "run.started")[0]["params"]
+    params = run_header(events)["params"]
     failed = {
         (r["agent_id"], r["payload"]["horizon"]): r["payload"]
         for r in agent_payloads(events, "decision.failed")

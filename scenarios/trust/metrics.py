@@ -45,6 +45,7 @@ from personasim.analysis.undefined import (
     stat_fields,
 )
 from personasim.environments import human_reference
+from personasim.simulation import run_header
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -70,7 +71,7 @@ __all__ = [
 
 
 def population_metrics(events: pd.DataFrame) -> dict[str, Any]:
-    header = payloads(events, "run.started")[0]
+    header = run_header(events)
     behaviour = behaviour_metrics(events, header["params"]["attributes"])
     return {"model": model_label(header["model"]), **behaviour}
 
@@ -85,7 +86,7 @@ def behaviour_metrics(
         if "persona" in e["payload"]
     }
     kept = analysed_levels(events)
-    endowment = payloads(events, "run.started")[0]["params"].get("endowment")
+    endowment = run_header(events)["params"].get("endowment")
     if round_index is not None:
         events = events[events["round"] == round_index]
     sent = {e["agent_id"]: e["payload"]["sent"] for e in agent_payloads(events, "trust.transfer")}

@@ -251,6 +251,7 @@ POPULATION_KINDS = (
 class TrustPopulation(Scenario):
     name = "trust-population"
     summary = "one Trust Game round per persona: amounts sent, and which traits explain them (η²)"
+    smoke_params: ClassVar[dict[str, int]] = {"n_personas": 4}
     Params = TrustPopulationParams
     params: TrustPopulationParams
 

@@ -112,6 +112,8 @@ class Simulation(mesa.Model):
         return specs[member]
 
     def register_agent_id(self, agent: SimAgent) -> None:
+        """Index the agent by its string id; Mesa's `self.agents` (an `AgentSet`) holds it
+        already (`mesa.Agent.__init__`): the index makes `agent(id)` O(1) for 100,000 agents."""
         if agent.agent_id in self._by_id:
             raise ValueError(f"two agents share the id {agent.agent_id!r}; ids must be unique")
         self._by_id[agent.agent_id] = agent
@@ -129,6 +131,8 @@ class Simulation(mesa.Model):
         self.emit("round.started")
 
     def end_round(self) -> None:
+        """A round is one Mesa step: `self.steps` counts rounds, as `Model.step` would (rounds
+        are coroutines, which Mesa's synchronous `step` cannot run)."""
         self.emit("round.completed")
         self.steps += 1
 

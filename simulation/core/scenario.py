@@ -138,6 +138,10 @@ class Scenario(ABC):
     metrics: ClassVar[ScenarioMetrics | None] = None
     """The metrics hooks in one declaration; the classmethods below call them. A scenario may
     override the classmethods instead (as a scenario file usually does)."""
+    smoke_params: ClassVar[Mapping[str, Any] | None] = None
+    """The smallest parameters that still run setup, every round and every report, summary
+    and table (undefined values included): the tests run each registered scenario with them,
+    so a new paper is tested without editing a shared list. None: not declared."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """A class that declares `metrics` has its `compute_metrics`: the abstract method is

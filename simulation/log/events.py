@@ -11,12 +11,22 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["INCIDENT_SCOPE", "MAIN_SCOPE", "SCHEMA_VERSION", "Event", "EventStore", "events_frame"]
+__all__ = [
+    "INCIDENT_SCOPE",
+    "MAIN_SCOPE",
+    "SCHEMA_VERSION",
+    "Event",
+    "EventStore",
+    "NoRunHeaderError",
+    "RunHeader",
+    "events_frame",
+    "run_header",
+]
 
 SCHEMA_VERSION = 1
 """Bumped whenever an event's meaning or a column changes; readers refuse newer versions."""
@@ -134,3 +144,28 @@ def _shared(value: Any, memo: dict[str, str]) -> Any:
     if isinstance(value, list):
         return [_shared(v, memo) for v in value]
     return value
+
+
+class RunHeader(TypedDict, total=False):
+    """The `run.started` payload (docs/events.md): what was run, on what, with which settings;
+    the one block every scenario's metrics read before their own events."""
+
+    scenario: str
+    params: dict[str, Any]
+    seed: int
+    model: str
+    roles: dict[str, Any]
+    prompts: dict[str, Any]
+    validity: dict[str, Any]
+
+
+class NoRunHeaderError(ValueError):
+    """An event table without a `run.started` event: not a personasim run's log."""
+
+
+def run_header(events: pd.DataFrame) -> RunHeader:
+    """The run's header: its first `run.started` payload (a resumed run logs no second one)."""
+    started = events.loc[events["kind"] == "run.started", "payload"]
+    if started.empty:
+        raise NoRunHeaderError("the event log has no run.started event; it is not a personasim run")
+    return cast(RunHeader, started.iloc[0])

@@ -22,7 +22,13 @@ from typing import TYPE_CHECKING, Any
 
 from personasim.simulation.core.scenario import Scenario, get_scenario
 from personasim.simulation.log.event_log import RETRIED_KIND, latest_attempts
-from personasim.simulation.log.events import SCHEMA_VERSION, EventStore, events_frame
+from personasim.simulation.log.events import (
+    SCHEMA_VERSION,
+    EventStore,
+    NoRunHeaderError,
+    events_frame,
+    run_header,
+)
 from personasim.simulation.log.sqlite_store import SQLiteEventStore
 from personasim.simulation.runs.atomic_files import write_json_atomic
 from personasim.simulation.runs.reading_audit import logged_readings, reading_counts
@@ -252,10 +258,10 @@ def compute_run_metrics(
     """
     scenario_cls = scenario_cls or _scenario_of(store)
     events = metric_events(store, scenario_cls.metric_kinds())
-    started = events.loc[events["kind"] == "run.started", "payload"]
-    if started.empty:
-        raise RunError("the event log has no run.started event; it is not a personasim run")
-    header = started.iloc[0]
+    try:
+        header = run_header(events)
+    except NoRunHeaderError as exc:
+        raise RunError(str(exc)) from None
     return {
         "scenario": header["scenario"],
         "model": header["model"],
