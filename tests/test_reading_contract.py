@@ -72,7 +72,7 @@ def test_a_reader_name_cannot_be_registered_twice_with_different_functions() -> 
 
     register_reader("test-contract-reader", first)
     register_reader("test-contract-reader", first)  # the same function again is fine
-    with pytest.raises(ValueError, match=r"registered twice.*first.*second"):
+    with pytest.raises(ValueError, match=r"two independent readers are named.*first.*second"):
         register_reader("test-contract-reader", second)
     assert independent_reader("test-contract-reader") is first
     assert independent_reader("no-such-reader") is None

@@ -7,7 +7,6 @@ or when there is no metrics.json yet (a run that did not finish; `metrics RUN_DI
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -38,6 +37,7 @@ def add_metrics_command(commands: Any) -> None:
 
 
 def _metrics(args: argparse.Namespace, extra: Sequence[str]) -> int:
+    from personasim.simulation.runs.atomic_files import json_text
     from personasim.simulation.runs.run_lock import refuse_if_locked
 
     if not args.check:  # a live run's files are its writer's: said before the slow imports
@@ -57,7 +57,7 @@ def _metrics(args: argparse.Namespace, extra: Sequence[str]) -> int:
         metrics = compute_run_metrics(store, scenario)
         log_ok = _check_log_against_manifest(args.run_dir, store) if args.check else True
     path = args.run_dir / METRICS_FILE
-    text = json.dumps(metrics, indent=2, sort_keys=True, allow_nan=False) + "\n"
+    text = json_text(metrics)  # what write_metrics writes
     same = path.exists() and path.read_text() == text
     if args.check and not path.exists():
         out.print(

@@ -28,8 +28,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from personasim.simulation.base.registry import Registry
+
 __all__ = [
     "CORRECTION",
+    "READERS",
+    "READERS_ENTRY_POINT_GROUP",
     "IndependentReader",
     "ReadStatus",
     "Reading",
@@ -44,7 +48,11 @@ IndependentReader = Callable[[str, Mapping[str, Any]], "Reading"]
 """A second reading of a text, independent of the reader that produced the logged one: the
 text and the labels logged beside it (an endowment...) → a `Reading`."""
 
-_INDEPENDENT: dict[str, IndependentReader] = {}
+READERS_ENTRY_POINT_GROUP = "personasim.readers"
+"""Entry-point group of outside packages' independent readers (a module that registers them)."""
+
+READERS: Registry[IndependentReader] = Registry("independent reader", READERS_ENTRY_POINT_GROUP)
+"""Each reader's independent reader, by the name its readings are logged under."""
 
 ReadStatus = Literal["read", "unreadable", "ambiguous"]
 """read: one value, without doubt; unreadable: no value the reader can take; ambiguous: more
@@ -171,17 +179,10 @@ def corrected(
 def register_reader(name: str, independent: IndependentReader) -> IndependentReader:
     """Register the independent reader `personasim audit` uses for readings logged under
     `name` (`Simulation.record_reading`); a second, different function for one name is refused
-    with both named."""
-    known = _INDEPENDENT.get(name)
-    if known is not None and known is not independent:
-        raise ValueError(
-            f"reader {name!r} is registered twice: {known.__module__}.{known.__qualname__} "
-            f"and {independent.__module__}.{independent.__qualname__}"
-        )
-    _INDEPENDENT[name] = independent
-    return independent
+    with both named (the one registry's rule, `READERS`)."""
+    return READERS.register(name, independent)
 
 
 def independent_reader(name: str) -> IndependentReader | None:
     """The independent reader registered for `name` (None: none is)."""
-    return _INDEPENDENT.get(name)
+    return READERS.get(name)

@@ -16,7 +16,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-__all__ = ["atomic_path", "write_bytes_atomic", "write_json_atomic", "write_text_atomic"]
+__all__ = [
+    "atomic_path",
+    "json_text",
+    "write_bytes_atomic",
+    "write_json_atomic",
+    "write_text_atomic",
+]
 
 
 @contextlib.contextmanager
@@ -51,9 +57,15 @@ def write_text_atomic(path: Path, text: str) -> None:
     write_bytes_atomic(path, text.encode("utf-8"))
 
 
+def json_text(data: Any) -> str:
+    """The text every JSON file of a run holds: sorted, indented (NaN refused: it is not
+    JSON). `metrics --check` compares through it, so the check follows the writer."""
+    return json.dumps(data, indent=2, sort_keys=True, allow_nan=False) + "\n"
+
+
 def write_json_atomic(path: Path, data: Any) -> None:
-    """`data` as sorted, indented JSON (NaN refused: it is not JSON)."""
-    write_text_atomic(path, json.dumps(data, indent=2, sort_keys=True, allow_nan=False) + "\n")
+    """`data` as `json_text`, written atomically."""
+    write_text_atomic(path, json_text(data))
 
 
 def _fsync(path: Path) -> None:
