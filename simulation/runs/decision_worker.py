@@ -13,13 +13,13 @@ from typing import Any, BinaryIO
 
 from personasim.simulation.core.model import Simulation
 from personasim.simulation.llm.cache import ResponseCache
-from personasim.simulation.llm.client import LLMClient, ModelPool
+from personasim.simulation.llm.chat import Backend
 from personasim.simulation.llm.model_spec import make_backend
 from personasim.simulation.log.event_log import EventLog
 from personasim.simulation.log.events import INCIDENT_SCOPE, SCHEMA_VERSION, Event, EventStore
 from personasim.simulation.runs.decision_workers import WorkerSpec
 from personasim.simulation.runs.long_lived_heap import long_lived_heap
-from personasim.simulation.runs.resume import keep_request_keys
+from personasim.simulation.runs.model_clients import ClientSettings, build_models
 from personasim.simulation.runs.worker_frames import (
     Outbox,
     error_record,
@@ -71,23 +71,15 @@ def _worker_sim(spec: WorkerSpec, store: _Outgoing) -> Simulation:
     cache = ResponseCache(spec.cache_dir) if spec.cache_dir else None
     concurrency, requests_per_minute = spec.client_limits()
 
-    def client_for(model: str) -> LLMClient:
+    def backend_for(model: str) -> Backend:
         backend = make_backend(model, spec.base_url, spec.seed, spec.endpoints)
-        keep_request_keys(backend, spec.rekey)
         take_share = getattr(backend, "take_share", None)  # a pool: this worker's part of it
         if spec.worker is not None and take_share is not None:
             take_share(*spec.worker, spec.concurrency)
-        return LLMClient(
-            backend,
-            cache=cache,
-            retry=spec.retry,
-            concurrency=concurrency,
-            requests_per_minute=requests_per_minute,
-            emit=log.emit,
-            incident=log.incident,
-        )
+        return backend
 
-    models = ModelPool(client_for(spec.model), client_for, main_spec=spec.model)
+    settings = ClientSettings(cache, spec.retry, concurrency, requests_per_minute, spec.rekey)
+    models = build_models(spec.model, backend_for(spec.model), backend_for, log, settings)
     return Simulation(
         seed=spec.seed,
         models=models,

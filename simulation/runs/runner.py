@@ -20,7 +20,7 @@ from personasim.simulation.core.model import Simulation
 from personasim.simulation.core.scenario import Scenario, ScenarioParams
 from personasim.simulation.llm.backend_kind import ModelSpecError
 from personasim.simulation.llm.chat import RESPONSE_FORMATS, Backend, ResponseFormat
-from personasim.simulation.llm.client import LLMClient, ModelPool, RetryPolicy
+from personasim.simulation.llm.client import RetryPolicy
 from personasim.simulation.llm.endpoints_file import EndpointsError, EndpointsFile, load_endpoints
 from personasim.simulation.llm.limiter import EndpointLimiter
 from personasim.simulation.llm.masking import mask_secrets
@@ -40,12 +40,12 @@ from personasim.simulation.runs.decision_workers import (
 )
 from personasim.simulation.runs.input_files import input_files
 from personasim.simulation.runs.long_lived_heap import long_lived_heap
+from personasim.simulation.runs.model_clients import ClientSettings, build_models
 from personasim.simulation.runs.progress import progress_bar, summary_lines
 from personasim.simulation.runs.resume import (
     already_complete,
     endpoint_rekey,
     has_lost_calls,
-    keep_request_keys,
     load_resumable,
     log_is_complete,
 )
@@ -303,25 +303,23 @@ async def arun_scenario(
                         if cache is not None:
                             cache.on_bad_row = log_bad_cache_row(log)
 
-                        def client_for(backend: Backend) -> LLMClient:
-                            keep_request_keys(backend, rekey)
-                            return LLMClient(
-                                backend,
-                                cache=cache,
-                                retry=limits.retry,
-                                concurrency=limits.concurrency,
-                                requests_per_minute=limits.requests_per_minute,
-                                emit=log.emit,
-                                incident=log.incident,
-                                replay=log.logged_response if resume_state else None,
-                                limiter=limiter_for(backend) if limiter_for else None,
-                                recorded=source.answerer(log) if source else None,
-                            )
-
-                        models = ModelPool(
-                            client_for(backend),
-                            lambda spec: client_for(_backend(spec, base_url, seed, endpoints)),
-                            main_spec=main_spec,
+                        models = build_models(
+                            main_spec,
+                            backend,
+                            lambda spec: _backend(spec, base_url, seed, endpoints),
+                            log,
+                            ClientSettings(
+                                cache,
+                                limits.retry,
+                                limits.concurrency,
+                                limits.requests_per_minute,
+                                rekey,
+                            ),
+                            per_backend=lambda backend: {
+                                "limiter": limiter_for(backend) if limiter_for else None
+                            },
+                            replay=log.logged_response if resume_state else None,
+                            recorded=source.answerer(log) if source else None,
                         )
                         bar = progress_bar(
                             console or Console(stderr=True), progress, scenario_cls.name
