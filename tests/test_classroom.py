@@ -46,7 +46,8 @@ from personasim.simulation import (
     run_scenario,
 )
 from personasim.simulation.cli.main import main
-from personasim.simulation.runs.runner import RunError, RunSettings
+from personasim.simulation.runs.run_dir import RunError
+from personasim.simulation.runs.runner import RunSettings
 
 GSM8K = DATA / "gsm8k" / "test.jsonl"
 

@@ -21,8 +21,7 @@ def brute_w1(a: list[float], b: list[float]) -> float:
     points = sorted(set(a) | set(b))
     cdf = lambda xs, t: sum(x <= t for x in xs) / len(xs)  # noqa: E731
     return sum(
-        abs(cdf(a, left) - cdf(b, left)) * (right - left)
-        for left, right in pairwise(points)
+        abs(cdf(a, left) - cdf(b, left)) * (right - left) for left, right in pairwise(points)
     )
 
 

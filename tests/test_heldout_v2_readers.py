@@ -84,6 +84,7 @@ TRANSFER_V2_WRONG_MEASURED = 0
 TRANSFER_V2_NO_VALUE_MEASURED = 5
 """The held-out part's counts after the fifth round (the concluding-sentence rule and the fixes
 found on the third corpus, tests/data/dev_v3: math no value 22 → 15, wrong 4 before and
-after), and before it after the readers' second round, on both sets' development parts (before that: math 6 wrong of 157 and 25 of 137 valued rows without a value; transfers 0 wrong
-and 12 of 54 without a value; with the readers of the commit the set arrived at: math 7 wrong
-and 33 without a value, transfers 2 wrong); the tests fail if a reader gets worse."""
+after); before it, after the readers' second round, on both sets' development parts (before
+that: math 6 wrong of 157 and 25 of 137 valued rows without a value; transfers 0 wrong and 12
+of 54 without a value; with the readers of the commit the set arrived at: math 7 wrong and 33
+without a value, transfers 2 wrong); the tests fail if a reader gets worse."""

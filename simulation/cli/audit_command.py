@@ -81,7 +81,7 @@ def _audit(args: argparse.Namespace, extra: Sequence[str]) -> int:
     from personasim.simulation.llm.masking import mask_secrets
     from personasim.simulation.runs.audit_run import audit_run
     from personasim.simulation.runs.reading_audit import audit_summary
-    from personasim.simulation.runs.runner import RunError
+    from personasim.simulation.runs.run_dir import RunError
 
     spec = None
     if args.role is not None:

@@ -45,7 +45,7 @@ def add_export_command(commands: Any) -> None:
 
 def _export(args: argparse.Namespace, extra: Sequence[str]) -> int:
     from personasim.simulation.runs.replay import export_jsonl
-    from personasim.simulation.runs.runner import RunError
+    from personasim.simulation.runs.run_dir import RunError
 
     if args.salvage:
         return _salvage(args)
@@ -68,7 +68,7 @@ def _export(args: argparse.Namespace, extra: Sequence[str]) -> int:
 
 def _salvage(args: argparse.Namespace) -> int:
     """`export RUN --salvage`: the readable events of a damaged log into a new run directory."""
-    from personasim.simulation.runs.runner import read_manifest
+    from personasim.simulation.runs.run_dir import read_manifest
     from personasim.simulation.runs.salvage import salvage_run
 
     result = salvage_run(args.run_dir, args.output)
@@ -103,7 +103,7 @@ def _export_parquet(run_dir: Path, output: Path | None) -> int:
         sweep_events,
         write_parquet,
     )
-    from personasim.simulation.runs.runner import MANIFEST_FILE, RunError
+    from personasim.simulation.runs.run_dir import MANIFEST_FILE, RunError
 
     if output is not None and str(output) == "-":
         raise RunError("--output -: Parquet is binary; name a file (stdout is for jsonl)")

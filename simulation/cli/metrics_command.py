@@ -42,7 +42,7 @@ def _metrics(args: argparse.Namespace, extra: Sequence[str]) -> int:
 
     if not args.check:  # a live run's files are its writer's: said before the slow imports
         refuse_if_locked(args.run_dir, AGAIN)
-    from personasim.simulation.runs.runner import (
+    from personasim.simulation.runs.run_dir import (
         EVENTS_FILE,
         METRICS_FILE,
         compute_run_metrics,
@@ -96,7 +96,7 @@ def _writing(run_dir: Path) -> Iterator[None]:
 def _check_log_against_manifest(run_dir: Path, store: SQLiteEventStore) -> bool:
     """The log's event count and hash against what the manifest recorded when the run last
     stopped or finished; False when they differ."""
-    from personasim.simulation.runs.runner import EVENTS_FILE, read_manifest
+    from personasim.simulation.runs.run_dir import EVENTS_FILE, read_manifest
 
     recorded = read_manifest(run_dir).get("log")
     path = run_dir / EVENTS_FILE

@@ -279,7 +279,7 @@ def _add_settings_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _roles(args: argparse.Namespace) -> dict[str, tuple[str, ...]]:
     from personasim.simulation.llm.roles import RoleError, parse_role_args
-    from personasim.simulation.runs.runner import RunError
+    from personasim.simulation.runs.run_dir import RunError
 
     try:
         return parse_role_args(args.role, split_list)
@@ -288,7 +288,8 @@ def _roles(args: argparse.Namespace) -> dict[str, tuple[str, ...]]:
 
 
 def _settings(args: argparse.Namespace) -> RunSettings:
-    from personasim.simulation.runs.runner import RunError, RunSettings
+    from personasim.simulation.runs.run_dir import RunError
+    from personasim.simulation.runs.runner import RunSettings
     from personasim.simulation.runs.validity import ValidityLimits
 
     try:
@@ -342,7 +343,7 @@ def _value_after(name: str, items: list[str], switch: bool) -> str:
 def open_store(run_dir: Path) -> SQLiteEventStore:
     """A run's event log for reading; a clear error when `run_dir` is not a run directory."""
     from personasim.simulation.log.sqlite_store import SQLiteEventStore
-    from personasim.simulation.runs.runner import EVENTS_FILE, RunError, read_manifest
+    from personasim.simulation.runs.run_dir import EVENTS_FILE, RunError, read_manifest
 
     read_manifest(run_dir)  # a clear error when this is not a run directory
     _note_if_running(run_dir)

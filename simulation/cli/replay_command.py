@@ -22,7 +22,7 @@ def add_replay_command(commands: Any) -> None:
 
 def _replay(args: argparse.Namespace, extra: Sequence[str]) -> int:
     from personasim.simulation.runs.replay import agent_events, render_overview, render_trajectory
-    from personasim.simulation.runs.runner import RunError
+    from personasim.simulation.runs.run_dir import RunError
 
     with open_store(args.run_dir) as store:
         if args.agent is None:

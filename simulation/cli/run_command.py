@@ -91,7 +91,7 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> int:
             from personasim.simulation.runs.run_lock import refuse_if_locked
 
             refuse_if_locked(args.out, "then resume" if args.resume else "or choose another --out")
-        from personasim.simulation.runs.runner import RunError
+        from personasim.simulation.runs.run_dir import RunError
         from personasim.simulation.runs.scenario_file import resolve_scenario
 
         scenario = resolve_scenario(args.scenario)

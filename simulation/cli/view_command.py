@@ -66,7 +66,7 @@ def port_number(text: str) -> int:
 
 
 def _view(args: argparse.Namespace, extra: Sequence[str]) -> int:
-    from personasim.simulation.runs.runner import RunError
+    from personasim.simulation.runs.run_dir import RunError
     from personasim.simulation.runs.viewer import collect_run, render_page, write_page
     from personasim.simulation.runs.viewer_list import is_run_folder
     from personasim.simulation.runs.viewer_server import ViewServer
@@ -103,7 +103,7 @@ def _view(args: argparse.Namespace, extra: Sequence[str]) -> int:
 def _view_folder(args: argparse.Namespace, base: Path) -> int:
     """The run list of a sweep or folder: served (each run's page built when opened), or
     written as DIR/view.html with each run's page beside its run."""
-    from personasim.simulation.runs.runner import RunError
+    from personasim.simulation.runs.run_dir import RunError
     from personasim.simulation.runs.viewer_list import FolderServer, write_folder_pages
 
     if args.scenario_file is not None:
@@ -126,7 +126,7 @@ def _view_folder(args: argparse.Namespace, base: Path) -> int:
 
 def _serve(start: Callable[[], LocalServer], args: argparse.Namespace, what: str) -> int:
     """Serve until Ctrl-C; an address or port that cannot be had is one error line."""
-    from personasim.simulation.runs.runner import RunError
+    from personasim.simulation.runs.run_dir import RunError
     from personasim.simulation.runs.viewer_server import is_loopback
 
     try:

@@ -69,9 +69,8 @@ async def aaudit_run(
     client: dict[str, Any],
 ) -> dict[str, Any]:
     from personasim.simulation.log.sqlite_store import SQLiteEventStore
-    from personasim.simulation.runs.run_dir import EVENTS_FILE, read_manifest
+    from personasim.simulation.runs.run_dir import EVENTS_FILE, RunError, read_manifest
     from personasim.simulation.runs.run_lock import RunLock
-    from personasim.simulation.runs.runner import RunError
 
     run_dir = Path(run_dir)
     manifest = read_manifest(run_dir)

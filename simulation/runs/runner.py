@@ -50,15 +50,11 @@ from personasim.simulation.runs.resume import (
     log_is_complete,
 )
 from personasim.simulation.runs.run_dir import (
-    EVENTS_FILE,
-    MANIFEST_FILE,
-    METRICS_FILE,
     RunError,
     RunResult,
     compute_run_metrics,
     finish_manifest,
     new_manifest,
-    read_manifest,
     write_manifest,
     write_metrics,
     write_run_reports,
@@ -81,22 +77,14 @@ from personasim.simulation.runs.source_run import SOURCE_SCORES, SourceRun
 from personasim.simulation.runs.validity import ValidityLimits
 
 __all__ = [
-    "EVENTS_FILE",
-    "MANIFEST_FILE",
-    "METRICS_FILE",
     "ClientLimits",
-    "RunError",
-    "RunResult",
     "RunSettings",
     "arun_scenario",
-    "compute_run_metrics",
     "read_endpoints",
-    "read_manifest",
     "run_scenario",
-    "write_run_reports",
 ]
-# RunError, RunResult, the file names and the metrics/report writers live in run_dir.py (the
-# run-writing API importers use too); they are re-exported here, where runs are started.
+# RunError, RunResult, the file names and the metrics/report writers are run_dir.py's (the
+# run-writing API importers use too), imported from there.
 
 
 @dataclass(frozen=True)
