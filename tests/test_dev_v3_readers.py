@@ -37,7 +37,7 @@ def test_math_answers_on_the_third_corpus(capsys: pytest.CaptureFixture[str]) ->
         tally.add(row["id"], row["label"], read(row["reply"], row["question"]), row["reply"])
     shown(tally, capsys)
     assert tally.n == 300
-    assert tally.counts["wrong"] <= 1 and tally.counts["abstained"] <= 34
+    assert tally.counts["wrong"] <= 1 and tally.counts["abstained"] <= 33
 
 
 def test_transfers_on_the_third_corpus(capsys: pytest.CaptureFixture[str]) -> None:

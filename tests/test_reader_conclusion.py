@@ -167,3 +167,42 @@ def test_signs_boxes_and_sentences_as_a_grader_reads_them(
 ) -> None:
     reading = read_answer(reply, question)
     assert (reading.status, reading.value) == (status, value), reading
+
+
+@pytest.mark.parametrize(
+    ("reply", "question", "status", "value"),
+    [
+        ("20", "How many cookies are left?", "read", 20.0),  # the reply is the number alone
+        ("The winning horse is No. 4.", None, "unreadable", None),  # a number that names
+        (  # a label's number names a runner, not a quantity
+            "Daher setzen 9 Leute auf Läufer Nr. 3.",
+            "Von 30 Leuten setzen 70 % auf Läufer Nr. 1. Wie viele setzen auf Läufer Nr. 3?",
+            "read",
+            9.0,
+        ),
+        (
+            "Magazine: $6 ÷ 3 = $2.\n\nThe pen costs one dollar.",
+            "A pen costs $1 less.",
+            "read",
+            1.0,
+        ),
+        (  # an intermediate result the sentence goes on to use
+            "She bakes 2 × 30 = 60 on Monday, and 30 + 60 = 90 over the two days.",
+            "She bakes 30 on Sunday and twice as many on Monday. How many in all?",
+            "read",
+            90.0,
+        ),
+        ("Balance: **($8.50)**", None, "unreadable", None),  # accounting: no value taken
+        (
+            "−30 − 12 = −42\n\n答え：海面下42メートル",
+            "A diver at -30 m dives 12 m more.",
+            "read",
+            -42.0,
+        ),
+    ],
+)
+def test_labels_units_and_replies_of_one_number(
+    reply: str, question: str | None, status: str, value: float | None
+) -> None:
+    reading = read_answer(reply, question)
+    assert (reading.status, reading.value) == (status, value), reading

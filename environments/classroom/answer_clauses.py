@@ -21,11 +21,13 @@ from personasim.environments.classroom.answer_numbers import (
     Number,
     number_of,
     numbers_in,
+    read_number,
     with_digits,
 )
 from personasim.environments.classroom.answer_words import without_years
 
 __all__ = [
+    "ACCOUNTING",
     "ASIDE",
     "CLAUSE_END",
     "FRACTION_WORDS",
@@ -231,8 +233,8 @@ _BELOW_ZERO = re.compile(
     re.IGNORECASE,
 )
 """A temperature below zero or a depth below sea level in words: "7 degrees below zero" is
--7, "57 metres below sea level" -57."""
-_LING_XIA = re.compile(r"零下\s*(?P<number>\d+(?:\.\d+)?)")
+-7, "57 metres below sea level" -57 (and "零下 7", "海面下155メートル" by `_LING_XIA`)."""
+_LING_XIA = re.compile(r"(?:零下|海面下|海拔下|海平面以下|海面より)\s*(?P<number>\d+(?:\.\d+)?)")
 _UNDER_PAR = re.compile(r"(?<![\d.,-])(?P<number>\d+)(?P<words>\s+(?:strokes?\s+)?under\s+par)\b")
 """A golf score under par in words: "4 under par" is -4."""
 
@@ -265,6 +267,11 @@ def _expanded(match: re.Match[str], decimal_mark: str | None) -> str:
     return format(number.value, "f").rstrip("0").rstrip(".")
 
 
+_ACCOUNTING = re.compile(r"[\s*_|]*\(\s*(?P<amount>[$€£]?\s*\d[\d.,]*\s*[$€£]?)\s*\)[\s*_.|]*")
+ACCOUNTING = "an amount in accounting parentheses: a grader cannot settle its sign"
+"""A value written "($16.75)" alone: negative in accounting, or an aside."""
+
+
 def clause_value(
     clause: str, decimal_mark: str | None, language: str | None, strict: bool = False
 ) -> ClauseValue:
@@ -278,6 +285,9 @@ def clause_value(
         return None, (), "its statement gives a time of day"
     if _DASH_SIGN.search(clause):
         return None, (), "a dash stands against its number: a minus sign or punctuation"
+    if (accounting := _ACCOUNTING.fullmatch(clause)) is not None:
+        value = read_number(accounting["amount"], decimal_mark)
+        return None, (() if value is None else (value,)), ACCOUNTING
     body = prepared(clause, language, decimal_mark)
     if _NEGATION.match(body):
         return None, (), NEGATED

@@ -10,6 +10,9 @@ verifications after it ("Check: 600 + 2,400 = 3,000 ✓", "(Note: ignoring inter
 not change it. The rule reads a value only where exactly one new quantity is left; two ("64
 emails a day, which is 320 a week") or none is no reading, and so is a reply cut off
 mid-sentence, a question, or a sentence that hedges its value ("probably", "about 40").
+
+`sign_in_words` is shared by every statement: a positive value whose sentence calls it a loss,
+a debt or a shortfall is not settled unless the question asks in those words.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from personasim.environments.classroom.answer_clauses import (
     Context,
     Statement,
     prepared,
+    without_asides,
 )
 from personasim.environments.classroom.answer_closings import (
     BACKGROUND,
@@ -42,7 +46,7 @@ from personasim.environments.classroom.answer_numbers import (
     reply_language,
 )
 
-__all__ = ["against_opening", "concluding_statement", "restates_question"]
+__all__ = ["against_opening", "concluding_statement", "restates_question", "sign_in_words"]
 
 TOLERANCE = 1e-6
 
@@ -58,7 +62,7 @@ _AFTERWORD = re.compile(
 """A paragraph after the answer that checks it or comments on it: it does not change it."""
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 _ENDED = re.compile(r"[.!。！)\]*_`]\s*$")
-_LABELLED = re.compile(r"^[\s*_#>-]*(?P<label>[^\d:：=\n]{1,40}?)\s*[:：]\s*\S")
+_LABELLED = re.compile(r"^[\s*_#>-]*(?P<label>[^\d:：=\n]{1,40}?)\s*[:：=]\s*\S")
 _QUESTION_END = re.compile(r"[?？]\s*[*_]*\s*$")
 _DOUBT = re.compile(
     r"\b(?:probably|maybe|perhaps|possibly|likely|I\s+(?:think|guess|believe|suppose)|"
@@ -122,7 +126,8 @@ _EXPLAINED = re.compile(
 )
 """What explains the value before it ("She made $5 because 20 times .25 equals 5")."""
 _ABBREVIATION = re.compile(
-    r"\b(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|vs|etc|approx|No|e\.g|i\.e|Mme|Hr|Fr|Sra?)\.$", re.IGNORECASE
+    r"\b(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|vs|etc|approx|No|Nr|ca|bzw|z\.B|e\.g|i\.e|Mme|Hr|Fr|Sra?)\.$",
+    re.IGNORECASE,
 )
 _RESULT = re.compile(r"=\s*[$€£]?\s*-?\d")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*•]\s|\d+[.)]\s)")
@@ -133,6 +138,12 @@ _STEP = re.compile(
     re.IGNORECASE,
 )
 _ARITHMETIC = re.compile(r"[=×*÷+]|\d\s*[/x-]\s*\d")
+_VALUE_ALONE = re.compile(r"\s*[*_]*(?P<value>[$€£]?\s*-?\d[\d,.]*\s*[$€£%]?)[*_.]*\s*")
+"""A reply that is one number and nothing else ("20", "**$18.50**")."""
+_ONE = re.compile(r"\b(?:one|a\s+single)\s+(?!of\b|another\b|more\b)[^\W\d_]+", re.IGNORECASE)
+"""The English word "one" before a noun, which text2num leaves as a word ("one dollar")."""
+_LABEL_BEFORE = re.compile(r"(?:\b(?:No|Nr|Nº|n°|Nummer|number|núm|num)\.?|#)\s*$", re.IGNORECASE)
+"""A number that names something ("horse No. 12", "Pferd Nr. 12", "#3"), not a quantity."""
 _EMPHASIS = re.compile(r"\*\*|__")
 """Bold markers: not multiplication signs ("He left **105 questions** incomplete")."""
 _HEDGE_REACH = 3
@@ -145,6 +156,11 @@ def concluding_statement(context: Context) -> Statement | None:
     """The reply's concluding sentence as a statement: its one new quantity (a value), or None
     where the rule reads none (cut off, a question, hedged, no new quantity or several)."""
     text = _before_afterwords(_THINK.sub(lambda match: " " * len(match[0]), context.text))
+    if (alone := _VALUE_ALONE.fullmatch(text)) is not None:  # the whole reply: "20", "$18.50"
+        numbers = numbers_in(alone["value"], context.decimal_mark)
+        if len(numbers) == 1 and numbers[0].value is not None:
+            position = alone.start("value")
+            return Statement(position, "concluding", numbers[0].value, (), None, len(text), text)
     start = text.rfind("```") + 3 if "```" in text else 0  # never inside code: it never ran
     if not _ended(text):
         return None
@@ -322,11 +338,18 @@ def _new_quantities(
 ) -> list[tuple[float, Number, str]]:
     """The sentence's quantities that are neither operands of its arithmetic nor numbers the
     question gave (a result of its arithmetic counts even where the question gave it), one
-    per value; the part before a colon where it states one (what follows is its breakdown)."""
+    per value; after a colon where that part computes a result or the part before is a label,
+    else the part before it where it states one (what follows is its breakdown).
+    An intermediate result the sentence goes on to use ("2 × 125 = 250 ..., 125 + 125 + 250 =
+    500") is not a candidate."""
+    unbracketed = without_asides(sentence)
+    sentence = unbracketed if _has_number(unbracketed, context) else sentence
     head, colon, tail = sentence.partition(":")
-    stated = head if colon and _has_number(head, context) and not _is_label(head) else sentence
-    if colon and stated is sentence and _is_label(head):
-        stated = tail
+    stated = sentence
+    if colon and (_is_label(head) or _RESULT.search(tail)):
+        stated = tail  # "Total: 29", "Elle en donne 5 : il lui reste 12 − 5 = 7"
+    elif colon and _has_number(head, context):
+        stated = head  # "So you paid $35 in total: your $25 half plus the $10 tip"
     stated = stated if whole else CONCLUDING_BREAK.split(_THEN.split(stated)[-1])[-1]
     condition = _LEADING_CONDITION.match(stated)
     if condition is not None:  # "If she sells 9 eggs at $2, she makes $18": the consequence
@@ -345,17 +368,35 @@ def _new_quantities(
     if FRACTION_WORDS.search(body):
         return []  # "a third of them": a fraction in words is no value
     numbers = [n for n in numbers_in(body, context.decimal_mark) if n.value is not None]
+    if not numbers and (alone := _ONE.search(body)) is not None:  # "The pen costs one dollar."
+        numbers = [Number(1.0, alone.start(), alone.start() + 3, (1.0,))]
     found: dict[float, tuple[float, Number, str]] = {}
     for number in numbers:
-        result = _EQUALS_BEFORE.search(body[: number.start]) is not None
+        before = body[: number.start]
+        result = _EQUALS_BEFORE.search(before) is not None
         if _is_operand(body, number) or _is_ordinal(body, number):
             continue
-        if _ARTICLE_BEFORE.search(body[: number.start]):
-            continue
+        if _ARTICLE_BEFORE.search(before) or _LABEL_BEFORE.search(before):
+            continue  # "the three cities", "horse No. 12": a group or a label, no quantity
         if not result and any(abs(number.value - g) <= TOLERANCE for g in givens):
             continue
+        if result and _used_later(body, number):
+            continue  # an intermediate result the sentence computes on with
         found.setdefault(round(number.value, 9), (number.value, number, body))
     return list(found.values())
+
+
+def _used_later(body: str, number: Number) -> bool:
+    """The value reappears later in the sentence as an operand ("= 250 on Friday, which is
+    125 + 125 + 250 = 500")."""
+    later = body[number.end :]
+    value = number.value if number.value is not None else float("nan")
+    return any(
+        match.value is not None
+        and abs(match.value - value) <= TOLERANCE
+        and _is_operand(later, match)
+        for match in numbers_in(later, None)
+    )
 
 
 def _has_number(text: str, context: Context) -> bool:
@@ -379,3 +420,39 @@ def _is_operand(body: str, number: Number) -> bool:
 
 def _is_ordinal(body: str, number: Number) -> bool:
     return bool(_ORDINAL_AFTER.match(body[number.end :]))
+
+
+def sign_in_words(context: Context, final: Statement, value: float | None) -> str | None:
+    """Why a positive value is not settled: its sentence says it is a loss, a debt or a
+    shortfall ("overdrawn by $47.50", "a loss of $15,500"), which a grader may read as
+    negative, and the question does not ask in those words ("How much did it lose?")."""
+    if value is None or value <= 0:
+        return None
+    end = final.end if final.end is not None else len(context.text)
+    start = max(context.text.rfind("\n", 0, final.position), 0)
+    words = _SIGN_WORDS.search(context.text[start:end])
+    if words is None or _SIGN_WORDS.search(_asked(context.question or "")):
+        return None
+    return f"its sentence gives the sign in words ({words[0]!r})"
+
+
+_QUESTION_SENTENCE = re.compile(r"(?<=[.?!。？！])\s+(?=[^\W\d_a-z])")
+"""A sentence break of the question: before a capital letter ("lbs. by" and "vs. calories"
+do not end a sentence)."""
+
+
+def _asked(question: str) -> str:
+    """The question's sentence that asks: up to its last question mark, else its last."""
+    marks = [question.rfind(mark) for mark in "?？"]
+    asking = question[: max(marks) + 1] if max(marks) >= 0 else question
+    parts = [p for p in _QUESTION_SENTENCE.split(asking) if p.strip()]
+    return parts[-1] if parts else ""
+
+
+_SIGN_WORDS = re.compile(
+    r"\b(?:overdrawn|overdraft|short(?:fall)?|in\s+debt|in\s+the\s+red|deficit|loss|"
+    r"owes?|owed|découvert|perte|déficit|Verlust|Defizit|im\s+Minus|pérdida|prejuízo|"
+    r"perdita)\b|亏损|赤字",
+    re.IGNORECASE,
+)
+"""Words that say a value is below zero (a loss, a debt, a shortfall)."""

@@ -54,6 +54,7 @@ from personasim.environments.classroom.answer_conclusion import (
     against_opening,
     concluding_statement,
     restates_question,
+    sign_in_words,
 )
 from personasim.environments.classroom.answer_numbers import (
     NUMBER,
@@ -140,14 +141,27 @@ def _statements(context: Context) -> list[Statement]:
         closing = closing_statement(context)
         if closing is not None and _restated(closing, context):
             closing = None  # it copies the question out: no answer
+        concluding = concluding_statement(context)
         if closing is None or closing.value is None:
-            closing = concluding_statement(context) or closing
+            closing = concluding or closing
+        elif concluding is not None and concluding.value is not None:
+            closing = _both_rules(closing, concluding)
         found.extend([] if closing is None else [against_opening(closing, context)])
         stating = [s for s in found if s.problem is None or s.candidates]
     if stating:
         first = min(s.position for s in stating)
         found.extend(correction_statements(context, first + 1))
     return sorted(found, key=lambda s: s.position)
+
+
+def _both_rules(closing: Statement, concluding: Statement) -> Statement:
+    """The closing sentence as both rules read it: one value, or ambiguous where the
+    closing-sentence rule and the concluding-sentence rule (with the question) differ."""
+    assert closing.value is not None and concluding.value is not None
+    if abs(closing.value - concluding.value) <= TOLERANCE:
+        return closing
+    reason = "its closing sentence reads two ways (the closing and concluding rules differ)"
+    return Statement(closing.position, "closing", None, (closing.value, concluding.value), reason)
 
 
 def _restated(statement: Statement, context: Context) -> bool:
@@ -239,7 +253,7 @@ def _hedged(
     gives the sign in words the question does not use."""
     hedge = (
         hedge_after(context, final, reading.value)
-        or _sign_in_words(context, final, reading)
+        or sign_in_words(context, final, reading.value)
         or _prose_before(context, final, reading)
     )
     if hedge is None:
@@ -262,42 +276,6 @@ def _prose_before(context: Context, final: Statement, reading: Reading) -> str |
     if CORRECTION.search(context.text, prose.position, final.position):
         return None
     return f"the sentence before its box states another value ({prose.value:g})"
-
-
-def _sign_in_words(context: Context, final: Statement, reading: Reading) -> str | None:
-    """Why a positive value is not settled: its sentence says it is a loss, a debt or a
-    shortfall ("overdrawn by $47.50", "a loss of $15,500"), which a grader may read as
-    negative, and the question does not ask in those words ("How much did it lose?")."""
-    if reading.value is None or reading.value <= 0:
-        return None
-    end = final.end if final.end is not None else len(context.text)
-    start = max(context.text.rfind("\n", 0, final.position), 0)
-    words = _SIGN_WORDS.search(context.text[start:end])
-    if words is None or _SIGN_WORDS.search(_asked(context.question or "")):
-        return None
-    return f"its sentence gives the sign in words ({words[0]!r})"
-
-
-_QUESTION_SENTENCE = re.compile(r"(?<=[.?!。？！])\s+(?=[^\W\d_a-z])")
-"""A sentence break of the question: before a capital letter ("lbs. by" and "vs. calories"
-do not end a sentence)."""
-
-
-def _asked(question: str) -> str:
-    """The question's sentence that asks: up to its last question mark, else its last."""
-    marks = [question.rfind(mark) for mark in "?？"]
-    asking = question[: max(marks) + 1] if max(marks) >= 0 else question
-    parts = [p for p in _QUESTION_SENTENCE.split(asking) if p.strip()]
-    return parts[-1] if parts else ""
-
-
-_SIGN_WORDS = re.compile(
-    r"\b(?:overdrawn|overdraft|short(?:fall)?|in\s+debt|in\s+the\s+red|deficit|loss|"
-    r"owes?|owed|découvert|perte|déficit|Verlust|Defizit|im\s+Minus|pérdida|prejuízo|"
-    r"perdita)\b|亏损|赤字",
-    re.IGNORECASE,
-)
-"""Words that say a value is below zero (a loss, a debt, a shortfall)."""
 
 
 def _withdrawal_after(text: str, position: int | None) -> str | None:
