@@ -20,13 +20,14 @@ from typing import Any
 import pytest
 from test_heldout_readers import Tally, goal, math_reader, part, transfer_reading
 
-HELDOUT_V2 = Path(__file__).parent / "data" / "heldout_v2"
+DATA = Path(__file__).parent / "data"
 
 
-def rows(name: str, which: str) -> list[dict[str, Any]]:
-    lines = (HELDOUT_V2 / name).read_text(encoding="utf-8").splitlines()
+def rows(name: str, which: str, corpus: str = "v2") -> list[dict[str, Any]]:
+    """One part of a blind set's file (`tests/data/heldout_<corpus>/<name>`)."""
+    lines = (DATA / f"heldout_{corpus}" / name).read_text(encoding="utf-8").splitlines()
     every = [json.loads(line) for line in lines if line.strip()]
-    return [row for row in every if part(f"v2/{name}", row["id"]) == which]
+    return [row for row in every if part(f"{corpus}/{name}", row["id"]) == which]
 
 
 def counted(
@@ -44,16 +45,16 @@ def counted(
             print(f"  {line}")
 
 
-def math_tally(which: str) -> Tally:
+def math_tally(which: str, corpus: str = "v2") -> Tally:
     read, tally = math_reader(), Tally(f"math answers ({which})")
-    for row in rows("math_answers.jsonl", which):
+    for row in rows("math_answers.jsonl", which, corpus):
         tally.add(row["id"], row["label"], read(row["reply"], row.get("question")), row["reply"])
     return tally
 
 
-def transfer_tally(which: str) -> Tally:
+def transfer_tally(which: str, corpus: str = "v2") -> Tally:
     tally = Tally(f"transfers ({which})")
-    for row in rows("transfers.jsonl", which):
+    for row in rows("transfers.jsonl", which, corpus):
         label = "unreadable" if row["label"] == "rejected" else row["label"]
         reading = transfer_reading(row["reply"], int(row["endowment"]))
         tally.add(row["id"], label, reading, row["reply"])

@@ -9,40 +9,13 @@ them), the held-out part is only counted (twice: at the split and at the round's
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-from typing import Any
-
 import pytest
-from test_heldout_readers import Tally, goal, math_reader, part, transfer_reading
-from test_heldout_v2_readers import counted
-
-HELDOUT_V4 = Path(__file__).parent / "data" / "heldout_v4"
-
-
-def rows(name: str, which: str) -> list[dict[str, Any]]:
-    lines = (HELDOUT_V4 / name).read_text(encoding="utf-8").splitlines()
-    every = [json.loads(line) for line in lines if line.strip()]
-    return [row for row in every if part(f"v4/{name}", row["id"]) == which]
-
-
-def math_tally(which: str) -> Tally:
-    read, tally = math_reader(), Tally(f"math answers ({which})")
-    for row in rows("math_answers.jsonl", which):
-        tally.add(row["id"], row["label"], read(row["reply"], row["question"]), row["reply"])
-    return tally
-
-
-def transfer_tally(which: str) -> Tally:
-    tally = Tally(f"transfers ({which})")
-    for row in rows("transfers.jsonl", which):
-        label = "unreadable" if row["label"] == "rejected" else row["label"]
-        tally.add(row["id"], label, transfer_reading(row["reply"], row["endowment"]), row["reply"])
-    return tally
+from test_heldout_readers import goal
+from test_heldout_v2_readers import counted, math_tally, transfer_tally
 
 
 def test_math_answers_held_out_v4(capsys: pytest.CaptureFixture[str]) -> None:
-    dev, held = math_tally("dev"), math_tally("heldout")
+    dev, held = math_tally("dev", "v4"), math_tally("heldout", "v4")
     counted(dev, capsys, listed=True, corpus="v4")
     counted(held, capsys, listed=False, corpus="v4")
     goal(capsys, "math answers (v4)", held.wrong_rate <= 0.01 and held.unreadable_rate <= 0.05)
@@ -52,7 +25,7 @@ def test_math_answers_held_out_v4(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_transfers_held_out_v4(capsys: pytest.CaptureFixture[str]) -> None:
-    dev, held = transfer_tally("dev"), transfer_tally("heldout")
+    dev, held = transfer_tally("dev", "v4"), transfer_tally("heldout", "v4")
     counted(dev, capsys, listed=True, corpus="v4")
     counted(held, capsys, listed=False, corpus="v4")
     goal(capsys, "transfers (v4)", held.wrong_rate <= 0.01)

@@ -240,9 +240,8 @@ def _hedge(body: str, value: float, context: Context) -> str | None:
     40", "13 boxes at minimum"), not one that qualifies another number ("Over 5 days, ...")."""
     for match in HEDGED.finditer(body):
         after = numbers_in(body[match.end() :], context.decimal_mark)
-        qualified = after[0] if after and after[0].start <= _HEDGE_REACH else None
-        other = qualified is not None and qualified.value is not None
-        if other and abs(qualified.value - value) > TOLERANCE:  # type: ignore[union-attr]
+        near = after[0].value if after and after[0].start <= _HEDGE_REACH else None
+        if near is not None and abs(near - value) > TOLERANCE:
             continue  # it qualifies another number
         return match[0]
     return None

@@ -19,7 +19,8 @@ docs/trust-population.md, "Reading the amount"; in brief:
 - **Asked again, never guessed**: several different amounts without a correction marker between
   them (the shared rule, `corrected`), ranges, hedges and bounds anywhere in the clause ("about",
   "-ish", "or so", "up to", "or more"), "1,000" / "1.000" (a thousand, or one with a decimal
-  comma), another currency, a share of something else than the endowment.
+  comma), another currency, a share of something else than the endowment, a correction after
+  the decision sentence that names another amount.
 
 A second, independent reader (`library_reading`: text2num for number words, price-parser for
 money) reads the same clause; the two must agree (`agree`). The sentence and markup rules live
