@@ -35,6 +35,7 @@ __all__ = [
     "NEGATED",
     "NO_ANSWER",
     "NO_NUMBER",
+    "WORKED",
     "ClauseValue",
     "Context",
     "Statement",
@@ -267,6 +268,9 @@ def _expanded(match: re.Match[str], decimal_mark: str | None) -> str:
     return format(number.value, "f").rstrip("0").rstrip(".")
 
 
+WORKED = re.compile(r"\d\s*[=×*÷+/x]\s*[$€£]?\d|\d\s*=")
+"""Arithmetic between numbers ("9,300 × 2/3 = 6,200"): a paragraph or sentence that holds it
+is working, not an answer given first."""
 _ACCOUNTING = re.compile(r"[\s*_|]*\(\s*(?P<amount>[$€£]?\s*\d[\d.,]*\s*[$€£]?)\s*\)[\s*_.|]*")
 ACCOUNTING = "an amount in accounting parentheses: a grader cannot settle its sign"
 """A value written "($16.75)" alone: negative in accounting, or an aside."""

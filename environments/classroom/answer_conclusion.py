@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import re
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 from personasim.environments.classroom.answer_clauses import (
     FRACTION_WORDS,
     HEDGED,
+    WORKED,
     Context,
     Statement,
     prepared,
@@ -137,7 +139,6 @@ _STEP = re.compile(
     r"首先|然后|接着|まず|次に)\b",
     re.IGNORECASE,
 )
-_ARITHMETIC = re.compile(r"[=×*÷+]|\d\s*[/x-]\s*\d")
 _VALUE_ALONE = re.compile(r"\s*[*_]*(?P<value>[$€£]?\s*-?\d[\d,.]*\s*[$€£%]?)[*_.]*\s*")
 """A reply that is one number and nothing else ("20", "**$18.50**")."""
 _ONE = re.compile(r"\b(?:one|a\s+single)\s+(?!of\b|another\b|more\b)[^\W\d_]+", re.IGNORECASE)
@@ -223,7 +224,7 @@ def against_opening(statement: Statement, context: Context) -> Statement:
     first = text.lstrip().split("\n\n", 1)[0].strip()
     plain = len(sentences(first)) == 1 and "\n" not in first and "," not in first
     plain = plain and first.rstrip(" *_").endswith((".", "!", "。", "！"))
-    if not plain or len(first.split()) > _OPENING_WORDS or _ARITHMETIC.search(first):
+    if not plain or len(first.split()) > _OPENING_WORDS or WORKED.search(first):
         return statement
     if text.find(first) + len(first) > statement.position:
         return statement  # the opening sentence is the closing one
@@ -322,14 +323,18 @@ def _is_step(sentence: str, plain: str) -> bool:
 
 def question_givens(context: Context) -> list[float]:
     """The values the question states (read in its own language and decimal mark)."""
-    if not context.question:
-        return []
-    text = normalized(context.question)
+    return list(_givens(context.question)) if context.question else []
+
+
+@lru_cache(maxsize=4096)
+def _givens(question: str) -> tuple[float, ...]:
+    """Cached: every reply to a question is read against the same givens (text2num on the
+    question once, not once per reply and rule)."""
+    text = normalized(question)
     language = reply_language(text)
     mark = reply_decimal_mark(text, language)
-    return [
-        n.value for n in numbers_in(prepared(text, language, mark), mark) if n.value is not None
-    ]
+    numbers = numbers_in(prepared(text, language, mark), mark)
+    return tuple(n.value for n in numbers if n.value is not None)
 
 
 def _new_quantities(

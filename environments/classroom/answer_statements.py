@@ -19,6 +19,7 @@ from typing import Any
 
 from personasim.environments.classroom.answer_clauses import (
     CLAUSE_END,
+    WORKED,
     Context,
     Statement,
     clause_of,
@@ -301,7 +302,6 @@ _BREAKDOWN = re.compile(
     r"calculation|why\b|because\b|since\b)",
     re.IGNORECASE,
 )
-_WORKED = re.compile(r"\d\s*[=×*÷+]\s*[$€£]?\d|\d\s*=")
 _BOLD = re.compile(r"\*\*([^*\n]+)\*\*|__([^_\n]+)__")
 
 
@@ -313,7 +313,7 @@ def emphasis_statements(context: Context) -> list[Statement]:
     found: list[Statement] = []
     if len(paragraphs) >= 2 and _BREAKDOWN.match(paragraphs[1][1]):
         position, first = paragraphs[0]
-        working = _WORKED.search(first) is not None  # "… is 9,300 × 2/3 = 6,200": a step
+        working = WORKED.search(first) is not None  # "… is 9,300 × 2/3 = 6,200": a step
         if len(CLAUSE_END.findall(first.strip().rstrip(".!"))) == 0 and not working:
             statement = context.statement(
                 position, "answer-first", first, end=position + len(first)
