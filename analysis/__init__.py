@@ -28,7 +28,6 @@ _EXPORTS: dict[str, str] = {
     "agreement_notes": "personasim.analysis.agreement_notes",
     "bca_interval": "personasim.analysis.intervals",
     "bootstrap_correlation": "personasim.analysis.agreement",
-    "cell_text": "personasim.analysis.reports",
     "compare_scores": "personasim.analysis.rescoring",
     "constant_rater": "personasim.analysis.agreement",
     "correlation_undefined": "personasim.analysis.agreement",
@@ -67,7 +66,6 @@ _EXPORTS: dict[str, str] = {
     "paired_scores": "personasim.analysis.rescoring",
     "payloads": "personasim.analysis.event_tables",
     "pearson": "personasim.analysis.agreement",
-    "percent": "personasim.analysis.reports",
     "perturb_ranking": "personasim.analysis.rankings",
     "quadratic_kappa": "personasim.analysis.reliability",
     "rank_levels": "personasim.analysis.stats",
@@ -96,7 +94,6 @@ _EXPORTS: dict[str, str] = {
     "with_counterfactual": "personasim.analysis.counterfactual",
     "within_agreement": "personasim.analysis.reliability",
     "write_counterfactual_reports": "personasim.analysis.counterfactual",
-    "write_table": "personasim.analysis.reports",
 }
 """Each public name and the module that defines it, imported on first use."""
 
@@ -123,7 +120,6 @@ __all__ = [
     "agreement_notes",
     "bca_interval",
     "bootstrap_correlation",
-    "cell_text",
     "compare_scores",
     "constant_rater",
     "correlation_undefined",
@@ -163,7 +159,6 @@ __all__ = [
     "paired_scores",
     "payloads",
     "pearson",
-    "percent",
     "perturb_ranking",
     "quadratic_kappa",
     "rank_levels",
@@ -191,7 +186,6 @@ __all__ = [
     "with_counterfactual",
     "within_agreement",
     "write_counterfactual_reports",
-    "write_table",
 ]
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -28,9 +28,9 @@ from personasim.analysis.counterfactual_table import counterfactual_cells
 from personasim.analysis.event_tables import agent_payloads, min_group_n, payloads
 from personasim.analysis.intervals import INTERVAL_METHODS
 from personasim.analysis.paired import holm_over, paired_difference
-from personasim.analysis.reports import write_table
 from personasim.analysis.undefined import in_words, stat_fields
 from personasim.simulation import ScenarioMetrics
+from personasim.simulation.runs.tables import write_table
 
 __all__ = [
     "Outcome",

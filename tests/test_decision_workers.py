@@ -25,13 +25,13 @@ from personasim.simulation import (
     HedgePolicy,
     PermanentLLMError,
     RetryPolicy,
+    RunConfig,
     RunError,
     ScriptedBackend,
     SQLiteEventStore,
     run_scenario,
 )
 from personasim.simulation.cli.main import main as cli
-from personasim.simulation.llm.endpoints_file import load_endpoints
 from personasim.simulation.runs.decision_workers import WorkerSpec
 
 PATIENT = RetryPolicy(
@@ -337,16 +337,17 @@ def test_each_limit_is_split_into_parts_that_add_up_to_it(tmp_path: Path) -> Non
         '[[pools.gpus.endpoints]]\nurl = "http://127.0.0.1:9/v1"\nconcurrency = 7\nrpm = 90\n'
         '[[pools.gpus.endpoints]]\nurl = "http://127.0.0.1:10/v1"\n'
     )
-    spec = WorkerSpec(
-        "openai:m@pool:gpus", None, load_endpoints(file), 0, {}, "text", None, 16, 300.0,
-        PATIENT, None,
+    config = RunConfig.from_options(
+        model="openai:m@pool:gpus", endpoints=file, concurrency=16, requests_per_minute=300.0,
+        retry=PATIENT, use_cache=False,
     )  # fmt: skip
+    spec = WorkerSpec(config, {})
     shares = [spec.share(index, 3) for index in range(3)]
     assert [s.client_limits() for s in shares] == [(6, 100.0), (5, 100.0), (5, 100.0)]
     pools = []
     for share in shares:
-        pool = make_backend(share.model, None, 0, share.endpoints)
-        pool.take_share(*share.worker, share.concurrency)
+        pool = make_backend(share.config.model, None, 0, share.config.endpoints)
+        pool.take_share(*share.worker, share.config.limits.concurrency)
         pool.router(share.client_limits()[0])
         pools.append(pool)
     first, second = zip(*(pool.replicas for pool in pools), strict=True)

@@ -21,6 +21,7 @@ from personasim.simulation.core import scenario as scenario_module
 from personasim.simulation.llm import scripted
 from personasim.simulation.log.sqlite_store import SQLiteEventStore
 from personasim.simulation.runs.ray_sweep import CELL_RETRIES, run_cells_on_ray
+from personasim.simulation.runs.run_config import RunConfig
 from personasim.simulation.runs.sweep import SweepCell, run_sweep
 
 pytestmark = pytest.mark.slow  # a local Ray cluster per test module
@@ -119,7 +120,7 @@ def test_the_endpoint_concurrency_holds_across_cells_and_workers(tmp_path: Path)
     together. The control (each cell its own limits) shows the cells do overlap."""
     model = InFlight(delay=0.1)
     with FakeOpenAIServer(responder=model) as server:
-        options = dict(base_url=server.base_url, concurrency=2, use_cache=False)
+        options = RunConfig.from_options(base_url=server.base_url, concurrency=2, use_cache=False)
         cells = coin_cells(tmp_path / "shared", "openai:fake-model", range(1, 5))
         results, failed = run_cells_on_ray(str(EXAMPLE), cells, options)
         shared_peak, requests = model.peak, len(model.arrivals)
@@ -137,7 +138,9 @@ def test_a_pools_replica_limits_hold_across_cells_and_workers(tmp_path: Path) ->
     the control (each cell its own limits) shows the cells overlap on a replica."""
     replicas = [InFlight(delay=0.1), InFlight(delay=0.1)]
     with FakeOpenAIServer(responder=replicas[0]) as a, FakeOpenAIServer(responder=replicas[1]) as b:
-        options = dict(base_url=[a.base_url, b.base_url], concurrency=4, use_cache=False)
+        options = RunConfig.from_options(
+            base_url=[a.base_url, b.base_url], concurrency=4, use_cache=False
+        )
         cells = coin_cells(tmp_path / "shared", "openai:fake-model", range(1, 5))
         results, failed = run_cells_on_ray(str(EXAMPLE), cells, options)
         shared = [model.peak for model in replicas]
@@ -158,7 +161,7 @@ def test_the_endpoint_rate_holds_across_cells(tmp_path: Path) -> None:
     """--rpm 300 for the sweep: requests from all cells evenly paced, 0.2 s apart."""
     model = InFlight(delay=0.0)
     with FakeOpenAIServer(responder=model) as server:
-        options = dict(
+        options = RunConfig.from_options(
             base_url=server.base_url, concurrency=4, requests_per_minute=300, use_cache=False
         )
         cells = coin_cells(tmp_path, "openai:fake-model", range(1, 3))

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from personasim.analysis.reports import save_figure, small_note, write_table
+from personasim.analysis.reports import save_figure, small_note
 from personasim.analysis.undefined import in_words, shown_stat
 from personasim.scenarios.career_chat.groupings import GROUPINGS
 from personasim.scenarios.career_chat.jobs import (
@@ -21,6 +21,7 @@ from personasim.scenarios.career_chat.jobs import (
 )
 from personasim.scenarios.career_chat.metrics import DIMENSION_LABELS, DIMENSIONS, FORMATS
 from personasim.simulation.core.summary_counts import SummaryCount
+from personasim.simulation.runs.tables import write_table
 
 __all__ = [
     "SUMMARY_COUNTS",

@@ -10,7 +10,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from personasim.analysis.reports import cell_text, percent, save_figure, small_note, write_table
+from personasim.analysis.reports import save_figure, small_note
 from personasim.analysis.undefined import (
     shown_stat,
 )
@@ -23,6 +23,7 @@ from personasim.scenarios.classroom.tables import (
     write_wide_tables,
 )
 from personasim.simulation.core.summary_counts import SummaryCount
+from personasim.simulation.runs.tables import cell_text, percent, write_table
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

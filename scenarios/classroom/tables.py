@@ -1,7 +1,7 @@
 """The classroom scenario's tables in the paper's wide shape and Figure 3 across models (seed
 000, REVERSO), from a run's accuracy rows or a sweep's combined rows.
 
-Every cell carries its n (`analysis.cell_text`). Table 1 (race none) and Table 2 (per race)
+Every cell carries its n (`cell_text`, simulation/runs/tables.py). Table 1 (race none) and Table 2 (per race)
 have one row per model and, per strategy, the low and high accuracy with the change against
 the no-persona baseline as the paper's subscript and the answers behind it ("46.3% (-28.7) of
 36 graded"; "11.1% (-80.6) of 9 graded, 12 asked" where answers failed and were left out), the
@@ -23,9 +23,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from personasim.analysis.reports import cell_text, save_figure, write_table
+from personasim.analysis.reports import save_figure
 from personasim.analysis.undefined import in_words
 from personasim.scenarios.classroom import metrics as metrics_of
+from personasim.simulation.runs.tables import cell_text, write_table
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from personasim.analysis.reports import cell_text, small_note, write_table
+from personasim.analysis.reports import small_note
 from personasim.analysis.undefined import (
     Undefined,
     read_stat,
@@ -23,6 +23,7 @@ from personasim.scenarios.persona_gym.published import (
     write_published_reports,
 )
 from personasim.simulation.core.summary_counts import SummaryCount
+from personasim.simulation.runs.tables import cell_text, write_table
 
 __all__ = [
     "SPREAD_LABEL",

@@ -24,10 +24,11 @@ import pandas as pd
 from personasim.analysis.agreement import correlations_by_row
 from personasim.analysis.event_tables import agent_payloads, min_group_n, rounded
 from personasim.analysis.intervals import bca_interval, welch_interval
-from personasim.analysis.reports import atomic_path, save_figure
+from personasim.analysis.reports import save_figure
 from personasim.analysis.undefined import CONSTANT, Statistic, Undefined, shown_stat, stat_fields
 from personasim.scenarios.career_chat.options import option_distribution
 from personasim.simulation.core.summary_counts import SummaryCount
+from personasim.simulation.runs.atomic_files import atomic_path
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

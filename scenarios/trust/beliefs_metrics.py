@@ -12,7 +12,7 @@ import pandas as pd
 
 from personasim.analysis.event_tables import payloads
 from personasim.analysis.rankings import Ranking, ranking_spearman
-from personasim.analysis.reports import model_label, small_note, write_table
+from personasim.analysis.reports import model_label, small_note
 from personasim.analysis.stats import (
     eta_squared_from_group_stats,
     mean_of,
@@ -33,7 +33,7 @@ from personasim.scenarios.trust.metrics import (
 )
 from personasim.simulation import run_header
 from personasim.simulation.core.summary_counts import SummaryCount
-from personasim.simulation.runs.tables import significant
+from personasim.simulation.runs.tables import significant, write_table
 
 __all__ = [
     "BELIEFS_SUMMARY_COUNTS",

@@ -12,7 +12,7 @@ import pandas as pd
 
 from personasim.analysis.event_tables import min_group_n, payloads
 from personasim.analysis.rankings import ranking_spearman
-from personasim.analysis.reports import model_label, small_note, write_table
+from personasim.analysis.reports import model_label, small_note
 from personasim.analysis.stats import (
     mean_of,
     median_of_defined,
@@ -38,6 +38,7 @@ from personasim.scenarios.trust.beliefs_metrics import (
 from personasim.scenarios.trust.metrics import behaviour_metrics, write_amount_sent
 from personasim.simulation import run_header
 from personasim.simulation.core.summary_counts import SummaryCount
+from personasim.simulation.runs.tables import write_table
 
 __all__ = [
     "CONDITIONING_SUMMARY_COUNTS",

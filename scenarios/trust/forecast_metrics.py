@@ -13,12 +13,13 @@ import numpy as np
 import pandas as pd
 
 from personasim.analysis.event_tables import agent_payloads, min_group_n, payloads
-from personasim.analysis.reports import model_label, save_figure, small_note, write_table
+from personasim.analysis.reports import model_label, save_figure, small_note
 from personasim.analysis.stats import mean_of, sample_sd
 from personasim.analysis.undefined import Undefined, shown_stat, stat_fields
 from personasim.scenarios.trust.metrics import human_note
 from personasim.simulation import run_header
 from personasim.simulation.core.summary_counts import SummaryCount
+from personasim.simulation.runs.tables import write_table
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

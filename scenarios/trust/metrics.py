@@ -19,14 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from personasim.analysis.event_tables import agent_payloads, min_group_n, payloads
-from personasim.analysis.reports import (
-    cell_text,
-    model_label,
-    percent,
-    save_figure,
-    small_note,
-    write_table,
-)
+from personasim.analysis.reports import model_label, save_figure, small_note
 from personasim.analysis.stats import (
     eta_squared,
     mean_of,
@@ -46,6 +39,7 @@ from personasim.analysis.undefined import (
 )
 from personasim.environments import human_reference
 from personasim.simulation import run_header
+from personasim.simulation.runs.tables import cell_text, percent, write_table
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

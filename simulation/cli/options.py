@@ -27,7 +27,7 @@ from personasim.simulation.llm.request_bounds import (
 
 if TYPE_CHECKING:
     from personasim.simulation.log.sqlite_store import SQLiteEventStore
-    from personasim.simulation.runs.runner import RunSettings
+    from personasim.simulation.runs.run_config import RunConfig, RunSettings
 
 __all__ = [
     "ATTEMPTS",
@@ -52,7 +52,7 @@ __all__ = [
     "out",
     "positive_up_to",
     "rate",
-    "run_options",
+    "run_config",
     "scenario_values",
     "seed_list",
     "size",
@@ -202,8 +202,8 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def client_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The model client's keyword arguments (cache, limits, retries, progress): a run's and a
-    rescore's."""
+    """The model client's options (cache, limits, retries, progress) by their flat names: a
+    run's, a rescore's and an audit's."""
     from personasim.simulation.llm.client import RetryPolicy
 
     return dict(
@@ -213,13 +213,15 @@ def client_options(args: argparse.Namespace) -> dict[str, Any]:
         requests_per_minute=args.rpm,
         retry=RetryPolicy(max_attempts=args.max_attempts, timeout=args.timeout),
         progress=not args.no_progress,
-        console=err,
     )
 
 
-def run_options(args: argparse.Namespace) -> dict[str, Any]:
-    """`run_scenario`'s keyword arguments from the options `add_run_arguments` added."""
-    return dict(
+def run_config(args: argparse.Namespace, **fields: Any) -> RunConfig:
+    """The run's `RunConfig` from the options `add_run_arguments` added, and the command's
+    own `fields` (model, out, resume...)."""
+    from personasim.simulation.runs.run_config import RunConfig
+
+    return RunConfig.from_options(
         seed=args.seed,
         base_url=base_urls(args),
         endpoints=args.endpoints,
@@ -229,6 +231,7 @@ def run_options(args: argparse.Namespace) -> dict[str, Any]:
         prompts=args.prompts,
         allow_endpoint_change=args.allow_endpoint_change,
         workers=args.workers,
+        **fields,
     )
 
 
@@ -288,8 +291,8 @@ def _roles(args: argparse.Namespace) -> dict[str, tuple[str, ...]]:
 
 
 def _settings(args: argparse.Namespace) -> RunSettings:
+    from personasim.simulation.runs.run_config import RunSettings
     from personasim.simulation.runs.run_dir import RunError
-    from personasim.simulation.runs.runner import RunSettings
     from personasim.simulation.runs.validity import ValidityLimits
 
     try:

@@ -9,7 +9,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from personasim.simulation.cli.options import NOT_VALID, add_client_arguments, client_options, out
+from personasim.simulation.cli.options import (
+    NOT_VALID,
+    add_client_arguments,
+    client_options,
+    err,
+    out,
+)
 from personasim.simulation.cli.run_command import calls_line, where_lines
 from personasim.simulation.core.scenario import split_list
 
@@ -57,6 +63,7 @@ def add_rescore_command(commands: Any) -> None:
 def _rescore(args: argparse.Namespace, extra: Sequence[str]) -> int:
     from personasim.simulation.llm.roles import RoleError, parse_role_args
     from personasim.simulation.runs.rescore import rescore_run
+    from personasim.simulation.runs.run_config import RunConfig
     from personasim.simulation.runs.run_dir import RunError, read_manifest
 
     if read_manifest(args.run_dir).get("scenario_file") is not None:  # never loaded: data only
@@ -66,15 +73,16 @@ def _rescore(args: argparse.Namespace, extra: Sequence[str]) -> int:
         roles = parse_role_args(args.role, split_list)
     except RoleError as exc:
         raise RunError(str(exc)) from None
+    config = RunConfig.from_options(
+        out=args.out, resume=args.resume, prompts=args.prompts, **client_options(args)
+    )
     result = rescore_run(
         args.run_dir,
         roles,
-        out=args.out,
-        resume=args.resume,
         regenerate_examples=args.regenerate_examples,
         swap_order=args.swap_order,
-        prompts=args.prompts,
-        **client_options(args),
+        config=config,
+        console=err,
     )
     for line in result.report:
         out.print(line)

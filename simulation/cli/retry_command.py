@@ -118,31 +118,25 @@ def _retry(args: argparse.Namespace, extra: Sequence[str]) -> int:
         prompts=args.prompts,
         scenario_file=args.scenario_file,
     )
-    options = plan.run_options(
+    config = plan.run_config(
         concurrency=args.concurrency,
         requests_per_minute=args.rpm,
         timeout=args.timeout,
         max_attempts=args.max_attempts,
         workers=args.workers,
-    )
-    err.print(
-        f"retrying {run_dir} ({manifest['status']}): {plan.scenario.name}, model {plan.model}, "
-        f"seed {plan.seed}, concurrency {options['concurrency']}, workers {options['workers']}"
-        " — as its manifest recorded",
-        markup=False,
-    )
-    result = run_scenario(
-        plan.scenario,
-        plan.params,
-        resume=True,
         retry_failed=args.retry_failed,
         use_cache=not args.no_cache,
         cache_dir=args.cache_dir,
         progress=not args.no_progress,
-        console=err,
         allow_endpoint_change=args.allow_endpoint_change,
-        **options,
     )
+    err.print(
+        f"retrying {run_dir} ({manifest['status']}): {plan.scenario.name}, model {plan.model}, "
+        f"seed {plan.seed}, concurrency {config.limits.concurrency}, workers {config.workers}"
+        " — as its manifest recorded",
+        markup=False,
+    )
+    result = run_scenario(plan.scenario, plan.params, config=config, console=err)
     for line in result.report:
         out.print(line, markup=False)
     if "note" in result.manifest["model"]:

@@ -14,8 +14,9 @@ from personasim.simulation.cli.options import (
     NOT_VALID,
     SECONDS,
     add_run_arguments,
+    err,
     out,
-    run_options,
+    run_config,
 )
 from personasim.simulation.cli.scenario_args import add_scenario_command, scenario_arguments
 
@@ -114,15 +115,10 @@ def play(scenario: Any, params: Any, args: argparse.Namespace) -> int:
     from personasim.simulation.runs.runner import run_scenario
 
     with stops_raise():
-        result = run_scenario(
-            scenario,
-            params,
-            model=args.model,
-            out=args.out,
-            resume=args.resume,
-            retry_failed=args.retry_failed,
-            **run_options(args),
+        config = run_config(
+            args, model=args.model, out=args.out, resume=args.resume, retry_failed=args.retry_failed
         )
+        result = run_scenario(scenario, params, config=config, console=err)
         try:
             return _report(result, args)
         except RunStopped as exc:  # the run is complete: nothing to resume
@@ -165,23 +161,14 @@ def _dry_run(scenario: Any, params: Any, args: argparse.Namespace) -> int:
 
     from personasim.simulation.runs.dry_run import ASSUMED_LATENCY_S, adry_run
 
-    options = run_options(args)
     estimate = asyncio.run(
         adry_run(
             scenario,
             params,
-            model=args.model,
-            base_url=options["base_url"],
-            roles=options["roles"],
-            out=args.out,
-            seed=args.seed,
-            settings=options["settings"],
-            concurrency=args.concurrency,
-            requests_per_minute=args.rpm,
+            config=run_config(args, model=args.model, out=args.out),
             latency_s=args.latency or ASSUMED_LATENCY_S,
             prices=args.prices,
             tokenizer=args.tokenizer,
-            prompts=args.prompts,
         )
     )
     for line in estimate.lines():

@@ -14,7 +14,7 @@ from personasim.simulation.cli.options import (
     err,
     fail,
     out,
-    run_options,
+    run_config,
     seed_list,
 )
 from personasim.simulation.cli.scenario_args import add_scenario_command, scenario_arguments
@@ -90,7 +90,8 @@ def _sweep(args: argparse.Namespace, extra: Sequence[str]) -> int:
         executor=args.executor,
         ray_address=args.ray_address,
         seeds=args.seeds,
-        **run_options(args),
+        config=run_config(args),
+        console=err,
     )
     out.print(f"{len(result.runs)} runs under {result.directory}")
     if result.failed:

@@ -12,14 +12,12 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, BinaryIO
 
 from personasim.simulation.core.model import Simulation
-from personasim.simulation.llm.cache import ResponseCache
-from personasim.simulation.llm.chat import Backend
-from personasim.simulation.llm.model_spec import make_backend
 from personasim.simulation.log.event_log import EventLog
 from personasim.simulation.log.events import INCIDENT_SCOPE, SCHEMA_VERSION, Event, EventStore
 from personasim.simulation.runs.decision_workers import WorkerSpec
 from personasim.simulation.runs.long_lived_heap import long_lived_heap
-from personasim.simulation.runs.model_clients import ClientSettings, build_models
+from personasim.simulation.runs.model_clients import build_models
+from personasim.simulation.runs.run_start import open_cache
 from personasim.simulation.runs.worker_frames import (
     Outbox,
     error_record,
@@ -65,27 +63,18 @@ def _rows(events: Iterable[Event]) -> list[Row]:
 
 
 def _worker_sim(spec: WorkerSpec, store: _Outgoing) -> Simulation:
-    """The worker's own `Simulation`: the run's models with this worker's limits, its events
-    kept per job."""
+    """The worker's own `Simulation`: the run's models, built as the driver builds them but
+    with this worker's part of the limits, its events kept per job."""
+    config = spec.config
     log = EventLog(store)
-    cache = ResponseCache(spec.cache_dir) if spec.cache_dir else None
-    concurrency, requests_per_minute = spec.client_limits()
-
-    def backend_for(model: str) -> Backend:
-        backend = make_backend(model, spec.base_url, spec.seed, spec.endpoints)
-        take_share = getattr(backend, "take_share", None)  # a pool: this worker's part of it
-        if spec.worker is not None and take_share is not None:
-            take_share(*spec.worker, spec.concurrency)
-        return backend
-
-    settings = ClientSettings(cache, spec.retry, concurrency, requests_per_minute, spec.rekey)
-    models = build_models(spec.model, backend_for(spec.model), backend_for, log, settings)
+    cache = open_cache(config.use_cache, config.cache_dir)
+    models = build_models(config, log, cache, rekey=spec.rekey, worker=spec.worker)
     return Simulation(
-        seed=spec.seed,
+        seed=config.seed,
         models=models,
         log=log,
-        response_format=spec.response_format,  # type: ignore[arg-type]
-        max_tokens=spec.max_tokens,
+        response_format=config.settings.response_format,
+        max_tokens=config.settings.max_tokens,
         roles=spec.roles,
     )
 

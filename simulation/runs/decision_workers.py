@@ -38,17 +38,16 @@ from __future__ import annotations
 import asyncio
 import importlib
 import sys
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from personasim.simulation.core.model import Simulation
 from personasim.simulation.core.scenario import Scenario
-from personasim.simulation.llm.apportion import apportion, endpoint_limits
+from personasim.simulation.llm.apportion import endpoint_limits
 from personasim.simulation.llm.chat import PermanentLLMError
-from personasim.simulation.llm.client import RetryPolicy
-from personasim.simulation.llm.endpoints_file import EndpointsFile
 from personasim.simulation.log.event_log import EventLog
+from personasim.simulation.runs.run_config import RunConfig
 from personasim.simulation.runs.run_dir import RunError
 from personasim.simulation.runs.scenario_file import load_scenario_file, scenario_file_record
 from personasim.simulation.runs.worker_frames import Outbox, frame, read_frame, rebuilt
@@ -64,21 +63,13 @@ WORKER_MODULE = "personasim.simulation.runs.decision_worker"
 
 @dataclass(frozen=True)
 class WorkerSpec:
-    """What a worker needs to build its own `Simulation` and models: the run's specs, settings
-    and limits, which worker it is (`worker`: index and count, set by `share`), and the
-    scenario's module or file for scripted rules."""
+    """What a worker needs to build its own `Simulation` and models: the run's configuration,
+    its roles as bound, the request-key mapping of a run resumed at another endpoint, which
+    worker it is (`worker`: index and count, set by `share`), and the scenario's module or file
+    for scripted rules. Sent to the worker as a pickle."""
 
-    model: str
-    base_url: str | Sequence[str] | None
-    endpoints: EndpointsFile | None
-    seed: int
+    config: RunConfig
     roles: dict[str, tuple[str, ...]]
-    response_format: str
-    max_tokens: int | None
-    concurrency: int
-    requests_per_minute: float | None
-    retry: RetryPolicy
-    cache_dir: str | None
     rekey: tuple[str, str] | None = None
     modules: tuple[str, ...] = ()
     scenario_file: dict[str, str] | None = None
@@ -99,16 +90,12 @@ class WorkerSpec:
     def client_limits(self) -> tuple[int, float | None]:
         """This worker's requests in flight and per minute: its parts of the run's (the parts
         of all workers add up to them); the run's own outside a worker."""
-        if self.worker is None:
-            return self.concurrency, self.requests_per_minute
-        index, count = self.worker
-        rpm = self.requests_per_minute
-        return apportion(self.concurrency, count)[index], rpm / count if rpm else rpm
+        return self.config.limits.share(self.worker)
 
     def load_scenario(self) -> None:
         """Register the scenario's scripted rules (importing its module or loading its file),
         which only the scripted model reads; other models need nothing from the scenario."""
-        specs = (self.model, *(s for specs in self.roles.values() for s in specs))
+        specs = (self.config.model, *(s for specs in self.roles.values() for s in specs))
         if not any(spec.split(":", 1)[0] == "scripted" for spec in specs):
             return
         if self.scenario_file is not None:
@@ -296,19 +283,18 @@ async def with_workers(
             manifest["endpoints"] = reports
 
 
-def check_workers(
-    workers: int, model: str, given: Any, concurrency: int, endpoints: EndpointsFile | None
-) -> None:
+def check_workers(config: RunConfig, given: Any) -> None:
     """`--workers` as the runner takes it, checked before anything is written: a model spec
     each worker can build (`given`: a backend object, a Ray sweep's limiter or a rescore's
     source run cannot be), at least one request in flight per worker of `--concurrency`, and
     of every pool (in all: a worker may have no slot at one of its endpoints, not at all)."""
-    if workers < 1:
-        raise RunError(f"--workers must be at least 1, got {workers}")
+    workers, concurrency, endpoints = config.workers, config.limits.concurrency, config.endpoints
     if workers == 1:
         return
     if given:
-        raise RunError(f"--workers builds {model!r} in each worker process: not with {given}")
+        raise RunError(
+            f"--workers builds {config.model!r} in each worker process: not with {given}"
+        )
     if concurrency < workers:
         raise RunError(
             f"--workers {workers} needs --concurrency of at least {workers} (one request in "

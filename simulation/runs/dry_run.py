@@ -19,7 +19,7 @@ import math
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,8 +31,9 @@ from personasim.simulation.llm.roles import DEFAULT_REPLY_TOKENS, SCRIPTED, Role
 from personasim.simulation.log.events import Event
 from personasim.simulation.runs.event_data import read_run_log
 from personasim.simulation.runs.prices import Price, load_prices, served_locally
+from personasim.simulation.runs.run_config import ClientLimits, RunConfig, RunSettings
 from personasim.simulation.runs.run_dir import RunError
-from personasim.simulation.runs.runner import RunSettings, arun_scenario, endpoint_options
+from personasim.simulation.runs.runner import arun_scenario
 from personasim.simulation.runs.scenario_file import resolve_scenario
 from personasim.simulation.runs.token_counts import (
     PROMPT_CHARS_PER_TOKEN,
@@ -373,33 +374,30 @@ async def adry_run(
     scenario: str | Path | type[Scenario],
     params: dict[str, Any] | ScenarioParams | None = None,
     *,
-    model: str = SCRIPTED,
-    base_url: str | Sequence[str] | None = None,
-    roles: Mapping[str, Sequence[str]] | None = None,
-    out: str | Path | None = None,
-    seed: int = 0,
-    settings: RunSettings | None = None,
-    concurrency: int = 16,
-    requests_per_minute: float | None = None,
+    config: RunConfig | None = None,
     latency_s: float = ASSUMED_LATENCY_S,
     prices: str | Path | None = None,
-    prompts: str | Path | None = None,
     tokenizer: str | Path | tiktoken.Encoding | None = None,
+    **options: Any,
 ) -> DryRun:
     """Play the scenario on the scripted double (a model spec that is scripted already, such
-    as `scripted:drift=0.15`, plays itself) and estimate the run `model` and `roles` would make.
-    `base_url` and the settings' response format are checked as the real run checks them.
+    as `scripted:drift=0.15`, plays itself) and estimate the run `config` (or the flat
+    `options`: `model=`, `roles=`, `concurrency=`, ...; `RunConfig.from_options`) would make.
+    Its `base_url` and response format are checked as the real run checks them; its seed,
+    settings, prompt pack and concurrency are the scripted run's; its rate limit and
+    concurrency set the wall time.
 
     `tokenizer`: a GGUF file whose tokenizer and chat template count every role's tokens, or
     an OpenAI encoding (its `.tiktoken` file, verified; or a `tiktoken.Encoding` built with
     `tiktoken_file.load_encoding`) that counts the roles whose models use it; the others are
-    estimated (`token_counts.role_counters`). Nothing is written unless `out` is given: the
-    scripted run goes to a temporary directory, removed afterwards, and the response cache is
-    not used; nothing is downloaded.
+    estimated (`token_counts.role_counters`). Nothing is written unless `config.out` is given:
+    the scripted run goes to a temporary directory, removed afterwards, and the response cache
+    is not used; nothing is downloaded.
     """
     from personasim.simulation.llm.roles import RoleError, bind_roles
 
-    settings = settings or RunSettings()
+    config = RunConfig.from_options(config, **options)
+    model, settings, out = config.model, config.settings, config.out
     price_table, prices_file = load_prices(prices)
     if latency_s <= 0 or not math.isfinite(latency_s):
         raise RunError(f"--latency must be a number greater than 0, got {latency_s}")
@@ -408,39 +406,38 @@ async def adry_run(
         params if isinstance(params, ScenarioParams) else scenario_cls.parse_params(params or {})
     )
     try:
-        for specs in (roles or {}).values():
+        for specs in config.roles.values():
             for spec in specs:
                 parse_model_spec(spec)
         parse_model_spec(model)
-        bound = bind_roles(scenario_cls.roles, model, roles or {}, scenario=scenario_cls.name)
+        bound = bind_roles(scenario_cls.roles, model, config.roles, scenario=scenario_cls.name)
         specs = [spec for specs in bound.values() for spec in specs]
-        check_run_options(specs, endpoint_options(base_url, settings))
+        check_run_options(specs, config.endpoint_options())
     except (ModelSpecError, RoleError) as exc:
         raise RunError(str(exc)) from None
     counters = role_counters({name: specs for name, specs in bound.items() if specs}, tokenizer)
     double = model if is_scripted(model) else SCRIPTED
-    scripted_roles = {
-        name: [spec if is_scripted(spec) else SCRIPTED for spec in specs]
-        for name, specs in bound.items()
-        if specs
-    }
-    run_args: dict[str, Any] = dict(
-        seed=seed,
+    scripted = RunConfig(
         model=double,
+        seed=config.seed,
         use_cache=False,
-        concurrency=concurrency,
-        requests_per_minute=None,  # the scripted double needs no pacing
-        progress=False,
+        limits=ClientLimits(config.limits.concurrency),  # the double needs no pacing
         settings=settings,
-        roles=scripted_roles,
-        prompts=prompts,
+        roles={
+            name: [spec if is_scripted(spec) else SCRIPTED for spec in specs]
+            for name, specs in bound.items()
+            if specs
+        },
+        prompts=config.prompts,
+        progress=False,
     )
     if out is not None:
-        result = await arun_scenario(scenario_cls, checked, out=out, **run_args)
+        result = await arun_scenario(scenario_cls, checked, config=replace(scripted, out=out))
         events = read_run_log(result.run_dir)
     else:
         with tempfile.TemporaryDirectory(prefix="personasim-dry-run-") as tmp:
-            result = await arun_scenario(scenario_cls, checked, out=Path(tmp) / "run", **run_args)
+            in_tmp = replace(scripted, out=Path(tmp) / "run")
+            result = await arun_scenario(scenario_cls, checked, config=in_tmp)
             events = read_run_log(result.run_dir)
     repairs = getattr(checked, "max_repairs", None)
     source = "the scenario's max_repairs" if repairs is not None else "assumed: no max_repairs"
@@ -458,14 +455,14 @@ async def adry_run(
         ),
         max_repairs=max_repairs,
         max_repairs_source=source,
-        concurrency=concurrency,
-        requests_per_minute=requests_per_minute,
+        concurrency=config.limits.concurrency,
+        requests_per_minute=config.limits.requests_per_minute,
         latency_s=latency_s,
         prices=price_table,
         prices_file=prices_file,
         run_dir=result.run_dir if out is not None else None,
         notes=_notes(settings),
-        local=frozenset(spec for spec in specs if served_locally(spec, base_url)),
+        local=frozenset(spec for spec in specs if served_locally(spec, config.base_url)),
     )
 
 

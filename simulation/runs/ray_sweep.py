@@ -19,7 +19,7 @@ import asyncio
 import socket
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,7 @@ from personasim.simulation.llm.cache import default_cache_dir
 from personasim.simulation.llm.chat import Backend, LLMError
 from personasim.simulation.llm.endpoint_pool import EndpointPool
 from personasim.simulation.llm.limiter import endpoint_key
+from personasim.simulation.runs.run_config import RunConfig
 from personasim.simulation.runs.run_dir import RunError, RunResult
 from personasim.simulation.runs.sweep_cells import CellFailure, ScenarioRef, SweepCell, run_cell
 
@@ -154,13 +155,13 @@ class RayEndpointLimiter:
 def _cell_task(
     scenario: ScenarioRef,
     cell: SweepCell,
-    options: dict[str, Any],
+    config: RunConfig,
     registry: Any,
     paced: bool,
 ) -> RunResult:
     """One cell on a Ray worker: slots left by an earlier attempt that died are given back."""
     if registry is None:
-        return run_cell(scenario, cell, options)
+        return run_cell(scenario, cell, config)
     ray.get(registry.release_holder.remote(cell.name))
 
     def replica_limiter(key: str, concurrency: int, rpm: float | None) -> RayEndpointLimiter:
@@ -176,7 +177,7 @@ def _cell_task(
         return RayEndpointLimiter(ray.get(registry.get.remote(key)), cell.name, paced)
 
     try:
-        return run_cell(scenario, cell, options, limiter_for)
+        return run_cell(scenario, cell, config, limiter_for)
     finally:
         ray.get(registry.release_holder.remote(cell.name))
 
@@ -184,7 +185,7 @@ def _cell_task(
 def run_cells_on_ray(
     scenario: ScenarioRef,
     cells: Sequence[SweepCell],
-    run_options: Mapping[str, Any],
+    config: RunConfig,
     *,
     address: str | None = None,
     retries: int = CELL_RETRIES,
@@ -195,21 +196,20 @@ def run_cells_on_ray(
     `shared_limits=False` lets each cell keep its own limits (endpoints whose quota is per
     client, not per endpoint; and the tests' control case).
     """
-    options = _portable(run_options)
+    portable = _portable(config)
     cells = [replace(cell, run_dir=cell.run_dir.resolve()) for cell in cells]
     started_here = not ray.is_initialized()
     if started_here:
         _start_ray(address)
-    registry = LimiterRegistry.remote(
-        options.get("concurrency", 16), options.get("requests_per_minute")
-    )
+    limits = portable.limits
+    registry = LimiterRegistry.remote(limits.concurrency, limits.requests_per_minute)
     try:
         task = ray.remote(_cell_task).options(
             max_retries=retries, retry_exceptions=list(RETRIED_ERRORS)
         )
-        paced = options.get("requests_per_minute") is not None
+        paced = limits.requests_per_minute is not None
         shared = registry if shared_limits else None
-        pending = {task.remote(scenario, cell, options, shared, paced): cell for cell in cells}
+        pending = {task.remote(scenario, cell, portable, shared, paced): cell for cell in cells}
         results: dict[str, RunResult] = {}
         failed: list[CellFailure] = []
         waiting = list(pending)
@@ -259,17 +259,16 @@ def _start_ray(address: str | None) -> None:
         raise RunError(f"--executor ray: cannot start or reach {where} ({exc})") from None
 
 
-def _portable(run_options: Mapping[str, Any]) -> dict[str, Any]:
-    """Options a worker can use: no console or progress bar; the cache where the driver's is.
+def _portable(config: RunConfig) -> RunConfig:
+    """The config a worker can use: no progress bar; the cache where the driver's is.
 
     Other paths (a prompt pack) are recorded in the manifest as given, so a cell stays
     resumable by either executor; on a remote cluster give them as absolute paths.
     """
-    options = {k: v for k, v in run_options.items() if k not in ("console", "progress")}
-    options["progress"] = False
-    if options.get("use_cache", True):
-        options["cache_dir"] = Path(options.get("cache_dir") or default_cache_dir()).resolve()
-    return options
+    cache_dir = config.cache_dir
+    if config.use_cache:
+        cache_dir = Path(cache_dir or default_cache_dir()).resolve()
+    return replace(config, progress=False, cache_dir=cache_dir)
 
 
 def _reason(exc: RayError) -> str:

@@ -11,16 +11,19 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
+
+from rich.console import Console
 
 from personasim.simulation.core.scenario import Scenario, ScenarioError, list_scenarios
 from personasim.simulation.llm.backend_kind import ModelSpecError
 from personasim.simulation.llm.model_spec import make_backend
 from personasim.simulation.llm.prompts import PromptPack, PromptPackError
+from personasim.simulation.runs.run_config import RunConfig, RunSettings
 from personasim.simulation.runs.run_dir import RunError, RunResult, read_manifest
-from personasim.simulation.runs.runner import RunSettings, arun_scenario
+from personasim.simulation.runs.runner import arun_scenario
 from personasim.simulation.runs.source_run import SourceRun
 from personasim.simulation.runs.validity import ValidityLimits
 
@@ -154,39 +157,40 @@ async def arescore_run(
     run_dir: str | Path,
     roles: Mapping[str, Sequence[str]],
     *,
-    out: str | Path | None = None,
-    resume: bool = False,
     regenerate_examples: bool = False,
     swap_order: bool = False,
-    prompts: str | Path | None = None,
+    config: RunConfig | None = None,
+    console: Console | None = None,
     **options: Any,
 ) -> RunResult:
-    """Rescore RUN into `out` (or resume that rescore); `options` go to `arun_scenario`
-    (cache, concurrency, retry, progress...). RUN is only read."""
+    """Rescore RUN into `config.out` (or resume that rescore with `resume`). `config` (or the
+    flat `options`: out, resume, prompts, cache, concurrency, retry, progress...; see
+    `RunConfig.from_options`) gives the new run's options but those RUN's manifest fixes:
+    its model, base URL, seed, settings and roles (with the rescored ones bound anew). RUN is
+    only read."""
+    config = RunConfig.from_options(config, **options)
     run_dir = Path(run_dir)
+    out = config.out
     if out is not None and Path(out).resolve() == run_dir.resolve():
         raise RunError("--out is the run being rescored; a rescore writes a new run directory")
     plan = plan_rescore(
         run_dir, roles, regenerate_examples=regenerate_examples, swap_order=swap_order
     )
-    _check_prompts(plan.scenario, read_manifest(run_dir), prompts)
+    _check_prompts(plan.scenario, read_manifest(run_dir), config.prompts)
     checked = plan.scenario.parse_params(plan.params)
     scores = plan.scenario.scores
     assert scores is not None  # plan_rescore refuses a scenario without scores
     source = SourceRun.read(run_dir, plan.rescored, scores)
-    return await arun_scenario(
-        plan.scenario,
-        checked,
+    config = replace(
+        config,
         seed=plan.seed,
         model=plan.model,
         base_url=plan.base_url,
-        out=out,
-        resume=resume,
         settings=plan.settings,
         roles=plan.roles,
-        prompts=prompts,
-        source=source,
-        **options,
+    )
+    return await arun_scenario(
+        plan.scenario, checked, config=config, source=source, console=console
     )
 
 

@@ -2,7 +2,7 @@
 
 `run --resume` takes the command that started the run again, and resume refuses any field of
 its fingerprint that differs (fingerprint.py). Every one of those fields is in the manifest, so
-this module reads them back into `run_scenario`'s arguments; the resume itself, and each of its
+this module reads them back into the run's `RunConfig`; the resume itself, and each of its
 checks (fingerprint, scenario file, log, writer lock), stays in runner.py and resume.py. The
 manifest holds no secret: keys come from the environment, as for `run`.
 
@@ -31,8 +31,8 @@ from personasim.simulation.llm.model_spec import (
     unused_run_options,
 )
 from personasim.simulation.runs.resume import has_lost_calls, log_is_complete
+from personasim.simulation.runs.run_config import RunConfig, RunSettings, read_endpoints
 from personasim.simulation.runs.run_dir import MANIFEST_FILE, RunError, read_manifest
-from personasim.simulation.runs.runner import RunSettings, read_endpoints
 from personasim.simulation.runs.scenario_file import scenario_for_run
 from personasim.simulation.runs.validity import ValidityLimits
 
@@ -47,7 +47,7 @@ _REQUIRED = ("scenario", "params", "seed", "model", "roles", "response_format")
 
 @dataclass(frozen=True)
 class RetryPlan:
-    """`run_scenario`'s arguments for resuming `run_dir`, read from its manifest."""
+    """What resuming `run_dir` takes, read from its manifest (`run_config`)."""
 
     run_dir: Path
     scenario: type[Scenario]
@@ -62,7 +62,7 @@ class RetryPlan:
     client: dict[str, Any]
     """The client limits the run recorded (`ClientLimits.to_json()` and `workers`)."""
 
-    def run_options(
+    def run_config(
         self,
         *,
         concurrency: int | None = None,
@@ -70,18 +70,21 @@ class RetryPlan:
         timeout: float | None = None,
         max_attempts: int | None = None,
         workers: int | None = None,
-    ) -> dict[str, Any]:
-        """The keyword arguments of `run_scenario` (but `resume`, `retry_failed`, cache and
-        progress); a limit given here replaces the recorded one (none is in the fingerprint)."""
+        **options: Any,
+    ) -> RunConfig:
+        """The resume's `RunConfig`: the run's settings, with `resume` on; a limit given here
+        replaces the recorded one (none is in the fingerprint); `options` are the rest
+        (`retry_failed`, cache, progress, `allow_endpoint_change`)."""
         client = self.client
         retry = RetryPolicy(
             max_attempts=max_attempts or int(client.get("max_attempts", 5)),
             timeout=timeout or float(client.get("timeout_s", 60.0)),
             hedge=HedgePolicy.from_json(client.get("hedge") or {}),
         )
-        return dict(
+        return RunConfig.from_options(
             model=self.model,
             out=self.run_dir,
+            resume=True,
             seed=self.seed,
             base_url=self.base_url,
             endpoints=self.endpoints,
@@ -92,6 +95,7 @@ class RetryPlan:
             requests_per_minute=requests_per_minute or client.get("requests_per_minute"),
             retry=retry,
             workers=workers or int(client.get("workers", 1)),
+            **options,
         )
 
 

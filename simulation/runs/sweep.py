@@ -18,12 +18,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from rich.console import Console
+
 from personasim.simulation.core.scenario import Scenario
 from personasim.simulation.llm.backend_kind import ModelSpecError
-from personasim.simulation.llm.model_spec import check_pools, check_run_options, parse_model_spec
+from personasim.simulation.llm.model_spec import parse_model_spec
+from personasim.simulation.runs.run_config import RunConfig
 from personasim.simulation.runs.run_dir import RunError, RunResult
 from personasim.simulation.runs.run_lock import RunLockedError
-from personasim.simulation.runs.runner import RunSettings, endpoint_options, read_endpoints
 from personasim.simulation.runs.scenario_file import (
     is_scenario_path,
     resolve_scenario,
@@ -59,25 +61,30 @@ def run_sweep(
     executor: Executor = "local",
     ray_address: str | None = None,
     seeds: Sequence[int] | None = None,
-    **run_options: Any,
+    config: RunConfig | None = None,
+    console: Console | None = None,
+    **options: Any,
 ) -> SweepResult:
     """Run every (model, grid point, seed) combination; write `combined.csv` / `combined.md`.
 
     `seeds` makes the seed a dimension: each cell runs with its own (and its name and rows say
-    which); without it every cell runs with `run_options["seed"]`. With several seeds the
+    which); without it every cell runs with the config's seed. With several seeds the
     scenario's own sweep tables are written once per seed, under `seed=<N>/`, so a paper's
     table never mixes (or silently drops) repetitions; `combined.csv` has every row.
 
-    `run_options` are passed to each `run_scenario` call (seed, base_url, concurrency, ...).
-    `executor="ray"` runs each cell as a Ray task (on the cluster at `ray_address`, else the
-    one this process is connected to, else a local one) with each endpoint's `concurrency`
-    and `requests_per_minute` held across all cells; see docs/sweeps.md.
+    `config` (or the flat `options`: seed, base_url, concurrency, ...; see
+    `RunConfig.from_options`) is each cell's, with the cell's model, run directory and seed;
+    `console` shows the local cells' progress. `executor="ray"` runs each cell as a Ray task
+    (on the cluster at `ray_address`, else the one this process is connected to, else a local
+    one) with each endpoint's `concurrency` and `requests_per_minute` held across all cells;
+    see docs/sweeps.md.
     """
     if executor not in EXECUTORS:
         raise RunError(f"executor {executor!r}: use one of {', '.join(EXECUTORS)}")
     if ray_address is not None and executor != "ray":
         raise RunError("--ray-address is for --executor ray")
-    if executor == "ray" and run_options.get("workers", 1) > 1:
+    config = RunConfig.from_options(config, **options)
+    if executor == "ray" and config.workers > 1:
         raise RunError(
             "--workers is for one machine: with --executor ray the cells are spread over the "
             "cluster and share each endpoint's limits through Ray; use --workers 1"
@@ -93,8 +100,7 @@ def run_sweep(
             parse_model_spec(model)
         except ModelSpecError as exc:
             raise RunError(str(exc)) from None
-    run_options["endpoints"] = read_endpoints(run_options.get("endpoints"))
-    _check_run_options(models, run_options)
+    config.check_models([*models, *(s for specs in config.roles.values() for s in specs)])
     if seeds is not None and (not seeds or len(set(seeds)) != len(seeds)):
         raise RunError(f"seeds {list(seeds)}: give one or more, each once")
     seed_list: list[int | None] = list(seeds) if seeds is not None else [None]
@@ -117,10 +123,10 @@ def run_sweep(
         from personasim.simulation.runs.ray_sweep import run_cells_on_ray
 
         results, failed = run_cells_on_ray(
-            _scenario_ref(scenario, scenario_cls), cells, run_options, address=ray_address
+            _scenario_ref(scenario, scenario_cls), cells, config, address=ray_address
         )
     else:
-        results, failed = _run_cells_here(scenario_cls, cells, run_options)
+        results, failed = _run_cells_here(scenario_cls, cells, config, console)
     runs, rows = [], []
     typed = [checked[i] for _ in models for i in range(len(points)) for _ in seed_list]
     for cell, point_params, result in zip(cells, typed, results, strict=True):
@@ -149,22 +155,11 @@ def run_sweep(
     return SweepResult(directory, runs, rows, reports)
 
 
-def _check_run_options(models: Sequence[str], run_options: Mapping[str, Any]) -> None:
-    """An endpoint option no model of the sweep would use is bad input; one that only some
-    use reaches those cells (`run_cell` leaves it out of the others)."""
-    specs = [*models, *(s for specs in (run_options.get("roles") or {}).values() for s in specs)]
-    options = endpoint_options(
-        run_options.get("base_url"), run_options.get("settings") or RunSettings()
-    )
-    try:
-        check_run_options(specs, options)
-        check_pools(specs, run_options.get("endpoints"))
-    except ModelSpecError as exc:
-        raise RunError(str(exc)) from None
-
-
 def _run_cells_here(
-    scenario_cls: type[Scenario], cells: Sequence[SweepCell], run_options: Mapping[str, Any]
+    scenario_cls: type[Scenario],
+    cells: Sequence[SweepCell],
+    config: RunConfig,
+    console: Console | None,
 ) -> tuple[list[RunResult | None], list[CellFailure]]:
     """The cells one after another; a cell whose directory another process is writing fails
     with that message and the others go on."""
@@ -172,7 +167,7 @@ def _run_cells_here(
     failed: list[CellFailure] = []
     for cell in cells:
         try:
-            results.append(run_cell(scenario_cls, cell, run_options))
+            results.append(run_cell(scenario_cls, cell, config, console=console))
         except RunLockedError as exc:
             results.append(None)
             failed.append(CellFailure(cell.name, cell.run_dir, str(exc)))

@@ -7,17 +7,19 @@ not a cycle.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
+
 from personasim.simulation.core.scenario import Scenario
 from personasim.simulation.llm.chat import Backend
 from personasim.simulation.llm.limiter import EndpointLimiter
-from personasim.simulation.llm.model_spec import parse_model_spec, pool_name, unused_run_options
+from personasim.simulation.runs.run_config import RunConfig
 from personasim.simulation.runs.run_dir import MANIFEST_FILE, RunResult
-from personasim.simulation.runs.runner import RunSettings, endpoint_options, run_scenario
+from personasim.simulation.runs.runner import run_scenario
 from personasim.simulation.runs.scenario_file import load_scenario_file
 
 __all__ = ["CellFailure", "ScenarioRef", "SweepCell", "run_cell"]
@@ -53,37 +55,22 @@ class CellFailure:
 def run_cell(
     scenario: ScenarioRef,
     cell: SweepCell,
-    run_options: Mapping[str, Any],
+    config: RunConfig,
     limiter_for: Callable[[Backend], EndpointLimiter | None] | None = None,
+    console: Console | None = None,
 ) -> RunResult:
-    """Run one cell into its directory, resuming what an earlier attempt left there."""
+    """Run one cell into its directory, resuming what an earlier attempt left there; the
+    sweep's endpoint options that none of the cell's models uses do not reach it."""
     if isinstance(scenario, tuple):
         scenario = load_scenario_file(*scenario)
-    resume = (cell.run_dir / MANIFEST_FILE).exists()
-    options = dict(run_options) if cell.seed is None else {**run_options, "seed": cell.seed}
-    options = _for_cell(cell.model, options)
-    return run_scenario(
-        scenario,
-        cell.params,
+    seed = config.seed if cell.seed is None else cell.seed
+    cell_config = replace(
+        config,
         model=cell.model,
         out=cell.run_dir,
-        resume=resume,
-        limiter_for=limiter_for,
-        **options,
+        resume=(cell.run_dir / MANIFEST_FILE).exists(),
+        seed=seed,
+    ).for_its_models()
+    return run_scenario(
+        scenario, cell.params, config=cell_config, limiter_for=limiter_for, console=console
     )
-
-
-def _for_cell(model: str, options: dict[str, Any]) -> dict[str, Any]:
-    """A sweep's options without the endpoint options none of this cell's models use (the
-    sweep checked that some cell uses each): `--base-url` and `--endpoints` do not reach a
-    scripted cell."""
-    specs = [model, *(s for specs in (options.get("roles") or {}).values() for s in specs)]
-    settings = options.get("settings") or RunSettings()
-    unused = unused_run_options(specs, endpoint_options(options.get("base_url"), settings))
-    if "base_url" in unused:
-        options["base_url"] = None
-    if not any(pool_name(parse_model_spec(spec)) for spec in specs):
-        options["endpoints"] = None  # no model of this cell names a pool
-    if "response_format" in unused:
-        options["settings"] = replace(settings, response_format="text")
-    return options
