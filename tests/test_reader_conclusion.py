@@ -206,3 +206,22 @@ def test_labels_units_and_replies_of_one_number(
 ) -> None:
     reading = read_answer(reply, question)
     assert (reading.status, reading.value) == (status, value), reading
+
+
+BUSES = "120 pupils and 10 teachers go on a trip. A bus holds 40 people. How many buses?"
+
+
+def test_an_earlier_same_sentence_with_another_value_is_ambiguous() -> None:
+    twice = (
+        "120 ÷ 40 = 3. So the school needs 3 buses for the trip.\n\n"
+        "With the teachers that is 130 people. So the school needs 4 buses for the trip."
+    )
+    reading = read_answer(twice, BUSES)
+    assert reading.status == "ambiguous"
+    assert "an earlier sentence says the same" in (reading.reason or "")
+    labelled = "So the school needs 3 buses.\n\nAnswer: So the school needs 4 buses."
+    assert read_answer(labelled, BUSES).status == "ambiguous"  # an answer line says it too
+    corrected = twice.replace("With the teachers", "Wait, I forgot the teachers: with them")
+    assert read_answer(corrected, BUSES).value == 4.0  # a correction between: the last wins
+    same = twice.replace("needs 3 buses", "needs 4 buses")
+    assert read_answer(same, BUSES).value == 4.0  # the same value twice: one answer

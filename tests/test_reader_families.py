@@ -97,6 +97,8 @@ MATH_FAMILIES: dict[str, list[tuple[str, float | str]]] = {
         ("Janet vende 9 huevos a 2 $ cada uno, así que gana 18 $ al día.", 18),
         ("## Antwort\n\n**18 $** pro Tag.\n\n16 − 3 − 4 = 9 Eier zu je 2 $.", 18),
         ("Final Answer: She sells 9 eggs, earning $18.", NO),  # the readers disagree
+        ("월요일: 3개\n화요일: 4개\n\n답: 모두 7개", 7),  # a Korean answer label
+        ("Llenó 3 cajas con 4 libros cada una, así que le quedan siete libros.", 7),
     ],
     "JSON answer fields": [
         ('{\n    "reasoning": "5 * 4 = 20\\n",\n    "answer": "20",\n    "answer": "24"\n}', A),

@@ -32,9 +32,12 @@ __all__ = [
     "CLAUSE_END",
     "FRACTION_WORDS",
     "HEDGED",
+    "LISTED",
     "NEGATED",
     "NO_ANSWER",
     "NO_NUMBER",
+    "RANGE",
+    "SEVERAL",
     "WORKED",
     "ClauseValue",
     "Context",
@@ -50,6 +53,9 @@ NO_NUMBER = "its statement gives no number"
 """The problem of a statement with no number ("Final Answer: cannot be determined")."""
 NEGATED = "it says what the answer is not"
 """The problem of a negated statement ("Answer: not possible")."""
+LISTED = "its closing sentence lists quantities"
+SEVERAL = "its closing sentence states several quantities"
+"""The problems of a closing sentence the question may still settle (answer_conclusion.py)."""
 NO_ANSWER = "it says there is no answer"
 """The problem of a statement that names no answer ("Final Answer: N/A", "cannot be determined")."""
 _NO_ANSWER = re.compile(
@@ -124,7 +130,7 @@ _RESULT_AFTER = re.compile(
     re.IGNORECASE,
 )
 _VALUE_ALONE = re.compile(r"^(?:[\s*_]*(?:[^\W\d_]+\.?|[$€£¥₹%])){0,3}[\s*_.!]*$")
-_RANGE = re.compile(r"^\s*(?:-|–|—|~|to|à|a|bis|até|hasta|au|到|至)\s*[$€£]?\s*$", re.IGNORECASE)
+RANGE = re.compile(r"^\s*(?:-|–|—|~|to|à|a|bis|até|hasta|au|到|至)\s*[$€£]?\s*$", re.IGNORECASE)
 """Between two numbers, a range: "12 - 13", "12 to 13", "12 到 13" (or "12-13", which is
 read as a number and a signed one)."""
 HEDGED = re.compile(
@@ -354,7 +360,7 @@ def _first_value(body: str, numbers: list[Number]) -> ClauseValue:
     first = numbers[0]
     if len(numbers) > 1:
         between = body[first.end : numbers[1].start]
-        if _RANGE.match(between) or (not between and body[numbers[1].start] == "-"):
+        if RANGE.match(between) or (not between and body[numbers[1].start] == "-"):
             values = tuple(n.value for n in numbers[:2] if n.value is not None)
             return None, values, "it gives a range"
         joined = _CONJUNCTION.match(between) or _JUXTAPOSED.match(between)

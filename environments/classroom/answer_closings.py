@@ -26,6 +26,8 @@ from personasim.environments.classroom.answer_clauses import (
     ASIDE,
     FRACTION_WORDS,
     HEDGED,
+    LISTED,
+    SEVERAL,
     Context,
     Statement,
     clause_value,
@@ -283,7 +285,7 @@ def closing_statement(
         return Statement(where, "closing", None, stated, reason) if stated else None
     piece, several = _closing_piece(clause, context.language)
     if several:
-        return Statement(where, "closing", None, several, "its closing sentence lists quantities")
+        return Statement(where, "closing", None, several, LISTED)
     if piece is None:
         return None
     value, candidates, problem = _single_quantity(context, piece)
@@ -355,7 +357,7 @@ def _single_quantity(
     numbers = numbers_in(body, context.decimal_mark)
     if len(numbers) > 1 and "=" not in body:
         values = tuple(dict.fromkeys(n.value for n in numbers if n.value is not None))
-        return None, values, "its closing sentence states several quantities"
+        return None, values, SEVERAL
     return clause_value(body, context.decimal_mark, context.language)
 
 

@@ -10,9 +10,6 @@ verifications after it ("Check: 600 + 2,400 = 3,000 ✓", "(Note: ignoring inter
 not change it. The rule reads a value only where exactly one new quantity is left; two ("64
 emails a day, which is 320 a week") or none is no reading, and so is a reply cut off
 mid-sentence, a question, or a sentence that hedges its value ("probably", "about 40").
-
-`sign_in_words` is shared by every statement: a positive value whose sentence calls it a loss,
-a debt or a shortfall is not settled unless the question asks in those words.
 """
 
 from __future__ import annotations
@@ -20,10 +17,12 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 from functools import lru_cache
+from itertools import pairwise
 
 from personasim.environments.classroom.answer_clauses import (
     FRACTION_WORDS,
     HEDGED,
+    RANGE,
     WORKED,
     Context,
     Statement,
@@ -47,8 +46,16 @@ from personasim.environments.classroom.answer_numbers import (
     reply_decimal_mark,
     reply_language,
 )
+from personasim.environments.classroom.answer_units import (
+    by_asked_kind,
+    conversions,
+)
 
-__all__ = ["against_opening", "concluding_statement", "restates_question", "sign_in_words"]
+__all__ = [
+    "against_opening",
+    "concluding_statement",
+    "restates_question",
+]
 
 TOLERANCE = 1e-6
 
@@ -86,10 +93,11 @@ _EQUALS_AFTER = re.compile(r"^\s*[$€£%]?\s*(?:[^\W\d_]+\s*)?=")
 _EQUALS_BEFORE = re.compile(r"=\s*[$€£]?\s*$")
 _ORDINAL_AFTER = re.compile(r"^(?:st|nd|rd|th|er|e|ème|º|ª|°)\b", re.IGNORECASE)
 _UNSETTLED = re.compile(
-    r"\d:\d|\(\s*[$€£]?\s*\d[\d.,\s]*[$€£]?\s*\)|\beither\b|\bdepend|\bvar(?:y|ies)\b|"
-    r"\bor\s+[$€£]?\d|\bou\s+[$€£]?\d|\boder\s+[$€£]?\d|\bo\s+[$€£]?\d|或",
+    r"\d:\d|\(\s*[$€£]?\s*\d[\d.,\s]*[$€£]?\s*\)|\beither\b|\bdepend|\bvar(?:y|ies)\b|或",
     re.IGNORECASE,
 )
+_OR_NUMBER = re.compile(r"\b(?:or|ou|oder|o)\s+[$€£]?\d", re.IGNORECASE)
+"""A second value offered with "or": an alternative, unless it is the first in another unit."""
 """What leaves the value unsettled: a clock time ("2:00 pm"), an amount in accounting
 parentheses ("(47,50 $)"), alternatives ("either $450 or $1,000", "depending on")."""
 _CLOSING_ASIDE = re.compile(r"(?<=[.!。！])\s*\([^()]*\)\s*$")
@@ -127,6 +135,10 @@ _EXPLAINED = re.compile(
     r",?\s+(?:because|since|as|car|parce\s+que|porque|weil|pois)\s+", re.IGNORECASE
 )
 """What explains the value before it ("She made $5 because 20 times .25 equals 5")."""
+_LEADING_REASON = re.compile(
+    r"(?:^|\band\s+)(?:since|as|because)\s+[^,]+,\s*(?P<main>[^,]+)$", re.IGNORECASE
+)
+"""A reason that leads its main clause ("since he has 6 feet, that leaves 594 feet")."""
 _ABBREVIATION = re.compile(
     r"\b(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|vs|etc|approx|No|Nr|ca|bzw|z\.B|e\.g|i\.e|Mme|Hr|Fr|Sra?)\.$",
     re.IGNORECASE,
@@ -141,7 +153,7 @@ _STEP = re.compile(
 )
 _VALUE_ALONE = re.compile(r"\s*[*_]*(?P<value>[$€£]?\s*-?\d[\d,.]*\s*[$€£%]?)[*_.]*\s*")
 """A reply that is one number and nothing else ("20", "**$18.50**")."""
-_ONE = re.compile(r"\b(?:one|a\s+single)\s+(?!of\b|another\b|more\b)[^\W\d_]+", re.IGNORECASE)
+_ONE = re.compile(r"(?<!-)\b(?:one|a\s+single)\s+(?!of\b|another\b|more\b)[^\W\d_]+", re.IGNORECASE)
 """The English word "one" before a noun, which text2num leaves as a word ("one dollar")."""
 _LABEL_BEFORE = re.compile(r"(?:\b(?:No|Nr|Nº|n°|Nummer|number|núm|num)\.?|#)\s*$", re.IGNORECASE)
 """A number that names something ("horse No. 12", "Pferd Nr. 12", "#3"), not a quantity."""
@@ -157,6 +169,7 @@ def concluding_statement(context: Context) -> Statement | None:
     """The reply's concluding sentence as a statement: its one new quantity (a value), or None
     where the rule reads none (cut off, a question, hedged, no new quantity or several)."""
     text = _before_afterwords(_THINK.sub(lambda match: " " * len(match[0]), context.text))
+    text = _without_remarks(text, context)
     if (alone := _VALUE_ALONE.fullmatch(text)) is not None:  # the whole reply: "20", "$18.50"
         numbers = numbers_in(alone["value"], context.decimal_mark)
         if len(numbers) == 1 and numbers[0].value is not None:
@@ -171,6 +184,7 @@ def concluding_statement(context: Context) -> Statement | None:
     position, raw, sentence = found
     if _UNSETTLED.search(sentence) or _DOUBT.search(sentence):
         return None
+    offered = _OR_NUMBER.search(sentence) is not None
     worded = len(_WORD_OF_TEXT.findall(sentence)) >= 2 or _CJK.search(sentence)
     if not worded and "=" not in sentence:
         return None  # a number alone ("(5). 6.") is no sentence; an equation is
@@ -181,6 +195,10 @@ def concluding_statement(context: Context) -> Statement | None:
     restated = not values or not context.question
     if not values:  # one quantity, which the question gave too: "Lauren works 40 more years"
         values = _new_quantities(sentence, [], context)
+    if offered and not conversions(values):
+        return None  # "$450 or $1,000": alternatives; "$62, or 6,200 cents": one amount
+    if len(values) > 1 and (chosen := by_asked_kind(values, context)) is not None:
+        values = [chosen]  # "12 hours, which is 720 minutes" for "... in minutes"
     if len(values) != 1:
         return None
     value, number, body = values[0]
@@ -237,14 +255,31 @@ def against_opening(statement: Statement, context: Context) -> Statement:
 
 
 def _hedge(body: str, value: float, context: Context) -> str | None:
-    """A hedge or bound in the sentence that qualifies its value ("$64, more or less", "about
-    40", "13 boxes at minimum"), not one that qualifies another number ("Over 5 days, ...")."""
+    """A hedge, bound or range in the sentence that qualifies its value ("$64, more or less",
+    "about 40", "13 boxes at minimum", "$480–$520"), not one that qualifies another number
+    ("Over 5 days, ...")."""
+    if (spread := _range_of(body, value, context)) is not None:
+        return spread
     for match in HEDGED.finditer(body):
         after = numbers_in(body[match.end() :], context.decimal_mark)
         near = after[0].value if after and after[0].start <= _HEDGE_REACH else None
         if near is not None and abs(near - value) > TOLERANCE:
             continue  # it qualifies another number
         return match[0]
+    return None
+
+
+def _range_of(body: str, value: float, context: Context) -> str | None:
+    """A range the value is an end of ("$480–$520", "12 to 13 years", "3-4"), not a
+    subtraction ("600 - 6 = 594")."""
+    for low, high in pairwise(numbers_in(body, context.decimal_mark)):
+        between = body[low.end : high.start]
+        ranged = RANGE.match(between) or (not between and body[high.start] == "-")
+        if not ranged or _EQUALS_AFTER.match(body[high.end :]):
+            continue
+        ends = [abs(n.value) for n in (low, high) if n.value is not None]
+        if any(abs(end - abs(value)) <= TOLERANCE for end in ends):
+            return body[low.start : high.end]
     return None
 
 
@@ -266,6 +301,37 @@ def _before_afterwords(text: str) -> str:
         else:
             break
     return "\n".join(lines)
+
+
+_NOT_A_REMARK = re.compile(
+    r"\b(?:not|no|never|lost|unsure|wrong|mistake|error|incorrect|wait|hmm|sorry|however|but|"
+    r"check|recheck|verify|assume|assuming|if|answer|result|solution|final|one|two|three|four|"
+    r"five|six|seven|eight|nine|ten|eleven|twelve|twice|half|double|triple|dozens?)\b|n't",
+    re.IGNORECASE,
+)
+"""What a sentence passed over as a closing remark never holds: doubt, denial or a condition
+("I lost track of the final number."), a word about the answer ("This is the final answer."),
+a number in words."""
+
+
+def _without_remarks(text: str, context: Context) -> str:
+    """The reply without the remarks that close it after its last sentence with a number
+    ("She might want to buy a few extra eggs in case some break!", "Enjoy!"), up to two; never
+    a remark that doubts, denies or speaks of the answer (`_NOT_A_REMARK`)."""
+    for _ in range(2):
+        found = sentences(text)
+        if len(found) < 2:
+            return text
+        position, last = found[-1]
+        if not _ended(text) or _has_number(last, context) or _ONE.search(last):
+            return text  # cut off, or the sentence states a number ("one hour left")
+        if _DOUBT.search(last) or _NOT_A_REMARK.search(last):
+            return text  # "I lost track of the final number.": it takes the number back
+        before = text[:position].rstrip()
+        if not _has_number(found[-2][1], context) or not _ended(before):
+            return text
+        text = before
+    return text
 
 
 def _paragraph_start(lines: list[str]) -> int:
@@ -350,7 +416,10 @@ def _new_quantities(
     sentence = unbracketed if _has_number(unbracketed, context) else sentence
     head, colon, tail = sentence.partition(":")
     stated = sentence
-    if colon and (_is_label(head) or _RESULT.search(tail)):
+    breakdown = len(_RESULT.findall(tail)) > 1 and not _is_label(head)
+    if colon and breakdown and _has_number(head, context):
+        stated = head  # "480 people were inside: the buses 12 × 35 = 420 and the cars 20 × 3 = 60"
+    elif colon and (_is_label(head) or _RESULT.search(tail)):
         stated = tail  # "Total: 29", "Elle en donne 5 : il lui reste 12 − 5 = 7"
     elif colon and _has_number(head, context):
         stated = head  # "So you paid $35 in total: your $25 half plus the $10 tip"
@@ -362,8 +431,12 @@ def _new_quantities(
             return []  # "..., it would be 13": a case, not the answer
     if _CONDITION.search(stated):
         return []  # "..., or 13 if you count the guide": a case, not the answer
-    explained = _EXPLAINED.split(stated, maxsplit=1)[0]
-    stated = explained if _has_number(explained, context) else stated  # "$5 because 20 × .25"
+    if (reason := _LEADING_REASON.search(stated)) is not None:
+        main = reason["main"]  # "..., and since he has 6 feet, that leaves 600 − 6 = 594"
+        stated = main if _has_number(main, context) else stated
+    else:
+        explained = _EXPLAINED.split(stated, maxsplit=1)[0]
+        stated = explained if _has_number(explained, context) else stated  # "$5 because 20 × .25"
     lead, comma, rest = stated.partition(", ")
     if comma and BACKGROUND.match(lead.strip(" *_")) and _has_number(rest, context):
         stated = rest  # a leading phrase sets the scene: "With 110 books, Elly needs 2"
@@ -424,39 +497,3 @@ def _is_operand(body: str, number: Number) -> bool:
 
 def _is_ordinal(body: str, number: Number) -> bool:
     return bool(_ORDINAL_AFTER.match(body[number.end :]))
-
-
-def sign_in_words(context: Context, final: Statement, value: float | None) -> str | None:
-    """Why a positive value is not settled: its sentence says it is a loss, a debt or a
-    shortfall ("overdrawn by $47.50", "a loss of $15,500"), which a grader may read as
-    negative, and the question does not ask in those words ("How much did it lose?")."""
-    if value is None or value <= 0:
-        return None
-    end = final.end if final.end is not None else len(context.text)
-    start = max(context.text.rfind("\n", 0, final.position), 0)
-    words = _SIGN_WORDS.search(context.text[start:end])
-    if words is None or _SIGN_WORDS.search(_asked(context.question or "")):
-        return None
-    return f"its sentence gives the sign in words ({words[0]!r})"
-
-
-_QUESTION_SENTENCE = re.compile(r"(?<=[.?!。？！])\s+(?=[^\W\d_a-z])")
-"""A sentence break of the question: before a capital letter ("lbs. by" and "vs. calories"
-do not end a sentence)."""
-
-
-def _asked(question: str) -> str:
-    """The question's sentence that asks: up to its last question mark, else its last."""
-    marks = [question.rfind(mark) for mark in "?？"]
-    asking = question[: max(marks) + 1] if max(marks) >= 0 else question
-    parts = [p for p in _QUESTION_SENTENCE.split(asking) if p.strip()]
-    return parts[-1] if parts else ""
-
-
-_SIGN_WORDS = re.compile(
-    r"\b(?:overdrawn|overdraft|short(?:fall)?|in\s+debt|in\s+the\s+red|deficit|loss|"
-    r"owes?|owed|découvert|perte|déficit|Verlust|Defizit|im\s+Minus|pérdida|prejuízo|"
-    r"perdita)\b|亏损|赤字",
-    re.IGNORECASE,
-)
-"""Words that say a value is below zero (a loss, a debt, a shortfall)."""

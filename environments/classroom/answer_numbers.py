@@ -229,7 +229,10 @@ _LANGUAGE_WORDS = {
         "pour",
         "dans",
     },
-    "es": {"el", "los", "es", "cada", "ella", "tiene", "entonces", "respuesta", "por"},
+    "es": {
+        *("el", "los", "las", "es", "cada", "ella", "tiene", "entonces", "respuesta", "por"),
+        *("del", "al", "su", "sus", "así", "una", "con", "hay", "hace", "quedan", "pero"),
+    },
     "de": {
         "der",
         "die",
@@ -268,7 +271,10 @@ _LANGUAGE_WORDS = {
         "e",
         "dias",
     },
-    "it": {"il", "ogni", "lei", "lui", "ha", "quindi", "risposta", "della"},
+    "it": {
+        *("il", "ogni", "lei", "lui", "ha", "quindi", "risposta", "della", "degli", "sono"),
+        *("gli", "che", "una", "delle", "anche"),
+    },
 }
 """A few frequent words per language: enough to tell the language of a reply's prose."""
 _DECIMAL_COMMA = {"fr", "es", "de", "pt", "it"}

@@ -47,7 +47,7 @@ ANSWER_FIELDS = frozenset(
 _LABEL = (
     r"(?:\b(?:final\s+answer|final\s+result|answer|réponse(?:\s+finale)?|respuesta(?:\s+final)?|"
     r"(?:endgültige\s+)?antwort|resposta(?:\s+final)?|risposta(?:\s+finale)?|antwoord)\b"
-    r"|最终答案|最終答案|答案|答え|答)"
+    r"|最终答案|最終答案|答案|答え|答|최종\s*답|정답|답)"
 )
 _TOPIC = r"(?:\s+(?:to|for|of|in)\s+(?:the|this|your|our|that)\s+(?:[^\W\d_]+\s+){0,2}?[^\W\d_]+)?"
 _SEPARATOR = (

@@ -39,8 +39,10 @@ from functools import lru_cache
 from typing import Any
 
 from personasim.environments.classroom.answer_clauses import (
+    LISTED,
     NEGATED,
     NO_ANSWER,
+    SEVERAL,
     Context,
     Statement,
     below_zero_signed,
@@ -54,8 +56,8 @@ from personasim.environments.classroom.answer_conclusion import (
     against_opening,
     concluding_statement,
     restates_question,
-    sign_in_words,
 )
+from personasim.environments.classroom.answer_consistency import said_otherwise_before
 from personasim.environments.classroom.answer_numbers import (
     NUMBER,
     SIGN_WORD,
@@ -71,6 +73,12 @@ from personasim.environments.classroom.answer_statements import (
     emphasis_statements,
     explicit_statements,
     mentions_a_final_statement,
+)
+from personasim.environments.classroom.answer_units import (
+    difference_missing,
+    kind_mismatch,
+    listed_quantities,
+    sign_in_words,
 )
 from personasim.simulation import CORRECTION, Reading, agree, corrected, register_reader
 
@@ -143,15 +151,28 @@ def _statements(context: Context) -> list[Statement]:
             closing = None  # it copies the question out: no answer
         concluding = concluding_statement(context)
         if closing is None or closing.value is None:
-            closing = concluding or closing
+            if closing is None or _resolvable(closing, context):
+                closing = concluding or closing
         elif concluding is not None and concluding.value is not None:
             closing = _both_rules(closing, concluding)
-        found.extend([] if closing is None else [against_opening(closing, context)])
+        if closing is not None:
+            found.append(against_opening(closing, context))
         stating = [s for s in found if s.problem is None or s.candidates]
     if stating:
         first = min(s.position for s in stating)
         found.extend(correction_statements(context, first + 1))
     return sorted(found, key=lambda s: s.position)
+
+
+def _resolvable(closing: Statement, context: Context) -> bool:
+    """Whether the question may settle what the closing sentence left open (the concluding
+    rule then reads it, with its own, narrower hedge check): not quantities listed side by
+    side ("45 goats in Farm X and 25 goats in Farm Y")."""
+    if closing.problem not in (SEVERAL, LISTED):
+        return True
+    end = closing.end if closing.end is not None else len(context.text)
+    sentence = re.split(r"(?<=[.!?。！？])\s+|\n", context.text[closing.position : end])[0]
+    return not listed_quantities(sentence, context)
 
 
 def _both_rules(closing: Statement, concluding: Statement) -> Statement:
@@ -250,10 +271,16 @@ def _hedged(
     reading: Reading, final: Statement, context: Context
 ) -> tuple[Reading, Statement | None]:
     """The reading, unless what follows its final statement takes it back, or its sentence
-    gives the sign in words the question does not use."""
+    gives the sign in words the question does not use, or its last sentence gives a quantity
+    of another kind than the question asks (it stopped at an intermediate step)."""
+    other = kind_mismatch(context, final, reading.value)
+    other = other or difference_missing(context, final, reading.value)
+    if other is not None:
+        return Reading.unreadable(other, "grammar:intermediate"), None
     hedge = (
         hedge_after(context, final, reading.value)
         or sign_in_words(context, final, reading.value)
+        or said_otherwise_before(context, final, reading.value)
         or _prose_before(context, final, reading)
     )
     if hedge is None:

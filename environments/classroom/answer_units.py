@@ -1,0 +1,414 @@
+"""What the question asks for, and whether a sentence's quantity is that (docs/classroom.md,
+"Reading answers", rule 6, "What the question asks for").
+
+A grader reading a reply's last sentence has the question in front of them and knows what kind
+of quantity it asks for: money ("How much did he earn?"), a percent, a unit it names ("in
+minutes"), or things it counts ("How many insects ...?"). Two uses follow:
+
+- **A sentence with several quantities** ("Sandy walked 12 hours, which is 720 minutes.") is
+  read by the one quantity of the asked kind, where exactly one is; likewise the one stated
+  *per item* where the question asks per item ("$34 together, which is $17 each").
+- **A sentence whose quantity is of another kind** than the question asks ("so he tutored 13
+  hours" for "How much did he earn?"; "1.5 hours" for "how many episodes"; "6 packs" for "How
+  much does he spend?"), or that names the asked things with another number ("two bookcases,
+  each holding 55 books"), stopped at an intermediate step: no reading. Two counted nouns are
+  never compared ("17 fruits" may answer "pieces of fruit").
+
+`sign_in_words` is shared by every statement: a positive value whose sentence calls it a loss,
+a debt or a shortfall is not settled unless the question asks in those words.
+
+Only English questions are read for their asked kind (the corpora's questions are GSM8K's); a
+kind is compared only where both sides name one, so a bare "42." is never refused by it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import pairwise
+
+from personasim.environments.classroom.answer_clauses import Context, Statement, prepared
+from personasim.environments.classroom.answer_numbers import Number, numbers_in
+
+__all__ = [
+    "Asked",
+    "asked_quantity",
+    "asking_sentence",
+    "by_asked_kind",
+    "conversions",
+    "difference_missing",
+    "kind_mismatch",
+    "listed_quantities",
+    "per_item",
+    "quantity_kind",
+    "sign_in_words",
+]
+
+TOLERANCE = 1e-6
+Candidate = tuple[float, Number, str]
+"""A sentence's quantity: its value, the number, and the prepared sentence it is in."""
+
+
+@dataclass(frozen=True)
+class Asked:
+    """The kind of quantity a question asks for ("money", "percent", a unit or a counted noun
+    as its singular stem; None where it names none) and whether it asks per item."""
+
+    kind: str | None
+    per_item: bool = False
+
+
+_MONEY_WORDS = r"(?:dollars?|cents?|bucks|euros?|pounds\s+sterling|usd|eur)"
+_UNITS = (
+    r"cents?|seconds?|minutes?|hours?|days?|weeks?|months?|years?|miles?|feet|foot|inch(?:es)?|"
+    r"yards?|met(?:er|re)s?|kilomet(?:er|re)s?|centimet(?:er|re)s?|kilograms?|grams?|kg|km|"
+    r"ounces?|pounds?|liters?|litres?|gallons?|quarts?|cups?"
+)
+_IN_UNIT = re.compile(rf"\b(?:in|into|to)\s+(?P<unit>{_UNITS}|dollars?)\b", re.IGNORECASE)
+_PERCENT_ASKED = re.compile(
+    r"\b(?:what|which)\s+percent(?:age)?\b|\bhow\s+many\s+percent|\bas\s+a\s+percent(?:age)?\b|"
+    r"\bin\s+percent\b|\bby\s+what\s+percent",
+    re.IGNORECASE,
+)
+_MONEY_ASKED = re.compile(
+    rf"\bhow\s+much\s+money\b|\bhow\s+many\s+{_MONEY_WORDS}\b|\bdollar\s+amount\b|"
+    r"\bhow\s+much\s+(?:more\s+|less\s+)?(?:did|does|do|will|would|is|was|are|were|has|"
+    r"have|had|can|could|should|must|might)\b[^?]*?\b(?:costs?|pay|paid|pays|earns?|earned|spends?|spent|makes?|made|"
+    r"saves?|saved|charges?|charged|owes?|owed|profit|worth|change|tips?|raised?|donated?|"
+    r"collects?|collected|sells?\s+for|sold\s+for)\b",
+    re.IGNORECASE,
+)
+_HOW_MANY = re.compile(
+    r"\b(?:how\s+many|(?:total\s+)?number\s+of)\s+(?:\d+-[a-z]+\s+)?(?P<phrase>[a-z][a-z\s-]{0,60})",
+    re.IGNORECASE,
+)
+_PHRASE_END = re.compile(
+    r"\b(?:do|does|did|is|are|was|were|will|would|can|could|should|has|have|had|must|might|"
+    r"of|in|on|at|for|to|from|that|than|per|each|a|an|the|he|she|they|it|we|you|i|there|"
+    r"his|her|their|its|if|when|after|before|with|by|left|remain|remaining|every|and|or|last|"
+    r"next|this|these|those)\b",
+    re.IGNORECASE,
+)
+_PER_ITEM_ASKED = re.compile(
+    r"\beach\b|\bper\b|\bevery\b|\bapiece\b|\ba\s+(?:day|week|month|year|hour|minute|person)\b",
+    re.IGNORECASE,
+)
+_PER_ITEM_AFTER = re.compile(
+    r"^\s*(?:[^\W\d_]+\s+){0,3}?(?:each|apiece|per\s+\w+|a\s+(?:day|week|month|year|hour|"
+    r"minute|piece|person|head)|an\s+hour|in\s+each\s+\w+|for\s+each\s+\w+|every\s+\w+)\b",
+    re.IGNORECASE,
+)
+_NOT_A_NOUN = {
+    "more", "fewer", "less", "additional", "extra", "total", "whole", "full", "other", "all",
+    "different", "remaining", "left", "in", "altogether", "so", "and", "or", "times",
+    "of", "is", "are", "was", "were", "each", "per", "which", "that", "this", "these", "those",
+    "now", "today", "then", "already", "still", "overall", "combined", "together", "too",
+    "also", "here", "there", "ago", "daily", "weekly", "monthly", "yearly", "annually",
+}  # fmt: skip
+_PERCENT = re.compile(r"%|percent\b|per\s*cent\b", re.IGNORECASE)
+_FOLLOWING = re.compile(r"\s*((?:[^\W\d_][\w-]*\s+){0,2}[^\W\d_][\w-]*)")
+"""Up to three words right after a number, with nothing but spaces between them."""
+_ENGLISH = re.compile(r"\b(?:how|what|the|is|are|does|did)\b", re.IGNORECASE)
+
+
+def kind_mismatch(context: Context, final: Statement, value: float | None) -> str | None:
+    """Why a closing or concluding sentence's value is not the answer: it is a quantity of
+    another kind than the question asks ("13 hours" for "How much did he earn?"), or the
+    sentence names the asked things with another number while the value names something else
+    ("she'll need two bookcases, each holding 55 books" read as 55 for "how many bookcases")."""
+    if value is None or final.rule not in ("closing", "concluding") or not context.question:
+        return None
+    asked = asked_quantity(asking_sentence(context.question)).kind
+    if asked is None:
+        return None
+    body = prepared(_sentence_at(context.text, final), context.language, context.decimal_mark)
+    same = [n for n in numbers_in(body, context.decimal_mark) if _equal(n.value, value)]
+    kind = quantity_kind(body, same[-1].start, same[-1].end) if same else None
+    english = context.language in (None, "en")
+    if kind is not None and not _same_kind(kind, asked, english):
+        given, wanted = _named(kind), _named(asked)
+        return f"its last sentence gives a quantity in {given} where the question asks for {wanted}"
+    if kind is None or kind == asked or asked in _DIMENSIONS:
+        return None
+    numbers = numbers_in(body, context.decimal_mark)
+    for index, n in enumerate(numbers):
+        other = n.value is not None and not _equal(n.value, value)
+        if (
+            other
+            and not _operand(body, numbers, index)
+            and quantity_kind(body, n.start, n.end) == asked
+        ):
+            return f"its last sentence gives {_named(asked)} as {n.value:g}, and {value:g} {kind}s"
+    for word in _NUMBER_WORD.finditer(body):  # "she'll need two bookcases, each holding 55 books"
+        named = _NUMBER_WORDS.index(word[0].lower()) + 1
+        if named != value and quantity_kind(body, word.start(), word.end()) == asked:
+            return f"its last sentence gives {_named(asked)} as {word[0]!r}, and {value:g} {kind}s"
+    return None
+
+
+_NUMBER_WORDS = [
+    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+    "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
+    "twenty",
+]  # fmt: skip
+_NUMBER_WORD = re.compile(rf"\b(?:{'|'.join(_NUMBER_WORDS)})\b", re.IGNORECASE)
+
+
+_OPERATOR = re.compile(r"[+×÷*/=−–]|\s-\s")
+
+
+def _operand(body: str, numbers: list[Number], index: int) -> bool:
+    """Whether the number is an operand or result of arithmetic: an operator between it and a
+    neighbouring number ("60 total jellybeans – 51 …")."""
+    start = numbers[index - 1].end if index > 0 else max(0, numbers[index].start - 3)
+    end = numbers[index + 1].start if index + 1 < len(numbers) else len(body)
+    return bool(
+        _OPERATOR.search(body[start : numbers[index].start] + " " + body[numbers[index].end : end])
+    )
+
+
+def _sentence_at(text: str, statement: Statement) -> str:
+    """The sentence a statement starts."""
+    end = statement.end if statement.end is not None else len(text)
+    return re.split(r"(?<=[.!?。！？])\s+|\n", text[statement.position : end])[0]
+
+
+def difference_missing(context: Context, final: Statement, value: float | None) -> str | None:
+    """Why a closing or concluding sentence's value is not the answer to a question that asks
+    for a difference ("How many more boxes did she buy this week than last week?"): the
+    sentence states an amount with no word of comparison ("this week she bought 8 boxes")."""
+    if value is None or final.rule not in ("closing", "concluding") or not context.question:
+        return None
+    if context.language not in (None, "en"):
+        return None
+    if not _DIFFERENCE_ASKED.search(asking_sentence(context.question)):
+        return None
+    if _COMPARED.search(_sentence_at(context.text, final)):
+        return None
+    return "the question asks for a difference; its last sentence states an amount"
+
+
+_DIFFERENCE_ASKED = re.compile(
+    r"\bhow\s+(?:many|much)\s+(?:more|fewer|less)\b[^?]*\bthan\b|"
+    r"\bhow\s+much\s+(?:[a-z]+er|more\s+\w+|less\s+\w+)\s+[^?]*\bthan\b",
+    re.IGNORECASE,
+)
+_COMPARED = re.compile(
+    r"\b(?:more|fewer|less|than|difference|differ|[a-z]{2,}er|extra|additional|left|remaining|"
+    r"short|exceeds?|beat|won|wins|ahead|behind|apart|gap|margin)\b|[−-]\s*[$€£]?\s*\d",
+    re.IGNORECASE,
+)
+
+
+def by_asked_kind(candidates: list[Candidate], context: Context) -> Candidate | None:
+    """The one quantity of a sentence that is of the kind the question asks for, else, of
+    quantities of one kind, the one stated per item where the question asks per item; None
+    where not exactly one."""
+    if not context.question:
+        return None
+    asked = asked_quantity(asking_sentence(context.question))
+    kinds = [quantity_kind(body, n.start, n.end) for _, n, body in candidates]
+    fitting = [c for c, kind in zip(candidates, kinds, strict=True) if kind == asked.kind]
+    if len(fitting) == 1 and (asked.kind in _DIMENSIONS or None not in kinds):
+        return fitting[0]  # a unit is named; a noun may be left out ("42 left")
+    if None in kinds:
+        return None
+    if not asked.per_item or len(set(kinds)) != 1:
+        return None  # per item and total of one thing only: "$34 together, which is $17 each"
+    each = [c for c in candidates if per_item(c[2], c[1].end)]
+    return each[0] if len(each) == 1 else None
+
+
+def listed_quantities(sentence: str, context: Context) -> bool:
+    """Whether the sentence lists two quantities of one kind side by side, as parts rather
+    than an answer ("45 goats left in Farm X and 25 goats left in Farm Y", "3 cheese pizzas and
+    3 pepperoni pizzas"): joined by "and" or a comma, with no verb or change between them
+    ("had 20 apples and has 12 apples left" is a change, not a list)."""
+    body = prepared(sentence, context.language, context.decimal_mark)
+    numbers = numbers_in(body, context.decimal_mark)
+    for one, other in pairwise(numbers):
+        kind = quantity_kind(body, one.start, one.end)
+        gap = body[one.end : other.start]
+        if kind is None or kind != quantity_kind(body, other.start, other.end):
+            continue
+        if _JOINED.search(gap) and not _CHANGE.search(gap):
+            return True
+    return False
+
+
+_JOINED = re.compile(r"\band\b|,", re.IGNORECASE)
+_CHANGE = re.compile(
+    r"\b(?:has|have|had|is|are|was|were|now|then|gets?|got|ate|eats?|gave|gives?|sold|sells?|"
+    r"bought|buys?|made|makes?|spent|spends?|paid|pays?|needs?|leaves?|keeps?|kept|uses?|used|"
+    r"earns?|earned|loses?|lost|becomes?|became|remains?|adds?|added|takes?|took|receives?|"
+    r"received|with|from|to|into|of|which|that|making|giving|for|costs?|so|therefore|thus|"
+    r"hence|then|but|while|whereas)\b|[+=×÷*/−;]",
+    re.IGNORECASE,
+)
+"""Words between two quantities that make them a change or a computation, not a list."""
+
+
+def conversions(candidates: list[Candidate]) -> bool:
+    """Whether a sentence's quantities are one quantity in two units ("$62.00, or 6,200
+    cents", "7/20 of the class, or 35 percent", "12 hours, which is 720 minutes"): two, of
+    different kinds, one a common conversion factor times the other."""
+    if len(candidates) != 2:
+        return False
+    (first, one, body), (second, other, _) = candidates
+    kinds = quantity_kind(body, one.start, one.end), quantity_kind(body, other.start, other.end)
+    if kinds[0] == kinds[1] or not first or not second:
+        return False
+    ratio = max(abs(first), abs(second)) / min(abs(first), abs(second))
+    return any(abs(ratio - factor) <= TOLERANCE * factor for factor in _FACTORS)
+
+
+_FACTORS = (100, 60, 3600, 24, 7, 12, 3, 2, 1000)
+"""Cents and percents, minutes and seconds, hours, days, weeks, months and inches, feet and
+yards, pairs, metric prefixes (between quantities of different kinds only)."""
+
+
+def _same_kind(kind: str, asked: str, english: bool = True) -> bool:
+    """Whether a quantity of `kind` may answer a question that asks for `asked`: unless both
+    are units of different dimensions. The same dimension in another unit is an answer in
+    that unit ("Each pen costs $0.75." for "in cents" states 0.75); a counted noun may be a
+    synonym ("17 fruits" for "pieces of fruit"), a measure may not ("1.5 hours" for "how many
+    episodes"); "13 hours" for "How much did he earn?" is another quantity."""
+    kind_dimension, asked_dimension = _DIMENSIONS.get(kind), _DIMENSIONS.get(asked)
+    if asked_dimension is None:  # things counted: not a measure ("1.5 hours" for "how many
+        return kind_dimension in (None, "percent")  # episodes"), any noun ("17 fruits")
+    if asked_dimension == "money" and english:  # "6 packs" for "How much does he spend?"
+        return kind_dimension == "money"
+    return kind_dimension is None or kind_dimension == asked_dimension
+
+
+_DIMENSIONS = {
+    **dict.fromkeys(("money", "cent"), "money"),
+    "percent": "percent",
+    **dict.fromkeys(("second", "sec", "minute", "min", "hour", "hr", "day", "week", "month",
+                     "year"), "time"),
+    **dict.fromkeys(("mile", "mi", "foot", "ft", "inch", "inche", "yard", "meter", "metre",
+                     "m", "kilometer", "kilometre", "km", "centimeter", "centimetre", "cm"),
+                    "length"),
+    **dict.fromkeys(("kilogram", "kg", "gram", "g", "ounce", "oz", "lb"), "mass"),
+    **dict.fromkeys(("liter", "litre", "gallon", "quart", "ml"), "volume"),
+}  # fmt: skip
+"""The units a grader converts between, by dimension ("pound" is left out: money or mass)."""
+
+
+def sign_in_words(context: Context, final: Statement, value: float | None) -> str | None:
+    """Why a positive value is not settled: its sentence says it is a loss, a debt or a
+    shortfall ("overdrawn by $47.50", "a loss of $15,500"), which a grader may read as
+    negative, and the question does not ask in those words ("How much did it lose?")."""
+    if value is None or value <= 0:
+        return None
+    end = final.end if final.end is not None else len(context.text)
+    start = max(context.text.rfind("\n", 0, final.position), 0)
+    words = _SIGN_WORDS.search(context.text[start:end])
+    asking = asking_sentence(context.question or "")
+    if words is None or _SIGN_WORDS.search(asking):
+        return None
+    if _OWED.fullmatch(words[0]) and _PAYING.search(asking):
+        return None  # "she owes $6" for "How much does she have to pay?": what she pays
+    return f"its sentence gives the sign in words ({words[0]!r})"
+
+
+_OWED = re.compile(r"owes?|owed", re.IGNORECASE)
+_PAYING = re.compile(r"\b(?:pay|pays|paid|owe|owes|cost|costs|spend|spends|charged?|fee)\b", re.I)
+_SIGN_WORDS = re.compile(
+    r"\b(?:overdrawn|overdraft|short(?:fall)?|in\s+debt|in\s+the\s+red|deficit|loss|"
+    r"owes?|owed|découvert|perte|déficit|Verlust|Defizit|im\s+Minus|pérdida|prejuízo|"
+    r"perdita)\b|亏损|赤字",
+    re.IGNORECASE,
+)
+"""Words that say a value is below zero (a loss, a debt, a shortfall)."""
+
+
+def _named(kind: str) -> str:
+    return kind if kind in ("money", "percent") else f"{kind}s"
+
+
+def _equal(number: float | None, value: float) -> bool:
+    return number is not None and abs(number - value) <= TOLERANCE
+
+
+_QUESTION_SENTENCE = re.compile(r"(?<=[.?!。？！])\s+(?=[^\W\d_a-z])")
+"""A sentence break of the question: before a capital letter ("lbs. by" and "vs. calories"
+do not end a sentence)."""
+
+
+@lru_cache(maxsize=4096)
+def asking_sentence(question: str) -> str:
+    """The question's sentence that asks: up to its last question mark, else its last."""
+    marks = [question.rfind(mark) for mark in "?？"]
+    asking = question[: max(marks) + 1] if max(marks) >= 0 else question
+    parts = [p for p in _QUESTION_SENTENCE.split(asking) if p.strip()]
+    return parts[-1] if parts else ""
+
+
+@lru_cache(maxsize=4096)
+def asked_quantity(asked_sentence: str) -> Asked:
+    """The kind the question's asking sentence names, and whether it asks per item."""
+    if not _ENGLISH.search(asked_sentence):
+        return Asked(None)
+    per_item = _PER_ITEM_ASKED.search(asked_sentence) is not None
+    if _PERCENT_ASKED.search(asked_sentence):
+        return Asked("percent", per_item)
+    if (unit := _IN_UNIT.search(asked_sentence)) is not None:
+        return Asked(_kind_of_word(unit["unit"]), per_item)
+    if _MONEY_ASKED.search(asked_sentence):
+        return Asked("money", per_item)
+    counted = list(_HOW_MANY.finditer(asked_sentence))
+    if len(counted) == 1:  # "how many ducks and how many goats": two things, no one kind
+        return Asked(_noun_kind(counted[0]["phrase"]), per_item)
+    return Asked(None, per_item)
+
+
+def quantity_kind(text: str, start: int, end: int) -> str | None:
+    """The kind of the quantity written at `text[start:end]`: money by a currency sign before
+    it or a money word after, a percent, else the noun that follows it (its singular stem);
+    None where nothing names it ("42 left.")."""
+    before, after = text[max(0, start - 2) : end], text[end:]
+    latex = "$" in before and after.lstrip().startswith("$")  # "$92$": inline math, no dollar
+    if not latex and (re.search(r"[$€£¥]", before) or re.match(r"\s*[$€£¥]", after)):
+        return "money"
+    if _PERCENT.search(text[start:end]) or _PERCENT.match(after.lstrip()):
+        return "percent"
+    phrase = _FOLLOWING.match(after)
+    return _noun_kind(phrase[1]) if phrase else None
+
+
+def _noun_kind(phrase: str) -> str | None:
+    """The kind a noun phrase names: its last noun before a verb, preposition or article;
+    None where it names two things ("candles and flashlights") or none."""
+    head, *rest = _PHRASE_END.split(phrase, maxsplit=1)
+    if rest and re.match(r"\s*(?:and|or)\s+[a-z]", phrase[len(head) :], re.IGNORECASE):
+        return None
+    kinds = [_kind_of_word(word) for word in head.split() if word.lower() not in _NOT_A_NOUN]
+    if kinds and kinds[0] in _DIMENSIONS:
+        return kinds[0]  # "1 foot long": a foot ("50 cookies last year": cookies)
+    return kinds[-1] if kinds else None
+
+
+def per_item(text: str, end: int) -> bool:
+    """Whether the quantity ending at `end` is stated per item ("$17 each", "64 emails a day")."""
+    return _PER_ITEM_AFTER.match(text[end : end + 60]) is not None
+
+
+def _kind_of_word(word: str) -> str:
+    """A noun's singular stem, money words as "money" ("dollars" and "$" are one kind)."""
+    word = word.lower()
+    if re.fullmatch(
+        r"dollars?|d[oó]lar(?:es)?|dollari|bucks|euros?|usd|eur|yuan|yen|pesos?|rupees?", word
+    ):
+        return "money"
+    if re.fullmatch(r"cents?", word):
+        return "cent"
+    if word in ("people", "persons"):
+        return "person"
+    if word in ("feet", "foot"):
+        return "foot"
+    for suffix, replacement in (("ies", "y"), ("ches", "ch"), ("shes", "sh"), ("xes", "x")):
+        if word.endswith(suffix):
+            return word[: -len(suffix)] + replacement
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word

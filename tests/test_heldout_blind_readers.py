@@ -1,0 +1,56 @@
+"""The readers on the blind sets written after the first two (tests/data/heldout_v4/ and
+heldout_v5/, READMEs there): each written by labellers who never opened the readers' code,
+their tests or an earlier corpus's rows, counted first as a whole (counts only), then split
+once, like the earlier sets, by a hash of each row's id (`part`): the development part's
+misreadings are printed for the readers' authors, the held-out part is only ever counted.
+
+- **v4** (2026-11-28): as a whole, the readers before the fifth round: math 10 wrong of 300 and
+  48 of 267 valued replies without a value, transfers 0 wrong and 5 of 135; the fifth round's:
+  math 8 and 37, transfers 0 and 5. Held-out part at the split: math 3 wrong, 24 without a
+  value; after the fifth round: 2 and 22; after the sixth: 2 and 23.
+- **v5** (2026-11-28): as a whole, the readers before the sixth round: math 6 wrong of 300
+  (2.0 %) and 40 of 265 valued replies without a value (15.1 %), transfers 0 wrong of 140 and 7
+  of 117; the sixth round's rules as they were when the set arrived: math 7 wrong and 38
+  without a value, transfers the same. Held-out part at the split: math 1 wrong of 158, 25 of
+  143 without a value; transfers 0 wrong of 79, 2 of 63; after the sixth round (its
+  development part studied): math 1 wrong and 20 without a value, transfers the same.
+
+`MEASURED`: the held-out part's counts after the last round studied its development part; the
+tests fail if a reader gets worse."""
+
+from __future__ import annotations
+
+import pytest
+from test_heldout_readers import goal
+from test_heldout_v2_readers import counted, math_tally, transfer_tally
+
+MEASURED = {
+    # corpus: (rows, math wrong, math without a value, transfer rows, wrong, without a value)
+    "v4": (300, 2, 23, 160, 0, 1),
+    "v5": (300, 1, 20, 140, 0, 2),
+}
+
+
+@pytest.mark.parametrize("corpus", sorted(MEASURED))
+def test_math_answers_held_out(corpus: str, capsys: pytest.CaptureFixture[str]) -> None:
+    rows, wrong, no_value, *_ = MEASURED[corpus]
+    dev, held = math_tally("dev", corpus), math_tally("heldout", corpus)
+    counted(dev, capsys, listed=True, corpus=corpus)
+    counted(held, capsys, listed=False, corpus=corpus)
+    met = held.wrong_rate <= 0.01 and held.unreadable_rate <= 0.05
+    goal(capsys, f"math answers ({corpus})", met)
+    assert dev.n + held.n == rows and held.n >= rows // 2
+    assert held.counts["wrong"] <= wrong
+    assert held.counts["abstained"] <= no_value
+
+
+@pytest.mark.parametrize("corpus", sorted(MEASURED))
+def test_transfers_held_out(corpus: str, capsys: pytest.CaptureFixture[str]) -> None:
+    *_, rows, wrong, no_value = MEASURED[corpus]
+    dev, held = transfer_tally("dev", corpus), transfer_tally("heldout", corpus)
+    counted(dev, capsys, listed=True, corpus=corpus)
+    counted(held, capsys, listed=False, corpus=corpus)
+    goal(capsys, f"transfers ({corpus})", held.wrong_rate <= 0.01)
+    assert dev.n + held.n == rows and held.n >= rows // 2
+    assert held.counts["wrong"] <= wrong
+    assert held.counts["abstained"] <= no_value
