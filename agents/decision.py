@@ -340,7 +340,7 @@ async def decide(sim: Simulation, agent_id: str, task: DecisionTask) -> Decision
 
 
 WORKER_DECIDE = f"{__name__}:decide_in_worker"
-"""What a worker process runs for one decision (simulation/runs/decision_workers.py)."""
+"""What a worker process runs for one decision (simulation/runs/workers/decision_workers.py)."""
 
 
 async def decide_in_worker(

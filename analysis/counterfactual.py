@@ -30,7 +30,7 @@ from personasim.analysis.intervals import INTERVAL_METHODS
 from personasim.analysis.paired import holm_over, paired_difference
 from personasim.analysis.undefined import in_words, stat_fields
 from personasim.simulation import ScenarioMetrics
-from personasim.simulation.runs.tables import write_table
+from personasim.simulation.runs.lifecycle.tables import write_table
 
 __all__ = [
     "Outcome",

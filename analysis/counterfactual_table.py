@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from personasim.analysis.undefined import in_words
-from personasim.simulation.runs.tables import cell_text, significant
+from personasim.simulation.runs.lifecycle.tables import cell_text, significant
 
 __all__ = ["counterfactual_cells", "mean_change_text"]
 

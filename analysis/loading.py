@@ -1,6 +1,6 @@
 """Runs and sweeps as pandas frames, for analysis in a notebook or script.
 
-Thin, documented entry points over `personasim.simulation.runs.event_data`, which the
+Thin, documented entry points over `personasim.simulation.runs.tools.event_data`, which the
 `personasim export --format parquet` command writes from, so a frame loaded here and a Parquet
 file exported there hold the same rows and columns (`payload` is a dict here, JSON text there;
 `load_agents` is the export's `agents.parquet`).
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from personasim.simulation.runs.agent_data import run_agents
-from personasim.simulation.runs.event_data import run_events, sweep_events
+from personasim.simulation.runs.tools.agent_data import run_agents
+from personasim.simulation.runs.tools.event_data import run_events, sweep_events
 
 __all__ = ["load_agents", "load_events", "load_sweep"]
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from personasim.simulation.runs.atomic_files import atomic_path
-from personasim.simulation.runs.tables import MARK
+from personasim.simulation.runs.lifecycle.atomic_files import atomic_path
+from personasim.simulation.runs.lifecycle.tables import MARK
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 __all__ = ["SMALL_MARK", "model_label", "save_figure", "small_note"]
-# The table writer and its cell format are the kernel's (simulation/runs/tables.py): imported
-# from there, never through this module.
+# The table writer and its cell format are the kernel's (simulation/runs/lifecycle/tables.py):
+# imported from there, never through this module.
 
 SMALL_MARK = MARK
 """How a table's Markdown marks a row whose group is smaller than the run's `min_group_n`."""

@@ -21,10 +21,10 @@ from pathlib import Path
 
 import yaml
 
-from personasim.simulation.runs.event_data import read_run_log
-from personasim.simulation.runs.runner import arun_scenario
-from personasim.simulation.runs.tiktoken_file import file_encodings, load_encoding
-from personasim.simulation.runs.token_counts import (
+from personasim.simulation.runs.lifecycle.runner import arun_scenario
+from personasim.simulation.runs.tools.event_data import read_run_log
+from personasim.simulation.runs.tools.tiktoken_file import file_encodings, load_encoding
+from personasim.simulation.runs.tools.token_counts import (
     TokenCounter,
     estimated_counter,
     gguf_counter,

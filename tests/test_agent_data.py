@@ -17,8 +17,8 @@ from personasim.simulation import run_scenario
 from personasim.simulation.cli.main import main
 from personasim.simulation.log.events import Event
 from personasim.simulation.log.sqlite_store import SQLiteEventStore
-from personasim.simulation.runs.agent_data import agents_table
-from personasim.simulation.runs.sweep import run_sweep
+from personasim.simulation.runs.sweeps.sweep import run_sweep
+from personasim.simulation.runs.tools.agent_data import agents_table
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "sweeps.md"
 

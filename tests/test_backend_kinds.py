@@ -200,7 +200,7 @@ def test_the_command_line_imports_nothing_heavy() -> None:
 
 def test_the_clis_executors_are_the_sweeps() -> None:
     from personasim.simulation.cli.sweep_command import EXECUTORS
-    from personasim.simulation.runs.sweep import EXECUTORS as SWEEP_EXECUTORS
+    from personasim.simulation.runs.sweeps.sweep import EXECUTORS as SWEEP_EXECUTORS
 
     assert EXECUTORS == SWEEP_EXECUTORS
 

@@ -46,8 +46,8 @@ from personasim.simulation import (
     run_scenario,
 )
 from personasim.simulation.cli.main import main
-from personasim.simulation.runs.run_dir import RunError
-from personasim.simulation.runs.runner import RunSettings
+from personasim.simulation.runs.lifecycle.run_dir import RunError
+from personasim.simulation.runs.lifecycle.runner import RunSettings
 
 GSM8K = DATA / "gsm8k" / "test.jsonl"
 
@@ -848,7 +848,7 @@ def test_a_wide_cell_says_when_answers_were_left_out_of_its_denominator() -> Non
 
 @pytest.mark.slow
 def test_a_sweep_writes_tables_1_and_2_and_figure_3_across_models(tmp_path: Path) -> None:
-    from personasim.simulation.runs.sweep import run_sweep
+    from personasim.simulation.runs.sweeps.sweep import run_sweep
 
     params = {"n_questions": 3, "repetitions": 2, "strategies": "none,zero-shot"}
     models = ["scripted", "scripted:drift=0.3"]

@@ -12,8 +12,8 @@ import pytest
 
 from personasim.analysis.counterfactual_table import mean_change_text
 from personasim.simulation.cli.main import main
-from personasim.simulation.runs.sweep import run_sweep
-from personasim.simulation.runs.tables import significant
+from personasim.simulation.runs.lifecycle.tables import significant
+from personasim.simulation.runs.sweeps.sweep import run_sweep
 
 
 def markdown_rows(path: Path) -> list[dict[str, str]]:

@@ -32,7 +32,7 @@ from personasim.simulation import (
     run_scenario,
 )
 from personasim.simulation.cli.main import main as cli
-from personasim.simulation.runs.decision_workers import WorkerSpec
+from personasim.simulation.runs.workers.decision_workers import WorkerSpec
 
 PATIENT = RetryPolicy(
     max_attempts=3, timeout=30, initial_backoff=0.01, max_backoff=0.05, hedge=HedgePolicy(False)

@@ -1,5 +1,5 @@
 """`personasim run ... --dry-run`: requests, tokens, cost and wall time from a scripted run in
-memory (simulation/runs/dry_run.py), checked against the scripted run's own log."""
+memory (simulation/runs/tools/dry_run.py), checked against the scripted run's own log."""
 
 from __future__ import annotations
 
@@ -13,7 +13,9 @@ import pytest
 from personasim.simulation import DecisionRange, SQLiteEventStore
 from personasim.simulation.cli.main import main
 from personasim.simulation.llm.roles import DEFAULT_REPLY_TOKENS, Role
-from personasim.simulation.runs.dry_run import (
+from personasim.simulation.runs.lifecycle.run_dir import RunError
+from personasim.simulation.runs.lifecycle.runner import RunSettings
+from personasim.simulation.runs.tools.dry_run import (
     DryRun,
     RoleEstimate,
     Span,
@@ -22,9 +24,7 @@ from personasim.simulation.runs.dry_run import (
     durations,
     reply_estimate,
 )
-from personasim.simulation.runs.prices import Price, is_local_url, load_prices, served_locally
-from personasim.simulation.runs.run_dir import RunError
-from personasim.simulation.runs.runner import RunSettings
+from personasim.simulation.runs.tools.prices import Price, is_local_url, load_prices, served_locally
 
 PRICES = """
 [models."my-model"]

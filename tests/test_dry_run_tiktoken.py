@@ -1,5 +1,5 @@
 """`run --dry-run --tokenizer FILE.tiktoken`: OpenAI models' prompt tokens counted by tiktoken
-from a file the user downloaded once, with no network call (simulation/runs/tiktoken_file.py,
+from a file the user downloaded once, with no network call (simulation/runs/tools/tiktoken_file.py,
 token_counts.py).
 
 A real encoding file is 2 to 4 MB and cannot be downloaded here, so the tests write a small
@@ -26,11 +26,11 @@ from tiktoken_ext import openai_public
 
 from personasim.simulation import SQLiteEventStore
 from personasim.simulation.cli.main import main
-from personasim.simulation.runs import tiktoken_file
-from personasim.simulation.runs.dry_run import DryRun, adry_run
-from personasim.simulation.runs.run_dir import RunError
-from personasim.simulation.runs.tiktoken_file import EncodingFile, load_encoding
-from personasim.simulation.runs.token_counts import role_counters, tiktoken_counter
+from personasim.simulation.runs.lifecycle.run_dir import RunError
+from personasim.simulation.runs.tools import tiktoken_file
+from personasim.simulation.runs.tools.dry_run import DryRun, adry_run
+from personasim.simulation.runs.tools.tiktoken_file import EncodingFile, load_encoding
+from personasim.simulation.runs.tools.token_counts import role_counters, tiktoken_counter
 
 MERGES = [b"th", b"he", b"the", b" t", b" the", b"in", b"er", b"an", b"ing", b" a", b"ou", b"re"]
 TEXTS = [

@@ -19,11 +19,11 @@ from personasim.analysis import load_events, load_sweep
 from personasim.simulation import run_scenario
 from personasim.simulation.cli.main import main
 from personasim.simulation.log.sqlite_store import SQLiteEventStore
-from personasim.simulation.runs.agent_data import sweep_agents
-from personasim.simulation.runs.event_data import typed_column
-from personasim.simulation.runs.run_dir import RunError
-from personasim.simulation.runs.sweep import run_sweep
-from personasim.simulation.runs.sweep_labels import cell_labels, with_cell_labels
+from personasim.simulation.runs.lifecycle.run_dir import RunError
+from personasim.simulation.runs.sweeps.sweep import run_sweep
+from personasim.simulation.runs.sweeps.sweep_labels import cell_labels, with_cell_labels
+from personasim.simulation.runs.tools.agent_data import sweep_agents
+from personasim.simulation.runs.tools.event_data import typed_column
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "sweeps.md"
 

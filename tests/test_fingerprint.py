@@ -13,7 +13,7 @@ from fake_openai import FakeOpenAIServer
 
 from personasim.scenarios.trust.population import TrustPopulation
 from personasim.simulation.cli.main import main
-from personasim.simulation.runs.fingerprint import fingerprint_diff
+from personasim.simulation.runs.lifecycle.fingerprint import fingerprint_diff
 
 
 def run_args(out: Path, n: int = 3, *extra: str) -> list[str]:

@@ -233,8 +233,8 @@ def test_bootstrap_kinds_cover_95_percent_on_fewer_data_sets(kind: Kind) -> None
 def test_the_other_reporters_compute_the_measured_intervals() -> None:
     """`personasim compare`'s t interval and the reading audit's Wilson interval (simulation
     layer) are the same intervals as the ones measured here."""
-    from personasim.simulation.runs.reading_audit import wilson_interval
-    from personasim.simulation.runs.viewer_compare import mean_interval
+    from personasim.simulation.runs.lifecycle.reading_audit import wilson_interval
+    from personasim.simulation.runs.viewer.viewer_compare import mean_interval
 
     rng = np.random.default_rng(9)
     for n in SIZES:

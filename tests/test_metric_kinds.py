@@ -12,7 +12,7 @@ from personasim.scenarios.trust.population import TrustPopulation
 from personasim.simulation import SQLiteEventStore, run_scenario
 from personasim.simulation.log.event_log import latest_attempts
 from personasim.simulation.log.events import events_frame
-from personasim.simulation.runs.run_dir import metric_events
+from personasim.simulation.runs.lifecycle.run_dir import metric_events
 
 
 def test_declared_kinds_give_the_metrics_of_the_whole_log(tmp_path: Path) -> None:

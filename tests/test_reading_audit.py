@@ -27,18 +27,18 @@ from personasim.simulation import (
     run_scenario,
 )
 from personasim.simulation.cli.main import main
-from personasim.simulation.runs.reader_role import read_value_line
-from personasim.simulation.runs.reading_audit import (
+from personasim.simulation.runs.lifecycle.reading_audit import (
     audit_summary,
     reading_counts,
     wilson_interval,
 )
-from personasim.simulation.runs.validity import (
+from personasim.simulation.runs.lifecycle.validity import (
     ValidityLimits,
     validity_from_events,
     validity_summary,
     with_readings,
 )
+from personasim.simulation.runs.tools.reader_role import read_value_line
 
 N_PERSONAS = 200
 WRONG_EVERY = 4

@@ -323,7 +323,7 @@ def test_a_second_journey_place_under_a_name_is_refused() -> None:
 
 
 def test_a_second_import_format_under_a_name_is_refused() -> None:
-    from personasim.simulation.runs.importers import (
+    from personasim.simulation.runs.tools.importers import (
         IMPORT_FORMATS,
         ImportFormat,
         get_import_format,

@@ -293,7 +293,7 @@ def test_score_items_average_repeated_scores_per_item() -> None:
 def test_the_viewer_shows_the_two_judges_side_by_side(source: Path, tmp_path: Path) -> None:
     """`personasim view NEW`: each item's score under RUN's judge and NEW's, largest change
     first; a run that is not a rescore has no such table (rendered: test_viewer_browser.py)."""
-    from personasim.simulation.runs.viewer import collect_run
+    from personasim.simulation.runs.viewer.viewer import collect_run
 
     new = tmp_path / "NEW"
     assert rescore(source, new, "--role", "judge=scripted:drift=0.3") == 0

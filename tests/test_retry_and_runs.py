@@ -20,7 +20,7 @@ from personasim.simulation.cli.main import main
 from personasim.simulation.cli.runs_command import find_runs
 from personasim.simulation.core import scenario as scenario_module
 from personasim.simulation.llm import scripted
-from personasim.simulation.runs.run_lock import RunLock
+from personasim.simulation.runs.lifecycle.run_lock import RunLock
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "coin_guess.py"
 ROUND_TWO = "        side = self.table.flip()\n"

@@ -30,9 +30,9 @@ from personasim.simulation import (
     lock_holder,
     run_scenario,
 )
-from personasim.simulation.runs.decision_workers import WorkerSpec
-from personasim.simulation.runs.run_context import RunContext
-from personasim.simulation.runs.validity import ValidityLimits
+from personasim.simulation.runs.lifecycle.run_context import RunContext
+from personasim.simulation.runs.lifecycle.validity import ValidityLimits
+from personasim.simulation.runs.workers.decision_workers import WorkerSpec
 
 ENDPOINTS = '[[pools.gpus.endpoints]]\nurl = "http://127.0.0.1:9/v1"\nconcurrency = 3\n'
 

@@ -27,8 +27,8 @@ from conftest import trustor_reply
 from fake_openai import FakeOpenAIServer
 
 from personasim.simulation.cli.main import main
-from personasim.simulation.runs.run_lock import RunLock, lock_holder
-from personasim.simulation.runs.sweep import run_sweep
+from personasim.simulation.runs.lifecycle.run_lock import RunLock, lock_holder
+from personasim.simulation.runs.sweeps.sweep import run_sweep
 
 SCRIPT = Path(sys.executable).with_name("personasim")
 MODULE = "personasim.simulation.cli.main"

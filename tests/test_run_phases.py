@@ -34,10 +34,10 @@ from test_run_integrity import (
 
 from personasim.simulation.cli.main import main
 from personasim.simulation.core.scenario import ScenarioParams
-from personasim.simulation.runs.atomic_files import atomic_path, write_text_atomic
-from personasim.simulation.runs.fingerprint import input_changes
-from personasim.simulation.runs.input_files import input_files
-from personasim.simulation.runs.run_lock import RunLock
+from personasim.simulation.runs.lifecycle.atomic_files import atomic_path, write_text_atomic
+from personasim.simulation.runs.lifecycle.fingerprint import input_changes
+from personasim.simulation.runs.lifecycle.input_files import input_files
+from personasim.simulation.runs.lifecycle.run_lock import RunLock
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "coin_guess.py"
 REPORT = (
@@ -326,7 +326,11 @@ def test_a_keyboard_interrupt_before_the_run_claims_no_run_directory(
 
 def no_runner_imported(stderr: str) -> list[str]:
     """The lines of `-X importtime` that show the runner (and with it Mesa, pandas...)."""
-    return [line for line in stderr.splitlines() if "personasim.simulation.runs.runner" in line]
+    return [
+        line
+        for line in stderr.splitlines()
+        if "personasim.simulation.runs.lifecycle.runner" in line
+    ]
 
 
 def test_a_second_writer_and_metrics_name_the_holder_before_the_slow_imports(

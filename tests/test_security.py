@@ -22,8 +22,8 @@ from personasim.simulation.cli.main import main
 from personasim.simulation.core import scenario as scenario_module
 from personasim.simulation.llm import scripted
 from personasim.simulation.llm.masking import find_secrets, is_secret_name, mask_secrets
-from personasim.simulation.runs.viewer import page_csp
-from personasim.simulation.runs.viewer_server import ViewServer, host_name
+from personasim.simulation.runs.viewer.viewer import page_csp
+from personasim.simulation.runs.viewer.viewer_server import ViewServer, host_name
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "coin_guess.py"
 FAKE_LANGCHAIN = "langchain:langchain_core.language_models.fake_chat_models:FakeListChatModel"

@@ -20,9 +20,9 @@ from personasim.simulation.cli.main import main
 from personasim.simulation.core import scenario as scenario_module
 from personasim.simulation.llm import scripted
 from personasim.simulation.log.sqlite_store import SQLiteEventStore
-from personasim.simulation.runs.ray_sweep import CELL_RETRIES, run_cells_on_ray
-from personasim.simulation.runs.run_config import RunConfig
-from personasim.simulation.runs.sweep import SweepCell, run_sweep
+from personasim.simulation.runs.lifecycle.run_config import RunConfig
+from personasim.simulation.runs.sweeps.ray_sweep import CELL_RETRIES, run_cells_on_ray
+from personasim.simulation.runs.sweeps.sweep import SweepCell, run_sweep
 
 pytestmark = pytest.mark.slow  # a local Ray cluster per test module
 

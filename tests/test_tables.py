@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from personasim.simulation.runs.tables import cell_text, percent, significant, write_table
+from personasim.simulation.runs.lifecycle.tables import cell_text, percent, significant, write_table
 
 
 @pytest.mark.parametrize(

@@ -274,7 +274,7 @@ def test_reasons_are_short_and_named(constant_beliefs: RunResult) -> None:
 
 
 def test_write_table_marks_flagged_rows_and_shows_nulls_as_dashes(tmp_path: Path) -> None:
-    from personasim.simulation.runs.tables import write_table
+    from personasim.simulation.runs.lifecycle.tables import write_table
 
     rows = [
         {"group": "a", "rho": 0.5, "small": False},

@@ -17,7 +17,7 @@ from fake_openai import FakeOpenAIServer
 
 from personasim.simulation import SQLiteEventStore
 from personasim.simulation.cli.main import main
-from personasim.simulation.runs.validity import ValidityLimits
+from personasim.simulation.runs.lifecycle.validity import ValidityLimits
 
 
 def decision_counts(run_dir: Path) -> dict[str, Counter[str]]:

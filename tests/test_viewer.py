@@ -23,13 +23,13 @@ from personasim.simulation import Event, SQLiteEventStore, run_scenario
 from personasim.simulation.cli.main import main
 from personasim.simulation.core import scenario as scenario_module
 from personasim.simulation.llm import scripted
-from personasim.simulation.runs.agent_data import run_agents
-from personasim.simulation.runs.replay import agent_events
-from personasim.simulation.runs.run_list import find_runs
-from personasim.simulation.runs.viewer import collect_run, render_page
-from personasim.simulation.runs.viewer_compare import NO_SPREAD, ONE_PAIR, mean_interval
-from personasim.simulation.runs.viewer_list import FolderServer
-from personasim.simulation.runs.viewer_server import ViewServer
+from personasim.simulation.runs.tools.agent_data import run_agents
+from personasim.simulation.runs.tools.replay import agent_events
+from personasim.simulation.runs.tools.run_list import find_runs
+from personasim.simulation.runs.viewer.viewer import collect_run, render_page
+from personasim.simulation.runs.viewer.viewer_compare import NO_SPREAD, ONE_PAIR, mean_interval
+from personasim.simulation.runs.viewer.viewer_list import FolderServer
+from personasim.simulation.runs.viewer.viewer_server import ViewServer
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "coin_guess.py"
 

@@ -21,7 +21,7 @@ from personasim.scenarios.career_chat.jobs import (
 )
 from personasim.scenarios.career_chat.metrics import DIMENSION_LABELS, DIMENSIONS, FORMATS
 from personasim.simulation.core.summary_counts import SummaryCount
-from personasim.simulation.runs.tables import write_table
+from personasim.simulation.runs.lifecycle.tables import write_table
 
 __all__ = [
     "SUMMARY_COUNTS",

@@ -23,7 +23,7 @@ from personasim.scenarios.classroom.tables import (
     write_wide_tables,
 )
 from personasim.simulation.core.summary_counts import SummaryCount
-from personasim.simulation.runs.tables import cell_text, percent, write_table
+from personasim.simulation.runs.lifecycle.tables import cell_text, percent, write_table
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -1,19 +1,19 @@
 """The classroom scenario's tables in the paper's wide shape and Figure 3 across models (seed
 000, REVERSO), from a run's accuracy rows or a sweep's combined rows.
 
-Every cell carries its n (`cell_text`, simulation/runs/tables.py). Table 1 (race none) and Table 2 (per race)
-have one row per model and, per strategy, the low and high accuracy with the change against
-the no-persona baseline as the paper's subscript and the answers behind it ("46.3% (-28.7) of
-36 graded"; "11.1% (-80.6) of 9 graded, 12 asked" where answers failed and were left out), the
-mean DoC with its judged pairs, and beside them the format compliance (the share of graded
+Every cell carries its n (`cell_text`, simulation/runs/lifecycle/tables.py). Table 1 (race none) and
+Table 2 (per race) have one row per model and, per strategy, the low and high accuracy with the
+change against the no-persona baseline as the paper's subscript and the answers behind it ("46.3%
+(-28.7) of 36 graded"; "11.1% (-80.6) of 9 graded, 12 asked" where answers failed and were left
+out), the mean DoC with its judged pairs, and beside them the format compliance (the share of graded
 replies in the asked `Final Answer: {number}`, low · high). Table 3 has, per model and strategy
-(0-shot, 1-shot, self-refinement; race none), the share of each tagged behaviour (1)–(4) of the
-low persona of its tagged comments. Table 5 has, per model and race, the zero-shot accuracy and
-DoC with the instructions after the question and, as the subscript, the change against
-before. The paper reports the main setting, so Tables 1–3 show the "before" order (or "after"
-for a model run only in that order). A value that was not run is an empty cell (— in
-Markdown), never 0; an undefined one says why; the long tables (`table1_level`, `table2_race`,
-`table3_behaviours`, `table5_order`) keep the numbers.
+(0-shot, 1-shot, self-refinement; race none), the share of each tagged behaviour (1)–(4) of the low
+persona of its tagged comments. Table 5 has, per model and race, the zero-shot accuracy and DoC with
+the instructions after the question and, as the subscript, the change against before. The paper
+reports the main setting, so Tables 1–3 show the "before" order (or "after" for a model run only in
+that order). A value that was not run is an empty cell (— in Markdown), never 0; an undefined one
+says why; the long tables (`table1_level`, `table2_race`, `table3_behaviours`, `table5_order`) keep
+the numbers.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from personasim.analysis.reports import save_figure
 from personasim.analysis.undefined import in_words
 from personasim.scenarios.classroom import metrics as metrics_of
-from personasim.simulation.runs.tables import cell_text, write_table
+from personasim.simulation.runs.lifecycle.tables import cell_text, write_table
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

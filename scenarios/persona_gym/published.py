@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from personasim.analysis.undefined import Undefined, stat_fields
-from personasim.simulation.runs.tables import write_table
+from personasim.simulation.runs.lifecycle.tables import write_table
 
 __all__ = [
     "NO_N",

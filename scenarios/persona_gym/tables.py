@@ -23,7 +23,7 @@ from personasim.scenarios.persona_gym.published import (
     write_published_reports,
 )
 from personasim.simulation.core.summary_counts import SummaryCount
-from personasim.simulation.runs.tables import cell_text, write_table
+from personasim.simulation.runs.lifecycle.tables import cell_text, write_table
 
 __all__ = [
     "SPREAD_LABEL",

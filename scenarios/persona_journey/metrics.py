@@ -28,7 +28,7 @@ from personasim.analysis.reports import save_figure
 from personasim.analysis.undefined import CONSTANT, Statistic, Undefined, shown_stat, stat_fields
 from personasim.scenarios.career_chat.options import option_distribution
 from personasim.simulation.core.summary_counts import SummaryCount
-from personasim.simulation.runs.atomic_files import atomic_path
+from personasim.simulation.runs.lifecycle.atomic_files import atomic_path
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -33,7 +33,7 @@ from personasim.scenarios.trust.metrics import (
 )
 from personasim.simulation import run_header
 from personasim.simulation.core.summary_counts import SummaryCount
-from personasim.simulation.runs.tables import significant, write_table
+from personasim.simulation.runs.lifecycle.tables import significant, write_table
 
 __all__ = [
     "BELIEFS_SUMMARY_COUNTS",

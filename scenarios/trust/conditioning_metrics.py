@@ -38,7 +38,7 @@ from personasim.scenarios.trust.beliefs_metrics import (
 from personasim.scenarios.trust.metrics import behaviour_metrics, write_amount_sent
 from personasim.simulation import run_header
 from personasim.simulation.core.summary_counts import SummaryCount
-from personasim.simulation.runs.tables import write_table
+from personasim.simulation.runs.lifecycle.tables import write_table
 
 __all__ = [
     "CONDITIONING_SUMMARY_COUNTS",

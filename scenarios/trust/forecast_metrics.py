@@ -19,7 +19,7 @@ from personasim.analysis.undefined import Undefined, shown_stat, stat_fields
 from personasim.scenarios.trust.metrics import human_note
 from personasim.simulation import run_header
 from personasim.simulation.core.summary_counts import SummaryCount
-from personasim.simulation.runs.tables import write_table
+from personasim.simulation.runs.lifecycle.tables import write_table
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

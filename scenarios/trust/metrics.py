@@ -39,7 +39,7 @@ from personasim.analysis.undefined import (
 )
 from personasim.environments import human_reference
 from personasim.simulation import run_header
-from personasim.simulation.runs.tables import cell_text, percent, write_table
+from personasim.simulation.runs.lifecycle.tables import cell_text, percent, write_table
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

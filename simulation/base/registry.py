@@ -42,8 +42,8 @@ __all__ = [
 T = TypeVar("T")
 
 SCENARIO_FILE_MODULE_PREFIX = "personasim_scenario_file_"
-"""The module names scenario files load under (`runs/scenario_file.py`). A scenario file is the
-user's own code, loaded because a run names it: its definition replaces one of the same name
+"""The module names scenario files load under (`runs/lifecycle/scenario_file.py`). A scenario file
+is the user's own code, loaded because a run names it: its definition replaces one of the same name
 from an earlier file (copies of one scaffold) or from a script imported by hand, but never a
 built-in one (`personasim.*`)."""
 

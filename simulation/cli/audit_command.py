@@ -70,7 +70,7 @@ def add_audit_arguments(parser: Any) -> None:
 
 
 def audit_options(args: argparse.Namespace, sample: int) -> Any:
-    from personasim.simulation.runs.reading_audit import AuditOptions
+    from personasim.simulation.runs.lifecycle.reading_audit import AuditOptions
 
     return AuditOptions(
         sample=sample, seed=args.audit_seed, max_wrong_rate=args.max_wrong_read_rate
@@ -79,9 +79,9 @@ def audit_options(args: argparse.Namespace, sample: int) -> Any:
 
 def _audit(args: argparse.Namespace, extra: Sequence[str]) -> int:
     from personasim.simulation.llm.masking import mask_secrets
-    from personasim.simulation.runs.audit_run import audit_run
-    from personasim.simulation.runs.reading_audit import audit_summary
-    from personasim.simulation.runs.run_dir import RunError
+    from personasim.simulation.runs.lifecycle.reading_audit import audit_summary
+    from personasim.simulation.runs.lifecycle.run_dir import RunError
+    from personasim.simulation.runs.tools.audit_run import audit_run
 
     spec = None
     if args.role is not None:

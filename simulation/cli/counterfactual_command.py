@@ -91,7 +91,7 @@ def _levels(given: list[str]) -> list[str]:
 
 def _counterfactual(args: argparse.Namespace, extra: Sequence[str]) -> int:
     from personasim.simulation.cli.run_command import play
-    from personasim.simulation.runs.scenario_file import resolve_scenario
+    from personasim.simulation.runs.lifecycle.scenario_file import resolve_scenario
 
     scenario = resolve_scenario(args.scenario)
     params = counterfactual_params(

@@ -44,8 +44,8 @@ def add_export_command(commands: Any) -> None:
 
 
 def _export(args: argparse.Namespace, extra: Sequence[str]) -> int:
-    from personasim.simulation.runs.replay import export_jsonl
-    from personasim.simulation.runs.run_dir import RunError
+    from personasim.simulation.runs.lifecycle.run_dir import RunError
+    from personasim.simulation.runs.tools.replay import export_jsonl
 
     if args.salvage:
         return _salvage(args)
@@ -68,8 +68,8 @@ def _export(args: argparse.Namespace, extra: Sequence[str]) -> int:
 
 def _salvage(args: argparse.Namespace) -> int:
     """`export RUN --salvage`: the readable events of a damaged log into a new run directory."""
-    from personasim.simulation.runs.run_dir import read_manifest
-    from personasim.simulation.runs.salvage import salvage_run
+    from personasim.simulation.runs.lifecycle.run_dir import read_manifest
+    from personasim.simulation.runs.tools.salvage import salvage_run
 
     result = salvage_run(args.run_dir, args.output)
     left = (
@@ -92,18 +92,18 @@ def _salvage(args: argparse.Namespace) -> int:
 def _export_parquet(run_dir: Path, output: Path | None) -> int:
     """A run's events, or every cell's of a sweep (a folder of runs), as one Parquet file, and
     its agents (one row each) beside it."""
-    from personasim.simulation.runs.agent_data import (
+    from personasim.simulation.runs.lifecycle.run_dir import MANIFEST_FILE, RunError
+    from personasim.simulation.runs.tools.agent_data import (
         AGENTS_PARQUET_FILE,
         run_agents,
         sweep_agents,
     )
-    from personasim.simulation.runs.event_data import (
+    from personasim.simulation.runs.tools.event_data import (
         PARQUET_FILE,
         run_events,
         sweep_events,
         write_parquet,
     )
-    from personasim.simulation.runs.run_dir import MANIFEST_FILE, RunError
 
     if output is not None and str(output) == "-":
         raise RunError("--output -: Parquet is binary; name a file (stdout is for jsonl)")
@@ -126,7 +126,7 @@ def _export_parquet(run_dir: Path, output: Path | None) -> int:
 
 def _export_to_stdout(store: SQLiteEventStore) -> int | None:
     """The events on stdout; None when the reader stopped early (`... | head`)."""
-    from personasim.simulation.runs.replay import export_jsonl
+    from personasim.simulation.runs.tools.replay import export_jsonl
 
     try:
         count = export_jsonl(store, sys.stdout)

@@ -28,7 +28,7 @@ def add_import_command(commands: Any, printer: Any) -> None:
 
 
 def _format_arguments(scenario: str, name: str, extra: Sequence[str]) -> argparse.Namespace:
-    from personasim.simulation.runs.importers import get_import_format
+    from personasim.simulation.runs.tools.importers import get_import_format
 
     get_scenario(scenario)
     fmt = get_import_format(scenario, name)
@@ -45,7 +45,7 @@ def _format_arguments(scenario: str, name: str, extra: Sequence[str]) -> argpars
 
 
 def _import(args: argparse.Namespace, extra: Sequence[str], printer: Any) -> int:
-    from personasim.simulation.runs.importers import get_import_format, import_run
+    from personasim.simulation.runs.tools.importers import get_import_format, import_run
 
     fmt = get_import_format(get_scenario(args.scenario).name, args.import_format)
     values = vars(_format_arguments(args.scenario, args.import_format, extra))

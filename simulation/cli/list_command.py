@@ -61,6 +61,6 @@ def _cards(scenario: str | None) -> list[ScenarioCard]:
 
 
 def _is_path(scenario: str) -> bool:
-    from personasim.simulation.runs.scenario_file import is_scenario_path
+    from personasim.simulation.runs.lifecycle.scenario_file import is_scenario_path
 
     return is_scenario_path(scenario)

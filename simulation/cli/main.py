@@ -36,11 +36,11 @@ __all__ = ["main"]
 
 INPUT_ERRORS = (
     ("personasim.simulation.core.scenario", "ScenarioError"),
-    ("personasim.simulation.runs.runner", "RunError"),
+    ("personasim.simulation.runs.lifecycle.runner", "RunError"),
     ("personasim.simulation.log.sqlite_store", "EventStoreError"),
     ("personasim.simulation.log.event_log", "ResumeMismatchError"),
     ("personasim.simulation.llm.cache", "CacheError"),
-    ("personasim.simulation.runs.run_lock", "RunLockedError"),
+    ("personasim.simulation.runs.lifecycle.run_lock", "RunLockedError"),
     ("personasim.simulation.llm.backend_kind", "ModelSpecError"),
 )
 """Errors of bad input (exit 2, or 1 mid-run), by module: an error can only come from a module
@@ -80,7 +80,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         return code
     except BaseException as exc:  # a stop (run_signals.RunStopped) is not an Exception
-        if isinstance(exc, _loaded((("personasim.simulation.runs.run_signals", "RunStopped"),))):
+        if isinstance(
+            exc, _loaded((("personasim.simulation.runs.lifecycle.run_signals", "RunStopped"),))
+        ):
             return _stopped(exc, command)
         raise
 

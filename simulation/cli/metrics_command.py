@@ -37,12 +37,12 @@ def add_metrics_command(commands: Any) -> None:
 
 
 def _metrics(args: argparse.Namespace, extra: Sequence[str]) -> int:
-    from personasim.simulation.runs.atomic_files import json_text
-    from personasim.simulation.runs.run_lock import refuse_if_locked
+    from personasim.simulation.runs.lifecycle.atomic_files import json_text
+    from personasim.simulation.runs.lifecycle.run_lock import refuse_if_locked
 
     if not args.check:  # a live run's files are its writer's: said before the slow imports
         refuse_if_locked(args.run_dir, AGAIN)
-    from personasim.simulation.runs.run_dir import (
+    from personasim.simulation.runs.lifecycle.run_dir import (
         EVENTS_FILE,
         METRICS_FILE,
         compute_run_metrics,
@@ -50,7 +50,7 @@ def _metrics(args: argparse.Namespace, extra: Sequence[str]) -> int:
         write_metrics,
         write_run_reports,
     )
-    from personasim.simulation.runs.scenario_file import scenario_for_run
+    from personasim.simulation.runs.lifecycle.scenario_file import scenario_for_run
 
     scenario = scenario_for_run(read_manifest(args.run_dir), args.scenario_file)
     with open_store(args.run_dir) as store:
@@ -83,7 +83,7 @@ def _metrics(args: argparse.Namespace, extra: Sequence[str]) -> int:
 def _writing(run_dir: Path) -> Iterator[None]:
     """The run's writer lock, held while metrics.json and the reports are rewritten (each
     atomically), so a run or resume starting meanwhile is refused rather than mixed in."""
-    from personasim.simulation.runs.run_lock import RunLock
+    from personasim.simulation.runs.lifecycle.run_lock import RunLock
 
     lock = RunLock(run_dir)
     lock.acquire(AGAIN)
@@ -96,7 +96,7 @@ def _writing(run_dir: Path) -> Iterator[None]:
 def _check_log_against_manifest(run_dir: Path, store: SQLiteEventStore) -> bool:
     """The log's event count and hash against what the manifest recorded when the run last
     stopped or finished; False when they differ."""
-    from personasim.simulation.runs.run_dir import EVENTS_FILE, read_manifest
+    from personasim.simulation.runs.lifecycle.run_dir import EVENTS_FILE, read_manifest
 
     recorded = read_manifest(run_dir).get("log")
     path = run_dir / EVENTS_FILE

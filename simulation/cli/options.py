@@ -27,7 +27,7 @@ from personasim.simulation.llm.request_bounds import (
 
 if TYPE_CHECKING:
     from personasim.simulation.log.sqlite_store import SQLiteEventStore
-    from personasim.simulation.runs.run_config import RunConfig, RunSettings
+    from personasim.simulation.runs.lifecycle.run_config import RunConfig, RunSettings
 
 __all__ = [
     "ATTEMPTS",
@@ -219,7 +219,7 @@ def client_options(args: argparse.Namespace) -> dict[str, Any]:
 def run_config(args: argparse.Namespace, **fields: Any) -> RunConfig:
     """The run's `RunConfig` from the options `add_run_arguments` added, and the command's
     own `fields` (model, out, resume...)."""
-    from personasim.simulation.runs.run_config import RunConfig
+    from personasim.simulation.runs.lifecycle.run_config import RunConfig
 
     return RunConfig.from_options(
         seed=args.seed,
@@ -282,7 +282,7 @@ def _add_settings_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _roles(args: argparse.Namespace) -> dict[str, tuple[str, ...]]:
     from personasim.simulation.llm.roles import RoleError, parse_role_args
-    from personasim.simulation.runs.run_dir import RunError
+    from personasim.simulation.runs.lifecycle.run_dir import RunError
 
     try:
         return parse_role_args(args.role, split_list)
@@ -291,9 +291,9 @@ def _roles(args: argparse.Namespace) -> dict[str, tuple[str, ...]]:
 
 
 def _settings(args: argparse.Namespace) -> RunSettings:
-    from personasim.simulation.runs.run_config import RunSettings
-    from personasim.simulation.runs.run_dir import RunError
-    from personasim.simulation.runs.validity import ValidityLimits
+    from personasim.simulation.runs.lifecycle.run_config import RunSettings
+    from personasim.simulation.runs.lifecycle.run_dir import RunError
+    from personasim.simulation.runs.lifecycle.validity import ValidityLimits
 
     try:
         validity = ValidityLimits(args.max_failure_rate, args.min_group_n)
@@ -346,7 +346,7 @@ def _value_after(name: str, items: list[str], switch: bool) -> str:
 def open_store(run_dir: Path) -> SQLiteEventStore:
     """A run's event log for reading; a clear error when `run_dir` is not a run directory."""
     from personasim.simulation.log.sqlite_store import SQLiteEventStore
-    from personasim.simulation.runs.run_dir import EVENTS_FILE, RunError, read_manifest
+    from personasim.simulation.runs.lifecycle.run_dir import EVENTS_FILE, RunError, read_manifest
 
     read_manifest(run_dir)  # a clear error when this is not a run directory
     _note_if_running(run_dir)
@@ -357,7 +357,7 @@ def open_store(run_dir: Path) -> SQLiteEventStore:
 
 def _note_if_running(run_dir: Path) -> None:
     """Readers work on a run being written (the log is SQLite in WAL mode) and say so."""
-    from personasim.simulation.runs.run_lock import describe_holder, lock_holder
+    from personasim.simulation.runs.lifecycle.run_lock import describe_holder, lock_holder
 
     if (holder := lock_holder(run_dir)) is not None:
         err.print(

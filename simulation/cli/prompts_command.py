@@ -25,8 +25,8 @@ def add_prompts_command(commands: Any) -> None:
 
 
 def _prompts(args: argparse.Namespace, extra: Sequence[str]) -> int:
-    from personasim.simulation.runs.run_dir import RunError
-    from personasim.simulation.runs.scenario_file import resolve_scenario
+    from personasim.simulation.runs.lifecycle.run_dir import RunError
+    from personasim.simulation.runs.lifecycle.scenario_file import resolve_scenario
 
     scenario = resolve_scenario(args.scenario)
     pack = scenario.shipped_prompts()

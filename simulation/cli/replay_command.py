@@ -21,8 +21,12 @@ def add_replay_command(commands: Any) -> None:
 
 
 def _replay(args: argparse.Namespace, extra: Sequence[str]) -> int:
-    from personasim.simulation.runs.replay import agent_events, render_overview, render_trajectory
-    from personasim.simulation.runs.run_dir import RunError
+    from personasim.simulation.runs.lifecycle.run_dir import RunError
+    from personasim.simulation.runs.tools.replay import (
+        agent_events,
+        render_overview,
+        render_trajectory,
+    )
 
     with open_store(args.run_dir) as store:
         if args.agent is None:

@@ -62,9 +62,9 @@ def add_rescore_command(commands: Any) -> None:
 
 def _rescore(args: argparse.Namespace, extra: Sequence[str]) -> int:
     from personasim.simulation.llm.roles import RoleError, parse_role_args
-    from personasim.simulation.runs.rescore import rescore_run
-    from personasim.simulation.runs.run_config import RunConfig
-    from personasim.simulation.runs.run_dir import RunError, read_manifest
+    from personasim.simulation.runs.lifecycle.run_config import RunConfig
+    from personasim.simulation.runs.lifecycle.run_dir import RunError, read_manifest
+    from personasim.simulation.runs.tools.rescore import rescore_run
 
     if read_manifest(args.run_dir).get("scenario_file") is not None:  # never loaded: data only
         raise RunError(f"{args.run_dir}: a scenario file's run cannot be rescored")

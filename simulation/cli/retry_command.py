@@ -3,7 +3,7 @@
 `run --resume` needs the command that started the run again, every field resume compares
 included; the manifest holds them all, so this command needs only the run directory. What may
 legitimately differ on a resume (the client's limits, the cache, where the endpoint or the
-prompt pack is now) can be given; the resume itself is `run_scenario`'s (runs/retry.py).
+prompt pack is now) can be given; the resume itself is `run_scenario`'s (runs/tools/retry.py).
 """
 
 from __future__ import annotations
@@ -96,9 +96,17 @@ def add_retry_command(commands: Any) -> None:
 
 def _retry(args: argparse.Namespace, extra: Sequence[str]) -> int:
     from personasim.simulation.cli.run_command import calls_line, where_lines
-    from personasim.simulation.runs.retry import nothing_to_retry, plan_retry, read_run_manifest
-    from personasim.simulation.runs.run_lock import RunLockedError, describe_holder, lock_holder
-    from personasim.simulation.runs.runner import run_scenario
+    from personasim.simulation.runs.lifecycle.run_lock import (
+        RunLockedError,
+        describe_holder,
+        lock_holder,
+    )
+    from personasim.simulation.runs.lifecycle.runner import run_scenario
+    from personasim.simulation.runs.tools.retry import (
+        nothing_to_retry,
+        plan_retry,
+        read_run_manifest,
+    )
 
     run_dir: Path = args.run_dir
     manifest = read_run_manifest(run_dir)

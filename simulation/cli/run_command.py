@@ -85,15 +85,15 @@ def add_run_command(commands: Any) -> None:
 
 
 def _run(args: argparse.Namespace, extra: Sequence[str]) -> int:
-    from personasim.simulation.runs.run_signals import stops_raise
+    from personasim.simulation.runs.lifecycle.run_signals import stops_raise
 
     with stops_raise():  # from the first line: a stop during start-up is said, not silent
         if args.out is not None and not args.dry_run:  # named before the slow imports
-            from personasim.simulation.runs.run_lock import refuse_if_locked
+            from personasim.simulation.runs.lifecycle.run_lock import refuse_if_locked
 
             refuse_if_locked(args.out, "then resume" if args.resume else "or choose another --out")
-        from personasim.simulation.runs.run_dir import RunError
-        from personasim.simulation.runs.scenario_file import resolve_scenario
+        from personasim.simulation.runs.lifecycle.run_dir import RunError
+        from personasim.simulation.runs.lifecycle.scenario_file import resolve_scenario
 
         scenario = resolve_scenario(args.scenario)
         params = scenario.parse_params(scenario_arguments(args, extra, scenario))
@@ -111,8 +111,8 @@ def _run(args: argparse.Namespace, extra: Sequence[str]) -> int:
 def play(scenario: Any, params: Any, args: argparse.Namespace) -> int:
     """Run `scenario` with the command's run options and print its summary; the exit status
     (`counterfactual` plays its design through here too)."""
-    from personasim.simulation.runs.run_signals import RunStopped, stops_raise
-    from personasim.simulation.runs.runner import run_scenario
+    from personasim.simulation.runs.lifecycle.run_signals import RunStopped, stops_raise
+    from personasim.simulation.runs.lifecycle.runner import run_scenario
 
     with stops_raise():
         config = run_config(
@@ -143,8 +143,8 @@ def _report(result: Any, args: argparse.Namespace) -> int:
 
 def _audit_after_run(run_dir: Path, args: argparse.Namespace) -> bool:
     """`--audit N`: the reading audit of the finished run, printed; whether it passed."""
-    from personasim.simulation.runs.audit_run import audit_run
-    from personasim.simulation.runs.reading_audit import audit_failure, audit_summary
+    from personasim.simulation.runs.lifecycle.reading_audit import audit_failure, audit_summary
+    from personasim.simulation.runs.tools.audit_run import audit_run
 
     result = audit_run(run_dir, audit_options(args, args.audit))
     out.print(f"reading audit ({result['audit']['auditor']}):", markup=False)
@@ -159,7 +159,7 @@ def _dry_run(scenario: Any, params: Any, args: argparse.Namespace) -> int:
     """`--dry-run`: the estimate of the run these arguments would make."""
     import asyncio
 
-    from personasim.simulation.runs.dry_run import ASSUMED_LATENCY_S, adry_run
+    from personasim.simulation.runs.tools.dry_run import ASSUMED_LATENCY_S, adry_run
 
     estimate = asyncio.run(
         adry_run(
@@ -204,7 +204,7 @@ def calls_line(manifest: dict[str, Any]) -> str:
 
 def where_lines(run_dir: Path) -> list[str]:
     """Where the run went and how to look at it: the last lines of a run's summary."""
-    from personasim.simulation.runs.run_dir import REPORTS_DIR
+    from personasim.simulation.runs.lifecycle.run_dir import REPORTS_DIR
 
     lines = [f"run directory: {run_dir}"]
     if (run_dir / REPORTS_DIR).is_dir():

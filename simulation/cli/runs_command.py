@@ -1,8 +1,8 @@
 """`personasim runs [DIR]`: the run directories in DIR, newest first, as one table.
 
 DIR may be a run, a sweep (one run per cell) or a folder of runs and sweeps; finding and
-summarising the runs (manifests only: no code runs) is `runs.run_list`, which the viewer's run
-list shares.
+summarising the runs (manifests only: no code runs) is `runs.tools.run_list`, which the
+viewer's run list shares.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from personasim.simulation.cli.options import fail, out
-from personasim.simulation.runs.run_list import COLUMNS, MAX_DEPTH, RunRow, find_runs, run_row
+from personasim.simulation.runs.tools.run_list import COLUMNS, MAX_DEPTH, RunRow, find_runs, run_row
 
 __all__ = ["RunRow", "add_runs_command", "find_runs", "run_row"]
 

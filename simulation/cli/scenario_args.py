@@ -113,7 +113,10 @@ def scenario_card(scenario: str) -> ScenarioCard:
     """A scenario's card: a built-in one's as shipped, else found as a run would find it (a
     file, an entry point; an unknown name gets the run's error and its did-you-mean)."""
     from personasim.simulation.core.catalog import builtin_cards, card_of
-    from personasim.simulation.runs.scenario_file import is_scenario_path, resolve_scenario
+    from personasim.simulation.runs.lifecycle.scenario_file import (
+        is_scenario_path,
+        resolve_scenario,
+    )
 
     if not is_scenario_path(scenario) and (card := builtin_cards().get(scenario)) is not None:
         return card

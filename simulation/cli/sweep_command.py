@@ -26,8 +26,8 @@ MAX_CELLS = 10_000
 """Runs one sweep makes (models × --vary values × seeds): each is a run directory."""
 
 EXECUTORS = ("local", "ray")
-"""`run_sweep`'s executors (`simulation.runs.sweep.EXECUTORS`, which imports the runner; a test
-keeps the two equal)."""
+"""`run_sweep`'s executors (`simulation.runs.sweeps.sweep.EXECUTORS`, which imports the runner;
+a test keeps the two equal)."""
 
 
 def add_sweep_command(commands: Any) -> None:
@@ -70,8 +70,8 @@ def add_sweep_command(commands: Any) -> None:
 
 
 def _sweep(args: argparse.Namespace, extra: Sequence[str]) -> int:
-    from personasim.simulation.runs.scenario_file import resolve_scenario
-    from personasim.simulation.runs.sweep import run_sweep
+    from personasim.simulation.runs.lifecycle.scenario_file import resolve_scenario
+    from personasim.simulation.runs.sweeps.sweep import run_sweep
 
     grid = {}
     for item in args.vary:

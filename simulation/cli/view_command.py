@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from personasim.simulation.cli.options import err, open_store, out, size
 
 if TYPE_CHECKING:
-    from personasim.simulation.runs.viewer_server import LocalServer
+    from personasim.simulation.runs.viewer.viewer_server import LocalServer
 
 __all__ = ["add_scenario_file_argument", "add_view_command", "port_number"]
 
@@ -66,10 +66,10 @@ def port_number(text: str) -> int:
 
 
 def _view(args: argparse.Namespace, extra: Sequence[str]) -> int:
-    from personasim.simulation.runs.run_dir import RunError
-    from personasim.simulation.runs.viewer import collect_run, render_page, write_page
-    from personasim.simulation.runs.viewer_list import is_run_folder
-    from personasim.simulation.runs.viewer_server import ViewServer
+    from personasim.simulation.runs.lifecycle.run_dir import RunError
+    from personasim.simulation.runs.viewer.viewer import collect_run, render_page, write_page
+    from personasim.simulation.runs.viewer.viewer_list import is_run_folder
+    from personasim.simulation.runs.viewer.viewer_server import ViewServer
 
     if len(args.run_dirs) == 1 and is_run_folder(args.run_dirs[0]):
         return _view_folder(args, args.run_dirs[0])
@@ -103,8 +103,8 @@ def _view(args: argparse.Namespace, extra: Sequence[str]) -> int:
 def _view_folder(args: argparse.Namespace, base: Path) -> int:
     """The run list of a sweep or folder: served (each run's page built when opened), or
     written as DIR/view.html with each run's page beside its run."""
-    from personasim.simulation.runs.run_dir import RunError
-    from personasim.simulation.runs.viewer_list import FolderServer, write_folder_pages
+    from personasim.simulation.runs.lifecycle.run_dir import RunError
+    from personasim.simulation.runs.viewer.viewer_list import FolderServer, write_folder_pages
 
     if args.scenario_file is not None:
         raise RunError(
@@ -126,8 +126,8 @@ def _view_folder(args: argparse.Namespace, base: Path) -> int:
 
 def _serve(start: Callable[[], LocalServer], args: argparse.Namespace, what: str) -> int:
     """Serve until Ctrl-C; an address or port that cannot be had is one error line."""
-    from personasim.simulation.runs.run_dir import RunError
-    from personasim.simulation.runs.viewer_server import is_loopback
+    from personasim.simulation.runs.lifecycle.run_dir import RunError
+    from personasim.simulation.runs.viewer.viewer_server import is_loopback
 
     try:
         server = start()

@@ -1,8 +1,8 @@
 """Work a run hands to other processes (`personasim run --workers N`), as the core sees it.
 
 Why a protocol here: the decision graph (agents/) decides whether a decision may run elsewhere,
-and the worker processes are started by the runner (simulation/runs/decision_workers.py); the
-core only carries the handle between them, on `Simulation.offload`.
+and the worker processes are started by the runner (simulation/runs/workers/decision_workers.py);
+the core only carries the handle between them, on `Simulation.offload`.
 """
 
 from __future__ import annotations

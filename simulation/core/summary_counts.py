@@ -1,5 +1,5 @@
 """What each statistic of a scenario's summary rows is counted over, so a sweep's combined
-Markdown table can show every value with its n (`simulation/runs/sweep_table.py`)."""
+Markdown table can show every value with its n (`simulation/runs/sweeps/sweep_table.py`)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ A run on its own caps its requests with an asyncio semaphore and an evenly paced
 endpoint across all of them, so the client accepts an `EndpointLimiter` in their place: the
 same two objects (`slots`, an async context manager entered around every HTTP attempt, and
 `pacer`, whose `acquire()` waits for the next request-per-minute slot), backed by anything —
-`simulation/runs/ray_sweep.py` backs them with one Ray actor per endpoint. The replicas of an
+`simulation/runs/sweeps/ray_sweep.py` backs them with one Ray actor per endpoint. The replicas of an
 endpoint pool (simulation/llm/endpoint_pool.py) each have one, made by a `LimiterFactory`.
 """
 

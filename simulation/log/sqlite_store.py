@@ -57,9 +57,9 @@ class SQLiteEventStore(EventStore):
     """Events in an SQLite database, appended batches written together (group commit).
 
     `append` gives a batch its `seq` numbers at once, from a counter read from the file at the
-    first append: one process writes a run directory (`runs.run_lock.RunLock`, an OS lock held
-    for the whole run), and should a second store write the same file, the one that writes a
-    taken `seq` second gets an `EventStoreError` rather than interleaving.
+    first append: one process writes a run directory (`runs.lifecycle.run_lock.RunLock`, an OS
+    lock held for the whole run), and should a second store write the same file, the one that
+    writes a taken `seq` second gets an `EventStoreError` rather than interleaving.
 
     Batches are queued and written in one transaction, never split across two: when
     `FLUSH_ROWS` rows are queued, `FLUSH_DELAY_S` after the first queued batch (a timer on the
