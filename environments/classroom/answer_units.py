@@ -42,6 +42,7 @@ __all__ = [
     "listed_quantities",
     "per_item",
     "quantity_kind",
+    "sentence_at",
     "sign_in_words",
 ]
 
@@ -122,7 +123,7 @@ def kind_mismatch(context: Context, final: Statement, value: float | None) -> st
     asked = asked_quantity(asking_sentence(context.question)).kind
     if asked is None:
         return None
-    body = prepared(_sentence_at(context.text, final), context.language, context.decimal_mark)
+    body = prepared(sentence_at(context.text, final), context.language, context.decimal_mark)
     same = [n for n in numbers_in(body, context.decimal_mark) if _equal(n.value, value)]
     kind = quantity_kind(body, same[-1].start, same[-1].end) if same else None
     english = context.language in (None, "en")
@@ -168,7 +169,7 @@ def _operand(body: str, numbers: list[Number], index: int) -> bool:
     )
 
 
-def _sentence_at(text: str, statement: Statement) -> str:
+def sentence_at(text: str, statement: Statement) -> str:
     """The sentence a statement starts."""
     end = statement.end if statement.end is not None else len(text)
     return re.split(r"(?<=[.!?。！？])\s+|\n", text[statement.position : end])[0]
@@ -184,7 +185,7 @@ def difference_missing(context: Context, final: Statement, value: float | None) 
         return None
     if not _DIFFERENCE_ASKED.search(asking_sentence(context.question)):
         return None
-    if _COMPARED.search(_sentence_at(context.text, final)):
+    if _COMPARED.search(sentence_at(context.text, final)):
         return None
     return "the question asks for a difference; its last sentence states an amount"
 

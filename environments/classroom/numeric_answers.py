@@ -78,6 +78,7 @@ from personasim.environments.classroom.answer_units import (
     difference_missing,
     kind_mismatch,
     listed_quantities,
+    sentence_at,
     sign_in_words,
 )
 from personasim.simulation import CORRECTION, Reading, agree, corrected, register_reader
@@ -170,9 +171,7 @@ def _resolvable(closing: Statement, context: Context) -> bool:
     side ("45 goats in Farm X and 25 goats in Farm Y")."""
     if closing.problem not in (SEVERAL, LISTED):
         return True
-    end = closing.end if closing.end is not None else len(context.text)
-    sentence = re.split(r"(?<=[.!?。！？])\s+|\n", context.text[closing.position : end])[0]
-    return not listed_quantities(sentence, context)
+    return not listed_quantities(sentence_at(context.text, closing), context)
 
 
 def _both_rules(closing: Statement, concluding: Statement) -> Statement:
