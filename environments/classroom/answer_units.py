@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 
+from text_to_num import alpha2digit
+
 from personasim.environments.classroom.answer_clauses import Context, Statement, prepared
 from personasim.environments.classroom.answer_numbers import Number, numbers_in
 
@@ -75,8 +77,8 @@ _PERCENT_ASKED = re.compile(
 _MONEY_ASKED = re.compile(
     rf"\bhow\s+much\s+money\b|\bhow\s+many\s+{_MONEY_WORDS}\b|\bdollar\s+amount\b|"
     r"\bhow\s+much\s+(?:more\s+|less\s+)?(?:did|does|do|will|would|is|was|are|were|has|"
-    r"have|had|can|could|should|must|might)\b[^?]*?\b(?:costs?|pay|paid|pays|earns?|earned|spends?|spent|makes?|made|"
-    r"saves?|saved|charges?|charged|owes?|owed|profit|worth|change|tips?|raised?|donated?|"
+    r"have|had|can|could|should|must|might)\b[^?]*?\b(?:costs?|pay|paid|pays|earns?|earned|"
+    r"spends?|spent|makes?|made|saves?|saved|charges?|charged|owes?|owed|profit|worth|change|tips?|raised?|donated?|"
     r"collects?|collected|sells?\s+for|sold\s+for)\b",
     re.IGNORECASE,
 )
@@ -132,6 +134,8 @@ def kind_mismatch(context: Context, final: Statement, value: float | None) -> st
         return f"its last sentence gives a quantity in {given} where the question asks for {wanted}"
     if kind is None or kind == asked or asked in _DIMENSIONS:
         return None
+    if english:  # small numbers in words too: "she'll need two bookcases, each holding 55 books"
+        body = alpha2digit(body, "en", threshold=0)
     numbers = numbers_in(body, context.decimal_mark)
     for index, n in enumerate(numbers):
         other = n.value is not None and not _equal(n.value, value)
@@ -140,20 +144,9 @@ def kind_mismatch(context: Context, final: Statement, value: float | None) -> st
             and not _operand(body, numbers, index)
             and quantity_kind(body, n.start, n.end) == asked
         ):
-            return f"its last sentence gives {_named(asked)} as {n.value:g}, and {value:g} {kind}s"
-    for word in _NUMBER_WORD.finditer(body):  # "she'll need two bookcases, each holding 55 books"
-        named = _NUMBER_WORDS.index(word[0].lower()) + 1
-        if named != value and quantity_kind(body, word.start(), word.end()) == asked:
-            return f"its last sentence gives {_named(asked)} as {word[0]!r}, and {value:g} {kind}s"
+            given = f"{value:g} {kind}s"
+            return f"its last sentence gives {_named(asked)} as {n.value:g}, and {given}"
     return None
-
-
-_NUMBER_WORDS = [
-    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-    "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
-    "twenty",
-]  # fmt: skip
-_NUMBER_WORD = re.compile(rf"\b(?:{'|'.join(_NUMBER_WORDS)})\b", re.IGNORECASE)
 
 
 _OPERATOR = re.compile(r"[+×÷*/=−–]|\s-\s")
