@@ -19,7 +19,6 @@ _EXPORTS: dict[str, str] = {
     "Centroid": "personasim.analysis.divergences",
     "CorrelationInterval": "personasim.analysis.agreement",
     "LevelSummary": "personasim.analysis.stats",
-    "Outcome": "personasim.analysis.counterfactual",
     "PairedDifference": "personasim.analysis.paired",
     "Ranking": "personasim.analysis.rankings",
     "Statistic": "personasim.analysis.undefined",
@@ -91,7 +90,6 @@ _EXPORTS: dict[str, str] = {
     "fidelity": "personasim.analysis.fidelity",
     "spearman_rows": "personasim.analysis.fidelity",
     "w1_over_range": "personasim.analysis.fidelity",
-    "with_counterfactual": "personasim.analysis.counterfactual",
     "within_agreement": "personasim.analysis.reliability",
     "write_counterfactual_reports": "personasim.analysis.counterfactual",
 }
@@ -111,7 +109,6 @@ __all__ = [
     "Centroid",
     "CorrelationInterval",
     "LevelSummary",
-    "Outcome",
     "PairedDifference",
     "Ranking",
     "Statistic",
@@ -183,7 +180,6 @@ __all__ = [
     "welch_interval",
     "wilcoxon_signed_rank",
     "wilson_interval",
-    "with_counterfactual",
     "within_agreement",
     "write_counterfactual_reports",
 ]

@@ -16,10 +16,9 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
 from itertools import combinations
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -29,32 +28,23 @@ from personasim.analysis.event_tables import agent_payloads, min_group_n, payloa
 from personasim.analysis.intervals import INTERVAL_METHODS
 from personasim.analysis.paired import holm_over, paired_difference
 from personasim.analysis.undefined import in_words, stat_fields
-from personasim.simulation import ScenarioMetrics
+from personasim.simulation.core.counterfactual import Outcome, Twins, twins_of
+from personasim.simulation.core.metric_extensions import MetricsExtension, metrics_extension
 from personasim.simulation.runs.lifecycle.tables import write_table
 
+if TYPE_CHECKING:
+    from personasim.simulation.core.scenario import Scenario
+
 __all__ = [
-    "Outcome",
+    "COUNTERFACTUAL",
     "counterfactual_metrics",
     "counterfactual_report",
-    "with_counterfactual",
     "write_counterfactual_reports",
 ]
 
 _STATS = ("mean_difference", "ci_low", "ci_high", "p", "p_holm", "changed")
 _FULL_PRECISION = frozenset({"p", "p_holm"})
 """Kept as computed: Holm's decisions and a reader's threshold see the p the test gave."""
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """An event whose field is compared between twins besides their decisions: `kind`'s
-    `field` (e.g. `classroom.graded`'s `correct`), one row per value of the `label` fields,
-    paired by the persona and the `unit` fields (e.g. the question and the repetition)."""
-
-    kind: str
-    field: str
-    label: tuple[str, ...] = ()
-    unit: tuple[str, ...] = ()
 
 
 def counterfactual_metrics(
@@ -327,40 +317,38 @@ COUNTERFACTUAL_KINDS = ("agent.created", "decision.made", "decision.failed")
 a scenario's declared metric kinds (docs/performance.md)."""
 
 
-def with_counterfactual(
-    metrics: ScenarioMetrics, outcomes: Sequence[Outcome] = (), decisions: bool = True
-) -> ScenarioMetrics:
-    """A scenario's metrics hooks, plus the `counterfactual` block, its lines and its reports
-    when the run has the design (unchanged for a plain run); `outcomes`: events compared
-    between twins besides (`decisions` False: instead of) their decisions."""
-    compute, report, write = metrics.compute, metrics.report, metrics.write_reports
+def _counterfactual_block(scenario: type[Scenario], events: pd.DataFrame) -> dict[str, Any]:
+    twins = twins_of(scenario) or Twins()
+    block = counterfactual_metrics(events, twins.outcomes, twins.decisions)
+    if block is None:
+        return {}
+    small = min_group_n(events)
+    for row in block["rows"]:
+        row["small"] = row["n"] < small
+    return {"counterfactual": block}
 
-    def computed(events: pd.DataFrame) -> dict[str, Any]:
-        result = compute(events)
-        block = counterfactual_metrics(events, outcomes, decisions)
-        if block is not None:
-            small = min_group_n(events)
-            for row in block["rows"]:
-                row["small"] = row["n"] < small
-            result["counterfactual"] = block
-        return result
 
-    def reported(result: dict[str, Any]) -> list[str]:
-        lines = report(result) if report else []
-        block = result.get("counterfactual")
-        return [*lines, *counterfactual_report(block)] if block else lines
+def _counterfactual_kinds(scenario: type[Scenario]) -> tuple[str, ...]:
+    twins = twins_of(scenario) or Twins()
+    return (*COUNTERFACTUAL_KINDS, *(o.kind for o in twins.outcomes))
 
-    def written(result: dict[str, Any], directory: Path) -> list[Path]:
-        paths = write(result, directory) if write else []
-        block = result.get("counterfactual")
-        return [*paths, *write_counterfactual_reports(block, directory)] if block else paths
 
-    kinds = metrics.kinds and (
-        *metrics.kinds,
-        *(
-            k
-            for k in (*COUNTERFACTUAL_KINDS, *(o.kind for o in outcomes))
-            if k not in metrics.kinds
+COUNTERFACTUAL = metrics_extension("counterfactual")(
+    MetricsExtension(
+        applies=lambda scenario: twins_of(scenario) is not None,
+        compute=_counterfactual_block,
+        report=lambda metrics: (
+            counterfactual_report(metrics["counterfactual"])
+            if metrics.get("counterfactual")
+            else []
         ),
+        write_reports=lambda metrics, folder: (
+            write_counterfactual_reports(metrics["counterfactual"], folder)
+            if metrics.get("counterfactual")
+            else []
+        ),
+        kinds=_counterfactual_kinds,
     )
-    return replace(metrics, compute=computed, report=reported, write_reports=written, kinds=kinds)
+)
+"""The `counterfactual` block, its lines and its reports, for every scenario with twins
+(`twins_of`): registered under the `personasim.metrics_extensions` entry-point group."""

@@ -10,15 +10,19 @@ the other and enters no statistic.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from personasim.analysis.agreement import judge_agreement
 from personasim.analysis.event_tables import payloads
 from personasim.simulation import SOURCE_SCORES, ScoreItems
+from personasim.simulation.core.metric_extensions import MetricsExtension, metrics_extension
 
-__all__ = ["compare_scores", "paired_scores", "rescore_agreement"]
+if TYPE_CHECKING:
+    from personasim.simulation.core.scenario import Scenario
+
+__all__ = ["RESCORE", "compare_scores", "paired_scores", "rescore_agreement"]
 
 """Resamples of the items behind each interval of the agreement block."""
 
@@ -74,3 +78,37 @@ def compare_scores(
             raters=raters,
         ),
     }
+
+
+def _rescore_block(scenario: type[Scenario], events: pd.DataFrame) -> dict[str, Any]:
+    """`rescore`: agreement with the run this one rescored, and where the scenario's scores
+    have a human reference in the run, the same between the new judge and the raters."""
+    scores = scenario.scores
+    assert scores is not None
+    block = rescore_agreement(events, scores)
+    if block is None:
+        return {}
+    human = scores.reference(events) if scores.reference else None
+    if human:
+        block["humans"] = compare_scores(
+            paired_scores(events, scores),
+            human,
+            scores.describe(),
+            raters=("new judge", "human raters' mean"),
+        )
+    return {"rescore": block}
+
+
+RESCORE = metrics_extension("rescore")(
+    MetricsExtension(
+        applies=lambda scenario: scenario.scores is not None,
+        compute=_rescore_block,
+        kinds=lambda scenario: (
+            SOURCE_SCORES,
+            "decision.made",
+            *(scenario.scores.reference_kinds if scenario.scores else ()),
+        ),
+    )
+)
+"""The `rescore` block of every scenario that declares `scores` (`personasim rescore` prints
+it): registered under the `personasim.metrics_extensions` entry-point group."""

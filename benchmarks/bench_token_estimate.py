@@ -21,7 +21,7 @@ from pathlib import Path
 
 import yaml
 
-from personasim.simulation.runs.lifecycle.runner import arun_scenario
+from personasim.simulation.runs.runner import arun_scenario
 from personasim.simulation.runs.tools.event_data import read_run_log
 from personasim.simulation.runs.tools.tiktoken_file import file_encodings, load_encoding
 from personasim.simulation.runs.tools.token_counts import (

@@ -1,22 +1,11 @@
-"""Built-in scenarios, one package per paper. Each scenario's module is imported when that
-scenario is run or listed by class (`SCENARIO_MODULES`), so running the Trust Game imports
-nothing of the career chat."""
+"""Built-in scenarios, one package per paper. Each scenario is registered under the
+`personasim.scenarios` entry-point group in personasim's `pyproject.toml`, as an outside
+package's would be, and its module is imported when that scenario is run or listed by class, so
+running the Trust Game imports nothing of the career chat."""
 
 from __future__ import annotations
 
 from personasim.simulation.core.lazy_exports import lazy_exports
-
-SCENARIO_MODULES: dict[str, str] = {
-    "career-chat": "personasim.scenarios.career_chat.scenario",
-    "classroom": "personasim.scenarios.classroom.scenario",
-    "persona-gym": "personasim.scenarios.persona_gym.scenario",
-    "persona-journey": "personasim.scenarios.persona_journey.scenario",
-    "trust-beliefs": "personasim.scenarios.trust.beliefs",
-    "trust-conditioning": "personasim.scenarios.trust.conditioning",
-    "trust-forecast": "personasim.scenarios.trust.forecast",
-    "trust-population": "personasim.scenarios.trust.population",
-}
-"""Each built-in scenario's name and the module that registers it."""
 
 _EXPORTS: dict[str, str] = {
     "MODEL_BEHAVIOR_ADAPTION": "personasim.scenarios.career_chat.importer",
@@ -43,7 +32,6 @@ _EXPORTS: dict[str, str] = {
 __all__ = [
     "MODEL_BEHAVIOR_ADAPTION",
     "PUBLISHED_SCORES",
-    "SCENARIO_MODULES",
     "CareerChatParams",
     "CareerChatScenario",
     "ClassroomParams",

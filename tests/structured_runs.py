@@ -27,7 +27,7 @@ from personasim.simulation import (
     response_format_for,
     run_scenario,
 )
-from personasim.simulation.runs.lifecycle.runner import RunSettings
+from personasim.simulation.runs.runner import RunSettings
 
 FORMATS = ("text", "json_object", "json_schema")
 

@@ -8,7 +8,7 @@ import asyncio
 from pathlib import Path
 
 from personasim.simulation import EventLog, LLMClient, ScriptedBackend, Simulation, SQLiteEventStore
-from personasim.simulation.runs.lifecycle.runner import active_units
+from personasim.simulation.runs.runner import active_units
 
 
 class Tracker:

@@ -44,7 +44,7 @@ from personasim.simulation import (
     run_scenario,
 )
 from personasim.simulation.cli.main import main
-from personasim.simulation.runs.lifecycle.runner import RunSettings
+from personasim.simulation.runs.runner import RunSettings
 
 VSM = DATA / "vsm2013"
 SMALL = {"n_users": 8, "n_items": 3, "judge_samples": 1}

@@ -11,13 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from personasim.simulation.core.catalog import (
-    builtin_cards,
-    card_of,
-    catalog_path,
-    sources_digest,
-    write_catalog,
-)
+from personasim.simulation.core.catalog import builtin_cards, card_of, sources_digest
 from personasim.simulation.core.scenario import list_scenarios
 
 HEAVY = ("langgraph", "mesa", "pandas", "matplotlib", "ray", "openai", "scipy", "aiohttp")
@@ -38,37 +32,38 @@ def live_cards() -> dict:
     }
 
 
-def test_the_shipped_cards_are_the_scenarios_own() -> None:
-    """A built-in scenario's summary, roles or parameters changed: the shipped cards must say
-    so too (regenerate: python -c "from personasim.simulation.core.catalog import
-    write_catalog; write_catalog()")."""
-    shipped = json.loads(catalog_path().read_text(encoding="utf-8"))
-    live = live_cards()
-    assert [c["name"] for c in shipped["scenarios"]] == list(live), "regenerate catalog.json"
-    assert builtin_cards(catalog_path()) is not None
-    for entry in shipped["scenarios"]:
-        card = live[entry["name"]]
-        assert entry["summary"] == card.summary
-        assert [tuple(r) for r in entry["roles"]] == list(card.roles), "regenerate catalog.json"
-        assert [tuple(p.values()) for p in entry["params"]] == [
-            (p.flag, p.kind, p.default, p.description) for p in card.params
-        ], f"{entry['name']}: regenerate catalog.json"
+def cached_files(folder: Path) -> list[Path]:
+    return sorted((folder / "personasim").glob("cards-*.json"))
 
 
-def test_cards_from_a_current_file_and_from_changed_sources(tmp_path: Path, monkeypatch) -> None:
-    """A card file of the current sources is read as written; one of other sources is not
-    trusted: the cards are made from the classes and cached under the sources' digest."""
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    current = write_catalog(tmp_path / "catalog.json")
-    assert builtin_cards(current) == live_cards()
-    stale = json.loads(current.read_text())
+def test_cards_are_made_from_the_registry_once_and_cached(tmp_path: Path, monkeypatch) -> None:
+    """No card file is shipped: the first use makes the cards from the registry's classes and
+    keeps them under the sources' digest; the next use reads them back as made."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert cached_files(tmp_path) == []
+    assert builtin_cards() == live_cards()
+    [cached] = cached_files(tmp_path)
+    assert json.loads(cached.read_text())["sources"] == sources_digest()
+    data = json.loads(cached.read_text())
+    data["scenarios"][0]["summary"] = "a summary kept in the cache"
+    cached.write_text(json.dumps(data))
+    assert next(iter(builtin_cards().values())).summary == "a summary kept in the cache"
+
+
+def test_a_card_of_other_sources_is_never_shown(tmp_path: Path, monkeypatch) -> None:
+    """A cached file whose digest is not the current sources' (an edited checkout), or that is
+    damaged, is not trusted: the cards are made from the classes again."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    builtin_cards()
+    [cached] = cached_files(tmp_path)
+    stale = json.loads(cached.read_text())
     stale["sources"] = "0" * 64
     stale["scenarios"][0]["summary"] = "an old summary"
-    current.write_text(json.dumps(stale))
-    cards = builtin_cards(current)
-    assert cards == live_cards()  # the old summary is not shown
-    cached = list((tmp_path / "cache" / "personasim").glob("cards-*.json"))
-    assert len(cached) == 1 and json.loads(cached[0].read_text())["sources"] == sources_digest()
+    cached.write_text(json.dumps(stale))
+    assert builtin_cards() == live_cards()
+    cached.write_text("{not json")
+    assert builtin_cards() == live_cards()
+    assert json.loads(cached.read_text())["sources"] == sources_digest()  # rewritten whole
 
 
 def run_list(env: dict[str, str]) -> list:
@@ -80,19 +75,15 @@ def run_list(env: dict[str, str]) -> list:
 
 
 def test_list_imports_no_heavy_library(tmp_path: Path) -> None:
-    """`personasim list` in a fresh process: with the shipped cards current it imports none of
-    LangGraph, Mesa, pandas, matplotlib, Ray, openai or scipy; with changed sources, only the
-    first listing does (to make the cards), the next reads them from the cache."""
+    """`personasim list` in a fresh process: the first listing with an empty cache imports the
+    scenarios to make their cards; the next imports none of LangGraph, Mesa, pandas,
+    matplotlib, Ray, openai or scipy."""
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
-    current = json.loads(catalog_path().read_text())["sources"] == sources_digest()
     first = run_list(env)
     second = run_list(env)
     assert first[0] == second[0] == 0 and first[2] == second[2] > 1000
+    assert "pandas" in first[1]
     assert second[1] == []
-    if current:
-        assert first[1] == []
-    else:
-        assert "pandas" in first[1]
 
 
 @pytest.mark.parametrize("name", ["trust-population", "classroom"])

@@ -47,7 +47,7 @@ from personasim.simulation import (
 )
 from personasim.simulation.cli.main import main
 from personasim.simulation.runs.lifecycle.run_dir import RunError
-from personasim.simulation.runs.lifecycle.runner import RunSettings
+from personasim.simulation.runs.runner import RunSettings
 
 GSM8K = DATA / "gsm8k" / "test.jsonl"
 

@@ -209,8 +209,8 @@ HELPED = (
 
 
 def test_scenario_help_reads_the_card_not_the_scenario(tmp_path) -> None:
-    """In a fresh process, once the cards are current (shipped, or cached after a change of
-    the sources: tests/test_catalog.py), `run SCENARIO --help` imports none of its code."""
+    """In a fresh process, once the cards are cached (the first use made them:
+    tests/test_catalog.py), `run SCENARIO --help` imports none of its code."""
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
     for _ in range(2):
         done = subprocess.run(

@@ -14,7 +14,7 @@ from personasim.simulation import DecisionRange, SQLiteEventStore
 from personasim.simulation.cli.main import main
 from personasim.simulation.llm.roles import DEFAULT_REPLY_TOKENS, Role
 from personasim.simulation.runs.lifecycle.run_dir import RunError
-from personasim.simulation.runs.lifecycle.runner import RunSettings
+from personasim.simulation.runs.runner import RunSettings
 from personasim.simulation.runs.tools.dry_run import (
     DryRun,
     RoleEstimate,

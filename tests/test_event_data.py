@@ -21,9 +21,9 @@ from personasim.simulation.cli.main import main
 from personasim.simulation.log.sqlite_store import SQLiteEventStore
 from personasim.simulation.runs.lifecycle.run_dir import RunError
 from personasim.simulation.runs.sweeps.sweep import run_sweep
-from personasim.simulation.runs.sweeps.sweep_labels import cell_labels, with_cell_labels
 from personasim.simulation.runs.tools.agent_data import sweep_agents
 from personasim.simulation.runs.tools.event_data import typed_column
+from personasim.simulation.runs.tools.sweep_labels import cell_labels, with_cell_labels
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "sweeps.md"
 

@@ -26,10 +26,10 @@ def private_imports(source: str) -> list[tuple[int, str, str]]:
 
 def test_the_check_finds_a_private_import() -> None:
     source = (
-        "def f():\n    from personasim.simulation.runs.lifecycle.runner import RunError, _finish\n"
+        "def f():\n    from personasim.simulation.runs.runner import RunError, _finish\n"
     )
     assert private_imports(source) == [
-        (2, "personasim.simulation.runs.lifecycle.runner", "_finish")
+        (2, "personasim.simulation.runs.runner", "_finish")
     ]
     assert private_imports("from personasim.simulation import __version__, run_scenario\n") == []
     assert private_imports("from collections import _OrderedDictKeysView\n") == []

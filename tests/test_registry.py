@@ -216,23 +216,16 @@ def test_an_entry_point_is_loaded_once(site: Path) -> None:
     assert registry.failures("a") == {"a = plug_a": "registered no thing 'a'"}
 
 
-def test_builtin_modules_are_imported_by_name(site: Path) -> None:
-    """The kernel's way to its built-in scenarios: a name → module map, imported on demand."""
-    write_modules(
-        site,
-        {
-            "holder": """
-                from personasim.simulation.base.registry import Registry
-                HELD = Registry("thing", builtin=lambda: {"r": "reloaded", "s": "plug_s"})
-            """,
-            "reloaded": "from holder import HELD\nHELD.register('r', 'R', None)\n",
-            "plug_s": "from holder import HELD\nHELD.register('s', 'S', None)\n",
-        },
-    )
-    held = importlib.import_module("holder").HELD
-    assert "reloaded" not in sys.modules
-    assert held.get("r") == "R" and "plug_s" not in sys.modules
-    assert held.names() == ["r", "s"]
+def test_built_in_entry_points_are_left_unloaded_when_asked(site: Path) -> None:
+    """personasim's own papers are entry points too; `personasim list` cards them without
+    importing them (`items(builtin=False)`), and a name still loads its own entry point."""
+    registry = things()
+    registry.builtin_prefix = "plug_"  # here `a` and `b` stand for the built-in ones
+    listed = registry.items(builtin=False, strict=False)
+    assert "a" not in listed and "plug_a" not in sys.modules and "plug_b" not in sys.modules
+    assert {"x", "y"} <= set(listed)
+    assert registry.get("a") == "A" and "plug_b" not in sys.modules
+    assert registry.names(strict=False) == ["a", "b", "x", "y"]
 
 
 # --- snapshot and restore -------------------------------------------------------------------
@@ -272,6 +265,7 @@ def test_a_second_scenario_under_a_name_is_refused() -> None:
 
 
 def test_a_second_backend_kind_under_a_name_is_refused() -> None:
+    import personasim.simulation.llm.backend_kinds  # noqa: F401 - registers the built-in kinds
     from personasim.simulation.llm.backend_kind import (
         KINDS,
         BackendKind,

@@ -329,7 +329,7 @@ def no_runner_imported(stderr: str) -> list[str]:
     return [
         line
         for line in stderr.splitlines()
-        if "personasim.simulation.runs.lifecycle.runner" in line
+        if "personasim.simulation.runs.runner" in line
     ]
 
 

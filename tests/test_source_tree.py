@@ -25,6 +25,7 @@ from source_tree import OWN, PACKAGES, ROOT, import_graph, module_name, source_f
 
 MAX_LINES = 500
 KERNEL_ORDER = ("base", "log", "llm", "core", "runs", "cli")  # bottom to top
+RUNS_ORDER = ("lifecycle", "workers", "runner", "tools", "sweeps", "viewer")  # within runs/
 
 
 def cycles(graph: dict[str, dict[str, list[int]]]) -> list[list[str]]:
@@ -46,21 +47,31 @@ def describe_cycle(graph: dict[str, dict[str, list[int]]], component: list[str])
     return " → ".join(f"{a} (line {graph[a][b][0]})" for a, b in steps) + f" → {steps[0][0]}"
 
 
-def kernel_rank(module: str) -> int | None:
-    """Where a kernel module's sub-package sits in KERNEL_ORDER; `simulation` itself (its
-    `__init__`, which re-exports all of them) is above them all; None outside the kernel."""
+def kernel_rank(module: str) -> tuple[int, int] | None:
+    """Where a kernel module sits: its sub-package's place in KERNEL_ORDER, then, under
+    `runs/`, its part's place in RUNS_ORDER (0 elsewhere); `simulation` itself (its
+    `__init__`, which re-exports all of them) is above them all, as `runs`' own `__init__` is
+    above its parts; None outside the kernel."""
     parts = module.split(".")
     if parts[0] != "simulation":
         return None
     if len(parts) == 1:
-        return len(KERNEL_ORDER)
+        return (len(KERNEL_ORDER), 0)
     if parts[1] not in KERNEL_ORDER:
         raise AssertionError(f"{module}: kernel sub-package not in KERNEL_ORDER {KERNEL_ORDER}")
-    return KERNEL_ORDER.index(parts[1])
+    rank = KERNEL_ORDER.index(parts[1])
+    if parts[1] != "runs":
+        return (rank, 0)
+    if len(parts) == 2:
+        return (rank, len(RUNS_ORDER))
+    if parts[2] not in RUNS_ORDER:
+        raise AssertionError(f"{module}: part of runs/ not in RUNS_ORDER {RUNS_ORDER}")
+    return (rank, RUNS_ORDER.index(parts[2]))
 
 
 def upward_imports(graph: dict[str, dict[str, list[int]]]) -> list[str]:
-    """`module line N imports higher` for each kernel import against KERNEL_ORDER."""
+    """`module line N imports higher` for each kernel import against KERNEL_ORDER (and, within
+    `runs/`, RUNS_ORDER)."""
     found = []
     for module, edges in sorted(graph.items()):
         rank = kernel_rank(module)
@@ -107,9 +118,11 @@ def write_tree(root: Path, files: dict[str, str]) -> Path:
 # A small kernel with one circle through a late import and a package that re-exports,
 # one circle that exists only under TYPE_CHECKING, and one upward import.
 SYNTHETIC = {
-    "simulation/__init__.py": "from personasim.simulation.runs.sweep import sweep\n",
+    "simulation/__init__.py": "from personasim.simulation.runs.sweeps.sweep import sweep\n",
     "simulation/log/__init__.py": "",
-    "simulation/log/events.py": "def late():\n    from personasim.simulation.runs import viewer\n",
+    "simulation/log/events.py": (
+        "def late():\n    from personasim.simulation.runs.viewer import viewer\n"
+    ),
     "simulation/core/__init__.py": "from personasim.simulation.core.agent import Agent\n",
     "simulation/core/agent.py": (
         "from typing import TYPE_CHECKING\n"
@@ -120,24 +133,29 @@ SYNTHETIC = {
         "class Agent: ...\n"
     ),
     "simulation/core/model.py": "from personasim.simulation.core.agent import Agent\n",
-    "simulation/runs/sweep.py": "def sweep():\n    from . import ray_sweep\n",
-    "simulation/runs/ray_sweep.py": "from personasim.simulation import sweep\n",
-    "simulation/runs/viewer.py": "import personasim.simulation.log.events\n",
+    "simulation/runs/sweeps/sweep.py": "def sweep():\n    from . import ray_sweep\n",
+    "simulation/runs/sweeps/ray_sweep.py": "from personasim.simulation import sweep\n",
+    "simulation/runs/viewer/viewer.py": "import personasim.simulation.log.events\n",
 }
 
 
 def test_the_graph_and_cycle_check_on_a_synthetic_tree(tmp_path: Path) -> None:
     graph = import_graph(write_tree(tmp_path, SYNTHETIC))
-    assert graph["simulation.runs.sweep"] == {"simulation.runs.ray_sweep": [2]}  # module named
-    assert graph["simulation.runs.ray_sweep"] == {"simulation": [1]}  # the re-exporting __init__
+    assert graph["simulation.runs.sweeps.sweep"] == {
+        "simulation.runs.sweeps.ray_sweep": [2]
+    }  # module named
+    assert graph["simulation.runs.sweeps.ray_sweep"] == {
+        "simulation": [1]
+    }  # the re-exporting __init__
     assert graph["simulation.core.agent"] == {}  # TYPE_CHECKING only
     assert cycles(graph) == [
-        ["simulation", "simulation.runs.ray_sweep", "simulation.runs.sweep"],
-        ["simulation.log.events", "simulation.runs.viewer"],
+        ["simulation", "simulation.runs.sweeps.ray_sweep", "simulation.runs.sweeps.sweep"],
+        ["simulation.log.events", "simulation.runs.viewer.viewer"],
     ]
-    text = describe_cycle(graph, ["simulation.log.events", "simulation.runs.viewer"])
+    text = describe_cycle(graph, ["simulation.log.events", "simulation.runs.viewer.viewer"])
     assert text == (
-        "simulation.log.events (line 2) → simulation.runs.viewer (line 1) → simulation.log.events"
+        "simulation.log.events (line 2) → simulation.runs.viewer.viewer (line 1) → "
+        "simulation.log.events"
     )
     with_annotations = import_graph(tmp_path, type_checking=True)
     assert ["simulation.core.agent", "simulation.core.model"] in cycles(with_annotations)
@@ -146,8 +164,34 @@ def test_the_graph_and_cycle_check_on_a_synthetic_tree(tmp_path: Path) -> None:
 def test_the_order_check_on_a_synthetic_tree(tmp_path: Path) -> None:
     graph = import_graph(write_tree(tmp_path, SYNTHETIC))
     assert upward_imports(graph) == [
-        "simulation.log.events line 2 imports simulation.runs.viewer",
-        "simulation.runs.ray_sweep line 1 imports simulation",
+        "simulation.log.events line 2 imports simulation.runs.viewer.viewer",
+        "simulation.runs.sweeps.ray_sweep line 1 imports simulation",
+    ]
+
+
+# The parts of runs/: tools may use the runner and lifecycle, lifecycle may not use tools.
+RUNS_TREE = {
+    "simulation/__init__.py": "",
+    "simulation/runs/__init__.py": "",
+    "simulation/runs/lifecycle/__init__.py": "",
+    "simulation/runs/lifecycle/run_dir.py": "def late():\n    from ..tools import replay\n",
+    "simulation/runs/workers/__init__.py": "",
+    "simulation/runs/workers/pool.py": "from personasim.simulation.runs.lifecycle import run_dir\n",
+    "simulation/runs/runner.py": "from personasim.simulation.runs.workers import pool\n",
+    "simulation/runs/tools/__init__.py": "",
+    "simulation/runs/tools/replay.py": "from personasim.simulation.runs import runner\n",
+    "simulation/runs/viewer/__init__.py": "",
+    "simulation/runs/viewer/page.py": "from personasim.simulation.runs.tools import replay\n",
+    "simulation/runs/sweeps/__init__.py": "",
+    "simulation/runs/sweeps/sweep.py": "from personasim.simulation.runs.viewer import page\n",
+}
+
+
+def test_the_order_within_runs_on_a_synthetic_tree(tmp_path: Path) -> None:
+    graph = import_graph(write_tree(tmp_path, RUNS_TREE))
+    assert upward_imports(graph) == [
+        "simulation.runs.lifecycle.run_dir line 2 imports simulation.runs.tools.replay",
+        "simulation.runs.sweeps.sweep line 1 imports simulation.runs.viewer.page",
     ]
 
 
@@ -197,7 +241,8 @@ def test_no_import_cycle() -> None:
 
 def test_the_kernel_imports_downward_only() -> None:
     found = upward_imports(import_graph(type_checking=True))
-    assert found == [], f"kernel order is {' ← '.join(KERNEL_ORDER)}:\n" + "\n".join(found)
+    order = f"{' ← '.join(KERNEL_ORDER)}; runs: {' ← '.join(RUNS_ORDER)}"
+    assert found == [], f"kernel order is {order}:\n" + "\n".join(found)
 
 
 def test_no_module_over_500_lines() -> None:

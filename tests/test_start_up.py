@@ -7,8 +7,7 @@ import json
 import subprocess
 import sys
 
-from personasim.scenarios import SCENARIO_MODULES
-from personasim.simulation.core.scenario import get_scenario, list_scenarios
+from personasim.simulation.core.scenario import SCENARIOS, get_scenario, list_scenarios
 
 LATE = ("matplotlib", "scipy.stats", "aiohttp", "openai", "langchain_core.output_parsers")
 """Imported when a report is drawn, a statistic computed or an endpoint asked, not before."""
@@ -36,8 +35,10 @@ def test_looking_up_a_scenario_imports_only_its_paper() -> None:
     assert [m for m in modules if m.startswith(LATE)] == []
 
 
-def test_every_builtin_scenario_is_in_its_named_module() -> None:
+def test_every_builtin_scenario_is_in_the_module_its_entry_point_names() -> None:
+    """The built-in papers register through the entry-point group, as outside packages do."""
+    named = {n: m for n, m in SCENARIOS.entry_points().items() if m.startswith("personasim.")}
     builtin = {n: c for n, c in list_scenarios().items() if c.__module__.startswith("personasim.")}
-    assert set(builtin) == set(SCENARIO_MODULES)
-    for name, module in SCENARIO_MODULES.items():
+    assert set(builtin) == set(named) and len(named) >= 8
+    for name, module in named.items():
         assert get_scenario(name).__module__ == module

@@ -1,6 +1,8 @@
 """Career chat's dialogue judge as an instrument, for `personasim rescore`: one item is one
 user's dialogue on one of the four dimensions, its score the mean of the judge's samples
-(numeric, so interval level; the paper reports ICC(3,k) for its judge, Appendix E)."""
+(numeric, so interval level; the paper reports ICC(3,k) for its judge, Appendix E). With
+`--human-ratings`, a rescored run's agreement block also compares the new judge with the
+raters' mean of each dialogue and dimension (the `rescore` metrics extension)."""
 
 from __future__ import annotations
 
@@ -10,34 +12,17 @@ from typing import Any
 import pandas as pd
 
 from personasim.analysis.event_tables import payloads
-from personasim.analysis.rescoring import compare_scores, paired_scores, rescore_agreement
 from personasim.simulation import ScoreItems, detail_scores
 
-__all__ = ["JUDGE_SCORES", "judge_checks"]
+__all__ = ["JUDGE_SCORES"]
 
-JUDGE_SCORES = ScoreItems(
-    tasks=("career.judge",),
-    read=detail_scores("user", "dimension"),
-    level="interval",
-    icc_form="ICC(3,k)",
-)
+HUMAN_RATINGS = "career.human_ratings"
 
 
-def judge_checks(events: pd.DataFrame) -> dict[str, Any]:
-    """`rescore`: agreement with the run this one rescored, and with `--human-ratings` the
-    same between this run's judge and the raters' mean of each dialogue and dimension."""
-    block = rescore_agreement(events, JUDGE_SCORES)
-    if block is None:
-        return {}
-    human = payloads(events, "career.human_ratings")
-    if human:
-        block["humans"] = compare_scores(
-            paired_scores(events, JUDGE_SCORES),
-            _human_means(human[0]["rows"]),
-            JUDGE_SCORES.describe(),
-            raters=("new judge", "human raters' mean"),
-        )
-    return {"rescore": block}
+def _human_reference(events: pd.DataFrame) -> dict[str, float] | None:
+    """The raters' mean of each dialogue and dimension, in a run given `--human-ratings`."""
+    human = payloads(events, HUMAN_RATINGS)
+    return _human_means(human[0]["rows"]) if human else None
 
 
 def _human_means(rows: list[list[Any]]) -> dict[str, float]:
@@ -46,3 +31,13 @@ def _human_means(rows: list[list[Any]]) -> dict[str, float]:
     for user, dimension, rating in rows:
         given[f"{user}/{dimension}"].append(float(rating))
     return {item: sum(r) / len(r) for item, r in given.items()}
+
+
+JUDGE_SCORES = ScoreItems(
+    tasks=("career.judge",),
+    read=detail_scores("user", "dimension"),
+    level="interval",
+    icc_form="ICC(3,k)",
+    reference=_human_reference,
+    reference_kinds=(HUMAN_RATINGS,),
+)

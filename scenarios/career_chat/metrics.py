@@ -31,7 +31,7 @@ from personasim.scenarios.career_chat.distances import (
     random_pairing_emd,
 )
 from personasim.scenarios.career_chat.groupings import GROUPINGS, job_labels
-from personasim.scenarios.career_chat.judging import judge_checks
+from personasim.scenarios.career_chat.metric_blocks import CareerChatMetrics
 from personasim.scenarios.career_chat.options import one_hot, option_distribution
 from personasim.scenarios.career_chat.uncertainty import (
     Uncertainty,
@@ -387,7 +387,7 @@ def _task_counts(events: pd.DataFrame, kind: str) -> dict[str, int]:
 # ---------------------------------------------------------------------------------------------
 
 
-def compute_metrics(events: pd.DataFrame) -> dict[str, Any]:
+def compute_metrics(events: pd.DataFrame) -> CareerChatMetrics:
     """Every number of the run, from its event table (the scenario's `compute_metrics`)."""
     header = run_header(events)
     params = header["params"]
@@ -418,7 +418,6 @@ def compute_metrics(events: pd.DataFrame) -> dict[str, Any]:
         "job_labels": job_labels(events, profiles),
         "failures": _task_counts(events, "decision.failed"),
         "reasks": _task_counts(events, "decision.reask"),
-        **judge_checks(events),
     }
 
 

@@ -31,7 +31,6 @@ from typing import Any, ClassVar
 
 from pydantic import Field, model_validator
 
-from personasim.analysis import with_counterfactual
 from personasim.environments.career_chat import (
     REFERENCE_YEAR,
     CareerChat,
@@ -55,6 +54,7 @@ from personasim.scenarios.career_chat.dialogue_roles import (
 from personasim.scenarios.career_chat.jobs import UNCLASSIFIED, UNKNOWN, read_title, title_key
 from personasim.scenarios.career_chat.judging import JUDGE_SCORES
 from personasim.scenarios.career_chat.limits import career_decision_ranges
+from personasim.scenarios.career_chat.metric_blocks import CareerChatMetrics
 from personasim.scenarios.career_chat.metrics import DIMENSIONS, FORMATS, compute_metrics
 from personasim.scenarios.career_chat.reports import (
     SUMMARY_COUNTS,
@@ -487,12 +487,11 @@ class CareerChatScenario(Scenario):
 
     # --- metrics (metrics.py) and reports (reports.py) ----------------------------------------
 
-    metrics = with_counterfactual(
-        ScenarioMetrics(
-            compute=compute_metrics,
-            report=report_lines,
-            write_reports=write_reports,
-            summary_rows=summary_rows,
-            summary_counts=SUMMARY_COUNTS,
-        )
+    metrics = ScenarioMetrics(
+        compute=compute_metrics,
+        block=CareerChatMetrics,
+        report=report_lines,
+        write_reports=write_reports,
+        summary_rows=summary_rows,
+        summary_counts=SUMMARY_COUNTS,
     )

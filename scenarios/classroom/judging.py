@@ -14,12 +14,12 @@ from typing import Any
 import pandas as pd
 
 from personasim.analysis.event_tables import payloads
-from personasim.analysis.rescoring import compare_scores, rescore_agreement
+from personasim.analysis.rescoring import compare_scores
 from personasim.analysis.stats import mean_of
 from personasim.analysis.undefined import stat_fields
 from personasim.simulation import ScoreItems, detail_scores, run_header
 
-__all__ = ["JUDGE_SCORES", "JUDGE_TASK", "SWAPPED_TASK", "judge_checks", "position_bias"]
+__all__ = ["JUDGE_SCORES", "JUDGE_TASK", "SWAPPED_TASK", "position_bias"]
 
 JUDGE_TASK = "classroom.judge"
 SWAPPED_TASK = "classroom.judge_swapped"
@@ -53,14 +53,3 @@ def position_bias(events: pd.DataFrame) -> dict[str, Any] | None:
             fixed, swapped, JUDGE_SCORES.describe(), raters=("high answer first", "low first")
         ),
     }
-
-
-def judge_checks(events: pd.DataFrame) -> dict[str, Any]:
-    """The metrics that audit the judge, where the run has them: `rescore` (agreement with the
-    run it rescored) and `position_bias`."""
-    checks: dict[str, Any] = {}
-    if (block := rescore_agreement(events, JUDGE_SCORES)) is not None:
-        checks["rescore"] = block
-    if (bias := position_bias(events)) is not None:
-        checks["position_bias"] = bias
-    return checks

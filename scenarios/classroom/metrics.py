@@ -10,9 +10,11 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NotRequired
 
 import pandas as pd
+from pydantic import ConfigDict, with_config
+from typing_extensions import TypedDict
 
 from personasim.analysis.event_tables import min_group_n, payloads, rounded
 from personasim.analysis.reports import model_label
@@ -25,7 +27,7 @@ from personasim.analysis.undefined import (
     read_stat,
     stat_fields,
 )
-from personasim.scenarios.classroom.judging import JUDGE_TASK, SWAPPED_TASK, judge_checks
+from personasim.scenarios.classroom.judging import JUDGE_TASK, SWAPPED_TASK, position_bias
 from personasim.simulation import run_header
 
 __all__ = [
@@ -40,6 +42,7 @@ __all__ = [
     "STRATEGIES",
     "TABLE_LEVELS",
     "Cell",
+    "ClassroomMetrics",
     "behaviour_distribution",
     "behaviour_tags",
     "cells_of",
@@ -374,7 +377,32 @@ def _count(failed: pd.DataFrame, which: Callable[[str], bool]) -> int:
 # ---------------------------------------------------------------------------------------------
 
 
-def classroom_metrics(events: pd.DataFrame) -> dict[str, Any]:
+@with_config(ConfigDict(extra="forbid"))
+class ClassroomMetrics(TypedDict):
+    """classroom's metrics block (`classroom_metrics`): accuracy per cell against the baseline,
+    the order and race effects, the answers' readings and failures; `position_bias` only where
+    the judge was asked both orders (`--swap-order`)."""
+
+    model: str
+    note: str | None
+    judge_model: str
+    n_questions: int
+    repetitions: int
+    min_group_n: int
+    baseline: dict[str, Any]
+    cells: list[dict[str, Any]]
+    order_effect: list[dict[str, Any]]
+    race_effect: list[dict[str, Any]]
+    unreadable_answers: int
+    ambiguous_answers: int
+    readings: dict[str, int]
+    answer_failures: int
+    judge_failures: int
+    reasks: int
+    position_bias: NotRequired[dict[str, Any]]
+
+
+def classroom_metrics(events: pd.DataFrame) -> ClassroomMetrics:
     """Every metric of a classroom run (see docs/classroom.md), from its event table."""
     header = run_header(events)
     graded = pd.DataFrame(payloads(events, "classroom.graded"))
@@ -404,5 +432,5 @@ def classroom_metrics(events: pd.DataFrame) -> dict[str, Any]:
         "answer_failures": _count(failed, lambda t: t not in (JUDGE_TASK, SWAPPED_TASK)),
         "judge_failures": _count(failed, lambda t: t == JUDGE_TASK),
         "reasks": len(payloads(events, "decision.reask")),
-        **judge_checks(events),
+        **({"position_bias": bias} if (bias := position_bias(events)) else {}),
     }

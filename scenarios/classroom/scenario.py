@@ -26,7 +26,6 @@ from typing import Any, ClassVar
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from personasim.agents import DecisionTask, PersonaAgent, ResearcherAgent
-from personasim.analysis import Outcome, with_counterfactual
 from personasim.environments import (
     Classroom,
     Grade,
@@ -46,6 +45,7 @@ from personasim.scenarios.classroom.metrics import (
     RACES,
     STRATEGIES,
     Cell,
+    ClassroomMetrics,
     cells_of,
     classroom_metrics,
 )
@@ -61,6 +61,7 @@ from personasim.scenarios.classroom.validation import doc_pairs
 from personasim.simulation import (
     ChatRequest,
     Message,
+    Outcome,
     Role,
     Scenario,
     ScenarioError,
@@ -68,6 +69,7 @@ from personasim.simulation import (
     ScenarioParams,
     SimAgent,
     Simulation,
+    Twins,
     read_input,
     read_with_role,
     register_scenario,
@@ -181,16 +183,17 @@ class ClassroomScenario(Scenario):
         ),
     }
     scores = JUDGE_SCORES
-    metrics = with_counterfactual(
-        ScenarioMetrics(
-            compute=classroom_metrics,
-            report=report_lines,
-            write_reports=write_all_reports,
-            summary_rows=summary_rows,
-            write_sweep_reports=write_sweep_reports,
-            summary_counts=SUMMARY_COUNTS,
-        ),
-        [GRADED],
+    metrics = ScenarioMetrics(
+        compute=classroom_metrics,
+        block=ClassroomMetrics,
+        report=report_lines,
+        write_reports=write_all_reports,
+        summary_rows=summary_rows,
+        write_sweep_reports=write_sweep_reports,
+        summary_counts=SUMMARY_COUNTS,
+    )
+    twins = Twins(
+        (GRADED,),
         decisions=False,  # the answers are text; their grades are what is compared
     )
 

@@ -8,12 +8,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-import pandas as pd
-
-from personasim.analysis.rescoring import rescore_agreement
 from personasim.simulation import ScoreItems
 
-__all__ = ["EVALUATOR_SCORES", "judge_checks"]
+__all__ = ["EVALUATOR_SCORES"]
 
 
 def _read(agent_id: str | None, payload: Mapping[str, Any]) -> Iterable[tuple[str, float]]:
@@ -37,10 +34,3 @@ EVALUATOR_SCORES = ScoreItems(
     level="ordinal",
     scale=(1, 5),
 )
-
-
-def judge_checks(events: pd.DataFrame) -> dict[str, Any]:
-    """`rescore`: agreement with the run this one rescored, seat by seat. (The scenario's own
-    `human_alignment` is recomputed under the new evaluators; no judge-vs-human block here.)"""
-    block = rescore_agreement(events, EVALUATOR_SCORES)
-    return {} if block is None else {"rescore": block}

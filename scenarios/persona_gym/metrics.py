@@ -27,7 +27,7 @@ from personasim.analysis.undefined import (
     stat_fields,
 )
 from personasim.scenarios.persona_gym.human_agreement import HUMAN_COLUMNS, question_alignment
-from personasim.scenarios.persona_gym.judging import judge_checks
+from personasim.scenarios.persona_gym.metric_blocks import GymMetricsBlock
 from personasim.scenarios.persona_gym.published import (
     published_metrics,
 )
@@ -180,7 +180,7 @@ def _number(value: Any) -> float | None:
 # ---------------------------------------------------------------------------------------------
 
 
-def gym_metrics(events: pd.DataFrame) -> dict[str, Any]:
+def gym_metrics(events: pd.DataFrame) -> GymMetricsBlock:
     """The run's `metrics`: scores per task and PersonaScore (Table 2), per persona and per
     evaluator, refusals, failures, evaluator agreement and human alignment (Table 3)."""
     header = run_header(events)
@@ -228,7 +228,6 @@ def gym_metrics(events: pd.DataFrame) -> dict[str, Any]:
         "reasks": _counts(events, "decision.reask"),
         "batch_reasks": _batch_reasks(events),
         **_human_fields(human[0]["rows"] if human else None, events, questions, tasks, smallest),
-        **judge_checks(events),
     }
 
 

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from personasim.analysis.undefined import Undefined, stat_fields
+from personasim.scenarios.persona_gym.metric_blocks import PublishedGymMetrics
 from personasim.simulation.runs.lifecycle.tables import write_table
 
 __all__ = [
@@ -67,7 +68,7 @@ def published_rows(
 
 def published_metrics(
     header: Mapping[str, Any], published: Mapping[str, Any], beside: Sequence[Mapping[str, Any]]
-) -> dict[str, Any]:
+) -> PublishedGymMetrics:
     """The imported run's `metrics`: the published rows and the runs shown beside them."""
     tasks = header["params"]["tasks"]
     rows = published_rows(published["models"], tasks)

@@ -48,6 +48,7 @@ from personasim.environments.persona_gym.place import (
 )
 from personasim.scenarios.persona_gym.batch import unusable
 from personasim.scenarios.persona_gym.judging import EVALUATOR_SCORES
+from personasim.scenarios.persona_gym.metric_blocks import GymMetricsBlock
 from personasim.scenarios.persona_gym.metrics import gym_metrics
 from personasim.scenarios.persona_gym.refusals import grammar_reading, judge_reading
 from personasim.scenarios.persona_gym.tables import (
@@ -410,6 +411,7 @@ class PersonaGymScenario(Scenario):
 
     metrics = ScenarioMetrics(
         compute=gym_metrics,
+        block=GymMetricsBlock,
         report=report_lines,
         write_reports=write_gym_reports,
         summary_rows=summary_rows,

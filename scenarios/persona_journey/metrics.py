@@ -16,15 +16,18 @@ import textwrap
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NotRequired
 
 import numpy as np
 import pandas as pd
+from pydantic import ConfigDict, with_config
+from typing_extensions import TypedDict
 
 from personasim.analysis.agreement import correlations_by_row
 from personasim.analysis.event_tables import agent_payloads, min_group_n, rounded
 from personasim.analysis.intervals import bca_interval, welch_interval
 from personasim.analysis.reports import save_figure
+from personasim.analysis.stats import mean_of
 from personasim.analysis.undefined import CONSTANT, Statistic, Undefined, shown_stat, stat_fields
 from personasim.scenarios.career_chat.options import option_distribution
 from personasim.simulation.core.summary_counts import SummaryCount
@@ -40,6 +43,7 @@ __all__ = [
     "N_BOOTSTRAP",
     "PAIRS",
     "SUMMARY_COUNTS",
+    "PersonaJourneyMetrics",
     "agreement_figure",
     "bootstrap_spearman",
     "difference_of_means",
@@ -232,7 +236,35 @@ def _pairs(frame: pd.DataFrame, x: str, y: str) -> tuple[list[float], list[float
 # --- the metrics -----------------------------------------------------------------------------
 
 
-def journey_metrics(events: pd.DataFrame) -> dict[str, Any]:
+@with_config(ConfigDict(extra="forbid"))
+class PersonaJourneyMetrics(TypedDict):
+    """persona-journey's metrics block (`journey_metrics`): the counts, and where any persona
+    was measured its records, the agreement between environments, per trait, the order and
+    memory effects and the mean of each measure (null, with the reason beside it, where no
+    persona has the measure)."""
+
+    n_personas: int
+    decisions: dict[str, int]
+    failures: dict[str, int]
+    moves: int
+    survey_answers: int
+    survey_without_logprobs: int
+    personas: NotRequired[list[dict[str, Any]]]
+    agreement: NotRequired[dict[str, dict[str, Any]]]
+    per_trait: NotRequired[dict[str, dict[str, Any]]]
+    order_effects: NotRequired[dict[str, Any]]
+    memory_effects: NotRequired[dict[str, Any]]
+    mean_trust_sent: NotRequired[float | None]
+    mean_survey_mean: NotRequired[float | None]
+    mean_gym_score: NotRequired[float | None]
+    mean_survey_stability: NotRequired[float | None]
+    mean_trust_sent_undefined: NotRequired[str]
+    mean_survey_mean_undefined: NotRequired[str]
+    mean_gym_score_undefined: NotRequired[str]
+    mean_survey_stability_undefined: NotRequired[str]
+
+
+def journey_metrics(events: pd.DataFrame) -> PersonaJourneyMetrics:
     frame, counts = persona_table(events)
     failed = events[events["kind"] == "decision.failed"]["payload"].map(lambda p: p["task"])
     made = events[events["kind"] == "decision.made"]["payload"].map(lambda p: p["task"])
@@ -250,14 +282,20 @@ def journey_metrics(events: pd.DataFrame) -> dict[str, Any]:
     metrics["per_trait"] = _per_trait(frame, min_group_n(events))
     metrics["order_effects"] = _order_effects(frame)
     metrics["memory_effects"] = _memory_effects(frame)
-    for name in MEANS:
-        values = frame[name].dropna()
-        metrics[f"mean_{name}"] = rounded(float(values.mean())) if len(values) else None
+    for name, measure in MEANS.items():
+        missing = f"no persona has a {measure}"
+        metrics.update(stat_fields(f"mean_{name}", mean_of(frame[name].dropna(), missing)))
     return metrics
 
 
-MEANS = ("trust_sent", "survey_mean", "gym_score", "survey_stability")
-"""The per-persona measures whose mean over the personas with one is a top-level metric."""
+MEANS = {
+    "trust_sent": "Trust Game transfer",
+    "survey_mean": "survey mean",
+    "gym_score": "PersonaGym score",
+    "survey_stability": "survey stability",
+}
+"""The per-persona measures (in words) whose mean over the personas with one is a top-level
+metric."""
 
 
 def summary_rows(metrics: dict[str, Any]) -> list[dict[str, Any]]:

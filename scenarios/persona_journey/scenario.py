@@ -24,7 +24,6 @@ import numpy as np
 from pydantic import Field, field_validator, model_validator
 
 from personasim.agents import Decision, DecisionTask, PersonaAgent, ResearcherAgent
-from personasim.analysis import with_counterfactual
 from personasim.environments import ARCHETYPE_PATTERN, MAX_ENDOWMENT
 from personasim.environments.career_chat import load_survey, shipped_career_file
 from personasim.environments.journey.place import JourneyMap, check_walk, parse_edges
@@ -38,6 +37,7 @@ from personasim.scenarios.persona_journey.memory import (
 )
 from personasim.scenarios.persona_journey.metrics import (
     SUMMARY_COUNTS,
+    PersonaJourneyMetrics,
     journey_metrics,
     report_lines,
     summary_rows,
@@ -254,12 +254,11 @@ class PersonaJourney(Scenario):
 
     # --- metrics -----------------------------------------------------------------------------
 
-    metrics = with_counterfactual(
-        ScenarioMetrics(
-            compute=journey_metrics,
-            report=report_lines,
-            write_reports=write_reports,
-            summary_rows=summary_rows,
-            summary_counts=SUMMARY_COUNTS,
-        )
+    metrics = ScenarioMetrics(
+        compute=journey_metrics,
+        block=PersonaJourneyMetrics,
+        report=report_lines,
+        write_reports=write_reports,
+        summary_rows=summary_rows,
+        summary_counts=SUMMARY_COUNTS,
     )

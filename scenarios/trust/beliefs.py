@@ -36,7 +36,7 @@ from personasim.agents import (
     match_level_names,
     parse_structured,
 )
-from personasim.analysis import Undefined, eta_squared_from_group_stats, with_counterfactual
+from personasim.analysis import Undefined, eta_squared_from_group_stats
 from personasim.scenarios.trust.beliefs_metrics import (
     BELIEFS_SUMMARY_COUNTS,
     beliefs_metrics,
@@ -46,6 +46,7 @@ from personasim.scenarios.trust.beliefs_metrics import (
     write_beliefs_sweep_reports,
 )
 from personasim.scenarios.trust.effect_sizes import effect_size_value
+from personasim.scenarios.trust.metric_blocks import TrustBeliefsMetrics
 from personasim.scenarios.trust.metrics import with_human_reference
 from personasim.scenarios.trust.population import TrustPopulation, TrustPopulationParams
 from personasim.simulation import (
@@ -255,13 +256,12 @@ class TrustBeliefs(TrustPopulation):
             read=read,
         )
 
-    metrics = with_counterfactual(
-        ScenarioMetrics(
-            compute=with_human_reference(beliefs_metrics),
-            report=beliefs_report,
-            write_reports=write_beliefs_reports,
-            summary_rows=beliefs_summary_rows,
-            write_sweep_reports=write_beliefs_sweep_reports,
-            summary_counts=BELIEFS_SUMMARY_COUNTS,
-        )
+    metrics = ScenarioMetrics(
+        compute=with_human_reference(beliefs_metrics),
+        block=TrustBeliefsMetrics,
+        report=beliefs_report,
+        write_reports=write_beliefs_reports,
+        summary_rows=beliefs_summary_rows,
+        write_sweep_reports=write_beliefs_sweep_reports,
+        summary_counts=BELIEFS_SUMMARY_COUNTS,
     )

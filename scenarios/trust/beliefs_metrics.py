@@ -25,6 +25,7 @@ from personasim.analysis.undefined import (
     shown_stat,
     stat_fields,
 )
+from personasim.scenarios.trust.metric_blocks import BeliefsStatistics
 from personasim.scenarios.trust.metrics import (
     behaviour_metrics,
     human_line,
@@ -58,7 +59,7 @@ __all__ = [
 ]
 
 
-def beliefs_metrics(events: pd.DataFrame) -> dict[str, Any]:
+def beliefs_metrics(events: pd.DataFrame) -> BeliefsStatistics:
     header = run_header(events)
     behaviour = behaviour_metrics(events, header["params"]["attributes"])
     return {

@@ -23,7 +23,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from personasim.analysis import perturb_ranking, with_counterfactual
+from personasim.analysis import perturb_ranking
 from personasim.scenarios.trust.beliefs import TrustBeliefs
 from personasim.scenarios.trust.conditioning_metrics import (
     CONDITIONING_SUMMARY_COUNTS,
@@ -32,6 +32,7 @@ from personasim.scenarios.trust.conditioning_metrics import (
     conditioning_summary_rows,
     write_conditioning_reports,
 )
+from personasim.scenarios.trust.metric_blocks import TrustConditioningMetrics
 from personasim.scenarios.trust.metrics import with_human_reference
 from personasim.scenarios.trust.population import Prior, TrustPopulationParams
 from personasim.simulation import ScenarioMetrics, Simulation, register_scenario
@@ -113,14 +114,13 @@ class TrustConditioning(TrustBeliefs):
             )
         return Prior(conditioning_text(rankings, self.prompts), rankings)
 
-    metrics = with_counterfactual(
-        ScenarioMetrics(
-            compute=with_human_reference(conditioning_metrics),
-            report=conditioning_report,
-            write_reports=write_conditioning_reports,
-            summary_rows=conditioning_summary_rows,
-            summary_counts=CONDITIONING_SUMMARY_COUNTS,
-        )
+    metrics = ScenarioMetrics(
+        compute=with_human_reference(conditioning_metrics),
+        block=TrustConditioningMetrics,
+        report=conditioning_report,
+        write_reports=write_conditioning_reports,
+        summary_rows=conditioning_summary_rows,
+        summary_counts=CONDITIONING_SUMMARY_COUNTS,
     )
     """No paper table spans conditioning runs: the sweep's combined table is the report
     (trust-beliefs' Table 9 needs its `mean_rho` column, which conditioning rows lack)."""

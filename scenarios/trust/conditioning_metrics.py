@@ -35,6 +35,7 @@ from personasim.scenarios.trust.beliefs_metrics import (
     two_level_words,
     why_no_belief,
 )
+from personasim.scenarios.trust.metric_blocks import ConditioningStatistics
 from personasim.scenarios.trust.metrics import behaviour_metrics, write_amount_sent
 from personasim.simulation import run_header
 from personasim.simulation.core.summary_counts import SummaryCount
@@ -50,7 +51,7 @@ __all__ = [
 ]
 
 
-def conditioning_metrics(events: pd.DataFrame) -> dict[str, Any]:
+def conditioning_metrics(events: pd.DataFrame) -> ConditioningStatistics:
     """Table 4: per condition (one round each, after the elicitation round), ρ and |Δη²|."""
     header = run_header(events)
     params = header["params"]

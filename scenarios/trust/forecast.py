@@ -22,7 +22,6 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Field, field_validator
 
 from personasim.agents import DecisionTask, Persona, PersonaAgent
-from personasim.analysis import with_counterfactual
 from personasim.environments import (
     ARCHETYPE_PATTERN,
     MAX_ENDOWMENT,
@@ -41,6 +40,7 @@ from personasim.scenarios.trust.forecast_metrics import (
     write_forecast_reports,
     write_forecast_sweep_reports,
 )
+from personasim.scenarios.trust.metric_blocks import TrustForecastMetrics
 from personasim.scenarios.trust.metrics import with_human_reference
 from personasim.scenarios.trust.population import (
     PopulationParams,
@@ -320,15 +320,14 @@ class TrustForecast(Scenario):
             hints=hints,
         )
 
-    metrics = with_counterfactual(
-        ScenarioMetrics(
-            compute=with_human_reference(forecast_metrics),
-            report=forecast_report,
-            write_reports=write_forecast_reports,
-            summary_rows=forecast_summary_rows,
-            write_sweep_reports=write_forecast_sweep_reports,
-            summary_counts=FORECAST_SUMMARY_COUNTS,
-        )
+    metrics = ScenarioMetrics(
+        compute=with_human_reference(forecast_metrics),
+        block=TrustForecastMetrics,
+        report=forecast_report,
+        write_reports=write_forecast_reports,
+        summary_rows=forecast_summary_rows,
+        write_sweep_reports=write_forecast_sweep_reports,
+        summary_counts=FORECAST_SUMMARY_COUNTS,
     )
 
 

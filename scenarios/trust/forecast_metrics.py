@@ -16,6 +16,7 @@ from personasim.analysis.event_tables import agent_payloads, min_group_n, payloa
 from personasim.analysis.reports import model_label, save_figure, small_note
 from personasim.analysis.stats import mean_of, sample_sd
 from personasim.analysis.undefined import Undefined, shown_stat, stat_fields
+from personasim.scenarios.trust.metric_blocks import ForecastStatistics
 from personasim.scenarios.trust.metrics import human_note
 from personasim.simulation import run_header
 from personasim.simulation.core.summary_counts import SummaryCount
@@ -46,7 +47,7 @@ def game_name(archetype: str) -> str:
     return f"trust_game_{archetype}"
 
 
-def forecast_metrics(events: pd.DataFrame) -> dict[str, Any]:
+def forecast_metrics(events: pd.DataFrame) -> ForecastStatistics:
     header = run_header(events)
     params = header["params"]
     forecasts = _forecasts(events)

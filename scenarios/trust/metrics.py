@@ -38,6 +38,7 @@ from personasim.analysis.undefined import (
     stat_fields,
 )
 from personasim.environments import human_reference
+from personasim.scenarios.trust.metric_blocks import Behaviour, PopulationStatistics
 from personasim.simulation import run_header
 from personasim.simulation.runs.lifecycle.tables import cell_text, percent, write_table
 
@@ -64,7 +65,7 @@ __all__ = [
 # ---------------------------------------------------------------------------------------------
 
 
-def population_metrics(events: pd.DataFrame) -> dict[str, Any]:
+def population_metrics(events: pd.DataFrame) -> PopulationStatistics:
     header = run_header(events)
     behaviour = behaviour_metrics(events, header["params"]["attributes"])
     return {"model": model_label(header["model"]), **behaviour}
@@ -72,7 +73,7 @@ def population_metrics(events: pd.DataFrame) -> dict[str, Any]:
 
 def behaviour_metrics(
     events: pd.DataFrame, attributes: Sequence[str], round_index: int | None = None
-) -> dict[str, Any]:
+) -> Behaviour:
     """§4.1 behavioural outcomes of the trustors, in one round when trustors play several."""
     traits = {
         e["agent_id"]: e["payload"]["persona"]["traits"]

@@ -40,10 +40,10 @@ from personasim.agents import (
     select_personas,
     synthetic_population,
 )
-from personasim.analysis import with_counterfactual
 from personasim.environments import ARCHETYPE_PATTERN, MAX_ENDOWMENT, TrusteeAgent, TrustGame
 from personasim.environments.trust_game.transfer import CLOSING_SENTENCE, read_transfer
 from personasim.scenarios.trust.answers import TrustorAnswer
+from personasim.scenarios.trust.metric_blocks import TrustPopulationMetrics
 from personasim.scenarios.trust.metrics import (
     population_metrics,
     population_report,
@@ -340,16 +340,15 @@ class TrustPopulation(Scenario):
             read=lambda answer: checked_transfer(answer.amount, self.game),
         )
 
-    metrics = with_counterfactual(
-        ScenarioMetrics(
-            compute=with_human_reference(population_metrics),
-            report=population_report,
-            write_reports=write_population_reports,
-            summary_counts={
-                stat: SummaryCount("n_decisions", "decided") for stat in ("mean_sent", "sd_sent")
-            },
-            kinds=POPULATION_KINDS,
-        )
+    metrics = ScenarioMetrics(
+        compute=with_human_reference(population_metrics),
+        block=TrustPopulationMetrics,
+        report=population_report,
+        write_reports=write_population_reports,
+        summary_counts={
+            stat: SummaryCount("n_decisions", "decided") for stat in ("mean_sent", "sd_sent")
+        },
+        kinds=POPULATION_KINDS,
     )
 
 

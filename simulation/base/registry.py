@@ -21,9 +21,8 @@ It imports nothing of personasim, so every layer may use it.
 
 from __future__ import annotations
 
-import importlib
 import inspect
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -104,9 +103,10 @@ class Registry(Generic[T]):
     """Named values of one kind.
 
     `kind` names a value in messages ("scenario", "backend kind"); `group` is the entry-point
-    group outside packages register under (None: none); `builtin` gives, when called, the
-    modules that register the built-in values by name, imported when that name is first asked
-    for (the kernel finds the built-in scenarios this way, by name, not by import); `whole_group`
+    group packages register under, personasim's own built-in values included (None: none);
+    `builtin_prefix` is the module prefix of those built-in entry points (`personasim.`), which
+    `items(builtin=False)` leaves unloaded (`personasim list` cards them without importing
+    them); `whole_group`
     says whether a name missing after its own entry point is looked for in the rest of the
     group (true where an entry point names a package of several values, as a scripted-rule
     package does); `error` is the exception raised (a subclass of ValueError the caller's
@@ -118,7 +118,7 @@ class Registry(Generic[T]):
         kind: str,
         group: str | None = None,
         *,
-        builtin: Callable[[], Mapping[str, str]] | None = None,
+        builtin_prefix: str | None = None,
         whole_group: bool = True,
         error: type[Exception] = RegistryError,
     ) -> None:
@@ -126,7 +126,7 @@ class Registry(Generic[T]):
         self.group = group
         self.whole_group = whole_group
         self.error = error
-        self._builtin = builtin
+        self.builtin_prefix = builtin_prefix
         self._values: dict[str, T] = {}
         self._origins: dict[str, Origin] = {}
         self._loaded: set[str] = set()
@@ -167,15 +167,12 @@ class Registry(Generic[T]):
         return dict(self._values)
 
     def get(self, name: str) -> T | None:
-        """The value registered as `name`; when it is missing, its built-in module, then its
-        entry point (then the rest of the group, where `whole_group`) are loaded first. None
-        when it is still missing: `failures()` says which entry points failed meanwhile."""
+        """The value registered as `name`; when it is missing, its entry point (then the rest
+        of the group, where `whole_group`) is loaded first. None when it is still missing:
+        `failures()` says which entry points failed meanwhile."""
         if name in self._values:
             return self._values[name]
-        builtin = self._builtin() if self._builtin else {}
-        if name in builtin:
-            importlib.import_module(builtin[name])
-        if name not in self._values and self.group:
+        if self.group:
             for entry in metadata.entry_points(group=self.group, name=name):
                 self._load(entry, strict=False)
                 if name not in self._values and self._key(entry) not in self._failures:
@@ -185,13 +182,10 @@ class Registry(Generic[T]):
         return self._values.get(name)
 
     def items(self, builtin: bool = True, strict: bool = True) -> dict[str, T]:
-        """Every value, sorted by name: the built-in modules (unless `builtin` is false) and
-        every entry point of the group are loaded first. One that fails is an error, or with
-        `strict` false left out (`failures()` names it: for a message about a missing name)."""
-        if builtin and self._builtin:
-            for module in self._builtin().values():
-                importlib.import_module(module)
-        self._load_group(strict)
+        """Every value, sorted by name: every entry point of the group (but the built-in ones,
+        where `builtin` is false) is loaded first. One that fails is an error, or with `strict`
+        false left out (`failures()` names it: for a message about a missing name)."""
+        self._load_group(strict, builtin)
         return dict(sorted(self._values.items()))
 
     def names(self, builtin: bool = True, strict: bool = True) -> list[str]:
@@ -240,10 +234,14 @@ class Registry(Generic[T]):
         finally:
             self.restore(state)
 
-    def _load_group(self, strict: bool) -> None:
+    def _load_group(self, strict: bool, builtin: bool = True) -> None:
         if self.group:
             for entry in metadata.entry_points(group=self.group):
-                self._load(entry, strict)
+                if builtin or not self._is_builtin(entry):
+                    self._load(entry, strict)
+
+    def _is_builtin(self, entry: metadata.EntryPoint) -> bool:
+        return self.builtin_prefix is not None and entry.value.startswith(self.builtin_prefix)
 
     def _load(self, entry: metadata.EntryPoint, strict: bool) -> None:
         """Import an entry point once; a failure is kept (and raised when `strict`)."""

@@ -80,22 +80,18 @@ def audit_options(args: argparse.Namespace, sample: int) -> Any:
 def _audit(args: argparse.Namespace, extra: Sequence[str]) -> int:
     from personasim.simulation.llm.masking import mask_secrets
     from personasim.simulation.runs.lifecycle.reading_audit import audit_summary
+    from personasim.simulation.runs.lifecycle.run_config import RunConfig
     from personasim.simulation.runs.lifecycle.run_dir import RunError
     from personasim.simulation.runs.tools.audit_run import audit_run
 
-    spec = None
+    reader = None
     if args.role is not None:
         name, _, spec = args.role.partition("=")
         if name != "reader" or not spec:
             shown = repr(mask_secrets(args.role))
             raise RunError(f"--role {shown}: audit binds one role, as reader=MODEL")
-    result = audit_run(
-        args.run_dir,
-        audit_options(args, args.sample),
-        reader_spec=spec,
-        base_url=args.base_url,
-        client=client_options(args),
-    )
+        reader = RunConfig.from_options(model=spec, base_url=args.base_url, **client_options(args))
+    result = audit_run(args.run_dir, audit_options(args, args.sample), reader)
     audit = result["audit"]
     out.print(f"reading audit of {args.run_dir} by {audit['auditor']}:", markup=False)
     for line in audit_summary(audit):

@@ -36,7 +36,7 @@ __all__ = ["main"]
 
 INPUT_ERRORS = (
     ("personasim.simulation.core.scenario", "ScenarioError"),
-    ("personasim.simulation.runs.lifecycle.runner", "RunError"),
+    ("personasim.simulation.runs.runner", "RunError"),
     ("personasim.simulation.log.sqlite_store", "EventStoreError"),
     ("personasim.simulation.log.event_log", "ResumeMismatchError"),
     ("personasim.simulation.llm.cache", "CacheError"),

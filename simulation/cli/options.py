@@ -147,8 +147,8 @@ SECONDS = positive_up_to(MAX_TIMEOUT_S)
 
 
 def add_client_arguments(parser: argparse.ArgumentParser) -> None:
-    """The model client's limits, retries and cache, for commands that ask a model about a
-    finished run (`rescore`, `audit`)."""
+    """The model client's limits, retries and cache: for commands that ask a model about a
+    finished run (`rescore`, `audit`), and part of a run's own options."""
     parser.add_argument(
         "--concurrency", type=CONCURRENCY, default=16, help="model requests in flight"
     )
@@ -176,10 +176,7 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="pools of replicas (TOML or YAML), used as --model openai:NAME@pool:POOL",
     )
-    parser.add_argument(
-        "--concurrency", type=CONCURRENCY, default=16, help="model requests in flight"
-    )
-    parser.add_argument("--rpm", type=RPM, help="at most this many requests per minute")
+    add_client_arguments(parser)
     parser.add_argument(
         "--workers",
         type=WORKERS,
@@ -187,10 +184,6 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         help="processes that run the decisions, each with its share of the limits; results "
         "are the same (docs/performance.md)",
     )
-    parser.add_argument("--timeout", type=SECONDS, default=60.0, help="seconds per attempt")
-    parser.add_argument("--max-attempts", type=ATTEMPTS, default=5, help="attempts per request")
-    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
-    parser.add_argument("--cache-dir", type=Path, help="response cache location")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.add_argument(
         "--allow-endpoint-change",

@@ -101,7 +101,7 @@ def _retry(args: argparse.Namespace, extra: Sequence[str]) -> int:
         describe_holder,
         lock_holder,
     )
-    from personasim.simulation.runs.lifecycle.runner import run_scenario
+    from personasim.simulation.runs.runner import run_scenario
     from personasim.simulation.runs.tools.retry import (
         nothing_to_retry,
         plan_retry,

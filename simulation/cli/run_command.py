@@ -112,7 +112,7 @@ def play(scenario: Any, params: Any, args: argparse.Namespace) -> int:
     """Run `scenario` with the command's run options and print its summary; the exit status
     (`counterfactual` plays its design through here too)."""
     from personasim.simulation.runs.lifecycle.run_signals import RunStopped, stops_raise
-    from personasim.simulation.runs.lifecycle.runner import run_scenario
+    from personasim.simulation.runs.runner import run_scenario
 
     with stops_raise():
         config = run_config(

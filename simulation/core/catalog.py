@@ -1,13 +1,12 @@
 """Scenario cards: what `personasim list` shows of a scenario, without its run-time code.
 
 Importing the built-in scenarios imports Mesa, LangGraph, pandas and scipy (3 s on a busy
-2-core machine) only to print names, roles and parameters. Their cards are therefore shipped
-beside them (`scenarios/catalog.json`), written from the live classes by `write_catalog()`, with
-a SHA-256 of the sources they were made from. Where the sources changed since (an edited
-checkout, a merge), the cards are made from the classes once and kept in the user's cache
-folder under that digest (`$XDG_CACHE_HOME/personasim/`, else `~/.cache/personasim/`), so only
-the first listing after a change pays for the imports. Scenarios from an entry point or a file
-are carded from their classes.
+2-core machine) only to print names, roles and parameters. Their cards are therefore made from
+the registry's classes on first use and kept in the user's cache folder
+(`$XDG_CACHE_HOME/personasim/`, else `~/.cache/personasim/`) under a SHA-256 of the sources
+they were made from: only the first listing after an install or a change of the sources pays
+for the imports, and nothing is committed that a new paper would have to refresh. Scenarios
+from an entry point or a file are carded from their classes.
 """
 
 from __future__ import annotations
@@ -27,20 +26,16 @@ if TYPE_CHECKING:
     from personasim.simulation.core.scenario import Scenario
 
 __all__ = [
-    "CATALOG_FILE",
     "ParamCard",
     "ScenarioCard",
     "builtin_cards",
     "cache_folder",
     "card_of",
-    "catalog_path",
     "scenario_cards",
     "sources_digest",
     "type_label",
-    "write_catalog",
 ]
 
-CATALOG_FILE = "catalog.json"
 SOURCE_PACKAGES = (BUILTIN_MODULE, "personasim.agents", "personasim.environments")
 """Packages whose sources a card can depend on (a default such as Table 3's traits comes from
 a paper's package, a pattern from an agent's module); with the kernel's scenario contract."""
@@ -124,11 +119,6 @@ def _package_dir(name: str) -> Path | None:
     return Path(locations[0]) if locations else None
 
 
-def catalog_path() -> Path | None:
-    folder = _package_dir(BUILTIN_MODULE)
-    return None if folder is None else folder / CATALOG_FILE
-
-
 def sources_digest() -> str:
     """SHA-256 over the sources the cards are made from (about 100 files, a few ms)."""
     here = Path(__file__).resolve().parent
@@ -143,16 +133,14 @@ def sources_digest() -> str:
     return digest.hexdigest()
 
 
-def builtin_cards(path: Path | None = None) -> dict[str, ScenarioCard]:
-    """The built-in scenarios' cards: from the shipped file (or `path`) when its sources are
-    unchanged, else from the cache kept for these sources, else from the classes (importing
-    them; then cached)."""
+def builtin_cards() -> dict[str, ScenarioCard]:
+    """The built-in scenarios' cards: from the cache kept for the current sources, else made
+    from the registry's classes (importing them) and cached."""
     digest = sources_digest()
     cached = cache_folder() / f"cards-{digest[:16]}.json"
-    for candidate in (path or catalog_path(), cached):
-        cards = _read_cards(candidate, digest)
-        if cards is not None:
-            return cards
+    cards = _read_cards(cached, digest)
+    if cards is not None:
+        return cards
     cards = _live_builtin_cards()
     try:  # best effort: a read-only home only makes the next listing slow again
         cached.parent.mkdir(parents=True, exist_ok=True)
@@ -163,15 +151,14 @@ def builtin_cards(path: Path | None = None) -> dict[str, ScenarioCard]:
 
 
 def cache_folder() -> Path:
-    """Where cards made from changed sources are kept (not the response cache, which lives
-    with the runs)."""
+    """Where the cards are kept (not the response cache, which lives with the runs)."""
     root = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(root) / "personasim"
 
 
-def _read_cards(path: Path | None, digest: str) -> dict[str, ScenarioCard] | None:
+def _read_cards(path: Path, digest: str) -> dict[str, ScenarioCard] | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8")) if path else None
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict) or data.get("sources") != digest:
@@ -207,20 +194,9 @@ def scenario_cards() -> dict[str, ScenarioCard]:
     return dict(sorted(cards.items()))
 
 
-def write_catalog(path: Path | None = None) -> Path:
-    """Write the built-in scenarios' cards, made from their classes, and their sources'
-    digest (run after changing a built-in scenario's summary, roles or parameters; a test
-    says when it is due)."""
-    path = path or catalog_path()
-    if path is None:
-        raise FileNotFoundError(f"no package {BUILTIN_MODULE}")
-    _write_cards(_live_builtin_cards(), sources_digest(), path)
-    return path
-
-
 def _write_cards(cards: dict[str, ScenarioCard], digest: str, path: Path) -> None:
     data = {
-        "about": "written by personasim.simulation.core.catalog.write_catalog(); do not edit",
+        "about": "personasim's scenario cards, made from these sources; a cache, safe to delete",
         "sources": digest,
         "scenarios": [dataclasses.asdict(card) for card in cards.values()],
     }

@@ -3,21 +3,35 @@ per level of one attribute, everything else held fixed (docs/counterfactual.md).
 
 A scenario whose personas carry attributes takes these parameters by deriving its `Params` from
 `CounterfactualParams`; `personasim counterfactual` refuses a scenario that does not (its
-personas are free text, or it has no personas). The parameters are ordinary scenario
-parameters, so they are in the manifest and the fingerprint, and a counterfactual run resumes,
-replays and recomputes its metrics like any run. The paired statistics are in
-`analysis/paired.py`; the twins are made in `agents/counterfactual.py`.
+personas are free text, or it has no personas). Deriving from it is the whole opt-in: the
+paired statistics are added to the scenario's metrics by the `counterfactual` metrics extension
+(`core/metric_extensions.py`), never by the scenario itself; a scenario that makes twins of its
+own (the classroom's races) or compares more than decisions declares `Scenario.twins`.
+The parameters are ordinary scenario parameters, so they are in the manifest and the
+fingerprint, and a counterfactual run resumes, replays and recomputes its metrics like any run.
+The paired statistics are in `analysis/paired.py`; the twins are made in `agents/counterfactual.py`.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field, model_validator
 
 from personasim.simulation.core.scenario import ScenarioParams
 
-__all__ = ["COUNTERFACTUAL_FIELDS", "CounterfactualParams", "counterfactual_design"]
+if TYPE_CHECKING:
+    from personasim.simulation.core.scenario import Scenario
+
+__all__ = [
+    "COUNTERFACTUAL_FIELDS",
+    "CounterfactualParams",
+    "Outcome",
+    "Twins",
+    "counterfactual_design",
+    "twins_of",
+]
 
 COUNTERFACTUAL_FIELDS = ("counterfactual_attribute", "counterfactual_levels", "counterfactual_by")
 """The parameters `personasim counterfactual` fills from --attribute, --levels and --by."""
@@ -65,3 +79,33 @@ def counterfactual_design(params: ScenarioParams) -> dict[str, Any] | None:
         "levels": list(params.counterfactual_levels),  # type: ignore[attr-defined]
         "by": params.counterfactual_by,  # type: ignore[attr-defined]
     }
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """An event whose field is compared between twins besides their decisions: `kind`'s
+    `field` (e.g. `classroom.graded`'s `correct`), one row per value of the `label` fields,
+    paired by the persona and the `unit` fields (e.g. the question and the repetition)."""
+
+    kind: str
+    field: str
+    label: tuple[str, ...] = ()
+    unit: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Twins:
+    """What a counterfactual run compares between twins: their decisions (unless `decisions`
+    is False, where the decisions are text and only the `outcomes` are numbers) and each of
+    the `outcomes`."""
+
+    outcomes: tuple[Outcome, ...] = ()
+    decisions: bool = True
+
+
+def twins_of(scenario: type[Scenario]) -> Twins | None:
+    """What `scenario`'s counterfactual runs compare: its declared `twins`, else its decisions
+    where its parameters opt in (derive from `CounterfactualParams`); None: it has no twins."""
+    if scenario.twins is not None:
+        return scenario.twins
+    return Twins() if issubclass(scenario.Params, CounterfactualParams) else None

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import importlib
 import inspect
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from types import UnionType
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, get_origin
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
@@ -30,6 +30,7 @@ from personasim.simulation.log.input_checks import unstorable
 if TYPE_CHECKING:
     import pandas as pd
 
+    from personasim.simulation.core.counterfactual import Twins
     from personasim.simulation.core.model import Simulation
     from personasim.simulation.log.events import Event
 
@@ -116,6 +117,11 @@ class ScenarioMetrics:
     kinds: tuple[str, ...] | None = None
     """The event kinds `compute` reads (`run.started`, `run.completed` are always read); None:
     all. Declared, a 100,000-agent run's metrics skip its `llm.call` texts (docs/performance.md)."""
+    block: type | UnionType | None = None
+    """The TypedDict of `compute`'s result (or a union of them, one per shape it can take): its
+    top-level keys and their types, a key present only sometimes `NotRequired`, an undefined
+    statistic `X | None` beside its `*_undefined` reason. The tests check every built-in
+    scenario's real metrics against it; the metrics extensions' blocks are not part of it."""
 
 
 class Scenario(ABC):
@@ -134,7 +140,12 @@ class Scenario(ABC):
     """The parts models play; `--role NAME=SPEC` binds one, `--model` the others."""
     scores: ClassVar[ScoreItems | None] = None
     """What its scorer roles (`Role(scorer=True)`) score, for `personasim rescore` (None: it has
-    no scorer to compare)."""
+    no scorer to compare). Declared, a rescored run's metrics get the `rescore` agreement block
+    (the `rescore` metrics extension, `core/metric_extensions.py`)."""
+    twins: ClassVar[Twins | None] = None
+    """What a counterfactual run compares between twins (`core/counterfactual.py`). None: the
+    decisions, where `Params` derives from `CounterfactualParams`; declared by a scenario that
+    makes twins of its own (the classroom's races) or compares outcomes besides decisions."""
     metrics: ClassVar[ScenarioMetrics | None] = None
     """The metrics hooks in one declaration; the classmethods below call them. A scenario may
     override the classmethods instead (as a scenario file usually does)."""
@@ -310,17 +321,12 @@ def csv_separator_problem(columns: Sequence[str] | None) -> str | None:
     return None
 
 
-def _builtin_modules() -> dict[str, str]:
-    """Each built-in scenario's name and module, from the scenarios package (which imports
-    none of them)."""
-    return dict(importlib.import_module(BUILTIN_MODULE).SCENARIO_MODULES)
-
-
 SCENARIOS: Registry[type[Scenario]] = Registry(
-    "scenario", ENTRY_POINT_GROUP, builtin=_builtin_modules, error=ScenarioError
+    "scenario", ENTRY_POINT_GROUP, builtin_prefix=BUILTIN_MODULE + ".", error=ScenarioError
 )
-"""Every scenario by name: built-in ones imported by name when first asked for, outside
-packages' from the entry-point group (simulation/base/registry.py)."""
+"""Every scenario by name, from the entry-point group: the built-in papers' (personasim's
+`pyproject.toml`) as any outside package's, each module imported when its name is first asked
+for (simulation/base/registry.py)."""
 
 
 def register_scenario(cls: type[Scenario]) -> type[Scenario]:

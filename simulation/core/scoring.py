@@ -11,7 +11,10 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["Level", "ScoreItems", "ScoreReader", "detail_scores"]
 
@@ -35,6 +38,11 @@ class ScoreItems:
     level: Level = "ordinal"
     icc_form: str | None = None
     scale: tuple[float, float] | None = None
+    reference: Callable[[pd.DataFrame], Mapping[str, float] | None] | None = None
+    """Human raters' score of each item, where a run has them (career chat's
+    `--human-ratings`): a rescored run's block then compares the new judge with them too."""
+    reference_kinds: tuple[str, ...] = ()
+    """The event kinds `reference` reads."""
 
     def items(self, decisions: Iterable[tuple[str | None, Mapping[str, Any]]]) -> dict[str, float]:
         """Each item's score over a run's `decision.made` payloads (others are skipped)."""

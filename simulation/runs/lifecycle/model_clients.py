@@ -1,8 +1,8 @@
 """`build_models`: a run's model clients, built one way by the run's driver and by each
-decision worker (`--workers`): one `LLMClient` per backend, with the run's cache, retry policy
-and limits (a worker's part of them in a worker), writing its calls and incidents to the run's
-log, and the backend's request keys kept where the run continues on another endpoint
-(`keep_request_keys`)."""
+decision worker (`--workers`), and by the audit's reader role: one `LLMClient` per backend, with
+the run's cache, retry policy and limits (a worker's part of them in a worker), writing its
+calls and incidents to the run's log where there is one, and the backend's request keys kept
+where the run continues on another endpoint (`keep_request_keys`)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ __all__ = ["build_models"]
 
 def build_models(
     config: RunConfig,
-    log: EventLog,
+    log: EventLog | None,
     cache: ResponseCache | None,
     *,
     rekey: tuple[str, str] | None = None,
@@ -34,8 +34,10 @@ def build_models(
     """The run's model pool: the main model's client now, each role's on first use, every
     backend built from `config` (`RunConfig.backend`).
 
-    `rekey`: the request-key mapping of a run resumed at another endpoint. `worker`: (index,
-    count) of a decision worker, which takes its part of each limit and of each pool.
+    `log`: where calls and incidents are written (None: nowhere, as for an audit, which only
+    reads its run). `rekey`: the request-key mapping of a run resumed at another endpoint.
+    `worker`: (index, count) of a decision worker, which takes its part of each limit and of
+    each pool.
     `main_backend`, `main_spec`: the driver's main backend (which the manifest already
     describes; a backend object the caller built) and its spec (default `config.model`).
     `per_backend`: options that depend on the backend (its endpoint's limiter);
@@ -57,8 +59,8 @@ def build_models(
             retry=config.limits.retry,
             concurrency=concurrency,
             requests_per_minute=requests_per_minute,
-            emit=log.emit,
-            incident=log.incident,
+            emit=log.emit if log else None,
+            incident=log.incident if log else None,
             **client_options,
             **(per_backend(backend) if per_backend is not None else {}),
         )

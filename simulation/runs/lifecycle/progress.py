@@ -9,6 +9,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from personasim.simulation.core.metric_extensions import extended_report
 from personasim.simulation.core.scenario import Scenario
 from personasim.simulation.runs.lifecycle.validity import validity_summary
 
@@ -40,4 +41,4 @@ def summary_lines(
 ) -> list[str]:
     """The end-of-run lines; a run that is not valid says so first."""
     verdict = validity_summary(manifest["validity"])
-    return [*([verdict] if verdict else []), *scenario_cls.report(metrics["metrics"])]
+    return [*([verdict] if verdict else []), *extended_report(scenario_cls, metrics["metrics"])]

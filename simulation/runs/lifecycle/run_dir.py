@@ -20,6 +20,11 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from personasim.simulation.core.metric_extensions import (
+    extended_kinds,
+    extended_metrics,
+    extended_reports,
+)
 from personasim.simulation.core.scenario import Scenario, get_scenario
 from personasim.simulation.log.event_log import RETRIED_KIND, latest_attempts
 from personasim.simulation.log.events import (
@@ -257,7 +262,7 @@ def compute_run_metrics(
     The scenario is found by name in the registry unless given.
     """
     scenario_cls = scenario_cls or _scenario_of(store)
-    events = metric_events(store, scenario_cls.metric_kinds())
+    events = metric_events(store, extended_kinds(scenario_cls))
     try:
         header = run_header(events)
     except NoRunHeaderError as exc:
@@ -266,7 +271,7 @@ def compute_run_metrics(
         "scenario": header["scenario"],
         "model": header["model"],
         "partial": not (events["kind"] == "run.completed").any(),
-        "metrics": scenario_cls.compute_metrics(events),
+        "metrics": extended_metrics(scenario_cls, events),
     }
 
 
@@ -307,7 +312,7 @@ def write_run_reports(
     scenario_cls = scenario_cls or get_scenario(metrics["scenario"])
     directory = run_dir / REPORTS_DIR
     directory.mkdir(exist_ok=True)
-    return scenario_cls.write_reports(metrics["metrics"], directory)
+    return extended_reports(scenario_cls, metrics["metrics"], directory)
 
 
 def write_json(path: Path, data: dict[str, Any]) -> None:

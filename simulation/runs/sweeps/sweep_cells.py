@@ -19,8 +19,8 @@ from personasim.simulation.llm.chat import Backend
 from personasim.simulation.llm.limiter import EndpointLimiter
 from personasim.simulation.runs.lifecycle.run_config import RunConfig
 from personasim.simulation.runs.lifecycle.run_dir import MANIFEST_FILE, RunResult
-from personasim.simulation.runs.lifecycle.runner import run_scenario
 from personasim.simulation.runs.lifecycle.scenario_file import load_scenario_file
+from personasim.simulation.runs.runner import run_scenario
 
 __all__ = ["CellFailure", "ScenarioRef", "SweepCell", "run_cell"]
 

@@ -19,8 +19,8 @@ import pandas as pd
 
 from personasim.simulation.log.event_log import latest_attempts
 from personasim.simulation.log.events import Event
-from personasim.simulation.runs.sweeps.sweep_labels import cell_labels, with_cell_labels
 from personasim.simulation.runs.tools.event_data import read_run_log, sweep_cells, typed_column
+from personasim.simulation.runs.tools.sweep_labels import cell_labels, with_cell_labels
 
 __all__ = ["AGENTS_PARQUET_FILE", "agents_table", "run_agents", "sweep_agents"]
 

@@ -9,7 +9,8 @@ run directory names is imported. A run another process is writing is refused.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +29,7 @@ from personasim.simulation.runs.lifecycle.run_dir import write_json
 
 if TYPE_CHECKING:
     from personasim.simulation.log.events import EventStore
+    from personasim.simulation.runs.lifecycle.run_config import RunConfig
 
 __all__ = [
     "LIBRARY_AUDITOR",
@@ -49,24 +51,15 @@ def register_readers() -> None:
 
 
 def audit_run(
-    run_dir: str | Path,
-    options: AuditOptions,
-    *,
-    reader_spec: str | None = None,
-    base_url: str | None = None,
-    client: dict[str, Any] | None = None,
+    run_dir: str | Path, options: AuditOptions, reader: RunConfig | None = None
 ) -> dict[str, Any]:
-    """Audit `run_dir`'s readings with the library readers, or with the model `reader_spec`
-    plays (`client`: the model client's keyword arguments: cache, limits, retries)."""
-    return asyncio.run(aaudit_run(run_dir, options, reader_spec, base_url, client or {}))
+    """Audit `run_dir`'s readings with the library readers, or with the reader role played by
+    `reader.model` (with its URL, cache, limits and retries; the run's own seed)."""
+    return asyncio.run(aaudit_run(run_dir, options, reader))
 
 
 async def aaudit_run(
-    run_dir: str | Path,
-    options: AuditOptions,
-    reader_spec: str | None,
-    base_url: str | None,
-    client: dict[str, Any],
+    run_dir: str | Path, options: AuditOptions, reader: RunConfig | None = None
 ) -> dict[str, Any]:
     from personasim.simulation.log.sqlite_store import SQLiteEventStore
     from personasim.simulation.runs.lifecycle.run_dir import EVENTS_FILE, RunError, read_manifest
@@ -78,7 +71,7 @@ async def aaudit_run(
         raise RunError(f"{run_dir}: no {EVENTS_FILE} (the run's event log); nothing to audit")
     register_readers()
     with RunLock(run_dir), SQLiteEventStore(run_dir / EVENTS_FILE) as store:
-        reread, auditor, closing = _auditor(reader_spec, base_url, client, manifest)
+        reread, auditor, closing = _auditor(reader, manifest)
         try:
             audit = await audit_store(run_dir, store, manifest, options, reread, auditor)
         finally:
@@ -107,30 +100,22 @@ async def audit_store(
 
 
 def _auditor(
-    reader_spec: str | None, base_url: str | None, client: dict[str, Any], manifest: dict[str, Any]
-) -> tuple[Reread, str, Any]:
+    reader: RunConfig | None, manifest: dict[str, Any]
+) -> tuple[Reread, str, Callable[[], Awaitable[None]]]:
     """The re-reading function, its description and how to close what it opened."""
 
     async def nothing() -> None:
         return None
 
-    if reader_spec is None:
+    if reader is None:
         return library_reread, LIBRARY_AUDITOR, nothing
-    from personasim.simulation.llm.cache import ResponseCache, default_cache_dir
-    from personasim.simulation.llm.client import LLMClient
-    from personasim.simulation.llm.model_spec import make_backend
+    from personasim.simulation.runs.lifecycle.model_clients import build_models
+    from personasim.simulation.runs.lifecycle.run_start import open_cache
     from personasim.simulation.runs.tools.reader_role import RoleReader
 
-    seed = int(manifest.get("seed") or 0)
-    use_cache = client.get("use_cache", True)
-    cache = ResponseCache(client.get("cache_dir") or default_cache_dir()) if use_cache else None
-    llm = LLMClient(
-        make_backend(reader_spec, base_url, seed),
-        cache=cache,
-        retry=client.get("retry"),
-        concurrency=client.get("concurrency", 16),
-        requests_per_minute=client.get("requests_per_minute"),
-    )
+    config = replace(reader, seed=int(manifest.get("seed") or 0))
+    cache = open_cache(config.use_cache, config.cache_dir)
+    llm = build_models(config, None, cache).main
 
     async def close() -> None:
         await llm.aclose()

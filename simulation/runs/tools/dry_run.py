@@ -31,8 +31,8 @@ from personasim.simulation.llm.roles import DEFAULT_REPLY_TOKENS, SCRIPTED, Role
 from personasim.simulation.log.events import Event
 from personasim.simulation.runs.lifecycle.run_config import ClientLimits, RunConfig, RunSettings
 from personasim.simulation.runs.lifecycle.run_dir import RunError
-from personasim.simulation.runs.lifecycle.runner import arun_scenario
 from personasim.simulation.runs.lifecycle.scenario_file import resolve_scenario
+from personasim.simulation.runs.runner import arun_scenario
 from personasim.simulation.runs.tools.event_data import read_run_log
 from personasim.simulation.runs.tools.prices import Price, load_prices, served_locally
 from personasim.simulation.runs.tools.token_counts import (

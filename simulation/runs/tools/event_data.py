@@ -29,7 +29,7 @@ from personasim.simulation.runs.lifecycle.run_dir import (
     RunError,
     read_manifest,
 )
-from personasim.simulation.runs.sweeps.sweep_labels import cell_labels, with_cell_labels
+from personasim.simulation.runs.tools.sweep_labels import cell_labels, with_cell_labels
 from personasim.simulation.runs.tools.typed_columns import typed_column
 
 __all__ = [

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from personasim.simulation.base.registry import Registry, origin_of
+from personasim.simulation.core.metric_extensions import extended_report
 from personasim.simulation.core.scenario import ScenarioError, get_scenario
 from personasim.simulation.core.stages import printed_stages, stage
 from personasim.simulation.log.event_log import EventLog
@@ -34,7 +35,7 @@ from personasim.simulation.runs.lifecycle.run_dir import (
     write_metrics,
     write_run_reports,
 )
-from personasim.simulation.runs.lifecycle.runner import RunSettings
+from personasim.simulation.runs.runner import RunSettings
 
 __all__ = [
     "IMPORT_FORMATS",
@@ -219,4 +220,6 @@ def _import_run(
         finish_manifest(run_dir, manifest, store, settings.validity, "complete")
         stage("done")
     lines = [f"imported {format_name} ({', '.join(s['file'] for s in sources.values())})"]
-    return RunResult(run_dir, manifest, metrics, lines + scenario_cls.report(metrics["metrics"]))
+    return RunResult(
+        run_dir, manifest, metrics, lines + extended_report(scenario_cls, metrics["metrics"])
+    )

@@ -23,9 +23,9 @@ from personasim.simulation.llm.model_spec import make_backend
 from personasim.simulation.llm.prompts import PromptPack, PromptPackError
 from personasim.simulation.runs.lifecycle.run_config import RunConfig, RunSettings
 from personasim.simulation.runs.lifecycle.run_dir import RunError, RunResult, read_manifest
-from personasim.simulation.runs.lifecycle.runner import arun_scenario
 from personasim.simulation.runs.lifecycle.source_run import SourceRun
 from personasim.simulation.runs.lifecycle.validity import ValidityLimits
+from personasim.simulation.runs.runner import arun_scenario
 
 __all__ = ["RescorePlan", "arescore_run", "plan_rescore", "rescorable", "rescore_run"]
 

@@ -20,6 +20,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+from personasim.simulation.core.metric_extensions import extended_report
 from personasim.simulation.core.scenario import Scenario, ScenarioError
 from personasim.simulation.log.events import Event, EventStore
 from personasim.simulation.runs.lifecycle.run_dir import METRICS_FILE, REPORTS_DIR, read_manifest
@@ -151,7 +152,7 @@ def _summary(
     if scenario is None:
         return [f"({note})" for note in notes]
     try:
-        return [str(line) for line in scenario.report(metrics["metrics"])]
+        return [str(line) for line in extended_report(scenario, metrics["metrics"])]
     except Exception as exc:
         return [f"(the scenario's report is unavailable: {exc})"]
 
