@@ -7,7 +7,9 @@ figures are never quoted as held-out ones (READMEs in their folders):
 - tests/data/dev_v6/ (math only): counted first with the readers before the sixth round (12
   wrong of 240, 68 of 218 valued replies without a value) and with its rules (part A, not yet
   studied: 8 wrong and 36 without a value before, 6 and 29 with them), then used to choose
-  among those rules and studied.
+  among those rules and studied; after the seventh round (rates beside totals, check
+  sentences, dash asides, coins called quarters): v3 0 wrong and 22 without a value, v6 4 and
+  47.
 
 The tests fail if a reader gets worse on them."""
 
@@ -38,7 +40,7 @@ def shown(tally: Tally, capsys: pytest.CaptureFixture[str], corpus: str = "v3") 
 
 
 @pytest.mark.parametrize(
-    ("corpus", "n", "wrong", "no_value"), [("dev_v3", 300, 0, 25), ("dev_v6", 240, 4, 63)]
+    ("corpus", "n", "wrong", "no_value"), [("dev_v3", 300, 0, 22), ("dev_v6", 240, 4, 47)]
 )
 def test_math_answers_on_the_development_corpora(
     corpus: str, n: int, wrong: int, no_value: int, capsys: pytest.CaptureFixture[str]

@@ -15,7 +15,7 @@ from personasim.environments.classroom.numeric_answers import read_answer
     [
         ("How much money does Ben have left?", Asked("money")),
         ("How much did the plumber charge for the job?", Asked("money")),
-        ("How many dollars does each ticket cost?", Asked("money", per_item=True)),
+        ("How many dollars does each ticket cost?", Asked("money", True, frozenset({"ticket"}))),
         ("What percent of the apples are red?", Asked("percent")),
         ("How long did the trip take, in minutes?", Asked("minute")),
         ("How many red marbles does Ann have?", Asked("marble")),

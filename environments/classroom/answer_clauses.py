@@ -154,11 +154,14 @@ HEDGED = re.compile(
 exact answer, as the labelling rule of the held-out sets says ("about 5" is ambiguous)."""
 FRACTION_WORDS = re.compile(
     r"\d\s*(?:ths|rds|nds)\b|\d\s*[\u1d2c-\u1d6a\u02b0-\u02ff]|\d\s+\d+(?:st|nd|rd|th)\b|(?:\d|\bone|\ba)\s+(?:half|halves|"
-    r"quarters?|thirds?|fifths?|sixths?|"
-    r"eighths?|tenths?|demis?|tiers|quarts?|medios?|tercios?|cuartos?|Hälften?|Drittel|Viertel)\b",
+    r"thirds?|fifths?|sixths?|eighths?|tenths?|demis?|tiers|medios?|tercios?|Hälften?|Drittel|"
+    r"Viertel)\b|(?:\b[1-3]|\bone|\ba)\s+(?:quarters?|quarts?|cuartos?)\b|"
+    r"\d\s+(?:quarters?|quarts?|cuartos?)\s+(?:of|de|d['’]|du|des|del)\b",
     re.IGNORECASE,
 )
-"""Fractions in words ("three eighths", text2num's "3 8ths"): no value is read from them."""
+"""Fractions in words ("three eighths", text2num's "3 8ths"): no value is read from them.
+"Quarter" and "quart" name coins and a measure too: a fraction only below four or before
+"of" ("16 quarters" are coins, "5 quarts" a volume; "3 quarters of the pie" a fraction)."""
 """What may follow a value alone on its line or in a correction: up to three unit words."""
 
 

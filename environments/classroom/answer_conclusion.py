@@ -19,6 +19,7 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 from itertools import pairwise
 
+from personasim.environments.classroom.answer_afterwords import before_afterwords
 from personasim.environments.classroom.answer_clauses import (
     FRACTION_WORDS,
     HEDGED,
@@ -49,6 +50,7 @@ from personasim.environments.classroom.answer_numbers import (
 from personasim.environments.classroom.answer_units import (
     by_asked_kind,
     conversions,
+    names_the_asked,
 )
 
 __all__ = [
@@ -59,16 +61,6 @@ __all__ = [
 
 TOLERANCE = 1e-6
 
-_AFTERWORD = re.compile(
-    r"^[\s*_#>-]*(?:\(|\[)?[\s*_]*(?:(?:quick|sanity|double)[- ]?check|check(?:ing)?|"
-    r"verif(?:y|ication|ying)|let(?:'s|’s|\s+me|\s+us)\s+(?:double[- ]?)?(?:check|verify)|"
-    r"proof|note|side\s+note|n\.?b\.?|p\.?s\.?|hint|tip|vérification|vérifions|remarque|"
-    r"comprobación|verificación|comprobemos|nota|probe|prüfung|überprüfung|kontrolle|"
-    r"verificação|verifica|controllo|验证|检查|檢查|確認|検算|검산|확인)\b|"
-    r"^[\s*_#>-]*(?:验证|检查|檢查|確認|検算|검산|확인)|^\s*\(.*\)\s*$|[✓✔]\s*\**\s*$",
-    re.IGNORECASE,
-)
-"""A paragraph after the answer that checks it or comments on it: it does not change it."""
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 _ENDED = re.compile(r"[.!。！)\]*_`]\s*$")
 _LABELLED = re.compile(r"^[\s*_#>-]*(?P<label>[^\d:：=\n]{1,40}?)\s*[:：=]\s*\S")
@@ -100,7 +92,6 @@ _OR_NUMBER = re.compile(r"\b(?:or|ou|oder|o)\s+[$€£]?\d", re.IGNORECASE)
 """A second value offered with "or": an alternative, unless it is the first in another unit."""
 """What leaves the value unsettled: a clock time ("2:00 pm"), an amount in accounting
 parentheses ("(47,50 $)"), alternatives ("either $450 or $1,000", "depending on")."""
-_CLOSING_ASIDE = re.compile(r"(?<=[.!。！])\s*\([^()]*\)\s*$")
 _WORD = re.compile(r"\w+")
 _RESTATED = 0.8
 _COPIED_RUN = 3
@@ -168,7 +159,7 @@ _CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
 def concluding_statement(context: Context) -> Statement | None:
     """The reply's concluding sentence as a statement: its one new quantity (a value), or None
     where the rule reads none (cut off, a question, hedged, no new quantity or several)."""
-    text = _before_afterwords(_THINK.sub(lambda match: " " * len(match[0]), context.text))
+    text = before_afterwords(_THINK.sub(lambda match: " " * len(match[0]), context.text))
     text = _without_remarks(text, context)
     if (alone := _VALUE_ALONE.fullmatch(text)) is not None:  # the whole reply: "20", "$18.50"
         numbers = numbers_in(alone["value"], context.decimal_mark)
@@ -283,26 +274,6 @@ def _range_of(body: str, value: float, context: Context) -> str | None:
     return None
 
 
-def _before_afterwords(text: str) -> str:
-    """The reply up to the checks and notes that follow its answer: whole paragraphs that
-    open with one, lines that are one at the end of the last paragraph, and a closing aside
-    in brackets ("(That's roughly 9.7 yards ...)")."""
-    text = _CLOSING_ASIDE.sub("", text)
-    lines = text.rstrip().split("\n")
-    while lines:
-        if not lines[-1].strip():
-            lines.pop()
-            continue
-        opening = _paragraph_start(lines)
-        if _AFTERWORD.search(lines[opening]):
-            del lines[opening:]
-        elif _AFTERWORD.search(lines[-1]):
-            lines.pop()
-        else:
-            break
-    return "\n".join(lines)
-
-
 _NOT_A_REMARK = re.compile(
     r"\b(?:not|no|never|lost|unsure|wrong|mistake|error|incorrect|wait|hmm|sorry|however|but|"
     r"check|recheck|verify|assume|assuming|if|answer|result|solution|final|one|two|three|four|"
@@ -332,14 +303,6 @@ def _without_remarks(text: str, context: Context) -> str:
             return text
         text = before
     return text
-
-
-def _paragraph_start(lines: list[str]) -> int:
-    """The index of the first line of the paragraph `lines` ends with."""
-    index = len(lines) - 1
-    while index > 0 and lines[index - 1].strip():
-        index -= 1
-    return index
 
 
 def _ended(text: str) -> bool:
@@ -414,6 +377,7 @@ def _new_quantities(
     500") is not a candidate."""
     unbracketed = without_asides(sentence)
     sentence = unbracketed if _has_number(unbracketed, context) else sentence
+    sentence = _without_dash_aside(sentence, context)
     head, colon, tail = sentence.partition(":")
     stated = sentence
     breakdown = len(_RESULT.findall(tail)) > 1 and not _is_label(head)
@@ -474,6 +438,39 @@ def _used_later(body: str, number: Number) -> bool:
         and _is_operand(later, match)
         for match in numbers_in(later, None)
     )
+
+
+def _without_dash_aside(sentence: str, context: Context) -> str:
+    """The sentence without a closing aside after a spaced dash that explains the value
+    before it ("Together they picked 30 apples — Jenna 10 and her mom 20."), read as an aside
+    in brackets is; not where the aside offers another value, corrects, hedges, doubts,
+    computes, restates the value, states another clause of its own, or alone names the asked
+    kind ("$4 — 16 quarters" for "how many quarters") ("— or $45 if ...", "—
+    wait, 42", "— about 40", "— 52 − 51 = 1", "— that's 16 quarters", "— Jerry has 12")."""
+    found = _DASH_ASIDE.search(sentence)
+    if found is None:
+        return sentence
+    before, aside = sentence[: found.start()], found["aside"]
+    explains = not (_NOT_AN_EXPLANATION.search(aside) or HEDGED.search(aside))
+    stated = len(_WORD_OF_TEXT.findall(before)) >= 2 and _has_number(before, context)
+    if not (explains and stated) or _DOUBT.search(aside):
+        return sentence
+    return (
+        sentence
+        if names_the_asked(aside, context) and not names_the_asked(before, context)
+        else before
+    )
+
+
+_DASH_ASIDE = re.compile(r"\s[—–]\s(?P<aside>[^—–]+)$")
+_NOT_AN_EXPLANATION = re.compile(
+    r"\b(?:or|wait|actually|no|not|if|unless|rather|instead|correction|sorry|oops|mistake|"
+    r"either|oder|ou|o|sinon|sonst|si|wenn|falls|so|thus|that(?:'s|’s|\s+is)|which|i\.e|"
+    r"meaning|namely|making|giving|total|altogether|in\s+all|is|are|was|were|has|have|had|"
+    r"gets?|got|makes?|made|costs?|pays?|paid|needs?|will|would|ist|sind|hat|haben|est|sont|"
+    r"es|son|tiene|tienen)\b|=|\?",
+    re.IGNORECASE,
+)
 
 
 def _has_number(text: str, context: Context) -> bool:

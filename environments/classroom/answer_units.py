@@ -42,6 +42,7 @@ __all__ = [
     "difference_missing",
     "kind_mismatch",
     "listed_quantities",
+    "names_the_asked",
     "per_item",
     "quantity_kind",
     "sentence_at",
@@ -56,10 +57,12 @@ Candidate = tuple[float, Number, str]
 @dataclass(frozen=True)
 class Asked:
     """The kind of quantity a question asks for ("money", "percent", a unit or a counted noun
-    as its singular stem; None where it names none) and whether it asks per item."""
+    as its singular stem; None where it names none), whether it asks per item, and per what."""
 
     kind: str | None
     per_item: bool = False
+    items: frozenset[str] = frozenset()
+    """What it asks per, as noun stems ("per school", "each painter", "in a week")."""
 
 
 _MONEY_WORDS = r"(?:dollars?|cents?|bucks|euros?|pounds\s+sterling|usd|eur)"
@@ -206,12 +209,70 @@ def by_asked_kind(candidates: list[Candidate], context: Context) -> Candidate | 
     fitting = [c for c, kind in zip(candidates, kinds, strict=True) if kind == asked.kind]
     if len(fitting) == 1 and (asked.kind in _DIMENSIONS or None not in kinds):
         return fitting[0]  # a unit is named; a noun may be left out ("42 left")
+    if (by_rate := _by_rate(candidates, kinds, asked)) is not None:
+        return by_rate
     if None in kinds:
         return None
     if not asked.per_item or len(set(kinds)) != 1:
         return None  # per item and total of one thing only: "$34 together, which is $17 each"
     each = [c for c in candidates if per_item(c[2], c[1].end)]
     return each[0] if len(each) == 1 else None
+
+
+def _by_rate(
+    candidates: list[Candidate], kinds: list[str | None], asked: Asked
+) -> Candidate | None:
+    """The one quantity stated per what the question asks per ("1,800 per school" for "How
+    many books can he buy per school?"), else, where the sentence states rates of something
+    the question does not ask per, the one quantity of the asked kind that is no such rate
+    ("64 emails a day, which is 320 emails in a 5-day work week" for the week: 320; "9 hours
+    a day for 21 days, 189 hours in all" for "each painter": 189). None where not exactly one."""
+    rates = [rate_item(body, number.end) for _, number, body in candidates]
+    if not any(rates):
+        return None
+    matching = [c for c, item in zip(candidates, rates, strict=True) if item in asked.items]
+    if len(matching) == 1:
+        return matching[0]
+    if matching:
+        return None
+    kept = [
+        (c, kind) for c, kind, item in zip(candidates, kinds, rates, strict=True) if item is None
+    ]
+    fitting = [c for c, kind in kept if kind == asked.kind]
+    unnamed = any(kind is None for _, kind in kept)
+    if len(fitting) == 1 and (asked.kind in _DIMENSIONS or not unnamed):
+        return fitting[0]
+    return None
+
+
+_RATE_AFTER = re.compile(
+    r"^\s*(?:[^\W\d_][\w'-]*\s+){0,5}?(?:(?:in|for|on)\s+)?(?:each|per|every|a|an)\s+"
+    r"(?P<item>[^\W\d_][\w-]*)",
+    re.IGNORECASE,
+)
+_RATE_ITEMS_A = frozenset(("day", "week", "month", "year", "hour", "minute", "second", "person"))
+"""After "a"/"an", only these name what a quantity is per ("3 hours a day"; not "a box")."""
+
+
+def rate_item(text: str, end: int) -> str | None:
+    """What the quantity ending at `end` is stated per, as a noun stem ("64 emails a day":
+    day; "1,800 per school": school; "2 cups of tea in each row": row); None for no rate."""
+    found = _RATE_AFTER.match(text[end : end + 80])
+    if found is None or re.search(r"\d|[,;:]", found[0]):
+        return None
+    item = _kind_of_word(found["item"])
+    article = re.search(r"\b(?:a|an)\s+\S+$", found[0], re.IGNORECASE)
+    return None if article and item not in _RATE_ITEMS_A else item
+
+
+def names_the_asked(text: str, context: Context) -> bool:
+    """Whether a stretch of the reply states a quantity of the kind the question asks for."""
+    if not context.question:
+        return False
+    asked = asked_quantity(asking_sentence(context.question)).kind
+    body = prepared(text, context.language, context.decimal_mark)
+    numbers = numbers_in(body, context.decimal_mark)
+    return asked is not None and any(quantity_kind(body, n.start, n.end) == asked for n in numbers)
 
 
 def listed_quantities(sentence: str, context: Context) -> bool:
@@ -346,16 +407,25 @@ def asked_quantity(asked_sentence: str) -> Asked:
     if not _ENGLISH.search(asked_sentence):
         return Asked(None)
     per_item = _PER_ITEM_ASKED.search(asked_sentence) is not None
+    items = frozenset(_kind_of_word(m["item"]) for m in _PER_WHAT.finditer(asked_sentence))
     if _PERCENT_ASKED.search(asked_sentence):
-        return Asked("percent", per_item)
+        return Asked("percent", per_item, items)
     if (unit := _IN_UNIT.search(asked_sentence)) is not None:
-        return Asked(_kind_of_word(unit["unit"]), per_item)
+        return Asked(_kind_of_word(unit["unit"]), per_item, items)
     if _MONEY_ASKED.search(asked_sentence):
-        return Asked("money", per_item)
+        return Asked("money", per_item, items)
     counted = list(_HOW_MANY.finditer(asked_sentence))
     if len(counted) == 1:  # "how many ducks and how many goats": two things, no one kind
-        return Asked(_noun_kind(counted[0]["phrase"]), per_item)
-    return Asked(None, per_item)
+        return Asked(_noun_kind(counted[0]["phrase"]), per_item, items)
+    return Asked(None, per_item, items)
+
+
+_PER_WHAT = re.compile(
+    r"\b(?:each|per|every|a|an)\s+(?:(?:single|individual|other)\s+)?(?P<item>[a-z][\w-]*)",
+    re.IGNORECASE,
+)
+"""What a question asks per: "each painter", "per school", "a week" (any noun: a rate the
+reply states per another one is left out only where it matches none of them)."""
 
 
 def quantity_kind(text: str, start: int, end: int) -> str | None:

@@ -176,10 +176,14 @@ def _resolvable(closing: Statement, context: Context) -> bool:
 
 def _both_rules(closing: Statement, concluding: Statement) -> Statement:
     """The closing sentence as both rules read it: one value, or ambiguous where the
-    closing-sentence rule and the concluding-sentence rule (with the question) differ."""
+    closing-sentence rule and the concluding-sentence rule (with the question) differ on one
+    sentence; where the closing rule read a sentence after the concluding one (a check or a
+    note the concluding rule passes over), the concluding one."""
     assert closing.value is not None and concluding.value is not None
     if abs(closing.value - concluding.value) <= TOLERANCE:
         return closing
+    if concluding.end is not None and closing.position >= concluding.end:
+        return concluding  # the closing rule read a check or note the concluding rule passed over
     reason = "its closing sentence reads two ways (the closing and concluding rules differ)"
     return Statement(closing.position, "closing", None, (closing.value, concluding.value), reason)
 
