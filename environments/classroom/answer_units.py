@@ -100,11 +100,6 @@ _PER_ITEM_ASKED = re.compile(
     r"\beach\b|\bper\b|\bevery\b|\bapiece\b|\ba\s+(?:day|week|month|year|hour|minute|person)\b",
     re.IGNORECASE,
 )
-_PER_ITEM_AFTER = re.compile(
-    r"^\s*(?:[^\W\d_]+\s+){0,3}?(?:each|apiece|per\s+\w+|a\s+(?:day|week|month|year|hour|"
-    r"minute|piece|person|head)|an\s+hour|in\s+each\s+\w+|for\s+each\s+\w+|every\s+\w+)\b",
-    re.IGNORECASE,
-)
 _NOT_A_NOUN = {
     "more", "fewer", "less", "additional", "extra", "total", "whole", "full", "other", "all",
     "different", "remaining", "left", "in", "altogether", "so", "and", "or", "times",
@@ -206,9 +201,8 @@ def by_asked_kind(candidates: list[Candidate], context: Context) -> Candidate | 
         return None
     asked = asked_quantity(asking_sentence(context.question))
     kinds = [quantity_kind(body, n.start, n.end) for _, n, body in candidates]
-    fitting = [c for c, kind in zip(candidates, kinds, strict=True) if kind == asked.kind]
-    if len(fitting) == 1 and (asked.kind in _DIMENSIONS or None not in kinds):
-        return fitting[0]  # a unit is named; a noun may be left out ("42 left")
+    if (fitting := _one_of_kind(candidates, kinds, asked.kind)) is not None:
+        return fitting
     if (by_rate := _by_rate(candidates, kinds, asked)) is not None:
         return by_rate
     if None in kinds:
@@ -235,31 +229,41 @@ def _by_rate(
         return matching[0]
     if matching:
         return None
-    kept = [
-        (c, kind) for c, kind, item in zip(candidates, kinds, rates, strict=True) if item is None
-    ]
-    fitting = [c for c, kind in kept if kind == asked.kind]
-    unnamed = any(kind is None for _, kind in kept)
-    if len(fitting) == 1 and (asked.kind in _DIMENSIONS or not unnamed):
+    kept = [(c, kind) for c, kind, item in zip(candidates, kinds, rates, strict=True) if not item]
+    return _one_of_kind([c for c, _ in kept], [kind for _, kind in kept], asked.kind)
+
+
+def _one_of_kind(
+    candidates: list[Candidate], kinds: list[str | None], asked: str | None
+) -> Candidate | None:
+    """The one quantity of the asked kind, where every other names its kind or the asked kind
+    is a unit (a noun may be left out: "42 left"); None where not exactly one."""
+    fitting = [c for c, kind in zip(candidates, kinds, strict=True) if kind == asked]
+    if len(fitting) == 1 and (asked in _DIMENSIONS or None not in kinds):
         return fitting[0]
     return None
 
 
 _RATE_AFTER = re.compile(
-    r"^\s*(?:[^\W\d_][\w'-]*\s+){0,5}?(?:(?:in|for|on)\s+)?(?:each|per|every|a|an)\s+"
-    r"(?P<item>[^\W\d_][\w-]*)",
+    r"^\s*(?:[^\W\d_][\w'-]*\s+){0,5}?(?:(?:(?:in|for|on)\s+)?(?:each|per|every|a|an)\s+"
+    r"(?P<item>[^\W\d_][\w-]*)|(?P<bare>apiece|each)\b)",
     re.IGNORECASE,
 )
-_RATE_ITEMS_A = frozenset(("day", "week", "month", "year", "hour", "minute", "second", "person"))
+_RATE_ITEMS_A = frozenset(
+    ("day", "week", "month", "year", "hour", "minute", "second", "person", "piece", "head")
+)
 """After "a"/"an", only these name what a quantity is per ("3 hours a day"; not "a box")."""
 
 
 def rate_item(text: str, end: int) -> str | None:
     """What the quantity ending at `end` is stated per, as a noun stem ("64 emails a day":
-    day; "1,800 per school": school; "2 cups of tea in each row": row); None for no rate."""
+    day; "1,800 per school": school; "2 cups of tea in each row": row), "" where it is per
+    item without naming one ("$17 each"); None for no rate."""
     found = _RATE_AFTER.match(text[end : end + 80])
     if found is None or re.search(r"\d|[,;:]", found[0]):
         return None
+    if found["bare"]:
+        return ""
     item = _kind_of_word(found["item"])
     article = re.search(r"\b(?:a|an)\s+\S+$", found[0], re.IGNORECASE)
     return None if article and item not in _RATE_ITEMS_A else item
@@ -456,7 +460,7 @@ def _noun_kind(phrase: str) -> str | None:
 
 def per_item(text: str, end: int) -> bool:
     """Whether the quantity ending at `end` is stated per item ("$17 each", "64 emails a day")."""
-    return _PER_ITEM_AFTER.match(text[end : end + 60]) is not None
+    return rate_item(text, end) is not None
 
 
 def _kind_of_word(word: str) -> str:
