@@ -69,7 +69,7 @@ def metrics_extension(name: str) -> Callable[[MetricsExtension], MetricsExtensio
 
 
 def _applying(scenario: type[Scenario]) -> list[MetricsExtension]:
-    return [e for _, e in sorted(METRICS_EXTENSIONS.items().items()) if e.applies(scenario)]
+    return [e for e in METRICS_EXTENSIONS.items().values() if e.applies(scenario)]
 
 
 def extended_metrics(scenario: type[Scenario], events: pd.DataFrame) -> dict[str, Any]:
