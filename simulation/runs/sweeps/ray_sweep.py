@@ -113,11 +113,12 @@ class LimiterRegistry:
         return self._actors[key]
 
     async def release_holder(self, holder: str) -> None:
-        for actor in self._actors.values():
+        # A copy: calls interleave at each await (an async actor), and `get` may add an actor.
+        for actor in list(self._actors.values()):
             await actor.release_holder.remote(holder)
 
     async def stats(self) -> dict[str, dict[str, int]]:
-        return {key: await actor.stats.remote() for key, actor in self._actors.items()}
+        return {key: await actor.stats.remote() for key, actor in list(self._actors.items())}
 
 
 class _Slots:
