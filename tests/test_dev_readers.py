@@ -9,7 +9,8 @@ figures are never quoted as held-out ones (READMEs in their folders):
   studied: 8 wrong and 36 without a value before, 6 and 29 with them), then used to choose
   among those rules and studied; after the seventh round (rates beside totals, check
   sentences, dash asides, coins called quarters): v3 0 wrong and 22 without a value, v6 4 and
-  47.
+  47; after the eighth (a second answer beside the closing one, a bound the question asks for,
+  the second reader's passage up to the value): v3 0 and 21, v6 3 and 43.
 
 The tests fail if a reader gets worse on them."""
 
@@ -40,7 +41,7 @@ def shown(tally: Tally, capsys: pytest.CaptureFixture[str], corpus: str = "v3") 
 
 
 @pytest.mark.parametrize(
-    ("corpus", "n", "wrong", "no_value"), [("dev_v3", 300, 0, 22), ("dev_v6", 240, 4, 47)]
+    ("corpus", "n", "wrong", "no_value"), [("dev_v3", 300, 0, 21), ("dev_v6", 240, 3, 43)]
 )
 def test_math_answers_on_the_development_corpora(
     corpus: str, n: int, wrong: int, no_value: int, capsys: pytest.CaptureFixture[str]

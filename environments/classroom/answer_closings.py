@@ -1,6 +1,5 @@
 """Closings of the classroom's answer reader: the closing sentence, what follows the final
-statement, a concluding box, and where the reply proper ends (docs/classroom.md, "Reading
-answers").
+statement and a concluding box (docs/classroom.md, "Reading answers").
 
 - **Closing sentence** (`closing_statement`): a reply with no final statement at all is read by
   its last sentence, or a last labelled line ("**Total: $75**"), asides in brackets removed,
@@ -34,7 +33,8 @@ from personasim.environments.classroom.answer_clauses import (
     prepared,
     without_asides,
 )
-from personasim.environments.classroom.answer_numbers import numbers_in, with_digits
+from personasim.environments.classroom.answer_numbers import numbers_in, through_value, with_digits
+from personasim.environments.classroom.answer_units import asked_bound
 
 __all__ = [
     "BACKGROUND",
@@ -276,7 +276,7 @@ def closing_statement(
     if not (complete or labelled or words >= 2 or worked or _CJK.search(clause)):
         return None  # a number alone ("(5). 6.") is no sentence
     approximate = _APPROXIMATE.search(clause) or HEDGED.search(clause) or _VARYING.search(plain)
-    if approximate is not None:
+    if approximate is not None and not asked_bound(approximate[0], context.question):
         body = prepared(clause, context.language, context.decimal_mark)
         stated = tuple(
             n.value for n in numbers_in(body, context.decimal_mark) if n.value is not None
@@ -302,7 +302,8 @@ def closing_statement(
     working = text[:line_start] + plain[:offset]
     if not computed and value is not None and restated_operand(context, working, value):
         return None
-    return Statement(where, "closing", value, candidates, problem, len(text), piece)
+    passage = through_value(piece, value, context.decimal_mark)
+    return Statement(where, "closing", value, candidates, problem, len(text), passage)
 
 
 def _closing_piece(clause: str, language: str | None) -> tuple[str | None, tuple[float, ...]]:

@@ -24,7 +24,6 @@ from personasim.environments.classroom.answer_clauses import (
     FRACTION_WORDS,
     HEDGED,
     RANGE,
-    WORKED,
     Context,
     Statement,
     prepared,
@@ -48,14 +47,19 @@ from personasim.environments.classroom.answer_numbers import (
     reply_language,
 )
 from personasim.environments.classroom.answer_units import (
+    asked_bound,
     by_asked_kind,
     conversions,
     names_the_asked,
 )
 
 __all__ = [
-    "against_opening",
+    "THEN",
+    "TOLERANCE",
     "concluding_statement",
+    "is_operand",
+    "new_quantities",
+    "question_givens",
     "restates_question",
 ]
 
@@ -109,12 +113,10 @@ _PLAN = re.compile(
     re.IGNORECASE,
 )
 """A sentence that plans the working ("first work out ..., then divide by 12"): no result."""
-_OPENING_WORDS = 16
-"""An answer given first is one short sentence ("Mia needs 9 more chairs.")."""
 _PURPOSE = re.compile(r"^to\s", re.IGNORECASE)
 """A purpose first ("To cover 480 miles it needs 480 ÷ 30 = 16 hours."): a step where it plans,
 a conclusion where it computes a result."""
-_THEN = re.compile(r",\s*(?:then|alors|dann|entonces|então|allora)\s+", re.IGNORECASE)
+THEN = re.compile(r",\s*(?:then|alors|dann|entonces|então|allora)\s+", re.IGNORECASE)
 """Where a condition's consequence begins: "If 1 bean is 3 small ones, then 150 ... = 450"."""
 _LEADING_CONDITION = re.compile(r"^\s*(?:if|wenn|falls|si|se)\b[^,，]*[,，]\s*", re.IGNORECASE)
 _HYPOTHETICAL = re.compile(
@@ -182,10 +184,10 @@ def concluding_statement(context: Context) -> Statement | None:
     working = text[:position]
     if restates_question(sentence, context) or _PLAN.search(sentence):
         return None
-    values = _new_quantities(sentence, question_givens(context), context)
+    values = new_quantities(sentence, question_givens(context), context)
     restated = not values or not context.question
     if not values:  # one quantity, which the question gave too: "Lauren works 40 more years"
-        values = _new_quantities(sentence, [], context)
+        values = new_quantities(sentence, [], context)
     if offered and not conversions(values):
         return None  # "$450 or $1,000": alternatives; "$62, or 6,200 cents": one amount
     if len(values) > 1 and (chosen := by_asked_kind(values, context)) is not None:
@@ -223,28 +225,6 @@ def restates_question(sentence: str, context: Context) -> bool:
     return bool(words) and copied >= _RESTATED * len(words)
 
 
-def against_opening(statement: Statement, context: Context) -> Statement:
-    """The closing statement, or an ambiguous one where the reply opened with a different
-    answer: a first paragraph of one plain sentence with one new quantity, before the working
-    ("26 guests did not get a second hot dog." then an explanation that ends on 14)."""
-    if statement.value is None:
-        return statement
-    text = context.text
-    first = text.lstrip().split("\n\n", 1)[0].strip()
-    plain = len(sentences(first)) == 1 and "\n" not in first and "," not in first
-    plain = plain and first.rstrip(" *_").endswith((".", "!", "。", "！"))
-    if not plain or len(first.split()) > _OPENING_WORDS or WORKED.search(first):
-        return statement
-    if text.find(first) + len(first) > statement.position:
-        return statement  # the opening sentence is the closing one
-    values = _new_quantities(first.strip(" *_#>"), question_givens(context), context, whole=True)
-    if len(values) != 1 or abs(values[0][0] - statement.value) <= TOLERANCE:
-        return statement
-    reason = "its opening sentence and its closing sentence state different values"
-    candidates = (values[0][0], statement.value)
-    return Statement(statement.position, statement.rule, None, candidates, reason)
-
-
 def _hedge(body: str, value: float, context: Context) -> str | None:
     """A hedge, bound or range in the sentence that qualifies its value ("$64, more or less",
     "about 40", "13 boxes at minimum", "$480–$520"), not one that qualifies another number
@@ -256,6 +236,8 @@ def _hedge(body: str, value: float, context: Context) -> str | None:
         near = after[0].value if after and after[0].start <= _HEDGE_REACH else None
         if near is not None and abs(near - value) > TOLERANCE:
             continue  # it qualifies another number
+        if asked_bound(match[0], context.question):
+            continue  # "at least 9" for "the minimum number of points": the bound is asked
         return match[0]
     return None
 
@@ -366,7 +348,7 @@ def _givens(question: str) -> tuple[float, ...]:
     return tuple(n.value for n in numbers if n.value is not None)
 
 
-def _new_quantities(
+def new_quantities(
     sentence: str, givens: list[float], context: Context, whole: bool = False
 ) -> list[tuple[float, Number, str]]:
     """The sentence's quantities that are neither operands of its arithmetic nor numbers the
@@ -387,7 +369,7 @@ def _new_quantities(
         stated = tail  # "Total: 29", "Elle en donne 5 : il lui reste 12 − 5 = 7"
     elif colon and _has_number(head, context):
         stated = head  # "So you paid $35 in total: your $25 half plus the $10 tip"
-    stated = stated if whole else CONCLUDING_BREAK.split(_THEN.split(stated)[-1])[-1]
+    stated = stated if whole else CONCLUDING_BREAK.split(THEN.split(stated)[-1])[-1]
     condition = _LEADING_CONDITION.match(stated)
     if condition is not None:  # "If she sells 9 eggs at $2, she makes $18": the consequence
         stated = stated[condition.end() :]
@@ -415,7 +397,7 @@ def _new_quantities(
     for number in numbers:
         before = body[: number.start]
         result = _EQUALS_BEFORE.search(before) is not None
-        if _is_operand(body, number) or _is_ordinal(body, number):
+        if is_operand(body, number) or _is_ordinal(body, number):
             continue
         if _ARTICLE_BEFORE.search(before) or _LABEL_BEFORE.search(before):
             continue  # "the three cities", "horse No. 12": a group or a label, no quantity
@@ -435,7 +417,7 @@ def _used_later(body: str, number: Number) -> bool:
     return any(
         match.value is not None
         and abs(match.value - value) <= TOLERANCE
-        and _is_operand(later, match)
+        and is_operand(later, match)
         for match in numbers_in(later, None)
     )
 
@@ -483,7 +465,7 @@ def _is_label(head: str) -> bool:
     return len(head.split()) <= 4 and not re.search(r"\d", head)
 
 
-def _is_operand(body: str, number: Number) -> bool:
+def is_operand(body: str, number: Number) -> bool:
     """A term of an equation: next to an operator, or right before its "="."""
     return bool(
         _OPERATOR_AFTER.match(body[number.end :])

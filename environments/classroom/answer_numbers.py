@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from itertools import pairwise
 
 from text_to_num import alpha2digit
 
@@ -30,6 +31,7 @@ __all__ = [
     "read_number",
     "reply_decimal_mark",
     "reply_language",
+    "through_value",
     "with_digits",
 ]
 
@@ -332,3 +334,18 @@ def with_digits(clause: str, language: str | None) -> str:
     if opens_with_word and first and re.match(r"[\s*_]*\d", converted) is None:
         return alpha2digit(clause, lang)  # the first word is no number: words stay words
     return converted
+
+
+def through_value(piece: str, value: float | None, decimal_mark: str | None) -> str:
+    """The piece up to the number after the value's last mention, for a second reader: that
+    number ("… = 6 books — though only 3 different titles", "45 minutes … all 90 shrimp") is
+    not the piece's answer, and an unanchored reader takes the last number."""
+    if value is None:
+        return piece
+    numbers = numbers_in(piece, decimal_mark)
+    for number, following in reversed(list(pairwise(numbers))):
+        if following.value is not None and abs(following.value - value) <= 1e-9:
+            return piece  # the value's last mention ends the piece
+        if number.value is not None and abs(number.value - value) <= 1e-9:
+            return piece[: following.start].rstrip(" $€£")
+    return piece

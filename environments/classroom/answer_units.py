@@ -35,6 +35,7 @@ from personasim.environments.classroom.answer_numbers import Number, numbers_in
 
 __all__ = [
     "Asked",
+    "asked_bound",
     "asked_quantity",
     "asking_sentence",
     "by_asked_kind",
@@ -480,3 +481,17 @@ def _kind_of_word(word: str) -> str:
         if word.endswith(suffix):
             return word[: -len(suffix)] + replacement
     return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+
+
+_LOWER_BOUND = re.compile(r"\b(?:at\s+least|a\s+minimum\s+of|at\s+(?:a\s+|the\s+)?minimum)\b", re.I)
+_UPPER_BOUND = re.compile(r"\b(?:at\s+most|a\s+maximum\s+of|at\s+(?:a\s+|the\s+)?maximum)\b", re.I)
+_ASKS_LOWER = re.compile(r"\b(?:minimum|least|fewest|smallest\s+number)\b", re.I)
+_ASKS_UPPER = re.compile(r"\b(?:maximum|most|greatest\s+number|largest\s+number)\b", re.I)
+
+
+def asked_bound(hedge: str, question: str | None) -> bool:
+    """A bound the question asks for: the least or most a value can be is the answer."""
+    asking = asking_sentence(question or "")
+    lower = _LOWER_BOUND.fullmatch(hedge) and _ASKS_LOWER.search(asking)
+    upper = _UPPER_BOUND.fullmatch(hedge) and _ASKS_UPPER.search(asking)
+    return bool(lower or upper)

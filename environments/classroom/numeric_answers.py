@@ -22,8 +22,8 @@ the reply withdraws its result ("this doesn't make sense", "please check the dat
 reads "the last number" or "the first number of the sentence".
 
 The rules live beside this module: number formats (`answer_numbers`), clauses (`answer_clauses`),
-statements (`answer_statements`), closings (`answer_closings`) and the concluding sentence read
-with the question (`answer_conclusion`).
+statements (`answer_statements`), closings (`answer_closings`), the concluding sentence read
+with the question (`answer_conclusion`) and a second answer beside it (`answer_rivals`).
 
 `follows_format` says whether a reply closes in the exact format the paper's persona prompts ask
 for, `Final Answer: {number}`: format compliance is reported beside accuracy, not mixed into it.
@@ -53,7 +53,6 @@ from personasim.environments.classroom.answer_closings import (
     hedge_after,
 )
 from personasim.environments.classroom.answer_conclusion import (
-    against_opening,
     concluding_statement,
     restates_question,
 )
@@ -67,6 +66,7 @@ from personasim.environments.classroom.answer_numbers import (
     reply_language,
 )
 from personasim.environments.classroom.answer_replies import reply_proper
+from personasim.environments.classroom.answer_rivals import against_rivals
 from personasim.environments.classroom.answer_statements import (
     ANSWER_FIELDS,
     correction_statements,
@@ -157,7 +157,7 @@ def _statements(context: Context) -> list[Statement]:
         elif concluding is not None and concluding.value is not None:
             closing = _both_rules(closing, concluding)
         if closing is not None:
-            found.append(against_opening(closing, context))
+            found.append(against_rivals(closing, context))
         stating = [s for s in found if s.problem is None or s.candidates]
     if stating:
         first = min(s.position for s in stating)

@@ -1,0 +1,108 @@
+"""A second answer beside the one a reply concludes on, which makes the reply ambiguous rather
+than read (docs/classroom.md, "Reading answers").
+
+A grader who finds two answers hesitates, so the reader does too: an answer given first
+("She needs to add 60 miles a day.") and a working that ends on another quantity (250, a step
+of it), or a closing sentence that states the asked quantity before its "so" and another after
+it ("… = 9 hours in total, so 6 more hours"). A first step of the working is no rival answer:
+it is computed with later ("Half of the 90 rooms is 45 rooms. … 45 × 20 = 900"), or it is not
+the kind of quantity the question asks for ("From 5 PM to 9 PM is 4 hours." for a price).
+"""
+
+from __future__ import annotations
+
+import re
+
+from personasim.environments.classroom.answer_clauses import WORKED, Context, Statement, prepared
+from personasim.environments.classroom.answer_closings import CONCLUDING_BREAK, sentences
+from personasim.environments.classroom.answer_conclusion import (
+    THEN,
+    TOLERANCE,
+    is_operand,
+    new_quantities,
+    question_givens,
+)
+from personasim.environments.classroom.answer_numbers import numbers_in
+from personasim.environments.classroom.answer_units import names_the_asked
+
+__all__ = ["against_rivals"]
+
+_OPENING_WORDS = 16
+"""An answer given first is one short sentence ("Mia needs 9 more chairs.")."""
+_LISTING = re.compile(r"[,、，]")
+"""A list in the opening ("10 robots, 20 helmets"): parts, not one answer (after a colon the
+parts may break down the answer before it)."""
+
+
+def against_rivals(statement: Statement, context: Context) -> Statement:
+    """The reply's closing statement, or an ambiguous one with both values where the reply
+    gives a second answer: first, or before the closing sentence's "so"."""
+    if statement.value is None:
+        return statement
+    if (first := _answer_first(statement, context)) is not None:
+        reason = "its opening sentence and its closing sentence state different values"
+        return Statement(statement.position, statement.rule, None, (first, statement.value), reason)
+    other = _answer_before_break(statement, context) if statement.rule == "concluding" else None
+    if other is not None:
+        reason = f"its concluding sentence states two values of the asked kind ({other:g}, "
+        reason += f"{statement.value:g})"
+        return Statement(statement.position, statement.rule, None, (other, statement.value), reason)
+    return statement
+
+
+def _answer_first(statement: Statement, context: Context) -> float | None:
+    """A different answer stated first: a first paragraph of one plain sentence with one new
+    quantity ("26 guests did not get a second hot dog." before a working that ends on 14), or
+    such a sentence opening a paragraph, where it names the asked kind and the working after
+    it does not compute with it."""
+    text = context.text
+    first = text.lstrip().split("\n\n", 1)[0].strip()
+    leads = "\n" not in first and len(sentences(first)) > 1
+    if leads:
+        first = sentences(first)[0][1].strip()
+    plain = len(sentences(first)) == 1 and "\n" not in first
+    plain = plain and not _LISTING.search(first.partition(":")[0])
+    plain = plain and first.rstrip(" *_").endswith((".", "!", "。", "！"))
+    if not plain or len(first.split()) > _OPENING_WORDS or WORKED.search(first):
+        return None
+    end = text.find(first) + len(first)
+    if end > statement.position:
+        return None  # the opening sentence is the closing one
+    values = new_quantities(first.strip(" *_#>"), question_givens(context), context, whole=True)
+    if len(values) != 1 or abs(values[0][0] - statement.value) <= TOLERANCE:
+        return None
+    step = _computed_with(values[0][0], text[end:], context) or not names_the_asked(first, context)
+    if leads and step:
+        return None  # a first step of the working, not an answer given first
+    return values[0][0]
+
+
+def _answer_before_break(statement: Statement, context: Context) -> float | None:
+    """A second answer before the closing sentence's last "so": a new quantity of the asked
+    kind that the reply states nowhere else and the rest does not compute with."""
+    if statement.end is None or statement.value is None:
+        return None
+    sentence = context.text[statement.position : statement.end]
+    parts = CONCLUDING_BREAK.split(THEN.split(sentence)[-1])
+    if len(parts) < 2 or not names_the_asked(parts[-2], context):
+        return None
+    reply = prepared(context.text, context.language, context.decimal_mark)
+    stated = [n.value for n in numbers_in(reply, context.decimal_mark) if n.value is not None]
+    for other, *_ in new_quantities(parts[-2], question_givens(context), context, whole=True):
+        once = sum(abs(other - v) <= TOLERANCE for v in stated) == 1
+        rival = once and abs(other - statement.value) > TOLERANCE
+        if rival and not _computed_with(other, parts[-1], context):
+            return other
+    return None
+
+
+def _computed_with(value: float, later: str, context: Context) -> bool:
+    """Whether `later` computes with `value` (an operand of a sum after it)."""
+    body = prepared(later, context.language, context.decimal_mark)
+    return any(
+        number.value is not None
+        and abs(number.value - value) <= TOLERANCE
+        and is_operand(body, number)
+        for number in numbers_in(body, context.decimal_mark)
+    )
+
