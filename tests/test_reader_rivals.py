@@ -136,3 +136,10 @@ def test_what_follows_the_value_does_not_split_the_readers(
     reading = read_answer(reply, question)
     assert reading.ok and reading.value == value, reading
     assert "math-verify" in reading.by
+
+
+def test_a_value_that_is_an_operand_still_splits_the_readers() -> None:
+    """What follows the value computes with it ("= 120 new lines + 3 feet"): the second reader
+    reads the whole piece, and the readers disagree rather than read 120."""
+    reply = "So you'd need to buy a total of 6 * 20 = 120 new lines + 3 feet of line."
+    assert not read_answer(reply).ok

@@ -347,5 +347,10 @@ def through_value(piece: str, value: float | None, decimal_mark: str | None) -> 
         if following.value is not None and abs(following.value - value) <= 1e-9:
             return piece  # the value's last mention ends the piece
         if number.value is not None and abs(number.value - value) <= 1e-9:
+            if _COMPUTES_ON.search(piece[number.end : following.start]):
+                return piece  # "= 120 new lines + 3 feet": the value is an operand
             return piece[: following.start].rstrip(" $€£")
     return piece
+
+
+_COMPUTES_ON = re.compile(r"[+×*÷/=−-]|(?:plus|minus|times|divided)", re.IGNORECASE)
