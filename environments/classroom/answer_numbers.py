@@ -353,4 +353,4 @@ def through_value(piece: str, value: float | None, decimal_mark: str | None) -> 
     return piece
 
 
-_COMPUTES_ON = re.compile(r"[+×*÷/=−-]|(?:plus|minus|times|divided)", re.IGNORECASE)
+_COMPUTES_ON = re.compile(r"[+×*÷/=−-]|\b(?:plus|minus|times|divided)\b", re.IGNORECASE)
