@@ -56,6 +56,7 @@ from personasim.environments.classroom.answer_units import (
 __all__ = [
     "THEN",
     "TOLERANCE",
+    "computes_with",
     "concluding_statement",
     "is_operand",
     "new_quantities",
@@ -412,13 +413,17 @@ def new_quantities(
 def _used_later(body: str, number: Number) -> bool:
     """The value reappears later in the sentence as an operand ("= 250 on Friday, which is
     125 + 125 + 250 = 500")."""
-    later = body[number.end :]
     value = number.value if number.value is not None else float("nan")
+    return computes_with(body[number.end :], value, None)
+
+
+def computes_with(body: str, value: float, decimal_mark: str | None) -> bool:
+    """Whether `body` (prepared) computes with `value`: it stands there as an operand."""
     return any(
-        match.value is not None
-        and abs(match.value - value) <= TOLERANCE
-        and is_operand(later, match)
-        for match in numbers_in(later, None)
+        number.value is not None
+        and abs(number.value - value) <= TOLERANCE
+        and is_operand(body, number)
+        for number in numbers_in(body, decimal_mark)
     )
 
 

@@ -18,7 +18,7 @@ from personasim.environments.classroom.answer_closings import CONCLUDING_BREAK, 
 from personasim.environments.classroom.answer_conclusion import (
     THEN,
     TOLERANCE,
-    is_operand,
+    computes_with,
     new_quantities,
     question_givens,
 )
@@ -99,10 +99,4 @@ def _answer_before_break(statement: Statement, context: Context) -> float | None
 def _computed_with(value: float, later: str, context: Context) -> bool:
     """Whether `later` computes with `value` (an operand of a sum after it)."""
     body = prepared(later, context.language, context.decimal_mark)
-    return any(
-        number.value is not None
-        and abs(number.value - value) <= TOLERANCE
-        and is_operand(body, number)
-        for number in numbers_in(body, context.decimal_mark)
-    )
-
+    return computes_with(body, value, context.decimal_mark)
