@@ -473,7 +473,7 @@ def test_dry_run_estimate_holds_on_smollm2(
     beside them (docs: README, "Before a run: --dry-run")."""
     from smollm2_server import model_path
 
-    params = ("--n-personas", "10", "--max-repairs", "1")
+    params = ("--n-personas", "5", "--max-repairs", "1")
     args = ["run", "trust-population", "--model", MODEL, "--base-url", smollm2, *RUN_FLAGS]
     args += ["--response-format", "json_object", *params]
     assert main([*args, "--dry-run", "--tokenizer", str(model_path())]) == 0
@@ -482,7 +482,7 @@ def test_dry_run_estimate_holds_on_smollm2(
     found = DRY_RUN_REQUESTS.search(printed)
     assert found, printed
     point, low, high = (int((g or found[1]).replace(",", "")) for g in found.groups())
-    assert (low, high) == (10, 20), printed
+    assert (low, high) == (5, 10), printed
     counted = printed_tokens(printed)
     assert main([*args, "--dry-run"]) == 0
     estimated = printed_tokens(capsys.readouterr().out)
@@ -502,11 +502,11 @@ def test_dry_run_estimate_holds_on_smollm2(
         assert abs(usage["prompt_tokens"] - counted[0]) <= 0.1 * counted[0], (counted, usage)
     with capsys.disabled():
         print(
-            f"\ndry run vs SmolLM2, trust-population n=10 (json_object, max_repairs 1): requests "
+            f"\ndry run vs SmolLM2, trust-population n=5 (json_object, max_repairs 1): requests "
             f"estimated {point} (range {low} to {high}), made {requests}; prompt tokens "
             f"{counted[0]} with the GGUF tokenizer (range {counted[1]} to {counted[2]}), "
             f"{estimated[0]} estimated without it, counted by the server "
             f"{usage['prompt_tokens']}; completion tokens {counted[3]} (the role's stated "
             f"length), counted {usage['completion_tokens']}"
         )
-    realmodel_runs["trust-population n=10 after --dry-run (json_object)"] = summary(out, elapsed)
+    realmodel_runs["trust-population n=5 after --dry-run (json_object)"] = summary(out, elapsed)

@@ -18,7 +18,8 @@ from personasim.simulation.cli.main import main
 
 pytestmark = [pytest.mark.realmodel, pytest.mark.timeout(1200)]
 
-N = 4
+N = 2
+"""Two personas: the first decided, SIGTERM while the second is asked, the resume decides it."""
 
 
 def test_sigterm_then_resume_on_smollm2(smollm2: str, tmp_path: Path) -> None:

@@ -29,7 +29,9 @@ from personasim.environments.classroom.answer_words import without_years
 __all__ = [
     "ACCOUNTING",
     "ASIDE",
+    "BECAUSE",
     "CLAUSE_END",
+    "CONCLUDING_BREAK",
     "FRACTION_WORDS",
     "HEDGED",
     "LISTED",
@@ -198,6 +200,25 @@ class Context:
         `passage`."""
         value, candidates, problem = clause_value(clause, self.decimal_mark, self.language, strict)
         return Statement(position, rule, value, candidates, problem, **where)
+
+
+BECAUSE = (
+    r"because|since|as|car|parce\s+que|puisque|parce\s+qu['’]|puisqu['’]|porque|ya\s+que|puesto\s+que|dado\s+que|já\s+que|"
+    r"visto\s+que|pois|weil|denn|poiché|perché|siccome|omdat|ponieważ|потому\s+что|так\s+как|"
+    r"поскольку|çünkü"
+)
+"""Words that open a reason for the value before them, in the corpora's languages."""
+CONCLUDING_BREAK = re.compile(
+    r";\s*|；|,?\s+(?:so|therefore|thus|hence|donc|alors|daher|somit|então|portanto|logo|entonces|"
+    r"así\s+que|por\s+lo\s+tanto|por\s+tanto|por\s+eso|quindi)\s+|"
+    r",\s+(?=(?:making|giving|bringing|for\s+a\s+total\s+of|which\s+(?:makes|gives))\b)|"
+    r",?\s+(?:dus|więc|zatem|поэтому|значит|следовательно|так\s+что|bu\s+yüzden|dolayısıyla|"
+    r"jadi|sehingga|vì\s+vậy|do\s+đó|nên|därför|derfor|इसलिए|لذلك|وبالتالي)\s+|"
+    r"，?(?:所以|因此|因而|于是)|(?:なので|ので|だから|したがって|よって)、?|"
+    r"(?:이므로|므로|따라서|그래서|그러므로)\s*,?\s*",
+    re.IGNORECASE,
+)
+"""Where a closing sentence's conclusion begins: "..., so she earns $18", "...; 120 + 67 = 187"."""
 
 
 def clause_of(text: str) -> tuple[str, bool]:

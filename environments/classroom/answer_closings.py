@@ -23,6 +23,8 @@ from collections.abc import Sequence
 
 from personasim.environments.classroom.answer_clauses import (
     ASIDE,
+    BECAUSE,
+    CONCLUDING_BREAK,
     FRACTION_WORDS,
     HEDGED,
     LISTED,
@@ -33,13 +35,13 @@ from personasim.environments.classroom.answer_clauses import (
     prepared,
     without_asides,
 )
+from personasim.environments.classroom.answer_durations import restated_duration
 from personasim.environments.classroom.answer_numbers import numbers_in, through_value, with_digits
 from personasim.environments.classroom.answer_units import asked_bound
 
 __all__ = [
     "BACKGROUND",
     "CHECK",
-    "CONCLUDING_BREAK",
     "CONCLUDING_LABEL",
     "PROCEDURE",
     "REFERENCE",
@@ -53,9 +55,10 @@ __all__ = [
 TOLERANCE = 1e-6
 
 _SENTENCE_BREAK = re.compile(
-    r"[ \t]*\n\s*|(?<=[.!?])(?<!\bMio\.)(?<!\bMrd\.)(?<!\bTsd\.)(?<!\bBio\.)\s+|(?<=[。！？])\s*"
+    r"[ \t]*\n\s*|(?<=[.!?])(?<!\bMio\.)(?<!\bMrd\.)(?<!\bTsd\.)(?<!\bBio\.)"
+    r"(?<!\b[iI]\.e\.)(?<!\b[eE]\.g\.)(?<!\bvs\.)(?<!\bd\.h\.)(?<!\bz\.B\.)\s+|(?<=[。！？])\s*"
 )
-"""Where a sentence ends; not after a multiplier's abbreviation ("5,7 Mio. $")."""
+"""Where a sentence ends; not after a multiplier's abbreviation ("5,7 Mio. $") nor "i.e."."""
 _MARKUP = " \t*_#>`|"
 _TRAILER = re.compile(r"(?:\s|```|\*\*|__)+$")
 _ALTERNATIVE = re.compile(
@@ -148,14 +151,6 @@ _VARYING = re.compile(
 """A closing line that says its value varies ("in general", "depending on"): no one answer."""
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _LABELLED = re.compile(r"^(?P<label>[^\d:：=]{1,60}?)\s*[:：]\s*(?P<rest>\S.*)$", re.DOTALL)
-CONCLUDING_BREAK = re.compile(
-    r";\s*|；|,?\s+(?:so|therefore|thus|hence|donc|alors|daher|somit|então|portanto|logo|entonces|"
-    r"así\s+que|por\s+lo\s+tanto|por\s+tanto|por\s+eso|quindi)\s+|"
-    r",\s+(?=(?:making|giving|bringing|for\s+a\s+total\s+of|which\s+(?:makes|gives))\b)|"
-    r"，?(?:所以|因此)",
-    re.IGNORECASE,
-)
-"""Where a closing sentence's conclusion begins: "..., so she earns $18", "...; 120 + 67 = 187"."""
 _VALUE_LINE = re.compile(r"^[\s*_]*[$€£¥₹]?\s*-?\d[\d,.]*\s*(?:[$€£¥₹%]|[^\W\d_]+)?[\s*_]*$")
 _EQUATION_LINE = re.compile(
     r"^[\s*_]*(?:[$€£]?\s*-?\d[\d,.]*\s*[$€£%]?\s*[+×*÷/x-]\s*)+[$€£]?\s*-?\d[\d,.]*\s*[$€£%]?"
@@ -208,7 +203,7 @@ _SUBORDINATE = re.compile(
     r"car|mais|weil|aber|porque|pero|mas)\b",
     re.IGNORECASE,
 )
-_BECAUSE = re.compile(r"^(?:because|since|as|car|parce\s+que|porque|weil|da|pois)\b", re.IGNORECASE)
+_BECAUSE = re.compile(rf"^(?:(?:{BECAUSE}|da)\b|因为|由于)", re.IGNORECASE)
 """A part that explains the value before it ("..., because 9 × 2 = 18"): not a second one."""
 _LEAD = re.compile(r"^(?:and|so|et|und|y|e|also|et\s+donc)\s+", re.IGNORECASE)
 REFERENCE = re.compile(
@@ -284,6 +279,9 @@ def closing_statement(
         reason = f"its closing sentence gives an approximation or a bound ({approximate[0]!r})"
         return Statement(where, "closing", None, stated, reason) if stated else None
     piece, several = _closing_piece(clause, context.language)
+    concluding = CONCLUDING_BREAK.split(clause)[-1]
+    if several and (once := restated_duration(concluding, context.question)) is not None:
+        piece, several = once, ()  # "280 minutes, or 4 hours 40 minutes": one quantity
     if several:
         return Statement(where, "closing", None, several, LISTED)
     if piece is None:

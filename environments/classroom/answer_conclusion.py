@@ -21,6 +21,8 @@ from itertools import pairwise
 
 from personasim.environments.classroom.answer_afterwords import before_afterwords
 from personasim.environments.classroom.answer_clauses import (
+    BECAUSE,
+    CONCLUDING_BREAK,
     FRACTION_WORDS,
     HEDGED,
     RANGE,
@@ -32,7 +34,6 @@ from personasim.environments.classroom.answer_clauses import (
 from personasim.environments.classroom.answer_closings import (
     BACKGROUND,
     CHECK,
-    CONCLUDING_BREAK,
     CONCLUDING_LABEL,
     PROCEDURE,
     REFERENCE,
@@ -125,9 +126,7 @@ _HYPOTHETICAL = re.compile(
     re.IGNORECASE,
 )
 _CONDITION = re.compile(r"\b(?:if|unless|si|wenn|falls|se)\b|如果|假如|もし", re.IGNORECASE)
-_EXPLAINED = re.compile(
-    r",?\s+(?:because|since|as|car|parce\s+que|porque|weil|pois)\s+", re.IGNORECASE
-)
+_EXPLAINED = re.compile(rf",?\s+(?:{BECAUSE})(?:\s+|(?<=['’]))", re.IGNORECASE)
 """What explains the value before it ("She made $5 because 20 times .25 equals 5")."""
 _LEADING_REASON = re.compile(
     r"(?:^|\band\s+)(?:since|as|because)\s+[^,]+,\s*(?P<main>[^,]+)$", re.IGNORECASE

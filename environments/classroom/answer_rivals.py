@@ -13,8 +13,14 @@ from __future__ import annotations
 
 import re
 
-from personasim.environments.classroom.answer_clauses import WORKED, Context, Statement, prepared
-from personasim.environments.classroom.answer_closings import CONCLUDING_BREAK, sentences
+from personasim.environments.classroom.answer_clauses import (
+    CONCLUDING_BREAK,
+    WORKED,
+    Context,
+    Statement,
+    prepared,
+)
+from personasim.environments.classroom.answer_closings import sentences
 from personasim.environments.classroom.answer_conclusion import (
     THEN,
     TOLERANCE,
@@ -72,9 +78,19 @@ def _answer_first(statement: Statement, context: Context) -> float | None:
     if len(values) != 1 or abs(values[0][0] - statement.value) <= TOLERANCE:
         return None
     step = _computed_with(values[0][0], text[end:], context) or not names_the_asked(first, context)
-    if leads and step:
+    if leads and (step or _from_givens(first.partition(":")[0], values[0][0], context)):
         return None  # a first step of the working, not an answer given first
     return values[0][0]
+
+
+def _from_givens(sentence: str, value: float, context: Context) -> bool:
+    """The sentence derives its value from a number the question gave ("One fifth of Sophia's
+    $100 is $20."): a step of the working, not an answer given first."""
+    body = prepared(sentence, context.language, context.decimal_mark)
+    givens = question_givens(context)
+    numbers = [n.value for n in numbers_in(body, context.decimal_mark) if n.value is not None]
+    others = [v for v in numbers if abs(v - value) > TOLERANCE]
+    return any(abs(v - g) <= TOLERANCE for v in others for g in givens)
 
 
 def _answer_before_break(statement: Statement, context: Context) -> float | None:

@@ -1,9 +1,8 @@
 """What the question asks for, and whether a sentence's quantity is that (docs/classroom.md,
 "Reading answers", rule 6, "What the question asks for").
 
-A grader reading a reply's last sentence has the question in front of them and knows what kind
-of quantity it asks for: money ("How much did he earn?"), a percent, a unit it names ("in
-minutes"), or things it counts ("How many insects ...?"). Two uses follow:
+A grader knows from the question what kind of quantity it asks for: money ("How much did he
+earn?"), a percent, a unit ("in minutes"), or things it counts ("How many insects ...?"). Uses:
 
 - **A sentence with several quantities** ("Sandy walked 12 hours, which is 720 minutes.") is
   read by the one quantity of the asked kind, where exactly one is; likewise the one stated
@@ -67,6 +66,10 @@ class Asked:
 
 
 _MONEY_WORDS = r"(?:dollars?|cents?|bucks|euros?|pounds\s+sterling|usd|eur)"
+_MONEY_WORD = re.compile(  # a reply's word for money, in its language ("5달러입니다", "5 долларов")
+    r"dollars?|d[oó]lar(?:es|ów|y)?|dollari|bucks|euros?|usd|eur|yuan|yen|pesos?|rupees?|"
+    r"доллар(?:ов|а|ы)?|евро|рубл(?:ей|я|ь)|달러\w*|ドル|美元|डॉलर|रुपये|دولار(?:ات)?"
+)
 _UNITS = (
     r"cents?|seconds?|minutes?|hours?|days?|weeks?|months?|years?|miles?|feet|foot|inch(?:es)?|"
     r"yards?|met(?:er|re)s?|kilomet(?:er|re)s?|centimet(?:er|re)s?|kilograms?|grams?|kg|km|"
@@ -453,6 +456,8 @@ def _noun_kind(phrase: str) -> str | None:
     head, *rest = _PHRASE_END.split(phrase, maxsplit=1)
     if rest and re.match(r"\s*(?:and|or)\s+[a-z]", phrase[len(head) :], re.IGNORECASE):
         return None
+    if (name := re.search(r"\b[a-z][\w'-]*\s+(?=[A-Z])", head)) is not None:
+        head = head[: name.end()]  # a name after the noun starts a clause: "items Dominick saw"
     kinds = [_kind_of_word(word) for word in head.split() if word.lower() not in _NOT_A_NOUN]
     if kinds and kinds[0] in _DIMENSIONS:
         return kinds[0]  # "1 foot long": a foot ("50 cookies last year": cookies)
@@ -467,9 +472,7 @@ def per_item(text: str, end: int) -> bool:
 def _kind_of_word(word: str) -> str:
     """A noun's singular stem, money words as "money" ("dollars" and "$" are one kind)."""
     word = word.lower()
-    if re.fullmatch(
-        r"dollars?|d[oó]lar(?:es)?|dollari|bucks|euros?|usd|eur|yuan|yen|pesos?|rupees?", word
-    ):
+    if _MONEY_WORD.fullmatch(word):
         return "money"
     if re.fullmatch(r"cents?", word):
         return "cent"

@@ -1,0 +1,152 @@
+"""The readers' ninth round, on our own phrasings (docs/classroom.md, "Reading answers"): a
+duration said twice in two units is one quantity, read in the unit the question asks for; a
+concluding "so" in more languages; no sentence ends at "i.e."; "the number of tickets Omar
+sold" asks for tickets; money in more languages' words; a reason after the answer in more
+languages ("ya que", "потому что"); a first sentence that derives its value from a given is a
+step, not an answer given first. Each rule has its refusals: two durations that differ, or
+none in the asked unit, stay unread."""
+
+from __future__ import annotations
+
+import pytest
+
+from personasim.environments.classroom.answer_durations import restated_duration
+from personasim.environments.classroom.answer_units import asked_quantity
+from personasim.environments.classroom.numeric_answers import read_answer
+
+BAKE = (
+    "A loaf rises for 90 minutes and bakes for 2 hours less 25 minutes. How many minutes does "
+    "one loaf take from rising to baked?"
+)
+BAKE_HOURS = BAKE.replace("How many minutes", "How many hours")
+WORKING = "It rises for 90 minutes and bakes for 120 − 25 = 95 minutes, 90 + 95 = 185 minutes. "
+
+
+@pytest.mark.parametrize(
+    ("closing", "question", "value"),
+    [
+        ("One loaf takes 185 minutes, or 3 hours 5 minutes.", BAKE, 185.0),
+        ("One loaf takes 3 hours and 5 minutes, or 185 minutes.", BAKE, 185.0),
+        ("One loaf takes 185 min, that is 3 h 5 min.", BAKE, 185.0),
+        ("One loaf takes 185 minutes, i.e. 3 hours 5 minutes.", BAKE, 185.0),  # no sentence end
+        ("One loaf takes 11,100 seconds, or 3 hours 5 minutes.", BAKE_HOURS, None),
+    ],
+)
+def test_a_duration_restated_is_read_in_the_asked_unit(
+    closing: str, question: str, value: float | None
+) -> None:
+    reading = read_answer(WORKING + closing, question)
+    assert (reading.value if reading.ok else None) == value
+
+
+@pytest.mark.parametrize(
+    "closing",
+    [
+        "One loaf takes 185 minutes, or 3 hours 15 minutes.",  # the two disagree
+        "One loaf takes 185 minutes, or 3 hours 5 minutes, and 2 loaves 370 minutes.",
+    ],
+)
+def test_durations_that_are_not_one_quantity_stay_unread(closing: str) -> None:
+    reading = read_answer(WORKING + closing, BAKE)
+    assert not reading.ok and reading.status == "ambiguous"
+
+
+def test_a_restated_duration_needs_a_single_number_in_the_asked_unit() -> None:
+    part = "One loaf takes 185 minutes, or 3 hours 5 minutes"
+    assert restated_duration(part, BAKE) == "185 minutes"
+    assert restated_duration(part, BAKE_HOURS) is None  # 3 h 5 min is no single number
+    assert restated_duration(part, "How many loaves are baked?") is None
+    assert restated_duration("In all, 11,100 seconds, or 185 minutes", BAKE) == "185 minutes"
+    assert restated_duration("In all, 11,100 seconds, or 18 minutes", BAKE) is None
+    assert restated_duration("Es dauert 185 Minuten, also 3 Stunden 5 Minuten", BAKE) == (
+        "185 Minuten"
+    )
+
+
+SHOP = (
+    "A shop had a budget of $70. It bought 5 crates for $12 each and a sign for $5. How much "
+    "money, in dollars, does it have left?"
+)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "5 × 12 = 60 ドル、看板 5 ドル。\n\n"
+        "合計は 60 + 5 = 65 ドルなので、予算70ドルから残るのは5ドルです。",
+        "5 × 12 = 60 달러, 간판 5 달러.\n\n"
+        "합계는 60 + 5 = 65달러이므로, 예산 70달러에서 5달러가 남습니다.",
+    ],
+)
+def test_a_concluding_so_in_japanese_and_korean_ends_the_working(reply: str) -> None:
+    """The total before "なので" / "이므로" is working, not the answer (never read as 65)."""
+    reading = read_answer(reply, SHOP)
+    assert not (reading.ok and reading.value == 65.0)
+
+
+def test_a_clause_after_the_counted_noun_does_not_name_the_kind() -> None:
+    asked = asked_quantity("If 4 were returned, find the total number of tickets Omar sold.")
+    assert asked.kind == "ticket"
+    assert asked_quantity("How many New York residents did Omar call?").kind == "resident"
+
+
+def test_an_answer_first_for_a_number_of_items_asked_is_a_rival() -> None:
+    """'the total number of tickets Omar sold' asks for tickets, so an opening sentence that
+    gives them is an answer, and a working that ends on a part makes the reply ambiguous."""
+    question = (
+        "Omar sold half as many adult tickets as child tickets, and 6 child tickets. Find the "
+        "total number of tickets Omar sold."
+    )
+    reply = (
+        "Omar sold 9 tickets: 6 child and 3 adult. Adult tickets are half of the child "
+        "tickets, so adult = 6 ÷ 2 = 3."
+    )
+    reading = read_answer(reply, question)
+    assert reading.status == "ambiguous" and set(reading.candidates) == {9.0, 3.0}
+
+
+@pytest.mark.parametrize(
+    "closing",
+    [
+        "따라서 남은 돈은 5달러입니다.",
+        "Поэтому у неё осталось 5 долларов.",
+        "Zostało jej 5 dolarów.",
+    ],
+)
+def test_money_in_the_replys_language_answers_a_money_question(closing: str) -> None:
+    reading = read_answer("70 − 65 = 5.\n\n" + closing, SHOP)
+    assert reading.ok and reading.value == 5.0
+
+
+def test_a_first_sentence_derived_from_a_given_is_a_step() -> None:
+    question = "Jo had $80. Ana gave her 1/4 of her own $80. How many dollars does Jo have now?"
+    step_first = "One quarter of Ana's $80 is $20. Jo had $80, so she now has $100."
+    assert read_answer(step_first, question).value == 100.0
+    answer_first = "Jo now has $100. One quarter of Ana's money is $20, so the gift is $20."
+    assert read_answer(answer_first, question).status == "ambiguous"
+
+
+SCREWS = (
+    "James has 50 screws. Each table needs 8 screws and he builds 4 tables. How many screws "
+    "will he have left over?"
+)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Il fait 4 tables : 4 × 8 = 32 vis.\n\nIl lui restera 18 vis, puisqu'il n'en utilise "
+        "que 32 sur 50.",
+        "Costruisce 4 tavoli: 4 × 8 = 32 viti.\n\nGli avanzano 18 viti, perché ne usa solo 32 "
+        "su 50.",
+        "Он делает 4 стола: 4 × 8 = 32 шурупа.\n\nУ него останется 18 шурупов, потому что он "
+        "использует 32 из 50.",
+        "Hace 4 mesas: 4 × 8 = 32 tornillos.\n\nLe sobrarán 18 tornillos, ya que solo usará 32 "
+        "de los 50.",
+        "Ele faz 4 mesas: 4 × 8 = 32 parafusos.\n\nSobrarão 18 parafusos, já que ele usa só 32 "
+        "dos 50.",
+    ],
+)
+def test_a_reason_after_the_answer_is_no_second_quantity(reply: str) -> None:
+    reading = read_answer(reply, SCREWS)
+    assert reading.ok and reading.value == 18.0
