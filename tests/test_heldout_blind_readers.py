@@ -1,9 +1,9 @@
 """The readers on the blind sets written after the first two (tests/data/heldout_v4/,
-heldout_v5/, heldout_v7/ and heldout_v8/, READMEs there): each written by labellers who never
-opened the readers' code, their tests or an earlier corpus's rows, counted first as a whole (counts
-only), then split once, like the earlier sets, by a hash of each row's id (`part`): the
-development part's misreadings are printed for the readers' authors, the held-out part is only
-ever counted.
+heldout_v5/, heldout_v7/, heldout_v8/ and heldout_v9/, READMEs there): each written by
+labellers who never opened the readers' code, their tests or an earlier corpus's rows, counted
+first as a whole (counts only), then split once, like the earlier sets, by a hash of each
+row's id (`part`): the development part's misreadings are printed for the readers' authors,
+the held-out part is only ever counted.
 
 - **v4** (2026-11-28): as a whole, the readers before the fifth round: math 10 wrong of 300 and
   48 of 267 valued replies without a value, transfers 0 wrong and 5 of 135; the fifth round's:
@@ -27,6 +27,11 @@ ever counted.
   valued replies without a value (13.0 %), the round's first rule 7 and 37. Held-out part at
   the split: 4 wrong of 173 (2.3 %), 21 of 160 without a value (13.1 %; 20 before the round);
   after the round (its development part studied): 4 and 20; after the ninth: 4 and 19.
+- **v9** (2026-11-28, math only): written while the ninth round was built, counted as a whole
+  when it arrived: the readers before the ninth round 8 wrong of 300 (2.7 %) and 26 of 272
+  valued replies without a value (9.6 %), the round's rules built by then 8 and 24 (8.8 %).
+  Held-out part at the split: 5 wrong of 191 (2.6 %), 10 of 174 without a value (5.7 %; 12
+  before the round).
 
 The eighth round also moved the older sets' held-out parts: v4 2 → 1 wrong and 23 → 21 without
 a value, v5 16 → 14 without a value.
@@ -45,7 +50,7 @@ MEASURED = {
     "v4": (300, 1, 21, 160, 0, 1),
     "v5": (300, 1, 14, 140, 0, 2),
 }
-MATH_ONLY = {"v7": (300, 4, 8), "v8": (300, 4, 19)}
+MATH_ONLY = {"v7": (300, 4, 8), "v8": (300, 4, 19), "v9": (300, 5, 10)}
 """Sets of math replies alone: (rows, math wrong, math without a value)."""
 MATH = {**{corpus: counts[:3] for corpus, counts in MEASURED.items()}, **MATH_ONLY}
 

@@ -122,7 +122,7 @@ THEN = re.compile(r",\s*(?:then|alors|dann|entonces|então|allora)\s+", re.IGNOR
 """Where a condition's consequence begins: "If 1 bean is 3 small ones, then 150 ... = 450"."""
 _LEADING_CONDITION = re.compile(r"^\s*(?:if|wenn|falls|si|se)\b[^,，]*[,，]\s*", re.IGNORECASE)
 _HYPOTHETICAL = re.compile(
-    r"\b(?:would|could|might|würde|könnte|serait|pourrait|sería|podría|seria|poderia)\b",
+    r"\b(?:would|could|might|würde|könnte|serait|pourrait|sería|podría|seria|poderia)\b|\w['’]d\b",
     re.IGNORECASE,
 )
 _CONDITION = re.compile(r"\b(?:if|unless|si|wenn|falls|se)\b|如果|假如|もし", re.IGNORECASE)

@@ -65,6 +65,7 @@ from personasim.environments.classroom.answer_numbers import (
     reply_decimal_mark,
     reply_language,
 )
+from personasim.environments.classroom.answer_periods import other_period
 from personasim.environments.classroom.answer_replies import reply_proper
 from personasim.environments.classroom.answer_rivals import against_rivals
 from personasim.environments.classroom.answer_statements import (
@@ -278,6 +279,7 @@ def _hedged(
     of another kind than the question asks (it stopped at an intermediate step)."""
     other = kind_mismatch(context, final, reading.value)
     other = other or difference_missing(context, final, reading.value)
+    other = other or other_period(context, final, reading.value)
     if other is not None:
         return Reading.unreadable(other, "grammar:intermediate"), None
     hedge = (

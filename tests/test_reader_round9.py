@@ -3,8 +3,9 @@ duration said twice in two units is one quantity, read in the unit the question 
 concluding "so" in more languages; no sentence ends at "i.e."; "the number of tickets Omar
 sold" asks for tickets; money in more languages' words; a reason after the answer in more
 languages ("ya que", "потому что"); a first sentence that derives its value from a given is a
-step, not an answer given first. Each rule has its refusals: two durations that differ, or
-none in the asked unit, stay unread."""
+step, not an answer given first; a closing figure over another period than the one asked
+("That's $126 a week!" for the day) or a hypothetical ("she'd make $27") is no answer. Each
+rule has its refusals: two durations that differ, or none in the asked unit, stay unread."""
 
 from __future__ import annotations
 
@@ -150,3 +151,47 @@ SCREWS = (
 def test_a_reason_after_the_answer_is_no_second_quantity(reply: str) -> None:
     reading = read_answer(reply, SCREWS)
     assert reading.ok and reading.value == 18.0
+
+
+EGGS = (
+    "Janet's ducks lay 16 eggs a day. She eats 3 and bakes with 4, and sells the rest for $2 "
+    "each. How much in dollars does she make every day at the farmers' market?"
+)
+EGGS_WEEK = "Janet sells 9 eggs a day at $2 each. How much does she make in a week?"
+
+
+@pytest.mark.parametrize(
+    ("reply", "question"),
+    [
+        ("She sells 16 − 3 − 4 = 9 eggs at $2, so she makes $18.\n\nThat's $126 a week!", EGGS),
+        ("She sells 9 eggs at $2 each and makes $18 daily. Over a week, that comes to $126.", EGGS),
+        ("9 × 2 = 18, so she makes $18 a day.", EGGS_WEEK),  # a step short of the week
+        ("Janet makes $18 every day. If the price rose to $3, she'd make $27.", EGGS),
+        ("She earns 9 × 2 = $18 per day. Over 30 days, $540.", EGGS),
+        ("Janet earns 18 dollars daily. Annually, that's 18 × 365 = 6,570 dollars.", EGGS),
+    ],
+)
+def test_another_period_or_a_hypothetical_is_no_answer(reply: str, question: str) -> None:
+    reading = read_answer(reply, question)
+    assert not reading.ok
+
+
+@pytest.mark.parametrize(
+    ("reply", "question", "value"),
+    [
+        ("She has 9 eggs to sell, and at $2 apiece she earns $18 — about $540 a month.", EGGS, 18),
+        ("She makes $18 a day.", EGGS, 18),
+        ("9 × 2 = 18 a day, and 18 × 7 = 126. She makes $126 a week.", EGGS_WEEK, 126),
+        ("She sells 9 eggs a day for 7 days, so she makes 9 × 7 × 2 = $126.", EGGS_WEEK, 126),
+        (
+            "It lays 70 eggs, 10 a day for 7 days.",
+            "A hen lays 10 eggs a day. How many eggs does it lay in a week?",
+            70,
+        ),
+    ],
+)
+def test_the_asked_period_or_none_around_the_value_is_read(
+    reply: str, question: str, value: float
+) -> None:
+    reading = read_answer(reply, question)
+    assert reading.ok and reading.value == value

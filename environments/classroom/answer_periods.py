@@ -1,0 +1,97 @@
+"""A last sentence that gives a quantity over another period than the question asks for
+("That's $126 a week!" after "$18 a day", for "How much does she make every day?").
+
+Chat replies often add the weekly or yearly figure after the daily answer. A grader asked for
+the day does not take the week's; nor the day's where the week is asked ("She makes $18 a
+day." for "How much does she make in a week?": it stopped a step short). Where the question's
+asking part names one period (a day, week, month, year, hour or minute) and the stretch that
+states the reply's value names only others ("That's $126 a week!", "Over a week, that comes to
+$126.", "Over 30 days, $540." for the day), the value is no answer: unreadable, with the
+reason. English questions and replies; a value whose stretch names the asked period too, or
+none ("70 eggs, 10 a day for 7 days" for a week), is left to the other rules.
+"""
+
+from __future__ import annotations
+
+import re
+
+from personasim.environments.classroom.answer_clauses import Context, Statement, prepared
+from personasim.environments.classroom.answer_numbers import numbers_in
+from personasim.environments.classroom.answer_units import asking_sentence, sentence_at
+
+__all__ = ["other_period"]
+
+TOLERANCE = 1e-6
+_ADVERBS = {"hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month"}
+_ADVERBS |= {"yearly": "year", "annually": "year", "annual": "year"}
+_NAMED = re.compile(
+    r"\b(?:(?:a|an|per|each|every|one|the|that|this|over\s+a|in\s+a|for\s+a|in\s+one)\s+"
+    r"(?P<period>minute|hour|day|week|month|year)s?\b|(?P<adverb>hourly|daily|weekly|monthly|"
+    r"yearly|annually|annual)\b|(?:over|in|for|during|across|within)\s+(?P<count>\d+)[-\s]"
+    r"(?P<span>minute|hour|day|week|month|year)s?\b)",
+    re.IGNORECASE,
+)
+"""A period named as one ("a week", "per day", "daily") or as a span of several ("over 30
+days"; "4 years old" is an age, not a span)."""
+_OPERATION = re.compile(r"\s*[-+×*/÷x=−–]\s*[$€£]?\s*")
+_SPAN_OPENS = re.compile(r"\b(?:over|in|for|during|across|within)\s+\d+$", re.IGNORECASE)
+_ASKING = re.compile(r"\b(?:how|what|calculate|find|compute|determine)\b.*", re.IGNORECASE)
+"""Where the asking sentence asks: "If he earns $10 an hour, how much … in a week?"."""
+
+
+def other_period(context: Context, final: Statement, value: float | None) -> str | None:
+    """Why the value is no answer: the stretch of its sentence around it names a period, and
+    only periods, other than the one the question asks about (None where the question names
+    no one period, or the stretch names it or none)."""
+    if value is None or final.rule not in ("closing", "concluding") or not context.question:
+        return None
+    if context.language not in (None, "en"):
+        return None
+    asking = _ASKING.search(asking_sentence(context.question))
+    asked = {p for p in _periods(asking[0]) if " " not in p} if asking else set()
+    if len(asked) != 1:
+        return None
+    (wanted,) = asked
+    named = _periods(_around(sentence_at(context.text, final), value, context))
+    named = {p for p in named if " " not in p or p.endswith(f" {wanted}s")}  # "5 days" is a week
+    if not named or named & asked:
+        return None
+    given = "/".join(sorted(named))
+    return f"its last sentence gives a quantity per {given}, where the question asks per {wanted}"
+
+
+def _around(sentence: str, value: float, context: Context) -> str:
+    """The stretch that states the value's last mention: from the number before it (before
+    the equation it ends: "Annually, that's 18 × 365 = 6,570 dollars."; with the span that
+    number opens: "Over 30 days, $540.") to the number after it."""
+    body = prepared(sentence, context.language, context.decimal_mark)
+    numbers = numbers_in(body, context.decimal_mark)
+    at = [i for i, n in enumerate(numbers) if n.value is not None and _equal(n.value, value)]
+    if not at:
+        return ""
+    first = at[-1]
+    while first > 0 and _OPERATION.fullmatch(body[numbers[first - 1].end : numbers[first].start]):
+        first -= 1  # the equation's operands state the value too
+    start = numbers[first - 1].end if first > 0 else 0
+    if first > 0 and (span := _SPAN_OPENS.search(body[: numbers[first - 1].end])) is not None:
+        start = span.start()
+    after = at[-1] + 1
+    return body[start : numbers[after].start if after < len(numbers) else len(body)]
+
+
+def _equal(number: float, value: float) -> bool:
+    return abs(number - value) <= TOLERANCE
+
+
+def _periods(text: str) -> set[str]:
+    """The periods a text names as a span or rate ("a week", "per day", "over a month", "daily")."""
+    found = set()
+    for match in _NAMED.finditer(text):
+        if match["span"]:  # "30 days" is a span, not the day ("1 day" is)
+            span = match["span"].lower()
+            found.add(span if match["count"] == "1" else f"{match['count']} {span}s")
+        elif match["period"]:
+            found.add(match["period"].lower())
+        else:
+            found.add(_ADVERBS[match["adverb"].lower()])
+    return found
