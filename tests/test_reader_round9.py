@@ -4,7 +4,9 @@ concluding "so" in more languages; no sentence ends at "i.e."; "the number of ti
 sold" asks for tickets; money in more languages' words; a reason after the answer in more
 languages ("ya que", "потому что"); a first sentence that derives its value from a given is a
 step, not an answer given first; a closing figure over another period than the one asked
-("That's $126 a week!" for the day) or a hypothetical ("she'd make $27") is no answer. Each
+("That's $126 a week!" for the day) or a hypothetical ("she'd make $27") is no answer; a
+remark after "The change is … = $8" that names another value ("Tom can buy 2 more packs with
+it and have $2 left.") leaves the reply ambiguous; "how much change" asks for money. Each
 rule has its refusals: two durations that differ, or none in the asked unit, stay unread."""
 
 from __future__ import annotations
@@ -195,3 +197,35 @@ def test_the_asked_period_or_none_around_the_value_is_read(
 ) -> None:
     reading = read_answer(reply, question)
     assert reading.ok and reading.value == value
+
+
+CHANGE = (
+    "A store sells pencils at $3 a pack. Tom buys 4 packs and pays with a $20 bill. How much "
+    "change does he get?"
+)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "The change is $20 - $12 = $8. Tom can buy 2 more packs with it and have $2 left.",
+        "4 packs cost 4 × $3 = $12. His change is $20 − $12 = $8.\n\nThat buys 2 more packs!",
+        "Tom gets $8 in change. He spent $12 on pencils.",
+    ],
+)
+def test_a_remark_after_the_named_answer_is_not_read(reply: str) -> None:
+    reading = read_answer(reply, CHANGE)
+    assert not reading.ok
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "4 × 3 = 12. 20 − 12 = 8. Tom gets $8 in change.",
+        "The packs cost $12, so his change is $20 − $12. That leaves Tom $8 in change.",
+        "The change is 20 − 4 × 3 = 8, so Tom gets 8 dollars, and 8 − 0 = 8 left to spend.",
+    ],
+)
+def test_a_named_expression_or_the_same_value_is_no_rival(reply: str) -> None:
+    reading = read_answer(reply, CHANGE)
+    assert reading.ok and reading.value == 8.0

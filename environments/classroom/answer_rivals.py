@@ -29,7 +29,7 @@ from personasim.environments.classroom.answer_conclusion import (
     question_givens,
 )
 from personasim.environments.classroom.answer_numbers import numbers_in
-from personasim.environments.classroom.answer_units import names_the_asked
+from personasim.environments.classroom.answer_units import asking_sentence, names_the_asked
 
 __all__ = ["against_rivals"]
 
@@ -48,6 +48,10 @@ def against_rivals(statement: Statement, context: Context) -> Statement:
     if (first := _answer_first(statement, context)) is not None:
         reason = "its opening sentence and its closing sentence state different values"
         return Statement(statement.position, statement.rule, None, (first, statement.value), reason)
+    if (named := _named_before(statement, context)) is not None:
+        other, thing = named
+        reason = f"a sentence before its closing one states the asked {thing} as {other:g}"
+        return Statement(statement.position, statement.rule, None, (other, statement.value), reason)
     other = _answer_before_break(statement, context) if statement.rule == "concluding" else None
     if other is not None:
         reason = f"its concluding sentence states two values of the asked kind ({other:g}, "
@@ -91,6 +95,40 @@ def _from_givens(sentence: str, value: float, context: Context) -> bool:
     numbers = [n.value for n in numbers_in(body, context.decimal_mark) if n.value is not None]
     others = [v for v in numbers if abs(v - value) > TOLERANCE]
     return any(abs(v - g) <= TOLERANCE for v in others for g in givens)
+
+
+def _named_before(statement: Statement, context: Context) -> tuple[float, str] | None:
+    """Another value the reply gives, before its closing sentence, to the very thing the
+    question asks for ("The change is $20 − $12 = $8." then "Tom can buy 2 more packs with it
+    and have $2 left."), not computed with after: (the value, the thing)."""
+    asked = _ASKED_NOUN.search(asking_sentence(context.question)) if context.question else None
+    if asked is None or (noun := asked["noun"].lower()) in _NOT_ASKED_NOUNS:
+        return None
+    naming = re.compile(rf"\b{_OWNER}\s+(?:\w+\s+){{0,2}}?{noun}\s+{_IS}", re.IGNORECASE)
+    text = context.text[: statement.position]
+    for found in naming.finditer(text):
+        clause = _CLAUSE.match(text, found.end())
+        body = prepared(clause[0] if clause else "", context.language, context.decimal_mark)
+        numbers = [n.value for n in numbers_in(body, context.decimal_mark) if n.value is not None]
+        if not numbers or abs(numbers[-1] - statement.value) <= TOLERANCE:
+            continue
+        if _OPERATION.search(body) and "=" not in body:
+            continue  # "her change is $10 − $9.15": an expression, no value yet
+        if not _computed_with(numbers[-1], context.text[found.end() :], context):
+            return numbers[-1], noun
+    return None
+
+
+_ASKED_NOUN = re.compile(r"\bhow\s+(?:much|many)\s+(?P<noun>[a-z]+)", re.IGNORECASE)
+_NOT_ASKED_NOUNS = {
+    "more", "less", "fewer", "of", "in", "do", "does", "did", "is", "are", "was", "were", "will",
+    "would", "can", "could", "should", "has", "have", "had", "must", "time", "times", "total",
+}  # fmt: skip
+"""Words after "how much/many" that name no thing (an auxiliary, "more", "time")."""
+_OWNER = r"(?:the|his|her|their|its|your)"
+_OPERATION = re.compile(r"[+×÷*/−–]|\s-\s")
+_IS = r"(?:is|are|was|were|will\s+be|comes\s+to|totals?|equals?|=)\s+"
+_CLAUSE = re.compile(r"[^.!?\n;]*")
 
 
 def _answer_before_break(statement: Statement, context: Context) -> float | None:

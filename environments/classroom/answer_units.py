@@ -82,8 +82,8 @@ _PERCENT_ASKED = re.compile(
     re.IGNORECASE,
 )
 _MONEY_ASKED = re.compile(
-    rf"\bhow\s+much\s+money\b|\bhow\s+many\s+{_MONEY_WORDS}\b|\bdollar\s+amount\b|"
-    r"\bhow\s+much\s+(?:more\s+|less\s+)?(?:did|does|do|will|would|is|was|are|were|has|"
+    rf"\bhow\s+much\s+(?:money|change|profit|revenue|income|cash)\b|\bdollar\s+amount\b|"
+    rf"\bhow\s+many\s+{_MONEY_WORDS}\b|\bhow\s+much\s+(?:more\s+|less\s+)?(?:did|does|do|will|would|is|was|are|were|has|"
     r"have|had|can|could|should|must|might)\b[^?]*?\b(?:costs?|pay|paid|pays|earns?|earned|"
     r"spends?|spent|makes?|made|saves?|saved|charges?|charged|owes?|owed|profit|worth|change|tips?|raised?|donated?|"
     r"collects?|collected|sells?\s+for|sold\s+for)\b",
