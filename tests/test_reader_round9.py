@@ -6,8 +6,9 @@ languages ("ya que", "потому что"); a first sentence that derives its v
 step, not an answer given first; a closing figure over another period than the one asked
 ("That's $126 a week!" for the day) or a hypothetical ("she'd make $27") is no answer; a
 remark after "The change is … = $8" that names another value ("Tom can buy 2 more packs with
-it and have $2 left.") leaves the reply ambiguous; "how much change" asks for money. Each
-rule has its refusals: two durations that differ, or none in the asked unit, stay unread."""
+it and have $2 left.") leaves the reply ambiguous; "how much change" asks for money; a count
+is no answer to "what percent"; "together" is no comparative. Each rule has its refusals: two
+durations that differ, or none in the asked unit, stay unread."""
 
 from __future__ import annotations
 
@@ -229,3 +230,20 @@ def test_a_remark_after_the_named_answer_is_not_read(reply: str) -> None:
 def test_a_named_expression_or_the_same_value_is_no_rival(reply: str) -> None:
     reading = read_answer(reply, CHANGE)
     assert reading.ok and reading.value == 8.0
+
+
+def test_a_count_does_not_answer_what_percent() -> None:
+    question = "A class has 30 students. 12 of them are boys. What percent of the class are girls?"
+    reply = "Girls: 30 − 12 = 18. 18/30 = 0.6, so 60% are girls. That's 18 girls in total."
+    assert not read_answer(reply, question).ok
+    assert (
+        read_answer("There are 18 girls, which is 18 ÷ 30 = 60% of the class.", question).value
+        == 60
+    )
+
+
+def test_together_is_no_word_of_comparison() -> None:
+    question = "Sam has 15 marbles and Ana has 23. How many more marbles does Ana have than Sam?"
+    reply = "Ana has 23 − 15 = 8 more marbles than Sam. Together they have 38."
+    assert not read_answer(reply, question).ok
+    assert read_answer("So Ana has 8 marbles more than Sam.", question).value == 8

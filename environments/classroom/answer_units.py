@@ -13,9 +13,6 @@ earn?"), a percent, a unit ("in minutes"), or things it counts ("How many insect
   each holding 55 books"), stopped at an intermediate step: no reading. Two counted nouns are
   never compared ("17 fruits" may answer "pieces of fruit").
 
-`sign_in_words` is shared by every statement: a positive value whose sentence calls it a loss,
-a debt or a shortfall is not settled unless the question asks in those words.
-
 Only English questions are read for their asked kind (the corpora's questions are GSM8K's); a
 kind is compared only where both sides name one, so a bare "42." is never refused by it.
 """
@@ -191,10 +188,12 @@ _DIFFERENCE_ASKED = re.compile(
     re.IGNORECASE,
 )
 _COMPARED = re.compile(
-    r"\b(?:more|fewer|less|than|difference|differ|[a-z]{2,}er|extra|additional|left|remaining|"
-    r"short|exceeds?|beat|won|wins|ahead|behind|apart|gap|margin)\b|[−-]\s*[$€£]?\s*\d",
+    r"\b(?:more|fewer|less|than|difference|differ|(?!(?:together|other|another|number|after|over|"
+    r"under|never|ever|either|neither|whether|rather|answer|per|her)\b)[a-z]{2,}er|extra|left|"
+    r"additional|remaining|short|exceeds?|beat|won|wins|ahead|behind|apart|gap|margin)\b|"
+    r"[−-]\s*[$€£]?\s*\d",
     re.IGNORECASE,
-)
+)  # a comparative ("taller"), not a word that ends in -er ("Together they have 38.")
 
 
 def by_asked_kind(candidates: list[Candidate], context: Context) -> Candidate | None:
@@ -336,12 +335,13 @@ def _same_kind(kind: str, asked: str, english: bool = True) -> bool:
     are units of different dimensions. The same dimension in another unit is an answer in
     that unit ("Each pen costs $0.75." for "in cents" states 0.75); a counted noun may be a
     synonym ("17 fruits" for "pieces of fruit"), a measure may not ("1.5 hours" for "how many
-    episodes"); "13 hours" for "How much did he earn?" is another quantity."""
+    episodes"); "13 hours" for "How much did he earn?", "18 girls" for "What percent …" are
+    other quantities."""
     kind_dimension, asked_dimension = _DIMENSIONS.get(kind), _DIMENSIONS.get(asked)
-    if asked_dimension is None:  # things counted: not a measure ("1.5 hours" for "how many
-        return kind_dimension in (None, "percent")  # episodes"), any noun ("17 fruits")
-    if asked_dimension == "money" and english:  # "6 packs" for "How much does he spend?"
-        return kind_dimension == "money"
+    if asked_dimension is None:  # things counted: not a measure, any noun ("17 fruits")
+        return kind_dimension in (None, "percent")
+    if asked_dimension in ("money", "percent") and english:  # "6 packs" for "How much …?"
+        return kind_dimension == asked_dimension
     return kind_dimension is None or kind_dimension == asked_dimension
 
 
