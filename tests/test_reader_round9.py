@@ -5,10 +5,11 @@ sold" asks for tickets; money in more languages' words; a reason after the answe
 languages ("ya que", "потому что"); a first sentence that derives its value from a given is a
 step, not an answer given first; a closing figure over another period than the one asked
 ("That's $126 a week!" for the day) or a hypothetical ("she'd make $27") is no answer; a
-remark after "The change is … = $8" that names another value ("Tom can buy 2 more packs with
-it and have $2 left.") leaves the reply ambiguous; "how much change" asks for money; a count
-is no answer to "what percent"; "together" is no comparative. Each rule has its refusals: two
-durations that differ, or none in the asked unit, stay unread."""
+remark after the named answer ("The change is … = $8", a line "Sale price: $30") that gives
+another value leaves the reply ambiguous; "how much change" asks for money; a count is no
+answer to "what percent"; "together" is no comparative. Each rule has its refusals: two
+durations that differ, or none in the asked unit, stay unread; a named value corrected after
+is no rival."""
 
 from __future__ import annotations
 
@@ -217,6 +218,30 @@ CHANGE = (
 def test_a_remark_after_the_named_answer_is_not_read(reply: str) -> None:
     reading = read_answer(reply, CHANGE)
     assert not reading.ok
+
+
+SALE = "A shirt costs $40 and is on sale for 25% off. What is the sale price?"
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "25% of $40 is $10, so the sale price is $30. You save $10!",
+        "Sale price: $30.\nOriginal price: $40.\nDiscount: $10.",
+        "**Sale price: $30**\n\n- Original: $40\n- Discount: 25% ($10)",
+    ],
+)
+def test_a_line_after_the_named_price_is_not_read(reply: str) -> None:
+    assert not read_answer(reply, SALE).ok
+
+
+def test_a_named_value_corrected_after_is_no_rival() -> None:
+    question = "Andrea has 96 apples and 72 bananas. How many fruits are there?"
+    reply = (
+        "Total fruits: 96 + 72 = 158\n\nHmm, let me re-add that: 96 + 72 = 168, not 158.\n\n"
+        "There are 168 fruits in total."
+    )
+    assert read_answer(reply, question).value == 168
 
 
 @pytest.mark.parametrize(

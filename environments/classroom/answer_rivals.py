@@ -102,9 +102,12 @@ def _named_before(statement: Statement, context: Context) -> tuple[float, str] |
     question asks for ("The change is $20 − $12 = $8." then "Tom can buy 2 more packs with it
     and have $2 left."), not computed with after: (the value, the thing)."""
     asked = _ASKED_NOUN.search(asking_sentence(context.question)) if context.question else None
-    if asked is None or (noun := asked["noun"].lower()) in _NOT_ASKED_NOUNS:
+    if asked is None or (noun := (asked["noun"] or asked["what"]).lower()) in _NOT_ASKED_NOUNS:
         return None
-    naming = re.compile(rf"\b{_OWNER}\s+(?:\w+\s+){{0,2}}?{noun}\s+{_IS}", re.IGNORECASE)
+    naming = re.compile(
+        rf"\b{_OWNER}\s+(?:\w+\s+){{0,2}}?{noun}\s+{_IS}|^[\W_]*(?:\w+\s+){{0,2}}?{noun}\s*:\s*",
+        re.IGNORECASE | re.MULTILINE,
+    )  # "The change is $8", a line "Sale price: $30"
     text = context.text[: statement.position]
     for found in naming.finditer(text):
         clause = _CLAUSE.match(text, found.end())
@@ -114,12 +117,17 @@ def _named_before(statement: Statement, context: Context) -> tuple[float, str] |
             continue
         if _OPERATION.search(body) and "=" not in body:
             continue  # "her change is $10 − $9.15": an expression, no value yet
-        if not _computed_with(numbers[-1], context.text[found.end() :], context):
+        later = context.text[found.end() + len(clause[0] if clause else "") :]
+        if not _mentioned(numbers[-1], later, context):  # computed with, or corrected after
             return numbers[-1], noun
     return None
 
 
-_ASKED_NOUN = re.compile(r"\bhow\s+(?:much|many)\s+(?P<noun>[a-z]+)", re.IGNORECASE)
+_ASKED_NOUN = re.compile(
+    r"\bhow\s+(?:much|many)\s+(?P<noun>[a-z]+)|"
+    r"\bwhat\s+(?:is|was|will\s+be)\s+(?:the|his|her|their|its)\s+(?:\w+\s+)?(?P<what>[a-z]+)\?",
+    re.IGNORECASE,
+)
 _NOT_ASKED_NOUNS = {
     "more", "less", "fewer", "of", "in", "do", "does", "did", "is", "are", "was", "were", "will",
     "would", "can", "could", "should", "has", "have", "had", "must", "time", "times", "total",
@@ -128,7 +136,7 @@ _NOT_ASKED_NOUNS = {
 _OWNER = r"(?:the|his|her|their|its|your)"
 _OPERATION = re.compile(r"[+×÷*/−–]|\s-\s")
 _IS = r"(?:is|are|was|were|will\s+be|comes\s+to|totals?|equals?|=)\s+"
-_CLAUSE = re.compile(r"[^.!?\n;]*")
+_CLAUSE = re.compile(r"(?:[^.!?\n;]|\.(?=\d))*")  # to the end of the clause ("$4.00" is one number)
 
 
 def _answer_before_break(statement: Statement, context: Context) -> float | None:
@@ -148,6 +156,13 @@ def _answer_before_break(statement: Statement, context: Context) -> float | None
         if rival and not _computed_with(other, parts[-1], context):
             return other
     return None
+
+
+def _mentioned(value: float, later: str, context: Context) -> bool:
+    """Whether `later` states `value` again ("… = 158. Hmm, let me re-add: … = 168, not 158")."""
+    body = prepared(later, context.language, context.decimal_mark)
+    numbers = numbers_in(body, context.decimal_mark)
+    return any(n.value is not None and abs(n.value - value) <= TOLERANCE for n in numbers)
 
 
 def _computed_with(value: float, later: str, context: Context) -> bool:
