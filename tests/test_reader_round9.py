@@ -7,7 +7,8 @@ step, not an answer given first; a closing figure over another period than the o
 ("That's $126 a week!" for the day) or a hypothetical ("she'd make $27") is no answer; a
 remark after the named answer ("The change is … = $8", a line "Sale price: $30") that gives
 another value leaves the reply ambiguous; "how much change" asks for money; a count is no
-answer to "what percent"; "together" is no comparative. Each rule has its refusals: two
+answer to "what percent"; "together" is no comparative; "That's 2 boxes and 2 pencils." after
+the answer restates it in parts. Each rule has its refusals: two
 durations that differ, or none in the asked unit, stay unread; a named value corrected after
 is no rival."""
 
@@ -272,3 +273,16 @@ def test_together_is_no_word_of_comparison() -> None:
     reply = "Ana has 23 − 15 = 8 more marbles than Sam. Together they have 38."
     assert not read_answer(reply, question).ok
     assert read_answer("So Ana has 8 marbles more than Sam.", question).value == 8
+
+
+PENCILS = (
+    "Janet has 3 boxes with 12 pencils each. She gives away 10 pencils. How many pencils does "
+    "she have left?"
+)
+
+
+@pytest.mark.parametrize("parts", ["2 boxes and 2 pencils", "2 boxes and 4 pencils"])
+def test_a_restatement_in_parts_is_not_read(parts: str) -> None:
+    reply = f"Janet now has 26 pencils, since 3 × 12 = 36 and 36 − 10 = 26. That's {parts}."
+    assert not read_answer(reply, PENCILS).ok
+    assert read_answer("36 − 10 = 26.\n\nThat's 26 pencils.", PENCILS).value == 26

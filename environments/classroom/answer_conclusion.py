@@ -152,6 +152,11 @@ _LABEL_BEFORE = re.compile(r"(?:\b(?:No|Nr|Nº|n°|Nummer|number|núm|num)\.?|#)
 """A number that names something ("horse No. 12", "Pferd Nr. 12", "#3"), not a quantity."""
 _EMPHASIS = re.compile(r"\*\*|__")
 """Bold markers: not multiplication signs ("He left **105 questions** incomplete")."""
+_RESTATED_AS_PARTS = re.compile(
+    r"^\W*(?:that's|that\s+is|this\s+is|which\s+is|i\.e\.)\s+\d[\d.,]*\s+[^\W\d_]+\s+"
+    r"(?:and|plus)\s+\d[\d.,]*\s+[^\W\d_]+",
+    re.IGNORECASE,
+)
 _HEDGE_REACH = 3
 """A hedge right before a number (within 3 characters: "about $40") qualifies that number."""
 _WORD_OF_TEXT = re.compile(r"[^\W\d_]{2,}")
@@ -190,6 +195,8 @@ def concluding_statement(context: Context) -> Statement | None:
         values = new_quantities(sentence, [], context)
     if offered and not conversions(values):
         return None  # "$450 or $1,000": alternatives; "$62, or 6,200 cents": one amount
+    if _RESTATED_AS_PARTS.search(sentence):
+        return None  # "That's 2 boxes and 2 pencils.": the value before it, in parts
     if len(values) > 1 and (chosen := by_asked_kind(values, context)) is not None:
         values = [chosen]  # "12 hours, which is 720 minutes" for "... in minutes"
     if len(values) != 1:
