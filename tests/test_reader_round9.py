@@ -4,7 +4,8 @@ concluding "so" in more languages; no sentence ends at "i.e."; "the number of ti
 sold" asks for tickets; money in more languages' words; a reason after the answer in more
 languages ("ya que", "потому что"); a first sentence that derives its value from a given is a
 step, not an answer given first; a closing figure over another period than the one asked
-("That's $126 a week!" for the day) or a hypothetical ("she'd make $27") is no answer; a
+("That's $126 a week!", "Cela fait 126 $ par semaine." for the day) or a hypothetical
+("she'd make $27") is no answer; a
 remark after the named answer ("The change is … = $8", a line "Sale price: $30") that gives
 another value leaves the reply ambiguous; "how much change" asks for money; a count is no
 answer to "what percent"; "together" is no comparative; "That's 2 boxes and 2 pencils." after
@@ -174,6 +175,10 @@ EGGS_WEEK = "Janet sells 9 eggs a day at $2 each. How much does she make in a we
         ("Janet makes $18 every day. If the price rose to $3, she'd make $27.", EGGS),
         ("She earns 9 × 2 = $18 per day. Over 30 days, $540.", EGGS),
         ("Janet earns 18 dollars daily. Annually, that's 18 × 365 = 6,570 dollars.", EGGS),
+        ("Elle gagne 18 $ par jour. Cela fait 126 $ par semaine.", EGGS),
+        ("Sie verdient 18 $ pro Tag. In einer Woche sind das 126 $.", EGGS),
+        ("Она зарабатывает 18 долларов в день. За неделю это 126 долларов.", EGGS),
+        ("她每天赚 18 美元。一周就是 126 美元。", EGGS),
     ],
 )
 def test_another_period_or_a_hypothetical_is_no_answer(reply: str, question: str) -> None:

@@ -7,8 +7,9 @@ day." for "How much does she make in a week?": it stopped a step short). Where t
 asking part names one period (a day, week, month, year, hour or minute) and the stretch that
 states the reply's value names only others ("That's $126 a week!", "Over a week, that comes to
 $126.", "Over 30 days, $540." for the day), the value is no answer: unreadable, with the
-reason. English questions and replies; a value whose stretch names the asked period too, or
-none ("70 eggs, 10 a day for 7 days" for a week), is left to the other rules.
+reason. English questions; a reply in another language is read by its words for the periods
+("par semaine", "一周"). A value whose stretch names the asked period too, or none ("70 eggs,
+10 a day for 7 days" for a week), is left to the other rules.
 """
 
 from __future__ import annotations
@@ -33,6 +34,23 @@ _NAMED = re.compile(
 )
 """A period named as one ("a week", "per day", "daily") or as a span of several ("over 30
 days"; "4 years old" is an age, not a span)."""
+_FOREIGN = {
+    **dict.fromkeys(("semaine", "woche", "semana", "settimana", "неделю", "неделя"), "week"),
+    **dict.fromkeys(("周", "週"), "week"),
+    **dict.fromkeys(("jour", "tag", "día", "dia", "giorno", "день", "天", "日"), "day"),
+    **dict.fromkeys(("mois", "monat", "mes", "mês", "mese", "месяц"), "month"),
+    **dict.fromkeys(("个月", "ヶ月", "か月"), "month"),
+    **dict.fromkeys(("année", "jahr", "año", "ano", "anno", "год", "年"), "year"),
+    **dict.fromkeys(("heure", "stunde", "hora", "ora", "час", "小时", "時間"), "hour"),
+}  # fmt: skip
+"""The periods' words in the corpora's other languages (singular; Japanese 日 after a number)."""
+_FOREIGN_WORD = re.compile(
+    r"(?<![^\W\d_])(?:semaine|woche|semana|settimana|неделю|неделя|jour|tag|día|dia|giorno|"
+    r"день|mois|monat|mes|mês|mese|месяц|année|jahr|año|ano|anno|год|heure|stunde|hora|ora|"
+    r"час)(?![^\W\d_])|周|週|个月|ヶ月|か月|天|(?<=\d)日|年|小时|時間",
+    re.IGNORECASE,
+)
+_NON_LATIN = re.compile(r"[\u0400-\u04ff\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
 _OPERATION = re.compile(r"\s*[-+×*/÷x=−–]\s*[$€£]?\s*")
 _SPAN_OPENS = re.compile(r"\b(?:over|in|for|during|across|within)\s+\d+$", re.IGNORECASE)
 _ASKING = re.compile(r"\b(?:how|what|calculate|find|compute|determine)\b.*", re.IGNORECASE)
@@ -45,19 +63,28 @@ def other_period(context: Context, final: Statement, value: float | None) -> str
     no one period, or the stretch names it or none)."""
     if value is None or final.rule not in ("closing", "concluding") or not context.question:
         return None
-    if context.language not in (None, "en"):
-        return None
     asking = _ASKING.search(asking_sentence(context.question))
     asked = {p for p in _periods(asking[0]) if " " not in p} if asking else set()
     if len(asked) != 1:
         return None
     (wanted,) = asked
-    named = _periods(_around(sentence_at(context.text, final), value, context))
-    named = {p for p in named if " " not in p or p.endswith(f" {wanted}s")}  # "5 days" is a week
+    stretch = _around(sentence_at(context.text, final), value, context)
+    if context.language in (None, "en") and not _NON_LATIN.search(stretch):
+        named = _periods(stretch)
+        named = {p for p in named if " " not in p or p.endswith(f" {wanted}s")}  # "5 days"
+    else:  # a reply in another language: its words for the periods ("par semaine", "一周")
+        named = {_FOREIGN[m[0].lower()] for m in _FOREIGN_WORD.finditer(stretch) if _one(m)}
     if not named or named & asked:
         return None
     given = "/".join(sorted(named))
     return f"its last sentence gives a quantity per {given}, where the question asks per {wanted}"
+
+
+def _one(word: re.Match[str]) -> bool:
+    """A period word not counted by a number above 1: "par semaine", "一周", "1日" name the
+    period, "6小时" and "2 Wochen" a span of several."""
+    count = re.search(r"(\d+)\s*$", word.string[: word.start()])
+    return count is None or count[1] == "1"
 
 
 def _around(sentence: str, value: float, context: Context) -> str:
@@ -72,7 +99,7 @@ def _around(sentence: str, value: float, context: Context) -> str:
     first = at[-1]
     while first > 0 and _OPERATION.fullmatch(body[numbers[first - 1].end : numbers[first].start]):
         first -= 1  # the equation's operands state the value too
-    start = numbers[first - 1].end if first > 0 else 0
+    start = numbers[first - 1].start if first > 0 else 0  # with it: "6小时" is a span
     if first > 0 and (span := _SPAN_OPENS.search(body[: numbers[first - 1].end])) is not None:
         start = span.start()
     after = at[-1] + 1
