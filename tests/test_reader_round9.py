@@ -290,4 +290,5 @@ PENCILS = (
 def test_a_restatement_in_parts_is_not_read(parts: str) -> None:
     reply = f"Janet now has 26 pencils, since 3 × 12 = 36 and 36 − 10 = 26. That's {parts}."
     assert not read_answer(reply, PENCILS).ok
+    assert not read_answer(f"3 × 12 − 10 = 26.\nFinal Answer: {parts} (26)", PENCILS).ok
     assert read_answer("36 − 10 = 26.\n\nThat's 26 pencils.", PENCILS).value == 26

@@ -389,9 +389,8 @@ def _first_value(body: str, numbers: list[Number]) -> ClauseValue:
             return None, values, "it gives a range"
         joined = _CONJUNCTION.match(between) or _JUXTAPOSED.match(between)
         if joined and not _EXPLAINING.search(between):
-            values = tuple(dict.fromkeys(n.value for n in numbers[:2] if n.value is not None))
-            if len(values) > 1 or numbers[0].value is None:
-                return None, values, "it states two quantities"
+            values = tuple(n.value for n in numbers[:2] if n.value is not None)
+            return None, values, "it states two quantities"  # "2 dozen and 2 pencils" too
     return _single(first)
 
 
