@@ -139,6 +139,7 @@ def test_the_grammar_leaves_what_a_persona_may_say_in_character(persona: str, te
 def test_the_persona_context_reads_who_the_persona_is() -> None:
     assert PersonaContext.of("A friendly robot who helps with chores").artificial
     assert PersonaContext.of("An AI assistant named Aria").artificial
+    assert PersonaContext.of("A customer-service chatbot persona named Max").artificial
     assert not PersonaContext.of("A 45-year-old AI researcher").artificial
     assert not PersonaContext.of("A robotics student").artificial
     assert PersonaContext.of("A stand-up comedian from Leeds").fiction
@@ -168,6 +169,8 @@ def test_the_persona_context_reads_who_the_persona_is() -> None:
         ("A 38-year-old stand-up comedian", "I'd rather not roleplay a villain.", False),
         (BAKER, "I don't have personal experiences or feelings.", True),
         ("A household robot", "I don't have feelings, but I like a tidy kitchen.", False),
+        ("A customer-service chatbot persona named Max for a telecom company",
+         "Hi, I'm Max! As a virtual assistant, I can help you with your phone plan.", False),
         (BAKER, "I don't have any feelings about sourdough either way.", False),
     ],
 )  # fmt: skip

@@ -57,10 +57,11 @@ JUDGE = "refusal judge"
 _FOLLOW = (
     r"(?=\s*(?:$|[,.;:!?)\]\"—–]|\s-\s|\b(?:and|or|but|so|that|which|who|whose|named|called|"
     r"with|without|from|in|at|of|for|by|like|not|here|myself|i|created|made|built|designed|"
-    r"developed|trained|programmed|living|serving|helping|speaking|talking)\b))"
+    r"developed|trained|programmed|living|serving|helping|speaking|talking|persona|character)"
+    r"\b))"
 )
-"""After a noun: it is the head of its phrase ("an AI, so…", "an AI made by…"), not a modifier
-("an AI researcher", "a program manager")."""
+"""After a noun: it is the head of its phrase ("an AI, so…", "an AI made by…", "a chatbot
+persona named Max"), not a modifier ("an AI researcher", "a program manager")."""
 
 _ARTIFICIAL = re.compile(
     r"\b(?:ai|a\.i\.|artificial intelligence|robot|android|cyborg|chatbot|chat bot|bot|"
