@@ -9,7 +9,7 @@ step, not an answer given first; a closing figure over another period than the o
 remark after the named answer ("The change is … = $8", a line "Sale price: $30") that gives
 another value leaves the reply ambiguous; "how much change" asks for money; a count is no
 answer to "what percent"; "together" is no comparative; "That's 2 boxes and 2 pencils." after
-the answer restates it in parts. Each rule has its refusals: two
+the answer restates it in parts; a given restated after a ";" is no answer. Each rule has its refusals: two
 durations that differ, or none in the asked unit, stay unread; a named value corrected after
 is no rival."""
 
@@ -292,3 +292,11 @@ def test_a_restatement_in_parts_is_not_read(parts: str) -> None:
     assert not read_answer(reply, PENCILS).ok
     assert not read_answer(f"3 × 12 − 10 = 26.\nFinal Answer: {parts} (26)", PENCILS).ok
     assert read_answer("36 − 10 = 26.\n\nThat's 26 pencils.", PENCILS).value == 26
+
+
+APPLES = "Anna had 50 apples and sold 8. How many apples does she have left?"
+
+
+def test_a_given_restated_after_a_semicolon_is_no_answer() -> None:
+    assert not read_answer("Anna has 42 apples left; she sold 8.", APPLES).ok
+    assert read_answer("She sold 8; so she has 50 − 8 = 42 apples left.", APPLES).value == 42

@@ -52,6 +52,10 @@ def against_rivals(statement: Statement, context: Context) -> Statement:
         other, thing = named
         reason = f"a sentence before its closing one states the asked {thing} as {other:g}"
         return Statement(statement.position, statement.rule, None, (other, statement.value), reason)
+    if (before := _new_before_given(statement, context)) is not None:
+        reason = f"its closing sentence states {before:g} before a number the question gave"
+        candidates = (before, statement.value)
+        return Statement(statement.position, statement.rule, None, candidates, reason)
     other = _answer_before_break(statement, context) if statement.rule == "concluding" else None
     if other is not None:
         reason = f"its concluding sentence states two values of the asked kind ({other:g}, "
@@ -137,6 +141,21 @@ _OWNER = r"(?:the|his|her|their|its|your)"
 _OPERATION = re.compile(r"[+×÷*/−–]|\s-\s")
 _IS = r"(?:is|are|was|were|will\s+be|comes\s+to|totals?|equals?|=)\s+"
 _CLAUSE = re.compile(r"(?:[^.!?\n;]|\.(?=\d))*")  # to the end of the clause ("$4.00" is one number)
+
+
+def _new_before_given(statement: Statement, context: Context) -> float | None:
+    """A new quantity before the closing sentence's last ";", where the part after it only
+    restates a number the question gave ("Anna has 42 apples left; she sold 8.")."""
+    if statement.end is None or statement.value is None:
+        return None
+    givens = question_givens(context)
+    if not any(abs(statement.value - g) <= TOLERANCE for g in givens):
+        return None
+    *before, last = re.split(r"[;；]", context.text[statement.position : statement.end])
+    if not before or not last.strip():  # after a ";", not a "so": a remark, not a conclusion
+        return None
+    new = new_quantities(before[-1], givens, context, whole=True)
+    return new[-1][0] if new else None
 
 
 def _answer_before_break(statement: Statement, context: Context) -> float | None:
