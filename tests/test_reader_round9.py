@@ -9,9 +9,9 @@ step, not an answer given first; a closing figure over another period than the o
 remark after the named answer ("The change is … = $8", a line "Sale price: $30") that gives
 another value leaves the reply ambiguous; "how much change" asks for money; a count is no
 answer to "what percent"; "together" is no comparative; "That's 2 boxes and 2 pencils." after
-the answer restates it in parts; a given restated after a ";" is no answer. Each rule has its refusals: two
-durations that differ, or none in the asked unit, stay unread; a named value corrected after
-is no rival."""
+the answer restates it in parts; a given restated after a ";" is no answer. Each rule has its
+refusals: two durations that differ, or none in the asked unit, stay unread; a named value
+corrected after is no rival."""
 
 from __future__ import annotations
 
