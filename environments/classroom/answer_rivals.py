@@ -3,10 +3,13 @@ than read (docs/classroom.md, "Reading answers").
 
 A grader who finds two answers hesitates, so the reader does too: an answer given first
 ("She needs to add 60 miles a day.") and a working that ends on another quantity (250, a step
-of it), or a closing sentence that states the asked quantity before its "so" and another after
-it ("… = 9 hours in total, so 6 more hours"). A first step of the working is no rival answer:
-it is computed with later ("Half of the 90 rooms is 45 rooms. … 45 × 20 = 900"), or it is not
-the kind of quantity the question asks for ("From 5 PM to 9 PM is 4 hours." for a price).
+of it); a sentence or labelled line that names the asked thing with another value ("The
+change is $20 − $12 = $8." then "… and have $2 left."); a closing sentence that states the
+asked quantity before its "so" and another after it ("… = 9 hours in total, so 6 more hours"),
+or a new quantity before a ";" and only a given after it ("42 apples left; she sold 8"). A
+first step of the working is no rival answer: it is computed with later ("Half of the 90 rooms
+is 45 rooms. … 45 × 20 = 900"), derived from a given ("One fifth of $100 is $20."), or not the
+kind of quantity the question asks for ("From 5 PM to 9 PM is 4 hours." for a price).
 """
 
 from __future__ import annotations
@@ -104,7 +107,8 @@ def _from_givens(sentence: str, value: float, context: Context) -> bool:
 def _named_before(statement: Statement, context: Context) -> tuple[float, str] | None:
     """Another value the reply gives, before its closing sentence, to the very thing the
     question asks for ("The change is $20 − $12 = $8." then "Tom can buy 2 more packs with it
-    and have $2 left."), not computed with after: (the value, the thing)."""
+    and have $2 left."), stated nowhere after (not computed with, not corrected): (the value,
+    the thing)."""
     asked = _ASKED_NOUN.search(asking_sentence(context.question)) if context.question else None
     if asked is None or (noun := (asked["noun"] or asked["what"]).lower()) in _NOT_ASKED_NOUNS:
         return None
