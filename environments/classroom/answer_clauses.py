@@ -203,9 +203,9 @@ class Context:
 
 
 BECAUSE = (
-    r"because|since|as|car|parce\s+que|puisque|parce\s+qu['’]|puisqu['’]|porque|ya\s+que|puesto\s+que|dado\s+que|já\s+que|"
-    r"visto\s+que|pois|weil|denn|poiché|perché|siccome|omdat|ponieważ|потому\s+что|так\s+как|"
-    r"поскольку|çünkü"
+    r"because|since|as|car|parce\s+que|puisque|parce\s+qu['’]|puisqu['’]|porque|ya\s+que|"
+    r"puesto\s+que|dado\s+que|já\s+que|visto\s+que|pois|weil|denn|poiché|perché|siccome|omdat|"
+    r"ponieważ|потому\s+что|так\s+как|поскольку|çünkü"
 )
 """Words that open a reason for the value before them, in the corpora's languages."""
 CONCLUDING_BREAK = re.compile(

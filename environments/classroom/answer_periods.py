@@ -25,11 +25,11 @@ __all__ = ["other_period"]
 TOLERANCE = 1e-6
 _ADVERBS = {"hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month"}
 _ADVERBS |= {"yearly": "year", "annually": "year", "annual": "year"}
+_PERIOD = r"(?:minute|hour|day|week|month|year)"
 _NAMED = re.compile(
     r"\b(?:(?:a|an|per|each|every|one|the|that|this|over\s+a|in\s+a|for\s+a|in\s+one)\s+"
-    r"(?P<period>minute|hour|day|week|month|year)s?\b|(?P<adverb>hourly|daily|weekly|monthly|"
-    r"yearly|annually|annual)\b|(?:over|in|for|during|across|within)\s+(?P<count>\d+)[-\s]"
-    r"(?P<span>minute|hour|day|week|month|year)s?\b)",
+    rf"(?P<period>{_PERIOD})s?\b|(?P<adverb>{'|'.join(_ADVERBS)})\b|"
+    rf"(?:over|in|for|during|across|within)\s+(?P<count>\d+)[-\s](?P<span>{_PERIOD})s?\b)",
     re.IGNORECASE,
 )
 """A period named as one ("a week", "per day", "daily") or as a span of several ("over 30
@@ -44,12 +44,12 @@ _FOREIGN = {
     **dict.fromkeys(("heure", "stunde", "hora", "ora", "час", "小时", "時間"), "hour"),
 }  # fmt: skip
 """The periods' words in the corpora's other languages (singular; Japanese 日 after a number)."""
+_CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 _FOREIGN_WORD = re.compile(
-    r"(?<![^\W\d_])(?:semaine|woche|semana|settimana|неделю|неделя|jour|tag|día|dia|giorno|"
-    r"день|mois|monat|mes|mês|mese|месяц|année|jahr|año|ano|anno|год|heure|stunde|hora|ora|"
-    r"час)(?![^\W\d_])|周|週|个月|ヶ月|か月|天|(?<=\d)日|年|小时|時間",
+    rf"(?<![^\W\d_])(?:{'|'.join(w for w in _FOREIGN if not _CJK.search(w))})(?![^\W\d_])|"
+    + "|".join("(?<=\\d)日" if w == "日" else w for w in _FOREIGN if _CJK.search(w)),
     re.IGNORECASE,
-)
+)  # whole words in alphabets; CJK words anywhere, 日 only after a number ("1日")
 _NON_LATIN = re.compile(r"[\u0400-\u04ff\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
 _OPERATION = re.compile(r"\s*[-+×*/÷x=−–]\s*[$€£]?\s*")
 _SPAN_OPENS = re.compile(r"\b(?:over|in|for|during|across|within)\s+\d+$", re.IGNORECASE)
