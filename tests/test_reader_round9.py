@@ -9,7 +9,8 @@ step, not an answer given first; a closing figure over another period than the o
 remark after the named answer ("The change is … = $8", a line "Sale price: $30") that gives
 another value leaves the reply ambiguous; "how much change" asks for money; a count is no
 answer to "what percent"; "together" is no comparative; "That's 2 boxes and 2 pencils." after
-the answer restates it in parts; a given restated after a ";" is no answer. Each rule has its
+the answer restates it in parts; a given restated after a ";" is no answer; nor the amount at
+the start ("He started with 24."). Each rule has its
 refusals: two durations that differ, or none in the asked unit, stay unread; a named value
 corrected after is no rival."""
 
@@ -300,3 +301,27 @@ APPLES = "Anna had 50 apples and sold 8. How many apples does she have left?"
 def test_a_given_restated_after_a_semicolon_is_no_answer() -> None:
     assert not read_answer("Anna has 42 apples left; she sold 8.", APPLES).ok
     assert read_answer("She sold 8; so she has 50 − 8 = 42 apples left.", APPLES).value == 42
+
+
+MARBLES = (
+    "Tom has 4 bags with 6 marbles each. He loses 5 marbles. How many marbles does he have now?"
+)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Tom has 19 marbles now; originally 24.",
+        "Tom has \\(19\\) marbles now. He started with \\(24\\).",
+        "The number of marbles Tom has now is 19. Before losing any, he had 24.",
+    ],
+)
+def test_the_amount_at_the_start_is_no_answer(reply: str) -> None:
+    assert not read_answer(reply, MARBLES).ok
+
+
+def test_a_start_the_question_asks_for_or_that_follows_the_value_is_read() -> None:
+    began = "Tom lost 5 marbles and now has 19. How many marbles did he have when he began?"
+    assert read_answer("19 + 5 = 24, so he had 24 marbles to begin with.", began).value == 24
+    started = "He started with 4 × 6 = 24 marbles, so after losing 5 he has 24 − 5 = 19."
+    assert read_answer(started, MARBLES).value == 19

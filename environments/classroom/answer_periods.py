@@ -1,5 +1,6 @@
 """A last sentence that gives a quantity over another period than the question asks for
-("That's $126 a week!" after "$18 a day", for "How much does she make every day?").
+("That's $126 a week!" after "$18 a day", for "How much does she make every day?"), or at
+another moment: the amount at the start ("Tom has 19 marbles now; originally 24.").
 
 Chat replies often add the weekly or yearly figure after the daily answer. A grader asked for
 the day does not take the week's; nor the day's where the week is asked ("She makes $18 a
@@ -20,7 +21,7 @@ from personasim.environments.classroom.answer_clauses import Context, Statement,
 from personasim.environments.classroom.answer_numbers import numbers_in
 from personasim.environments.classroom.answer_units import asking_sentence, sentence_at
 
-__all__ = ["other_period"]
+__all__ = ["other_period", "starting_amount"]
 
 TOLERANCE = 1e-6
 _ADVERBS = {"hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month"}
@@ -51,6 +52,12 @@ _FOREIGN_WORD = re.compile(
     re.IGNORECASE,
 )  # whole words in alphabets; CJK words anywhere, 日 only after a number ("1日")
 _NON_LATIN = re.compile(r"[\u0400-\u04ff\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
+_AT_START = re.compile(
+    r"\b(?:start(?:ed|s)?\s+(?:with|out\s+with)|originally|initially|at\s+first|beg[ai]n|"
+    r"to\s+begin\s+with|"
+    r"at\s+the\s+(?:start|beginning)|before\s+(?:losing|giving|selling|spending|eating|using))\b",
+    re.IGNORECASE,
+)
 _OPERATION = re.compile(r"\s*[-+×*/÷x=−–]\s*[$€£]?\s*")
 _SPAN_OPENS = re.compile(r"\b(?:over|in|for|during|across|within)\s+\d+$", re.IGNORECASE)
 _ASKING = re.compile(r"\b(?:how|what|calculate|find|compute|determine)\b.*", re.IGNORECASE)
@@ -80,6 +87,20 @@ def other_period(context: Context, final: Statement, value: float | None) -> str
     return f"its last sentence gives a quantity per {given}, where the question asks per {wanted}"
 
 
+def starting_amount(context: Context, final: Statement, value: float | None) -> str | None:
+    """Why the value is no answer: the stretch that states it calls it the amount at the start
+    ("Tom has 19 marbles now; originally 24.", "He started with 24."), and the question does
+    not ask for that (English)."""
+    if value is None or final.rule not in ("closing", "concluding") or not context.question:
+        return None
+    if context.language not in (None, "en") or _AT_START.search(context.question):
+        return None
+    stretch = _around(sentence_at(context.text, final), value, context, through_value=True)
+    if (cue := _AT_START.search(stretch)) is None:
+        return None
+    return f"its last sentence gives the amount at the start ({cue[0]!r})"
+
+
 def _one(word: re.Match[str]) -> bool:
     """A period word not counted by a number above 1: "par semaine", "一周", "1日" name the
     period, "6小时" and "2 Wochen" a span of several."""
@@ -87,7 +108,7 @@ def _one(word: re.Match[str]) -> bool:
     return count is None or count[1] == "1"
 
 
-def _around(sentence: str, value: float, context: Context) -> str:
+def _around(sentence: str, value: float, context: Context, through_value: bool = False) -> str:
     """The stretch that states the value's last mention: from the number before it (before
     the equation it ends: "Annually, that's 18 × 365 = 6,570 dollars."; with the span that
     number opens: "Over 30 days, $540.") to the number after it."""
@@ -102,6 +123,8 @@ def _around(sentence: str, value: float, context: Context) -> str:
     start = numbers[first - 1].start if first > 0 else 0  # with it: "6小时" is a span
     if first > 0 and (span := _SPAN_OPENS.search(body[: numbers[first - 1].end])) is not None:
         start = span.start()
+    if through_value:  # what leads up to it ("originally 24"), not what follows it
+        return body[start : numbers[at[-1]].end]
     after = at[-1] + 1
     return body[start : numbers[after].start if after < len(numbers) else len(body)]
 

@@ -65,7 +65,7 @@ from personasim.environments.classroom.answer_numbers import (
     reply_decimal_mark,
     reply_language,
 )
-from personasim.environments.classroom.answer_periods import other_period
+from personasim.environments.classroom.answer_periods import other_period, starting_amount
 from personasim.environments.classroom.answer_replies import reply_proper
 from personasim.environments.classroom.answer_rivals import against_rivals
 from personasim.environments.classroom.answer_statements import (
@@ -280,6 +280,7 @@ def _hedged(
     other = kind_mismatch(context, final, reading.value)
     other = other or difference_missing(context, final, reading.value)
     other = other or other_period(context, final, reading.value)
+    other = other or starting_amount(context, final, reading.value)
     if other is not None:
         return Reading.unreadable(other, "grammar:intermediate"), None
     hedge = (
