@@ -10,7 +10,8 @@ remark after the named answer ("The change is … = $8", a line "Sale price: $30
 another value leaves the reply ambiguous; "how much change" asks for money; a count is no
 answer to "what percent"; "together" is no comparative; "That's 2 boxes and 2 pencils." after
 the answer restates it in parts; a given restated after a ";" is no answer; nor the amount at
-the start ("He started with 24."). Each rule has its
+the start ("He started with 24."); a total given first in another language is an answer given
+first. Each rule has its
 refusals: two durations that differ, or none in the asked unit, stay unread; a named value
 corrected after is no rival."""
 
@@ -325,3 +326,21 @@ def test_a_start_the_question_asks_for_or_that_follows_the_value_is_read() -> No
     assert read_answer("19 + 5 = 24, so he had 24 marbles to begin with.", began).value == 24
     started = "He started with 4 × 6 = 24 marbles, so after losing 5 he has 24 − 5 = 19."
     assert read_answer(started, MARBLES).value == 19
+
+
+FARM = (
+    "A farmer has 12 cows and buys 3 times as many sheep. How many animals does he have in total?"
+)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Tiene 48 animales en total. Compró 3 × 12 = 36 ovejas.",
+        "Er hat insgesamt 48 Tiere. Er kauft 3 × 12 = 36 Schafe.",
+        "Il a 48 animaux au total. Il achète 3 × 12 = 36 moutons.",
+    ],
+)
+def test_a_total_given_first_in_another_language_is_a_rival(reply: str) -> None:
+    reading = read_answer(reply, FARM)
+    assert reading.status == "ambiguous" and set(reading.candidates) == {48.0, 36.0}

@@ -88,10 +88,25 @@ def _answer_first(statement: Statement, context: Context) -> float | None:
     values = new_quantities(first.strip(" *_#>"), question_givens(context), context, whole=True)
     if len(values) != 1 or abs(values[0][0] - statement.value) <= TOLERANCE:
         return None
-    step = _computed_with(values[0][0], text[end:], context) or not names_the_asked(first, context)
+    asked = names_the_asked(first, context) or _totals(first, context)
+    step = _computed_with(values[0][0], text[end:], context) or not asked
     if leads and (step or _from_givens(first.partition(":")[0], values[0][0], context)):
         return None  # a first step of the working, not an answer given first
     return values[0][0]
+
+
+def _totals(sentence: str, context: Context) -> bool:
+    """The sentence gives a total where the question asks one ("Tiene 48 animales en total."
+    for "How many animals … in total?"), in the reply's language."""
+    asks = context.question is not None and _TOTAL.search(asking_sentence(context.question))
+    return bool(asks and _TOTAL.search(sentence))
+
+
+_TOTAL = re.compile(
+    r"\b(?:in\s+total|altogether|in\s+all|en\s+total|au\s+total|insgesamt|in\s+totale|"
+    r"no\s+total|ao\s+todo|всего|итого)\b|总共|一共|合計|全部で",
+    re.IGNORECASE,
+)
 
 
 def _from_givens(sentence: str, value: float, context: Context) -> bool:
