@@ -14,7 +14,7 @@ import re
 
 from personasim.environments.classroom.answer_units import asked_quantity, asking_sentence
 
-__all__ = ["SECONDS", "restated_duration"]
+__all__ = ["restated_duration"]
 
 SECONDS = {
     **dict.fromkeys(("second", "sec", "s", "sekunde", "seconde", "segundo", "secondo"), 1),

@@ -20,10 +20,10 @@ import re
 from personasim.environments.classroom.answer_clauses import Context, Statement, prepared
 from personasim.environments.classroom.answer_numbers import numbers_in
 from personasim.environments.classroom.answer_units import asking_sentence, sentence_at
+from personasim.simulation import same_value
 
 __all__ = ["other_period", "starting_amount"]
 
-TOLERANCE = 1e-6
 _ADVERBS = {"hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month"}
 _ADVERBS |= {"yearly": "year", "annually": "year", "annual": "year"}
 _PERIOD = r"(?:minute|hour|day|week|month|year)"
@@ -114,7 +114,7 @@ def _around(sentence: str, value: float, context: Context, through_value: bool =
     number opens: "Over 30 days, $540.") to the number after it."""
     body = prepared(sentence, context.language, context.decimal_mark)
     numbers = numbers_in(body, context.decimal_mark)
-    at = [i for i, n in enumerate(numbers) if n.value is not None and _equal(n.value, value)]
+    at = [i for i, n in enumerate(numbers) if same_value(n.value, value)]
     if not at:
         return ""
     first = at[-1]
@@ -127,10 +127,6 @@ def _around(sentence: str, value: float, context: Context, through_value: bool =
         return body[start : numbers[at[-1]].end]
     after = at[-1] + 1
     return body[start : numbers[after].start if after < len(numbers) else len(body)]
-
-
-def _equal(number: float, value: float) -> bool:
-    return abs(number - value) <= TOLERANCE
 
 
 def _periods(text: str) -> set[str]:

@@ -33,6 +33,7 @@ from personasim.environments.classroom.answer_conclusion import (
 )
 from personasim.environments.classroom.answer_numbers import numbers_in
 from personasim.environments.classroom.answer_units import asking_sentence, names_the_asked
+from personasim.simulation import same_value
 
 __all__ = ["against_rivals"]
 
@@ -141,7 +142,7 @@ def _named_before(statement: Statement, context: Context) -> tuple[float, str] |
         if _OPERATION.search(body) and "=" not in body:
             continue  # "her change is $10 − $9.15": an expression, no value yet
         later = context.text[found.end() + len(clause[0] if clause else "") :]
-        if not _mentioned(numbers[-1], later, context):  # computed with, or corrected after
+        if not _times_stated(numbers[-1], later, context):  # not computed with nor corrected
             return numbers[-1], noun
     return None
 
@@ -186,21 +187,18 @@ def _answer_before_break(statement: Statement, context: Context) -> float | None
     parts = CONCLUDING_BREAK.split(THEN.split(sentence)[-1])
     if len(parts) < 2 or not names_the_asked(parts[-2], context):
         return None
-    reply = prepared(context.text, context.language, context.decimal_mark)
-    stated = [n.value for n in numbers_in(reply, context.decimal_mark) if n.value is not None]
     for other, *_ in new_quantities(parts[-2], question_givens(context), context, whole=True):
-        once = sum(abs(other - v) <= TOLERANCE for v in stated) == 1
+        once = _times_stated(other, context.text, context) == 1
         rival = once and abs(other - statement.value) > TOLERANCE
         if rival and not _computed_with(other, parts[-1], context):
             return other
     return None
 
 
-def _mentioned(value: float, later: str, context: Context) -> bool:
-    """Whether `later` states `value` again ("… = 158. Hmm, let me re-add: … = 168, not 158")."""
-    body = prepared(later, context.language, context.decimal_mark)
-    numbers = numbers_in(body, context.decimal_mark)
-    return any(n.value is not None and abs(n.value - value) <= TOLERANCE for n in numbers)
+def _times_stated(value: float, text: str, context: Context) -> int:
+    """How often `text` states `value` ("… = 168, not 158" states 158 once)."""
+    body = prepared(text, context.language, context.decimal_mark)
+    return sum(same_value(n.value, value) for n in numbers_in(body, context.decimal_mark))
 
 
 def _computed_with(value: float, later: str, context: Context) -> bool:
