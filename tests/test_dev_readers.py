@@ -13,7 +13,9 @@ figures are never quoted as held-out ones (READMEs in their folders):
   the second reader's passage up to the value): v3 0 and 21, v6 3 and 43; after the ninth (a
   duration restated in other units, "so" in more languages, "the number of items Dominick
   saw" asks for items, money words in more languages, a first sentence derived from a given is
-  a step, reasons after the answer in more languages): v6 1 and 41.
+  a step, reasons after the answer in more languages): v6 1 and 41; after the tenth (closing
+  remarks, durations restated in other units, a time asked in no unit): v3 0 and 20, v6 1 and
+  40.
 
 The tests fail if a reader gets worse on them."""
 
@@ -44,7 +46,7 @@ def shown(tally: Tally, capsys: pytest.CaptureFixture[str], corpus: str = "v3") 
 
 
 @pytest.mark.parametrize(
-    ("corpus", "n", "wrong", "no_value"), [("dev_v3", 300, 0, 21), ("dev_v6", 240, 1, 41)]
+    ("corpus", "n", "wrong", "no_value"), [("dev_v3", 300, 0, 20), ("dev_v6", 240, 1, 40)]
 )
 def test_math_answers_on_the_development_corpora(
     corpus: str, n: int, wrong: int, no_value: int, capsys: pytest.CaptureFixture[str]

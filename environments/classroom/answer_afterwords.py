@@ -18,7 +18,8 @@ from personasim.environments.classroom.answer_closings import sentences
 __all__ = ["before_afterwords"]
 
 _CHECK_WORDS = (
-    r"(?:(?:quick|sanity|double)[- ]?check|check(?:ing)?|to\s+(?:double[- ]?)?(?:check|verify|"
+    r"(?:(?:(?:as|for|just)\s+)?(?:a\s+)?(?:quick|sanity|double)[- ]?check|check(?:ing)?|"
+    r"to\s+(?:double[- ]?)?(?:check|verify|"
     r"confirm)|verif(?:y|ication|ying)|let(?:'s|’s|\s+me|\s+us)\s+(?:double[- ]?)?(?:check|verify)|"
     r"proof|note|side\s+note|n\.?b\.?|p\.?s\.?|hint|tip|vérification|vérifions|remarque|"
     r"comprobación|verificación|comprobemos|nota|probe|prüfung|überprüfung|kontrolle|"
@@ -26,12 +27,14 @@ _CHECK_WORDS = (
 )
 """The words that open a check or a note."""
 _AFTERWORD = re.compile(
-    rf"^[\s*_#>-]*(?:\(|\[)?[\s*_]*(?:{_CHECK_WORDS})|^\s*\(.*\)\s*$|[✓✔]\s*\**\s*$",
+    rf"^[\s*_#>-]*(?:\(|\[)?[\s*_]*(?:{_CHECK_WORDS})|^[\s*_]*\(.*\)[\s*_]*$|[✓✔]\s*\**\s*$",
     re.IGNORECASE,
 )
 """A paragraph after the answer that checks it or comments on it: it does not change it."""
 _CHECK_SENTENCE = re.compile(rf"^[\s*_]*(?:{_CHECK_WORDS})", re.IGNORECASE)
 """A sentence that opens a check or a note after the answer, in the answer's own paragraph."""
+_RULE = re.compile(r"\s*(?:-{3,}|\*{3,}|_{3,})\s*")
+"""A horizontal rule in markdown: it separates, it states nothing."""
 _CLOSING_ASIDE = re.compile(r"(?<=[.!。！])\s*\([^()]*\)\s*$")
 _ENDED_SENTENCE = re.compile(r"[.!。！]\s*[*_]*\s*$")
 
@@ -43,7 +46,7 @@ def before_afterwords(text: str) -> str:
     text = _CLOSING_ASIDE.sub("", text)
     lines = text.rstrip().split("\n")
     while lines:
-        if not lines[-1].strip():
+        if not lines[-1].strip() or _RULE.fullmatch(lines[-1]):
             lines.pop()
             continue
         opening = _paragraph_start(lines)

@@ -149,11 +149,16 @@ HEDGED = re.compile(
     r"à\s+peu\s+près|ungefähr|mais\s+ou\s+menos|probably|maybe|perhaps|possibly|likely|"
     r"or\s+(?:more|less|fewer)|"
     r"I\s+(?:guess|think|believe|suppose)|je\s+pense|creo|ich\s+glaube|acho|peut-être|probablement|vielleicht|wahrscheinlich|quizás?|tal\s+vez|talvez)\b|"
-    r"最多|至少|不超过|大约|约|約|左右|差不多|大概|将近|接近|上下|可能|\d\s*-?\s*ish\b",
+    r"最多|至少|不超过|大约|约|約|左右|差不多|大概|将近|接近|上下|可能|\d\s*-?\s*ish\b|"
+    r"\b(?:примерно|около|приблизительно|почти|quasi|ongeveer|bijna|około|prawie|yaklaşık|"
+    r"civarında|khoảng|xấp\s+xỉ|ungefär|nästan|cirka|sekitar|kira-kira|hampir)\b|"
+    r"およそ|大体|\d\s*(?:くらい|ぐらい|ほど|정도|쯤)|약\s*\d|대략|लगभग|करीब|حوالي|تقريب",
     re.IGNORECASE,
 )
-"""A hedge or a bound ("about", "~", "roughly", "give or take", "at most", "probably"): not one
-exact answer, as the labelling rule of the held-out sets says ("about 5" is ambiguous)."""
+"""A hedge or a bound ("about", "~", "roughly", "give or take", "at most", "probably", and
+their like in the languages the readers know: "примерно", "ongeveer", "yaklaşık", "約",
+"120くらい", "약 120", "लगभग", "حوالي"): not one exact answer, as the labelling rule of the
+held-out sets says ("about 5" is ambiguous)."""
 FRACTION_WORDS = re.compile(
     r"\d\s*(?:ths|rds|nds)\b|\d\s*[\u1d2c-\u1d6a\u02b0-\u02ff]|\d\s+\d+(?:st|nd|rd|th)\b|(?:\d|\bone|\ba)\s+(?:half|halves|"
     r"thirds?|fifths?|sixths?|eighths?|tenths?|demis?|tiers|medios?|tercios?|Hälften?|Drittel|"
@@ -211,14 +216,16 @@ BECAUSE = (
 CONCLUDING_BREAK = re.compile(
     r";\s*|；|,?\s+(?:so|therefore|thus|hence|donc|alors|daher|somit|então|portanto|logo|entonces|"
     r"así\s+que|por\s+lo\s+tanto|por\s+tanto|por\s+eso|quindi)\s+|"
-    r",\s+(?=(?:making|giving|bringing|for\s+a\s+total\s+of|which\s+(?:makes|gives))\b)|"
+    r",\s+(?=(?:making|giving|bringing|leaving|for\s+a\s+total\s+of|which\s+(?:makes|gives|leaves)|"
+    r"that\s+leaves|for\s+[$€£]?\d)\b)|"
     r",?\s+(?:dus|więc|zatem|поэтому|значит|следовательно|так\s+что|bu\s+yüzden|dolayısıyla|"
-    r"jadi|sehingga|vì\s+vậy|do\s+đó|nên|därför|derfor|इसलिए|لذلك|وبالتالي)\s+|"
+    r"jadi|sehingga|vì\s+vậy|do\s+đó|nên|därför|derfor|इसलिए|तो|لذلك|وبالتالي)\s+|"
     r"，?(?:所以|因此|因而|于是)|(?:なので|ので|だから|したがって|よって)、?|"
     r"(?:이므로|므로|따라서|그래서|그러므로)\s*,?\s*",
     re.IGNORECASE,
 )
-"""Where a closing sentence's conclusion begins: "..., so she earns $18", "...; 120 + 67 = 187"."""
+"""Where a closing sentence's conclusion begins: "..., so she earns $18", "...; 120 + 67 = 187",
+"..., leaving Nissa with 30 elves", "..., for 70 holes altogether"."""
 
 
 def clause_of(text: str) -> tuple[str, bool]:
@@ -247,12 +254,14 @@ def prepared(clause: str, language: str | None, decimal_mark: str | None) -> str
 
 
 _RESTATED_PERCENT = re.compile(
-    r"(?<![\d.,])(?P<fraction>[01]?\.\d+)(?![\d.,]\d)\s*,?\s*(?:or|i\.e\.,?|that\s+is,?|=|soit|"
-    r"oder|ou|o)?\s*(?P<open>\()?\s*(?P<percent>\d+(?:\.\d+)?)\s?%\s*(?(open)\))",
+    r"(?<![\d.,])(?P<fraction>[01]?[.,]\d+)(?![\d.,]\d)\s*,?\s*(?:(?:or|i\.e\.|that\s+is|=|soit|"
+    r"oder|ou|o|es\s+decir|c['’]est-à-dire|das\s+heißt|d\.\s?h\.|cioè|ou\s+seja|то\s+есть|即|"
+    r"つまり)\s*,?\s*(?:el|la|le|il|lo|o|a|der|die|das)?)?\s*(?P<open>\()?\s*"
+    r"(?P<percent>\d+(?:[.,]\d+)?)\s?%\s*(?(open)\))",
     re.IGNORECASE,
 )
-"""A fraction restated as a percentage ("0.08, or 8%", "0.25 (25%)"): one quantity, read as
-the percentage, as every percentage is read."""
+"""A fraction restated as a percentage ("0.08, or 8%", "0.25 (25%)", "0,35, es decir, el 35
+%"): one quantity, read as the percentage, as every percentage is read."""
 
 
 _BELOW_ZERO = re.compile(
@@ -278,7 +287,8 @@ def below_zero_signed(text: str) -> str:
 
 
 def _as_percent(match: re.Match[str]) -> str:
-    fraction, percent = float(match["fraction"]), float(match["percent"])
+    fraction = float(match["fraction"].replace(",", "."))
+    percent = float(match["percent"].replace(",", "."))
     return f"{match['percent']}%" if abs(fraction * 100 - percent) < 1e-6 else match[0]
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 from difflib import SequenceMatcher
-from functools import lru_cache
 from itertools import pairwise
 
 from personasim.environments.classroom.answer_afterwords import before_afterwords
@@ -40,12 +39,18 @@ from personasim.environments.classroom.answer_closings import (
     restated_operand,
     sentences,
 )
-from personasim.environments.classroom.answer_numbers import (
-    Number,
-    normalized,
-    numbers_in,
-    reply_decimal_mark,
-    reply_language,
+from personasim.environments.classroom.answer_durations import in_compound
+from personasim.environments.classroom.answer_numbers import Number, numbers_in
+from personasim.environments.classroom.answer_remarks import (
+    DOUBT,
+    LABELLED,
+    ONE,
+    QUESTION_END,
+    counts_the_asked,
+    ended,
+    has_number,
+    question_givens,
+    without_remarks,
 )
 from personasim.environments.classroom.answer_units import (
     asked_bound,
@@ -61,22 +66,12 @@ __all__ = [
     "concluding_statement",
     "is_operand",
     "new_quantities",
-    "question_givens",
     "restates_question",
 ]
 
 TOLERANCE = 1e-6
 
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
-_ENDED = re.compile(r"[.!。！)\]*_`]\s*$")
-_LABELLED = re.compile(r"^[\s*_#>-]*(?P<label>[^\d:：=\n]{1,40}?)\s*[:：=]\s*\S")
-_QUESTION_END = re.compile(r"[?？]\s*[*_]*\s*$")
-_DOUBT = re.compile(
-    r"\b(?:probably|maybe|perhaps|possibly|likely|I\s+(?:think|guess|believe|suppose)|"
-    r"not\s+(?:sure|certain)|wahrscheinlich|vielleicht|peut-être|probablement|quizás?|"
-    r"tal\s+vez|probablemente|talvez|provavelmente)\b|大概|可能|也许|たぶん|多分",
-    re.IGNORECASE,
-)
 _OPERATOR_AFTER = re.compile(
     r"^\s*(?:[+×*÷/^]|[x−-](?=\s*[$€£(]?\s*\d)|(?:plus|minus|times|divided\s+by|mal|fois|por|"
     r"vezes)\s+[$€£]?\.?\d)",
@@ -146,8 +141,6 @@ _STEP = re.compile(
 )
 _VALUE_ALONE = re.compile(r"\s*[*_]*(?P<value>[$€£]?\s*-?\d[\d,.]*\s*[$€£%]?)[*_.]*\s*")
 """A reply that is one number and nothing else ("20", "**$18.50**")."""
-_ONE = re.compile(r"(?<!-)\b(?:one|a\s+single)\s+(?!of\b|another\b|more\b)[^\W\d_]+", re.IGNORECASE)
-"""The English word "one" before a noun, which text2num leaves as a word ("one dollar")."""
 _LABEL_BEFORE = re.compile(r"(?:\b(?:No|Nr|Nº|n°|Nummer|number|núm|num)\.?|#)\s*$", re.IGNORECASE)
 """A number that names something ("horse No. 12", "Pferd Nr. 12", "#3"), not a quantity."""
 _EMPHASIS = re.compile(r"\*\*|__")
@@ -157,6 +150,11 @@ _RESTATED_AS_PARTS = re.compile(
     r"(?:and|plus)\s+\d[\d.,]*\s+[^\W\d_]+",
     re.IGNORECASE,
 )
+_COMPUTED = re.compile(
+    r"\s{0,3}(?:[$€£]?\s*\d[\d.,]*\s*[+×*÷/x−-]\s*)+[$€£]?\s*\d[\d.,]*\s*=\s*"
+    r"(?P<result>[$€£]?\s*-?\d[\d.,]*)"
+)
+"""An expression right after a hedge: the hedge qualifies its result."""
 _HEDGE_REACH = 3
 """A hedge right before a number (within 3 characters: "about $40") qualifies that number."""
 _WORD_OF_TEXT = re.compile(r"[^\W\d_]{2,}")
@@ -167,20 +165,20 @@ def concluding_statement(context: Context) -> Statement | None:
     """The reply's concluding sentence as a statement: its one new quantity (a value), or None
     where the rule reads none (cut off, a question, hedged, no new quantity or several)."""
     text = before_afterwords(_THINK.sub(lambda match: " " * len(match[0]), context.text))
-    text = _without_remarks(text, context)
+    text = without_remarks(text, context)
     if (alone := _VALUE_ALONE.fullmatch(text)) is not None:  # the whole reply: "20", "$18.50"
         numbers = numbers_in(alone["value"], context.decimal_mark)
         if len(numbers) == 1 and numbers[0].value is not None:
             position = alone.start("value")
             return Statement(position, "concluding", numbers[0].value, (), None, len(text), text)
     start = text.rfind("```") + 3 if "```" in text else 0  # never inside code: it never ran
-    if not _ended(text):
+    if not ended(text):
         return None
     found = _last_sentence(text, start)
     if found is None:
         return None
     position, raw, sentence = found
-    if _UNSETTLED.search(sentence) or _DOUBT.search(sentence):
+    if _UNSETTLED.search(sentence) or DOUBT.search(sentence):
         return None
     offered = _OR_NUMBER.search(sentence) is not None
     worded = len(_WORD_OF_TEXT.findall(sentence)) >= 2 or _CJK.search(sentence)
@@ -197,7 +195,8 @@ def concluding_statement(context: Context) -> Statement | None:
         return None  # "$450 or $1,000": alternatives; "$62, or 6,200 cents": one amount
     if _RESTATED_AS_PARTS.search(sentence):
         return None  # "That's 2 boxes and 2 pencils.": the value before it, in parts
-    if len(values) > 1 and (chosen := by_asked_kind(values, context)) is not None:
+    chosen = by_asked_kind(values, context) if len(values) > 1 else None
+    if chosen is not None and not in_compound(chosen[2], chosen[1].start):
         values = [chosen]  # "12 hours, which is 720 minutes" for "... in minutes"
     if len(values) != 1:
         return None
@@ -234,13 +233,16 @@ def restates_question(sentence: str, context: Context) -> bool:
 
 def _hedge(body: str, value: float, context: Context) -> str | None:
     """A hedge, bound or range in the sentence that qualifies its value ("$64, more or less",
-    "about 40", "13 boxes at minimum", "$480–$520"), not one that qualifies another number
-    ("Over 5 days, ...")."""
+    "about 40", "about 3 × 40 = 120", "13 boxes at minimum", "$480–$520"), not one that
+    qualifies another number ("Over 5 days, ...")."""
     if (spread := _range_of(body, value, context)) is not None:
         return spread
     for match in HEDGED.finditer(body):
         after = numbers_in(body[match.end() :], context.decimal_mark)
         near = after[0].value if after and after[0].start <= _HEDGE_REACH else None
+        computed = _COMPUTED.match(body[match.end() :])  # "примерно 3 × 40 = 120"
+        if computed is not None:
+            near = numbers_in(computed["result"], context.decimal_mark)[0].value
         if near is not None and abs(near - value) > TOLERANCE:
             continue  # it qualifies another number
         if asked_bound(match[0], context.question):
@@ -263,46 +265,6 @@ def _range_of(body: str, value: float, context: Context) -> str | None:
     return None
 
 
-_NOT_A_REMARK = re.compile(
-    r"\b(?:not|no|never|lost|unsure|wrong|mistake|error|incorrect|wait|hmm|sorry|however|but|"
-    r"check|recheck|verify|assume|assuming|if|answer|result|solution|final|one|two|three|four|"
-    r"five|six|seven|eight|nine|ten|eleven|twelve|twice|half|double|triple|dozens?)\b|n't",
-    re.IGNORECASE,
-)
-"""What a sentence passed over as a closing remark never holds: doubt, denial or a condition
-("I lost track of the final number."), a word about the answer ("This is the final answer."),
-a number in words."""
-
-
-def _without_remarks(text: str, context: Context) -> str:
-    """The reply without the remarks that close it after its last sentence with a number
-    ("She might want to buy a few extra eggs in case some break!", "Enjoy!"), up to two; never
-    a remark that doubts, denies or speaks of the answer (`_NOT_A_REMARK`)."""
-    for _ in range(2):
-        found = sentences(text)
-        if len(found) < 2:
-            return text
-        position, last = found[-1]
-        if not _ended(text) or _has_number(last, context) or _ONE.search(last):
-            return text  # cut off, or the sentence states a number ("one hour left")
-        if _DOUBT.search(last) or _NOT_A_REMARK.search(last):
-            return text  # "I lost track of the final number.": it takes the number back
-        before = text[:position].rstrip()
-        if not _has_number(found[-2][1], context) or not _ended(before):
-            return text
-        text = before
-    return text
-
-
-def _ended(text: str) -> bool:
-    """The reply ends on a complete sentence or a concluding labelled line, not mid-sentence."""
-    last = text.rstrip().rsplit("\n", 1)[-1]
-    if not last.strip() or _QUESTION_END.search(last):
-        return False
-    labelled = _LABELLED.match(last)
-    return bool(_ENDED.search(last) or (labelled and CONCLUDING_LABEL.search(labelled["label"])))
-
-
 def _last_sentence(text: str, start: int) -> tuple[int, str, str] | None:
     """The last sentence after `start` (position, as written, plain), where it is no question
     and no check; None where it is. A full stop after a title or an abbreviation ("Mr.",
@@ -316,7 +278,7 @@ def _last_sentence(text: str, start: int) -> tuple[int, str, str] | None:
         offset = found[-1][0]
         sentence = text[start + offset :].rstrip()
     plain = sentence.strip(" \t*_#>`|-")
-    if _QUESTION_END.search(plain) or CHECK.search(plain) or _is_step(sentence, plain):
+    if QUESTION_END.search(plain) or CHECK.search(plain) or _is_step(sentence, plain):
         return None
     return start + offset, sentence, plain
 
@@ -325,7 +287,7 @@ def _is_step(sentence: str, plain: str) -> bool:
     """A step of the working rather than its conclusion: a list item, a line labelled with
     something else than a total or result ("Week 3: 24,000 bars."), or a sentence that opens
     like a step ("Next, ...", "Step 3", "Let's ...")."""
-    labelled = _LABELLED.match(plain)
+    labelled = LABELLED.match(plain)
     procedure = PROCEDURE.match(plain)
     whole_word = (
         procedure is not None and not plain[procedure.end() : procedure.end() + 1].isalpha()
@@ -339,22 +301,6 @@ def _is_step(sentence: str, plain: str) -> bool:
     )
 
 
-def question_givens(context: Context) -> list[float]:
-    """The values the question states (read in its own language and decimal mark)."""
-    return list(_givens(context.question)) if context.question else []
-
-
-@lru_cache(maxsize=4096)
-def _givens(question: str) -> tuple[float, ...]:
-    """Cached: every reply to a question is read against the same givens (text2num on the
-    question once, not once per reply and rule)."""
-    text = normalized(question)
-    language = reply_language(text)
-    mark = reply_decimal_mark(text, language)
-    numbers = numbers_in(prepared(text, language, mark), mark)
-    return tuple(n.value for n in numbers if n.value is not None)
-
-
 def new_quantities(
     sentence: str, givens: list[float], context: Context, whole: bool = False
 ) -> list[tuple[float, Number, str]]:
@@ -365,16 +311,16 @@ def new_quantities(
     An intermediate result the sentence goes on to use ("2 × 125 = 250 ..., 125 + 125 + 250 =
     500") is not a candidate."""
     unbracketed = without_asides(sentence)
-    sentence = unbracketed if _has_number(unbracketed, context) else sentence
+    sentence = unbracketed if has_number(unbracketed, context) else sentence
     sentence = _without_dash_aside(sentence, context)
     head, colon, tail = sentence.partition(":")
     stated = sentence
     breakdown = len(_RESULT.findall(tail)) > 1 and not _is_label(head)
-    if colon and breakdown and _has_number(head, context):
+    if colon and breakdown and has_number(head, context):
         stated = head  # "480 people were inside: the buses 12 × 35 = 420 and the cars 20 × 3 = 60"
     elif colon and (_is_label(head) or _RESULT.search(tail)):
         stated = tail  # "Total: 29", "Elle en donne 5 : il lui reste 12 − 5 = 7"
-    elif colon and _has_number(head, context):
+    elif colon and has_number(head, context):
         stated = head  # "So you paid $35 in total: your $25 half plus the $10 tip"
     stated = stated if whole else CONCLUDING_BREAK.split(THEN.split(stated)[-1])[-1]
     condition = _LEADING_CONDITION.match(stated)
@@ -386,20 +332,21 @@ def new_quantities(
         return []  # "..., or 13 if you count the guide": a case, not the answer
     if (reason := _LEADING_REASON.search(stated)) is not None:
         main = reason["main"]  # "..., and since he has 6 feet, that leaves 600 − 6 = 594"
-        stated = main if _has_number(main, context) else stated
+        stated = main if has_number(main, context) else stated
     else:
         explained = _EXPLAINED.split(stated, maxsplit=1)[0]
-        stated = explained if _has_number(explained, context) else stated  # "$5 because 20 × .25"
+        stated = explained if has_number(explained, context) else stated  # "$5 because 20 × .25"
     lead, comma, rest = stated.partition(", ")
-    if comma and BACKGROUND.match(lead.strip(" *_")) and _has_number(rest, context):
+    if comma and BACKGROUND.match(lead.strip(" *_")) and has_number(rest, context):
         stated = rest  # a leading phrase sets the scene: "With 110 books, Elly needs 2"
     body = prepared(_EMPHASIS.sub("", stated), context.language, context.decimal_mark)
     body = REFERENCE.sub(r"\g<article>", body)
     if FRACTION_WORDS.search(body):
         return []  # "a third of them": a fraction in words is no value
     numbers = [n for n in numbers_in(body, context.decimal_mark) if n.value is not None]
-    if not numbers and (alone := _ONE.search(body)) is not None:  # "The pen costs one dollar."
-        numbers = [Number(1.0, alone.start(), alone.start() + 3, (1.0,))]
+    if not numbers and (alone := ONE.search(body)) is not None:  # "The pen costs one dollar."
+        one = Number(1.0, alone.start(), alone.start() + 3, (1.0,))
+        numbers = [one] if counts_the_asked(body, one.start, one.end, context.question) else []
     found: dict[float, tuple[float, Number, str]] = {}
     for number in numbers:
         before = body[: number.start]
@@ -445,8 +392,8 @@ def _without_dash_aside(sentence: str, context: Context) -> str:
         return sentence
     before, aside = sentence[: found.start()], found["aside"]
     explains = not (_NOT_AN_EXPLANATION.search(aside) or HEDGED.search(aside))
-    stated = len(_WORD_OF_TEXT.findall(before)) >= 2 and _has_number(before, context)
-    if not (explains and stated) or _DOUBT.search(aside):
+    stated = len(_WORD_OF_TEXT.findall(before)) >= 2 and has_number(before, context)
+    if not (explains and stated) or DOUBT.search(aside):
         return sentence
     return (
         sentence
@@ -464,11 +411,6 @@ _NOT_AN_EXPLANATION = re.compile(
     r"es|son|tiene|tienen)\b|=|\?",
     re.IGNORECASE,
 )
-
-
-def _has_number(text: str, context: Context) -> bool:
-    body = prepared(text, context.language, context.decimal_mark)
-    return bool(numbers_in(body, context.decimal_mark))
 
 
 def _is_label(head: str) -> bool:

@@ -11,10 +11,11 @@ number in hours) stay a list, which no rule reads.
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from personasim.environments.classroom.answer_units import asked_quantity, asking_sentence
 
-__all__ = ["restated_duration"]
+__all__ = ["in_compound", "restated_duration", "restates_duration"]
 
 SECONDS = {
     **dict.fromkeys(("second", "sec", "s", "sekunde", "seconde", "segundo", "secondo"), 1),
@@ -38,10 +39,12 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 def restated_duration(part: str, question: str | None) -> str | None:
     """Where `part` gives one duration twice, the one of the two that is a single number in
-    the unit the `question` asks for ("280 minutes"); None where not exactly two durations,
+    the unit the `question` asks for ("280 minutes"), or the first where it asks for a time in
+    no unit ("how long", "how much time"); None where not exactly two durations,
     another number beside them, totals that differ, or no single number in the asked unit."""
-    asked_unit = asked_quantity(asking_sentence(question)).kind if question else None
-    if asked_unit not in SECONDS:
+    asking = asking_sentence(question) if question else ""
+    asked_unit = asked_quantity(asking).kind if question else None
+    if asked_unit not in SECONDS and not (asked_unit is None and _TIME_ASKED.search(asking)):
         return None
     groups = list(_GROUP.finditer(part))
     numbers_in_groups = sum(len(_NUMBER.findall(group[0])) for group in groups)
@@ -49,12 +52,73 @@ def restated_duration(part: str, question: str | None) -> str | None:
         return None
     totals, single = [], None
     for group in groups:
-        parts = [
-            (float(p["n"].replace(",", "")), p["unit"].lower()) for p in _PARTS.finditer(group[0])
-        ]
-        totals.append(sum(n * SECONDS[unit] for n, unit in parts))
-        if len(parts) == 1 and SECONDS[parts[0][1]] == SECONDS[asked_unit]:
+        parts = _amounts(group[0])
+        totals.append(sum(n * unit for n, unit in parts))
+        unnamed = asked_unit not in SECONDS and group is groups[0]  # "how long": the first
+        if len(parts) == 1 and (unnamed or parts[0][1] == SECONDS.get(asked_unit or "")):
             single = group[0]
     if single is None or abs(totals[0] - totals[1]) > 1e-6 * max(totals):
         return None
     return single
+
+
+_TIME_ASKED = re.compile(r"\bhow\s+(?:long|much\s+time)\b", re.IGNORECASE)
+_RESTATING = re.compile(
+    r"^[\s*_(]*(?:that(?:['’]s|\s+is)|this\s+is|which\s+is|i\.e\.|in\s+other\s+words|or|"
+    r"also|c['’]est|soit|das\s+sind|eso\s+es|isto\s+é|也就是)\b",
+    re.IGNORECASE,
+)
+_APPROXIMATELY = re.compile(
+    r"\b(?:about|roughly|approximately|nearly|almost|around|just\s+(?:over|under)|"
+    r"environ|etwa|ungefähr|aproximadamente|cerca\s+de)\b|[~≈]",
+    re.IGNORECASE,
+)
+_NEAR = 0.1
+"""An approximate restatement ("… 452 minutes. That's about 7.5 hours!") is within 10 %."""
+
+
+def restates_duration(sentence: str, before: str, question: str | None) -> bool:
+    """`sentence` only gives a length of time `before` gave, in other units ("… = 452
+    minutes." then "That's 7 hours 32 minutes.", or "That's about 7.5 hours!" within 10 %):
+    a restatement a grader reads past, unless it
+    is the single number in the unit the `question` asks for ("That's 120 minutes." for "how
+    many minutes")."""
+    groups = list(_GROUP.finditer(sentence))
+    if not _RESTATING.match(sentence) or len(groups) != 1:
+        return False
+    if len(_NUMBER.findall(groups[0][0])) != len(_NUMBER.findall(sentence)):
+        return False
+    parts = _amounts(groups[0][0])
+    asked_unit = asked_quantity(asking_sentence(question)).kind if question else None
+    if len(parts) == 1 and asked_unit in SECONDS and parts[0][1] == SECONDS[asked_unit]:
+        return False
+    total = sum(n * unit for n, unit in parts)
+    near = (_NEAR if _APPROXIMATELY.search(sentence) else 1e-6) * total
+    return any(
+        abs(sum(n * unit for n, unit in _amounts(group[0])) - total) <= near
+        for group in _GROUP.finditer(before)
+    )
+
+
+def in_compound(text: str, position: int) -> bool:
+    """The number at `position` is a part of a length of time in several units ("7 hours 32
+    minutes"): no quantity on its own."""
+    return any(
+        group.start() <= position < group.end() and _compound(_amounts(group[0]))
+        for group in _GROUP.finditer(text)
+    )
+
+
+def _compound(parts: list[tuple[float, int]]) -> bool:
+    """Several parts, each in a smaller unit and less than one of the unit before it ("7
+    hours 32 minutes"), not two lengths side by side ("21 days, 189 hours")."""
+    return len(parts) > 1 and all(
+        unit < larger and n * unit < larger for (_, larger), (n, unit) in pairwise(parts)
+    )
+
+
+def _amounts(group: str) -> list[tuple[float, int]]:
+    """Each (number, seconds in its unit) of a group ("4 hours 40 minutes")."""
+    return [
+        (float(p["n"].replace(",", "")), SECONDS[p["unit"].lower()]) for p in _PARTS.finditer(group)
+    ]

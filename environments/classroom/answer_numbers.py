@@ -37,10 +37,26 @@ __all__ = [
 
 # --- typography ---------------------------------------------------------------------------------
 
-_MINUS_SIGNS = str.maketrans({"\u2212": "-", "\ufe63": "-", "\uff0d": "-"})
-"""Minus signs (not dashes: — – ‒ are punctuation, never a minus)."""
+_MINUS_SIGNS = str.maketrans(
+    {"\u2212": "-", "\ufe63": "-", "\uff0d": "-", "\u0964": ".", "\u06d4": ".", "\u061f": "?"}
+)
+"""Minus signs (not dashes: — – ‒ are punctuation, never a minus); the Devanagari danda and
+the Urdu full stop end a sentence as "." does, the Arabic question mark one as "?" does."""
+_PICTOGRAPHS = re.compile(
+    "[\U0001f000-\U0001faff\u2600-\u2704\u2706-\u2712\u2719-\u274b\u274d-\u2794"
+    "\u2798-\u27bf\u2b00-\u2bff\u231a\u231b\u23e9-\u23fa\ufe0f\u200d]"
+)
+"""Emoji and pictographs ("Enjoy! 🎁"): decoration a grader reads past; emoji that end a
+line after a word end its sentence ("Rough season at the North Pole 🎄"). Not the check and
+cross marks (✓ ✔ ✅ ✗ ✘ ❌), which say a check passed or failed, nor the heavy operators
+(✕ ✖ ➕ ➖ ➗)."""
+_CLOSING_PICTOGRAPHS = re.compile(
+    rf"(?<=[^\s.!?。！？:;,])[ \t]*(?:{_PICTOGRAPHS.pattern})+(?=[ \t]*(?:\n|$))"
+)
+
 DASHES = "\u2012\u2013\u2014\u2015"
 _LATEX = [
+    (re.compile(r"\$(?=[\d\\(])([^$\n]*?(?:\\[a-zA-Z]+|=)[^$\n]*?[\w})])\$(?!\d)"), r"\1"),
     (re.compile(r"\\[dt]?frac\s*\{\s*([^{}]+?)\s*\}\s*\{\s*([^{}]+?)\s*\}"), r" \1/\2"),
     (re.compile(r"\\text(?:bf|rm|normal)?\s*\{([^{}]*)\}"), r"\1"),
     (re.compile(r"\{,\}"), ","),
@@ -51,7 +67,8 @@ _LATEX = [
     (re.compile(r"\\(?:left|right)"), ""),
     (re.compile(r"\\([$%])"), r"\1"),
 ]
-"""LaTeX a careful grader reads through: fractions, text, spacing, operators, escaped $ and %."""
+"""LaTeX a careful grader reads through: inline math ("$48 \\div 1.5 = 32$ recipes", not money),
+fractions, text, spacing, operators, escaped $ and %."""
 
 
 _STRUCK = re.compile(r"~~[^~\n]+~~")
@@ -60,9 +77,10 @@ _STRUCK = re.compile(r"~~[^~\n]+~~")
 
 def normalized(text: str) -> str:
     """Compatibility forms (full-width digits and colons, no-break spaces), vulgar fractions as
-    " a/b", minus signs as "-", LaTeX read through, struck-through text left out; dashes stay
-    punctuation."""
+    " a/b", minus signs as "-", LaTeX read through, struck-through text and emoji left out;
+    dashes stay punctuation."""
     text = _STRUCK.sub(" ", "".join(_vulgar(char) for char in text))
+    text = _PICTOGRAPHS.sub("", _CLOSING_PICTOGRAPHS.sub(".", text))
     text = unicodedata.normalize("NFKC", text).translate(_MINUS_SIGNS)
     for pattern, replacement in _LATEX:
         text = pattern.sub(replacement, text)

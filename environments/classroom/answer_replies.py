@@ -1,13 +1,19 @@
-"""Where a classroom reply proper ends: end-of-text tokens removed, and a reply that goes on to
-write a new question ("Question 2:" on its own line or after a sentence, "### Follow-up
-Question 1", "Now, let's consider a more difficult question:") is read up to it
-(docs/classroom.md, "Reading answers")."""
+"""Where a classroom reply proper ends (docs/classroom.md, "Reading answers"):
+
+- at a new turn it writes after its own, a chat template leaked into the text ("…20
+  votes.<|eot_id|><|start_header_id|>user…");
+- without end-of-text tokens;
+- up to a new question it goes on to write ("Question 2:" on its own line or after a
+  sentence, "### Follow-up Question 1", "Now, let's consider a more difficult question:").
+
+`cut_off_loop` finds a degenerate loop: a sentence said three times in a reply cut off.
+"""
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["reply_proper"]
+__all__ = ["cut_off_loop", "reply_proper"]
 
 _NEW_QUESTION = re.compile(
     r"^[ \t]*(?:#{1,6}[ \t]*)?(?:\*\*)?(?:(?:follow[- ]?up|new|next|another|additional|bonus|"
@@ -26,11 +32,20 @@ _INLINE_QUESTION = re.compile(
 )
 """A new numbered question written inside a paragraph ("... $18. Question 2: ...")."""
 _END_TOKENS = re.compile(r"</s>|<\|(?:im_end|eot_id|endoftext|end)\|>|<eos>|<end_of_turn>")
+_NEW_TURN = re.compile(
+    r"(?:</s>|<\|(?:im_end|eot_id|endoftext|end|eom_id)\|>|<eos>|<end_of_turn>|<\|im_start\|>|"
+    r"<\|start_header_id\|>|<start_of_turn>|<\|(?:user|assistant|system)\|>|\[INST\])\s*\S"
+)
+"""A turn the model goes on to write after its own ends (a chat template leaked into the
+text: "…20 votes.<|eot_id|><|start_header_id|>user…"): not its reply."""
 
 
 def reply_proper(text: str) -> tuple[str, str | None]:
     """The reply without end-of-text tokens; and the same cut before a new question it goes on
     to write (None: it writes none). The caller reads the cut text where it states an answer."""
+    turn = _NEW_TURN.search(text)
+    if turn is not None and text[: turn.start()].strip():
+        text = text[: turn.start()]
     text = _END_TOKENS.sub("", text)
     found = [m.start() for m in _NEW_QUESTION.finditer(text)]
     found += [m.start() + 1 for m in _INLINE_QUESTION.finditer(text)]
@@ -38,3 +53,25 @@ def reply_proper(text: str) -> tuple[str, str | None]:
         if text[:start].strip():
             return text, text[:start]
     return text, None
+
+
+_ENDED = re.compile(r"[.!?。！？)\]}>`*$\d\u4e00-\u9fff]\s*$|^\s*$")
+_LOOP_SENTENCE = re.compile(r"[^.!?\n]{20,}[.!?]")
+
+
+def cut_off_loop(text: str) -> str | None:
+    """A sentence the reply says three times or more, in a reply cut off mid-sentence: a
+    degenerate loop, whose statements each withdraw the one before (None: no such loop)."""
+    text = _END_TOKENS_OR_SPACE.sub("", text)
+    if _ENDED.search(text):
+        return None
+    seen: dict[str, int] = {}
+    for match in _LOOP_SENTENCE.finditer(text):
+        sentence = " ".join(match[0].split())
+        seen[sentence] = seen.get(sentence, 0) + 1
+        if seen[sentence] >= 3:
+            return sentence
+    return None
+
+
+_END_TOKENS_OR_SPACE = re.compile(r"(?:</s>|<\|[a-z_]+\|>|<eos>|<end_of_turn>|\s)+$")

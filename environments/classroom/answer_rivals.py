@@ -29,9 +29,9 @@ from personasim.environments.classroom.answer_conclusion import (
     TOLERANCE,
     computes_with,
     new_quantities,
-    question_givens,
 )
 from personasim.environments.classroom.answer_numbers import numbers_in
+from personasim.environments.classroom.answer_remarks import question_givens
 from personasim.environments.classroom.answer_units import asking_sentence, names_the_asked
 from personasim.simulation import same_value
 

@@ -46,8 +46,9 @@ ANSWER_FIELDS = frozenset(
 
 _LABEL = (
     r"(?:\b(?:final\s+answer|final\s+result|answer|réponse(?:\s+finale)?|respuesta(?:\s+final)?|"
+    r"endergebnis|résultat\s+final|resultado\s+final|risultato\s+finale|"
     r"(?:endgültige\s+)?antwort|resposta(?:\s+final)?|risposta(?:\s+finale)?|antwoord)\b"
-    r"|最终答案|最終答案|答案|答え|答|최종\s*답|정답|답)"
+    r"|最终答案|最終答案|最终结果|最終結果|答案|答え|答|최종\s*답|정답|답)"
 )
 _TOPIC = r"(?:\s+(?:to|for|of|in)\s+(?:the|this|your|our|that)\s+(?:[^\W\d_]+\s+){0,2}?[^\W\d_]+)?"
 _SEPARATOR = (
@@ -270,8 +271,14 @@ def _answer_fields(obj: Mapping[str, Any], depth: int = 0) -> Iterator[Any]:
             yield from _answer_fields(value, depth + 1)
 
 
-def correction_statements(context: Context, after: int) -> Iterator[Statement]:
-    """Corrections after a statement ("Wait, it is actually 42."): a marker, a value alone."""
+def correction_statements(
+    context: Context, after: int, stated: tuple[float, ...] = ()
+) -> Iterator[Statement]:
+    """Corrections after a statement ("Wait, it is actually 42."): a marker, a value alone;
+    where the last correction that opens a sentence gives no new value in its own clause (none,
+    or one already `stated`), the reply's closing sentence after it ("… so the answer is 12.
+    Hmm, no: one of those 12 is the CD he bought. Tom could have bought 11 more CDs.")."""
+    opened: int | None = None  # the end of the last correction opening a sentence, unanswered
     for match in CORRECTION.finditer(context.text, after):
         rest = context.text[match.end() :]
         lead = _RE_STATED.match(rest)
@@ -283,10 +290,24 @@ def correction_statements(context: Context, after: int) -> Iterator[Statement]:
             restated = _RE_STATED.match(conclusion)
             conclusion = conclusion[restated.end() if restated else 0 :]
             statement = context.statement(match.end(), "correction", conclusion, True, end=end)
-        if statement.value is not None:
+        if statement.value is not None and statement.value not in stated:
+            opened = None
             yield statement
+        elif _OPENS.search(context.text[: match.start()]):
+            opened = match.end()
+        elif statement.value is not None:
+            yield statement
+    if opened is not None:
+        closing = closing_statement(context, context.text[opened:], opened)
+        if closing is not None and closing.value is not None:
+            yield Statement(closing.position, "correction", closing.value, (), None, closing.end)
 
 
+_OPENS = re.compile(
+    r"(?:^|[.!?:;\n]|\b(?:hmm+|oh|ah|um+|uh|well|ok(?:ay)?))[\s,*_]*$", re.IGNORECASE
+)
+"""Where a correction opens a sentence ("… is 12. Hmm, no: …"), not a word inside one ("the
+CD he actually bought")."""
 _CONCLUDED = re.compile(
     r"(?:(?:,|\s)\s*(?:so|therefore|thus|hence|which\s+(?:makes|gives)|making|donc|also|daher|"
     r"entonces|así\s+que|então|portanto)\b|所以|因此|[:：]\s*)"

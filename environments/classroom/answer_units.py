@@ -43,7 +43,6 @@ __all__ = [
     "per_item",
     "quantity_kind",
     "sentence_at",
-    "sign_in_words",
 ]
 
 TOLERANCE = 1e-6
@@ -357,34 +356,6 @@ _DIMENSIONS = {
     **dict.fromkeys(("liter", "litre", "gallon", "quart", "ml"), "volume"),
 }  # fmt: skip
 """The units a grader converts between, by dimension ("pound" is left out: money or mass)."""
-
-
-def sign_in_words(context: Context, final: Statement, value: float | None) -> str | None:
-    """Why a positive value is not settled: its sentence says it is a loss, a debt or a
-    shortfall ("overdrawn by $47.50", "a loss of $15,500"), which a grader may read as
-    negative, and the question does not ask in those words ("How much did it lose?")."""
-    if value is None or value <= 0:
-        return None
-    end = final.end if final.end is not None else len(context.text)
-    start = max(context.text.rfind("\n", 0, final.position), 0)
-    words = _SIGN_WORDS.search(context.text[start:end])
-    asking = asking_sentence(context.question or "")
-    if words is None or _SIGN_WORDS.search(asking):
-        return None
-    if _OWED.fullmatch(words[0]) and _PAYING.search(asking):
-        return None  # "she owes $6" for "How much does she have to pay?": what she pays
-    return f"its sentence gives the sign in words ({words[0]!r})"
-
-
-_OWED = re.compile(r"owes?|owed", re.IGNORECASE)
-_PAYING = re.compile(r"\b(?:pay|pays|paid|owe|owes|cost|costs|spend|spends|charged?|fee)\b", re.I)
-_SIGN_WORDS = re.compile(
-    r"\b(?:overdrawn|overdraft|short(?:fall)?|in\s+debt|in\s+the\s+red|deficit|loss|"
-    r"owes?|owed|découvert|perte|déficit|Verlust|Defizit|im\s+Minus|pérdida|prejuízo|"
-    r"perdita)\b|亏损|赤字",
-    re.IGNORECASE,
-)
-"""Words that say a value is below zero (a loss, a debt, a shortfall)."""
 
 
 def _named(kind: str) -> str:

@@ -66,8 +66,10 @@ from personasim.environments.classroom.answer_numbers import (
     reply_language,
 )
 from personasim.environments.classroom.answer_periods import other_period, starting_amount
-from personasim.environments.classroom.answer_replies import reply_proper
+from personasim.environments.classroom.answer_remarks import without_remarks
+from personasim.environments.classroom.answer_replies import cut_off_loop, reply_proper
 from personasim.environments.classroom.answer_rivals import against_rivals
+from personasim.environments.classroom.answer_signs import sign_in_words
 from personasim.environments.classroom.answer_statements import (
     ANSWER_FIELDS,
     correction_statements,
@@ -80,7 +82,6 @@ from personasim.environments.classroom.answer_units import (
     kind_mismatch,
     listed_quantities,
     sentence_at,
-    sign_in_words,
 )
 from personasim.simulation import CORRECTION, Reading, agree, corrected, register_reader
 
@@ -149,6 +150,8 @@ def _statements(context: Context) -> list[Statement]:
         stating = [s for s in found if s.problem is None or s.candidates]
     if not stating and not mentions_a_final_statement(context):
         closing = closing_statement(context)
+        if closing is None:  # its last sentences may be remarks ("Rough season at the Pole!")
+            closing = closing_statement(context, without_remarks(context.text, context))
         if closing is not None and _restated(closing, context):
             closing = None  # it copies the question out: no answer
         concluding = concluding_statement(context)
@@ -162,7 +165,8 @@ def _statements(context: Context) -> list[Statement]:
         stating = [s for s in found if s.problem is None or s.candidates]
     if stating:
         first = min(s.position for s in stating)
-        found.extend(correction_statements(context, first + 1))
+        stated = tuple(s.value for s in stating if s.value is not None)
+        found.extend(correction_statements(context, first + 1, stated))
     return sorted(found, key=lambda s: s.position)
 
 
@@ -446,7 +450,7 @@ def read_answer(text: str, question: str | None = None) -> Reading:
     own, statements = grammar.reading, grammar.statements
     if own.status == "unreadable":
         return own
-    if (loop := _cut_off_loop(grammar.text)) is not None:
+    if (loop := cut_off_loop(grammar.text)) is not None:
         return Reading.unreadable(
             f"it repeats itself and is cut off ({loop[:40]!r})", "grammar:loop"
         )
@@ -462,27 +466,6 @@ def read_answer(text: str, question: str | None = None) -> Reading:
             library = Reading.unreadable("it read the value the reply corrected", "math-verify")
     return agree(own, library)
 
-
-_ENDED = re.compile(r"[.!?。！？)\]}>`*$\d\u4e00-\u9fff]\s*$|^\s*$")
-_LOOP_SENTENCE = re.compile(r"[^.!?\n]{20,}[.!?]")
-
-
-def _cut_off_loop(text: str) -> str | None:
-    """A sentence the reply says three times or more, in a reply cut off mid-sentence: a
-    degenerate loop, whose statements each withdraw the one before (None: no such loop)."""
-    text = _END_TOKENS_OR_SPACE.sub("", text)
-    if _ENDED.search(text):
-        return None
-    seen: dict[str, int] = {}
-    for match in _LOOP_SENTENCE.finditer(text):
-        sentence = " ".join(match[0].split())
-        seen[sentence] = seen.get(sentence, 0) + 1
-        if seen[sentence] >= 3:
-            return sentence
-    return None
-
-
-_END_TOKENS_OR_SPACE = re.compile(r"(?:</s>|<\|[a-z_]+\|>|<eos>|<end_of_turn>|\s)+$")
 
 register_reader(READER_NAME, math_verify_reading)
 

@@ -68,12 +68,12 @@ CORRECTION = re.compile(
     r"warte|eigentlich|korrektur|espere|na\s+verdade|corrigindo|me\s+equivoqué|"
     r"je\s+me\s+suis\s+tromp[ée]e?|ich\s+habe\s+mich\s+(?:geirrt|verrechnet)|"
     r"(?:eu\s+)?errei|me\s+enganei)\b"
-    r"|\b(?:no|non|nein|err+|erm)\s*(?:,|[—–]|-\s)|\b(?:update|edit|erratum)\s*:"
+    r"|\b(?:no|non|nein|err+|erm)\s*(?:[,:]|[—–]|-\s)|\b(?:update|edit|erratum)\s*:"
     r"|等一下|等等|不对|不對|不(?=[，,])|更正|其实|其實|算错|算錯|我错了|我錯了",
     re.IGNORECASE,
 )
 """Words that withdraw what was said before and introduce its replacement: English ("wait",
-"actually", "correction", "no,", "I forgot", "Update:", "the correct answer"...), French
+"actually", "correction", "no,", "no:", "I forgot", "Update:", "the correct answer"...), French
 (attendez, en fait, non,, correction, je corrige), Spanish (espera, en realidad, corrijo,
 perdón, me equivoqué), German (warte, eigentlich, Korrektur, nein,, ich habe mich verrechnet),
 Portuguese (espere, na verdade, corrigindo, errei) and Chinese (等一下, 等等, 不对, 不，, 更正,

@@ -1,0 +1,183 @@
+"""The remarks that close a chat reply after its answer, which a grader reads past (docs/
+classroom.md, "Reading answers").
+
+Chat models close on a courtesy or a comment: "Hope this helps!", "Let me know if you have any
+other questions!", "Would you like me to explain any step?", "Not bad for two glasses!",
+"Pretty simple, right?". None of them states a quantity or speaks of the answer, so the answer
+is the sentence before them. A sentence is passed over as a remark only where it states no
+number the question did not give, doubts nothing, conditions nothing but the reader's own
+questions, and says nothing of the answer, its rightness or a mistake ("I lost track of the
+final number.", "That doesn't seem right.", "Or did you mean 45?" are never remarks); at most
+two are passed over. So is a length of time restated in other units ("… = 452 minutes. That's
+7 hours 32 minutes."), unless it is the single number in the asked unit.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from personasim.environments.classroom.answer_clauses import Context, prepared
+from personasim.environments.classroom.answer_closings import CONCLUDING_LABEL, sentences
+from personasim.environments.classroom.answer_durations import restates_duration
+from personasim.environments.classroom.answer_numbers import (
+    normalized,
+    numbers_in,
+    reply_decimal_mark,
+    reply_language,
+)
+from personasim.environments.classroom.answer_units import (
+    asked_quantity,
+    asking_sentence,
+    quantity_kind,
+)
+
+__all__ = [
+    "DOUBT",
+    "LABELLED",
+    "ONE",
+    "QUESTION_END",
+    "TOLERANCE",
+    "counts_the_asked",
+    "ended",
+    "has_number",
+    "question_givens",
+    "without_remarks",
+]
+
+TOLERANCE = 1e-6
+
+DOUBT = re.compile(
+    r"\b(?:probably|maybe|perhaps|possibly|likely|I\s+(?:think|guess|believe|suppose)|"
+    r"not\s+(?:sure|certain)|wahrscheinlich|vielleicht|peut-être|probablement|quizás?|"
+    r"tal\s+vez|probablemente|talvez|provavelmente)\b|大概|可能|也许|たぶん|多分",
+    re.IGNORECASE,
+)
+"""Doubt about a value: a sentence that holds it states nothing a grader takes."""
+ONE = re.compile(r"(?<!-)\b(?:one|a\s+single)\s+(?!of\b|another\b|more\b)[^\W\d_]+", re.IGNORECASE)
+"""The English word "one" before a noun, which text2num leaves as a word ("one dollar")."""
+LABELLED = re.compile(r"^[\s*_#>-]*(?P<label>[^\d:：=\n]{1,40}?)\s*[:：=]\s*\S")
+QUESTION_END = re.compile(r"[?？]\s*[*_]*\s*$")
+_ENDED = re.compile(r"[.!。！)\]*_`]\s*$")
+
+_ABOUT_THE_ANSWER = re.compile(
+    r"\b(?:lost|unsure|unclear|wrong|mistake|error|incorrect|wait|hmm|sorry|however|but|"
+    r"check|recheck|verify|assume|assuming|unless|otherwise|instead|actually|rather|or|"
+    r"answer|result|solution|final|approximately|about|roughly|twice|half|double|triple|"
+    r"dozens?)\b",
+    re.IGNORECASE,
+)
+_SMALL_WORDS = dict(
+    zip(
+        ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+         "twelve"),
+        range(2, 13),
+        strict=True,
+    )
+)  # fmt: skip
+"""Number words text2num leaves as words in English ("two pies"): a number all the same."""
+_SMALL_WORD = re.compile(rf"\b(?:{'|'.join(_SMALL_WORDS)})\b", re.IGNORECASE)
+"""What a remark never holds: a word about the answer, its rightness or a mistake, another
+case ("otherwise", "or"), or a multiple in words ("That's half of it!")."""
+_DENIED = re.compile(
+    r"\b(?:that|this|it|which|I|my|the\s+(?:answer|math|calculation|number|total|result|"
+    r"question|problem))\b(?:['’]s|['’]m)?[^.!?]{0,30}?(?:\b(?:not|no|never|cannot)\b|n['’]t\b)",
+    re.IGNORECASE,
+)
+"""A denial of the answer or the working ("That's not right.", "I don't think so.", "it
+doesn't add up"), not one in a courtesy or the story ("Not bad!", "Don't forget to ...",
+"No wonder he's happy")."""
+_CONDITION = re.compile(
+    r"\b(?:if|wenn|falls|si|se)\b(?!\s+(?:you|anything|any|needed|necessary|there(?:['’]s|\s+is|"
+    r"\s+are)\s+any))",
+    re.IGNORECASE,
+)
+"""A condition ("If he sells more, ..."): another case. Not the reader's own ("If you have
+any questions, ...", "if anything is unclear")."""
+_TO_THE_READER = re.compile(r"\b(?:you|your|right|ok(?:ay)?)\b", re.IGNORECASE)
+"""A question to the reader ("Would you like ...?", "Pretty simple, right?")."""
+
+
+def without_remarks(text: str, context: Context) -> str:
+    """The reply without the remarks that close it after its last sentence with a number, up
+    to two (module docstring); the reply itself where its last sentence is none."""
+    for _ in range(2):
+        found = sentences(text)
+        if len(found) < 2:
+            return text
+        position, last = found[-1]
+        restated = ended(text) and restates_duration(last, found[-2][1], context.question)
+        if not (restated or _is_remark(last, context, text)):
+            return text
+        before = text[:position].rstrip()
+        if not has_number(found[-2][1], context) or not ended(before):
+            return text
+        text = before
+    return text
+
+
+def _is_remark(sentence: str, context: Context, text: str) -> bool:
+    asks_the_reader = bool(QUESTION_END.search(text) and _TO_THE_READER.search(sentence))
+    if not (ended(text) or asks_the_reader):
+        return False  # cut off, or a question about the problem
+    one = ONE.search(sentence)
+    if one is not None and counts_the_asked(
+        sentence, one.start(), one.start() + 3, context.question
+    ):
+        return False  # it states a number of the asked kind ("one hour left")
+    if _new_number(sentence, context):
+        return False  # "enough for 3 more"
+    return not (
+        DOUBT.search(sentence)
+        or _ABOUT_THE_ANSWER.search(sentence)
+        or _DENIED.search(sentence)
+        or _CONDITION.search(sentence)
+    )
+
+
+def _new_number(sentence: str, context: Context) -> bool:
+    """The sentence states a number: any in digits or in words text2num reads ("cinco
+    pañales"), or an English word for one the question did not give ("Not bad for two
+    glasses!" restates the question's 2 glasses)."""
+    if has_number(sentence, context):
+        return True
+    givens = question_givens(context)
+    words = [float(_SMALL_WORDS[word.lower()]) for word in _SMALL_WORD.findall(sentence)]
+    return any(not any(abs(v - g) <= TOLERANCE for g in givens) for v in words)
+
+
+def counts_the_asked(body: str, start: int, end: int, question: str | None) -> bool:
+    """The number at `start:end` of `body` counts what the `question` asks for, where it names
+    a kind ("one dollar" for "how much"; not "for one firefighter" for "how many shoes")."""
+    asked = asked_quantity(asking_sentence(question)).kind if question else None
+    return asked is None or quantity_kind(body, start, end) == asked
+
+
+def ended(text: str) -> bool:
+    """The reply ends on a complete sentence or a concluding labelled line, not mid-sentence."""
+    last = text.rstrip().rsplit("\n", 1)[-1]
+    if not last.strip() or QUESTION_END.search(last):
+        return False
+    labelled = LABELLED.match(last)
+    return bool(_ENDED.search(last) or (labelled and CONCLUDING_LABEL.search(labelled["label"])))
+
+
+def has_number(text: str, context: Context) -> bool:
+    body = prepared(text, context.language, context.decimal_mark)
+    return bool(numbers_in(body, context.decimal_mark))
+
+
+def question_givens(context: Context) -> list[float]:
+    """The values the question states (read in its own language and decimal mark)."""
+    return list(_givens(context.question)) if context.question else []
+
+
+@lru_cache(maxsize=4096)
+def _givens(question: str) -> tuple[float, ...]:
+    """Cached: every reply to a question is read against the same givens (text2num on the
+    question once, not once per reply and rule)."""
+    text = normalized(question)
+    language = reply_language(text)
+    mark = reply_decimal_mark(text, language)
+    numbers = numbers_in(prepared(text, language, mark), mark)
+    return tuple(n.value for n in numbers if n.value is not None)

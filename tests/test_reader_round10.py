@@ -1,0 +1,205 @@
+"""The readers' tenth round, on our own phrasings (docs/classroom.md, "Reading answers"): the
+remarks that close a chat reply ("Hope this helps! 😊", "Let me know if you have any other
+questions!", "Would you like me to explain any step?", "Not bad for two glasses!") are read
+past, never one that doubts, denies, conditions or states a number; emoji decorate; a length
+of time restated in other units after the answer ("That's 7 hours 32 minutes.") is read past,
+and a part of such a compound is never a value; a correction that opens a sentence ("Hmm,
+no: …") hands the answer to the closing sentence after it; a chat template leaked after the
+reply ends it; hedges in more languages; "one" counts only the asked thing; a fraction
+restated as a percent in more languages; "short by" for "how much more does he need";
+"Endergebnis"; ", leaving 30 elves" concludes; "As a sanity check" opens a check; inline
+LaTeX math is no money; a horizontal rule states nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from personasim.environments.classroom.numeric_answers import read_answer
+
+APPLES = "Tom has 50 apples and sells 8. How many apples does he have left?"
+ANSWERED = "He sold 8 of his 50 apples, so 50 − 8 = 42.\n\nTom has 42 apples left."
+
+
+@pytest.mark.parametrize(
+    "remark",
+    [
+        " 🍎",
+        " Hope this helps! 😊",
+        "\n\nLet me know if you have any other questions!",
+        "\n\nIf you have more questions, feel free to ask.",
+        "\n\nWould you like me to explain any step in more detail?",
+        " Pretty simple, right?",
+        " Not bad!",
+        " No wonder he's happy!",
+        " Enjoy your apples! 🍏🍎",
+        " Quite a harvest 🍏",  # an emoji ends the remark's sentence
+        "\n\n---\n*Tip: subtraction answers 'how many are left' questions.*",
+    ],
+)
+def test_a_closing_remark_is_read_past(remark: str) -> None:
+    reading = read_answer(ANSWERED + remark, APPLES)
+    assert (reading.status, reading.value) == ("read", 42.0)
+
+
+@pytest.mark.parametrize(
+    "remark",
+    [
+        " That doesn't seem right.",
+        " I don't think that's right.",
+        " Or did he sell more?",
+        " If he sells more, he'll have fewer.",
+        " Hmm, let me recheck.",
+        " Wait.",
+    ],
+)
+def test_a_sentence_that_doubts_denies_conditions_or_counts_is_no_remark(remark: str) -> None:
+    reading = read_answer(ANSWERED + remark, APPLES)
+    assert reading.value != 42.0 or reading.status != "read"
+    assert reading.status in ("unreadable", "ambiguous")
+
+
+def test_a_number_word_the_question_gave_leaves_a_remark_a_remark() -> None:
+    question = (
+        "A glass holds 8 ounces. John drinks 2 glasses at 3 calories an ounce. How many calories?"
+    )
+    reply = "That's 2 × 8 = 16 ounces, and 16 × 3 = 48 calories. Not bad for two glasses!"
+    assert read_answer(reply, question).value == 48.0
+    other = read_answer(reply.replace("two glasses", "five glasses"), question)
+    assert other.value != 48.0  # a number the question did not give: no remark
+
+
+SLEEP = "She sleeps 8 hours but is awake 23 minutes and 5 minutes. How many minutes does she sleep?"
+
+
+@pytest.mark.parametrize(
+    ("reply", "value"),
+    [
+        ("She slept 480 − 23 − 5 = 452 minutes. That's 7 hours 32 minutes.", 452.0),
+        ("She slept 480 − 23 − 5 = 452 minutes. That's about 7.5 hours!", 452.0),
+        ("She slept 7 hours 32 minutes. That's 452 minutes.", 452.0),  # the asked unit
+    ],
+)
+def test_a_duration_restated_in_other_units_after_the_answer(reply: str, value: float) -> None:
+    reading = read_answer(reply, SLEEP)
+    assert (reading.status, reading.value) == ("read", value)
+
+
+def test_a_part_of_a_compound_duration_is_no_value() -> None:
+    """ "7 hours 32 minutes" for "how many minutes" is not 32 (it was read 32)."""
+    assert read_answer("That's 7 hours 32 minutes.", SLEEP).status == "unreadable"
+    restated = "She slept 400 minutes. That's 7 hours 32 minutes."  # not the value before
+    assert read_answer(restated, SLEEP).value != 32.0
+
+
+def test_a_time_asked_in_no_unit_is_read_where_it_is_first_stated() -> None:
+    question = "Each crossword takes 10 minutes and each sudoku 5. How much time did she spend?"
+    reply = "3 × 10 + 8 × 5 = 70. She spent 70 minutes, which is 1 hour and 10 minutes."
+    assert read_answer(reply, question).value == 70.0
+
+
+CDS = "Tom paid $48 for CDs at $4 each. How many more CDs could he buy without the headset?"
+
+
+def test_a_correction_opening_a_sentence_hands_the_answer_to_the_closing_sentence() -> None:
+    reply = (
+        "He could buy 48 ÷ 4 = 12 CDs, so the answer is 12. Hmm, no: one of those 12 is the "
+        "CD he already bought. Tom could have bought 11 more CDs."
+    )
+    reading = read_answer(reply, CDS)
+    assert (reading.status, reading.value) == ("read", 11.0)
+    inside = "The answer is 12. This is actually a classic problem. He could buy 11 more CDs."
+    assert read_answer(inside, CDS).value != 11.0  # "actually" inside a sentence corrects nothing
+
+
+def test_a_leaked_chat_template_ends_the_reply() -> None:
+    question = (
+        "80 students voted and the winner got 3/4 of the votes. How many votes did the loser get?"
+    )
+    reply = (
+        "The loser got 80 − 60 = 20 votes.<|eot_id|><|start_header_id|>user<|end_header_id|>"
+        "\n\nAnd with 5/8?<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"
+        "Then the loser would get 80 − 50 = 30 votes."
+    )
+    assert read_answer(reply, question).value == 20.0
+    assert (
+        read_answer("<|im_start|>assistant\nThe loser got 20 votes.<|im_end|>", question).value
+        == 20.0
+    )
+
+
+@pytest.mark.parametrize(
+    "hedged",
+    [
+        "За 40 секунд черепаха проползёт примерно 120 футов.",
+        "In 40 seconden kruipt de schildpad ongeveer 120 voet.",
+        "Kaplumbağa 40 saniyede yaklaşık 120 fit yol alır.",
+        "カメは40秒でおよそ120フィート進みます。",
+        "It crawls about 3 × 40 = 120 feet.",  # a hedge before the working qualifies its result
+    ],
+)
+def test_hedges_in_more_languages(hedged: str) -> None:
+    question = "A turtle crawls 3 feet a second. How many feet does it crawl in 40 seconds?"
+    assert read_answer(hedged, question).status != "read"
+
+
+def test_one_counts_only_the_asked_thing() -> None:
+    question = "Frank has 300 shoes and gives away 180. How many shoes will he have?"
+    reply = "He'll have 300 − 180 = 120 shoes. That's still a lot of shoes for one firefighter! 👟"
+    assert read_answer(reply, question).value == 120.0
+    assert read_answer("So the pen costs one dollar.", "How much does the pen cost?").value == 1.0
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "7 ÷ 20 = 0,35, es decir, el 35 % de todos los cachorros tiene manchas.",
+        "7 ÷ 20 = 0.35, that is, 35% of all the puppies have spots.",
+    ],
+)
+def test_a_fraction_restated_as_a_percent(reply: str) -> None:
+    question = "7 of 20 puppies have spots. What percentage of the puppies have spots?"
+    assert read_answer(reply, question).value == 35.0
+
+
+def test_short_by_answers_how_much_more_is_needed() -> None:
+    question = "Jayden has $115 and the camera costs $200. How much more does Jayden need?"
+    reply = "He is still short by $200 - $115 = $85. Jayden needs $85 more to buy the camera."
+    assert read_answer(reply, question).value == 85.0
+    loss = "How much money does Jayden have after buying the camera?"
+    assert read_answer("He is short by $200 - $115 = $85.", loss).status != "read"
+
+
+def test_endergebnis_is_a_final_answer_line() -> None:
+    question = "She earns $1,150 a week for 50 weeks. What is her annual salary?"
+    reply = (
+        "Zusammen 1.150 $ pro Woche, mal 50 Wochen:\n1.150 × 50 = 57.500\n\nEndergebnis: 57.500 $"
+    )
+    assert read_answer(reply, question).value == 57500.0
+
+
+def test_a_leaving_clause_concludes_and_a_remark_after_it_is_read_past() -> None:
+    question = "60 elves: a third quit, then 10 more quit. How many elves are left?"
+    reply = (
+        "A third of 60 is 20, so 40 are left. Then 10 more walk out, leaving Nissa with 30 "
+        "elves. Rough season at the North Pole 🎄"
+    )
+    assert read_answer(reply, question).value == 30.0
+
+
+def test_a_sanity_check_after_the_answer_does_not_change_it() -> None:
+    question = "Blueberry cubes are 5 times the strawberry ones less 4; 116 in all. How many?"
+    reply = (
+        "s + (5s − 4) = 116, so s = 20.\n\nSo Mary makes 5 × 20 − 4 = 96 blueberry cubes."
+        "\n\nAs a sanity check, 96 blueberry plus 20 strawberry brings us back to the 116 total."
+    )
+    assert read_answer(reply, question).value == 96.0
+
+
+def test_inline_latex_math_is_no_money() -> None:
+    question = (
+        "He learns a recipe every 1.5 hours over 48 hours of class. How many recipes does he learn?"
+    )
+    reply = "He is in class $8 \\times 6 = 48$ hours, so he learns $48 \\div 1.5 = 32$ recipes."
+    assert read_answer(reply, question).value == 32.0
+    money = "How much does he pay?"
+    assert read_answer("He pays $5 and $10, so $15 in all.", money).value == 15.0
