@@ -203,3 +203,15 @@ def test_inline_latex_math_is_no_money() -> None:
     assert read_answer(reply, question).value == 32.0
     money = "How much does he pay?"
     assert read_answer("He pays $5 and $10, so $15 in all.", money).value == 15.0
+
+
+def test_a_unit_abbreviation_is_its_unit() -> None:
+    """One quantity in two units ("2,600 g, or 2.6 kg"), read in the unit asked for."""
+    question = "Each bar weighs 40 g. How much does the bag weigh, in grams?"
+    reply = (
+        "- Bars: 25 × 40 g = 1,000 g\n- Apples: 80 × 20 g = 1,600 g\n\n"
+        "**Total: 2,600 g**, or 2.6 kg."
+    )
+    assert read_answer(reply, question).value == 2600.0
+    in_kilograms = question.replace("in grams", "in kilograms")
+    assert read_answer(reply, in_kilograms).value == 2.6

@@ -350,10 +350,11 @@ _DIMENSIONS = {
     **dict.fromkeys(("second", "sec", "minute", "min", "hour", "hr", "day", "week", "month",
                      "year"), "time"),
     **dict.fromkeys(("mile", "mi", "foot", "ft", "inch", "inche", "yard", "meter", "metre",
-                     "m", "kilometer", "kilometre", "km", "centimeter", "centimetre", "cm"),
+                     "m", "kilometer", "kilometre", "km", "centimeter", "centimetre", "cm",
+                     "millimeter"),
                     "length"),
-    **dict.fromkeys(("kilogram", "kg", "gram", "g", "ounce", "oz", "lb"), "mass"),
-    **dict.fromkeys(("liter", "litre", "gallon", "quart", "ml"), "volume"),
+    **dict.fromkeys(("kilogram", "kg", "gram", "g", "milligram", "ounce", "oz", "lb"), "mass"),
+    **dict.fromkeys(("liter", "litre", "gallon", "quart", "ml", "milliliter"), "volume"),
 }  # fmt: skip
 """The units a grader converts between, by dimension ("pound" is left out: money or mass)."""
 
@@ -440,8 +441,21 @@ def per_item(text: str, end: int) -> bool:
     return rate_item(text, end) is not None
 
 
+_ABBREVIATED = {
+    **dict.fromkeys(("g", "gr"), "gram"), "kg": "kilogram", "mg": "milligram", "oz": "ounce",
+    **dict.fromkeys(("lb", "lbs"), "lb"), "km": "kilometer", "m": "meter", "cm": "centimeter",
+    "mm": "millimeter", "mi": "mile", "ft": "foot", "yd": "yard", "ml": "milliliter",
+    **dict.fromkeys(("min", "mins"), "minute"), **dict.fromkeys(("hr", "hrs", "h"), "hour"),
+    **dict.fromkeys(("sec", "secs"), "second"), "gal": "gallon", "qt": "quart",
+    **{f"{unit}re": f"{unit}er" for unit in ("met", "kilomet", "centimet", "millimet", "lit")},
+    **{f"{unit}res": f"{unit}er" for unit in ("met", "kilomet", "centimet", "millimet", "lit")},
+}  # fmt: skip
+"""A unit's abbreviation or British spelling, as its word's stem ("2,600 g" is in grams)."""
+
+
 def _kind_of_word(word: str) -> str:
-    """A noun's singular stem, money words as "money" ("dollars" and "$" are one kind)."""
+    """A noun's singular stem, money words as "money" ("dollars" and "$" are one kind), a
+    unit's abbreviation as its word's."""
     word = word.lower()
     if _MONEY_WORD.fullmatch(word):
         return "money"
@@ -451,6 +465,8 @@ def _kind_of_word(word: str) -> str:
         return "person"
     if word in ("feet", "foot"):
         return "foot"
+    if word in _ABBREVIATED:
+        return _ABBREVIATED[word]
     for suffix, replacement in (("ies", "y"), ("ches", "ch"), ("shes", "sh"), ("xes", "x")):
         if word.endswith(suffix):
             return word[: -len(suffix)] + replacement
