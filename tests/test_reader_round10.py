@@ -215,3 +215,71 @@ def test_a_unit_abbreviation_is_its_unit() -> None:
     assert read_answer(reply, question).value == 2600.0
     in_kilograms = question.replace("in grams", "in kilograms")
     assert read_answer(reply, in_kilograms).value == 2.6
+
+
+PENS = "Tom had 20 pens and bought 10 more. How many pens does he have?"
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "He'll have **30 pens**. Wait, I missed one step.",  # was read 1
+        "He'll have 30 pens. Wait, I missed two steps.",  # was read 2
+        "That gives 30 pens. Let me reconsider the second step, though.",
+        "He has 30 pens. Never mind, that's incomplete.",
+        "He has 30 pens. I'm not 100% sure I set it up correctly.",  # was read 100
+    ],
+)
+def test_a_withdrawal_that_counts_what_it_missed_is_no_value(reply: str) -> None:
+    assert read_answer(reply, PENS).status == "unreadable"
+
+
+def test_certainty_as_a_percentage_is_no_quantity() -> None:
+    assert read_answer("He has 30 pens. I'm 100% sure!", PENS).value == 30.0
+
+
+@pytest.mark.parametrize(
+    "remark",
+    [
+        "Hope this helps with your 3rd grade homework!",
+        "Have a great 1st day back at school! 🎒",
+    ],
+)
+def test_an_ordinal_in_a_remark_counts_nothing(remark: str) -> None:
+    reading = read_answer(f"Alyana is 6, so Anne is 8 years old. {remark}", "How old is Anne?")
+    assert reading.value == 8.0  # was read 3 and 1
+
+
+@pytest.mark.parametrize(
+    "reply",
+    ["Total legs = 20 + 8 + 20 = 4", "**Answer:** 1360 − 142 = 12", "Left: 200 − 93 − 39 + 6 = 7"],
+)
+def test_a_reply_cut_off_inside_its_last_result_is_unreadable(reply: str) -> None:
+    reading = read_answer(reply, "How many?")
+    assert reading.status == "unreadable" and "cut off" in (reading.reason or "")
+
+
+def test_a_whole_result_or_a_floored_one_is_no_cut() -> None:
+    assert read_answer("Left: 200 − 93 − 39 + 6 = 74", "How many?").value == 74.0
+    assert "cut off" not in (read_answer("Boxes: 50 ÷ 3 = 16", "How many?").reason or "")
+
+
+def test_a_number_after_week_or_day_names_it_and_an_unsettled_grouping_reads_nothing() -> None:
+    """A Dutch reply (a language the readers do not know, so "14.000" has two readings) was
+    read 4, the number of the week."""
+    question = "Boris makes 8,000 bars in week 1 and 36,000 in weeks 1-3. How much in week 4?"
+    reply = "Samen: 36.000 repen\n\nIn week 4 produceert Boris 50.000 − 36.000 = 14.000 repen."
+    assert read_answer(reply, question).value != 4.0
+    assert read_answer("In week 4 he makes 14,000 bars.", question).value == 14000.0
+
+
+def test_a_value_restated_in_other_units_after_the_answer_is_read_past() -> None:
+    question = (
+        "He bought 50 watermelons for $80 and sold them at 25% profit. How much was each sold?"
+    )
+    reply = (
+        "Revenue: $80 × 1.25 = $100, so $100 ÷ 50 = $2 per watermelon.\n\nIn cents, that's 200¢."
+    )
+    assert read_answer(reply, question).value == 2.0  # was read 200
+    in_unit = read_answer("The trip takes 2 hours. That's 120 minutes.", "How many minutes?")
+    assert in_unit.value == 120.0  # the restatement is in the asked unit: the answer

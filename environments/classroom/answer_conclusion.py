@@ -141,8 +141,14 @@ _STEP = re.compile(
 )
 _VALUE_ALONE = re.compile(r"\s*[*_]*(?P<value>[$€£]?\s*-?\d[\d,.]*\s*[$€£%]?)[*_.]*\s*")
 """A reply that is one number and nothing else ("20", "**$18.50**")."""
-_LABEL_BEFORE = re.compile(r"(?:\b(?:No|Nr|Nº|n°|Nummer|number|núm|num)\.?|#)\s*$", re.IGNORECASE)
-"""A number that names something ("horse No. 12", "Pferd Nr. 12", "#3"), not a quantity."""
+_LABEL_BEFORE = re.compile(
+    r"(?:\b(?:No|Nr|Nº|n°|Nummer|number|núm|num)\.?|#|\b(?:week|day|month|year|round|level|"
+    r"step|page|chapter|grade|room|floor|lap|stage|phase|semaine|jour|semana|día|dia|Woche|"
+    r"Tag|settimana|giorno|dag|tydzień|dzień|hafta|gün))\s*$",
+    re.IGNORECASE,
+)
+"""A number that names something ("horse No. 12", "Pferd Nr. 12", "#3", "in week 4", "on day
+3"), not a quantity."""
 _EMPHASIS = re.compile(r"\*\*|__")
 """Bold markers: not multiplication signs ("He left **105 questions** incomplete")."""
 _RESTATED_AS_PARTS = re.compile(
@@ -343,7 +349,10 @@ def new_quantities(
     body = REFERENCE.sub(r"\g<article>", body)
     if FRACTION_WORDS.search(body):
         return []  # "a third of them": a fraction in words is no value
-    numbers = [n for n in numbers_in(body, context.decimal_mark) if n.value is not None]
+    every = numbers_in(body, context.decimal_mark)
+    if any(n.value is None for n in every):
+        return []  # a number with two readings ("14.000" in a reply of no known language)
+    numbers = list(every)
     if not numbers and (alone := ONE.search(body)) is not None:  # "The pen costs one dollar."
         one = Number(1.0, alone.start(), alone.start() + 3, (1.0,))
         numbers = [one] if counts_the_asked(body, one.start, one.end, context.question) else []

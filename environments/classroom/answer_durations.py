@@ -15,7 +15,7 @@ from itertools import pairwise
 
 from personasim.environments.classroom.answer_units import asked_quantity, asking_sentence
 
-__all__ = ["in_compound", "restated_duration", "restates_duration"]
+__all__ = ["RESTATING", "in_compound", "restated_duration", "restates_duration"]
 
 SECONDS = {
     **dict.fromkeys(("second", "sec", "s", "sekunde", "seconde", "segundo", "secondo"), 1),
@@ -63,11 +63,12 @@ def restated_duration(part: str, question: str | None) -> str | None:
 
 
 _TIME_ASKED = re.compile(r"\bhow\s+(?:long|much\s+time)\b", re.IGNORECASE)
-_RESTATING = re.compile(
-    r"^[\s*_(]*(?:that(?:['’]s|\s+is)|this\s+is|which\s+is|i\.e\.|in\s+other\s+words|or|"
-    r"also|c['’]est|soit|das\s+sind|eso\s+es|isto\s+é|也就是)\b",
+RESTATING = re.compile(
+    r"^[\s*_(]*(?:in\s+[^\W\d_]+,?\s+)?(?:that(?:['’]s|\s+is)|this\s+is|which\s+is|i\.e\.|"
+    r"in\s+other\s+words|or|also|c['’]est|soit|das\s+sind|eso\s+es|isto\s+é|也就是)\b",
     re.IGNORECASE,
 )
+"""A sentence that says again what came before ("That's …", "In cents, that's …", "i.e.")."""
 _APPROXIMATELY = re.compile(
     r"\b(?:about|roughly|approximately|nearly|almost|around|just\s+(?:over|under)|"
     r"environ|etwa|ungefähr|aproximadamente|cerca\s+de)\b|[~≈]",
@@ -84,7 +85,7 @@ def restates_duration(sentence: str, before: str, question: str | None) -> bool:
     is the single number in the unit the `question` asks for ("That's 120 minutes." for "how
     many minutes")."""
     groups = list(_GROUP.finditer(sentence))
-    if not _RESTATING.match(sentence) or len(groups) != 1:
+    if not RESTATING.match(sentence) or len(groups) != 1:
         return False
     if len(_NUMBER.findall(groups[0][0])) != len(_NUMBER.findall(sentence)):
         return False

@@ -50,6 +50,11 @@ _PICTOGRAPHS = re.compile(
 line after a word end its sentence ("Rough season at the North Pole 🎄"). Not the check and
 cross marks (✓ ✔ ✅ ✗ ✘ ❌), which say a check passed or failed, nor the heavy operators
 (✕ ✖ ➕ ➖ ➗)."""
+_SURE = re.compile(
+    r"\b(?:100|a\s+hundred)\s*(?:%|percent|per\s*cent)\s+(?=(?:sure|certain|confident|positive)\b)",
+    re.IGNORECASE,
+)
+"""Certainty as a percentage ("I'm not 100% sure"): no quantity; "not sure" is doubt."""
 _CLOSING_PICTOGRAPHS = re.compile(
     rf"(?<=[^\s.!?。！？:;,])[ \t]*(?:{_PICTOGRAPHS.pattern})+(?=[ \t]*(?:\n|$))"
 )
@@ -81,6 +86,7 @@ def normalized(text: str) -> str:
     dashes stay punctuation."""
     text = _STRUCK.sub(" ", "".join(_vulgar(char) for char in text))
     text = _PICTOGRAPHS.sub("", _CLOSING_PICTOGRAPHS.sub(".", text))
+    text = _SURE.sub("", text)
     text = unicodedata.normalize("NFKC", text).translate(_MINUS_SIGNS)
     for pattern, replacement in _LATEX:
         text = pattern.sub(replacement, text)

@@ -8,8 +8,8 @@ is the sentence before them. A sentence is passed over as a remark only where it
 number the question did not give, doubts nothing, conditions nothing but the reader's own
 questions, and says nothing of the answer, its rightness or a mistake ("I lost track of the
 final number.", "That doesn't seem right.", "Or did you mean 45?" are never remarks); at most
-two are passed over. So is a length of time restated in other units ("… = 452 minutes. That's
-7 hours 32 minutes."), unless it is the single number in the asked unit.
+two are passed over. So is a value restated in other units ("… = 452 minutes. That's 7 hours
+32 minutes.", "… $2 per watermelon. In cents, that's 200¢."), unless it is in the asked unit.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from personasim.environments.classroom.answer_clauses import Context, prepared
 from personasim.environments.classroom.answer_closings import CONCLUDING_LABEL, sentences
-from personasim.environments.classroom.answer_durations import restates_duration
+from personasim.environments.classroom.answer_durations import RESTATING, restates_duration
 from personasim.environments.classroom.answer_numbers import (
     normalized,
     numbers_in,
@@ -29,6 +29,7 @@ from personasim.environments.classroom.answer_numbers import (
 from personasim.environments.classroom.answer_units import (
     asked_quantity,
     asking_sentence,
+    conversions,
     quantity_kind,
 )
 
@@ -67,6 +68,9 @@ _ABOUT_THE_ANSWER = re.compile(
     r"dozens?)\b",
     re.IGNORECASE,
 )
+_ORDINAL = re.compile(r"\b\d+(?:st|nd|rd|th|º|ª|o|a|ème|e|er|re|te|de)\b", re.IGNORECASE)
+"""An ordinal ("your 3rd grade homework", "4º grado", "devoir de 6e"): it orders, it counts
+nothing."""
 _SMALL_WORDS = dict(
     zip(
         ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
@@ -106,7 +110,10 @@ def without_remarks(text: str, context: Context) -> str:
         if len(found) < 2:
             return text
         position, last = found[-1]
-        restated = ended(text) and restates_duration(last, found[-2][1], context.question)
+        restated = ended(text) and (
+            restates_duration(last, found[-2][1], context.question)
+            or _restates_in_units(last, found[-2][1], context)
+        )
         if not (restated or _is_remark(last, context, text)):
             return text
         before = text[:position].rstrip()
@@ -114,6 +121,27 @@ def without_remarks(text: str, context: Context) -> str:
             return text
         text = before
     return text
+
+
+def _restates_in_units(sentence: str, before: str, context: Context) -> bool:
+    """`sentence` only gives the value before it in another unit, not the asked one ("… $2
+    per watermelon." then "In cents, that's 200¢ apiece."; "That's 2.6 kg.")."""
+    if not RESTATING.match(sentence):
+        return False
+    body = prepared(sentence, context.language, context.decimal_mark)
+    stated = numbers_in(body, context.decimal_mark)
+    if len(stated) != 1 or stated[0].value is None:
+        return False
+    asked = asked_quantity(asking_sentence(context.question)).kind if context.question else None
+    if asked is not None and quantity_kind(body, stated[0].start, stated[0].end) == asked:
+        return False  # "That's 120 minutes." for "how many minutes": the answer in its unit
+    restated = (stated[0].value, stated[0], body)
+    prior = prepared(before, context.language, context.decimal_mark)
+    return any(
+        conversions([(n.value, n, prior), restated])
+        for n in numbers_in(prior, context.decimal_mark)
+        if n.value is not None
+    )
 
 
 def _is_remark(sentence: str, context: Context, text: str) -> bool:
@@ -139,7 +167,7 @@ def _new_number(sentence: str, context: Context) -> bool:
     """The sentence states a number: any in digits or in words text2num reads ("cinco
     pañales"), or an English word for one the question did not give ("Not bad for two
     glasses!" restates the question's 2 glasses)."""
-    if has_number(sentence, context):
+    if has_number(_ORDINAL.sub(" ", sentence), context):
         return True
     givens = question_givens(context)
     words = [float(_SMALL_WORDS[word.lower()]) for word in _SMALL_WORD.findall(sentence)]

@@ -6,14 +6,17 @@
 - up to a new question it goes on to write ("Question 2:" on its own line or after a
   sentence, "### Follow-up Question 1", "Now, let's consider a more difficult question:").
 
-`cut_off_loop` finds a degenerate loop: a sentence said three times in a reply cut off.
+`cut_off_loop` finds a degenerate loop: a sentence said three times in a reply cut off;
+`cut_off_result` a reply cut off inside its last result ("… = 20 + 8 + 20 = 4", for 48).
 """
 
 from __future__ import annotations
 
+import ast
+import operator
 import re
 
-__all__ = ["cut_off_loop", "reply_proper"]
+__all__ = ["cut_off_loop", "cut_off_result", "reply_proper"]
 
 _NEW_QUESTION = re.compile(
     r"^[ \t]*(?:#{1,6}[ \t]*)?(?:\*\*)?(?:(?:follow[- ]?up|new|next|another|additional|bonus|"
@@ -75,3 +78,50 @@ def cut_off_loop(text: str) -> str | None:
 
 
 _END_TOKENS_OR_SPACE = re.compile(r"(?:</s>|<\|[a-z_]+\|>|<eos>|<end_of_turn>|\s)+$")
+
+
+_LAST_EQUATION = re.compile(
+    r"(?<![\d.,])(?P<expression>[(\d][\d\s.,+×x*÷/()−-]*?)\s*=\s*[$€£]?\s*(?P<result>\d+)[ \t]*$"
+)
+_OPERATORS = str.maketrans({"×": "*", "x": "*", "÷": "/", "−": "-"})
+
+
+def cut_off_result(text: str) -> str | None:
+    """A reply cut off inside its last result ("Total legs = 20 + 8 + 20 = 4", for 48): the
+    digits it ends on begin the whole number its own arithmetic gives, and nothing follows
+    them (a result rounded or floored, "50 ÷ 3 = 16", is no cut)."""
+    found = _LAST_EQUATION.search(text.rstrip())
+    if found is None or not re.search(r"\d\s*[+×x*÷/−-]", found["expression"]):
+        return None
+    if re.search(r"\d,\d{1,2}\b|\d\.\d{3}\b", found["expression"]):
+        return None  # a decimal comma or a grouping dot: not plain arithmetic
+    expression = found["expression"].replace(",", "").translate(_OPERATORS)
+    try:
+        value = _evaluated(ast.parse(expression.strip(), mode="eval").body)
+    except (SyntaxError, ValueError, ZeroDivisionError):
+        return None
+    if not float(value).is_integer():
+        return None  # "50 ÷ 3 = 16": a rounded or floored result, not a cut
+    whole, result = str(abs(int(value))), found["result"]
+    if whole != result and whole.startswith(result):
+        return f"{found[0].strip()!r} where its arithmetic gives {whole}"
+    return None
+
+
+def _evaluated(node: ast.expr) -> float:
+    """Plain arithmetic only: numbers, + − × ÷ and brackets."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+        return float(node.value)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -_evaluated(node.operand)
+    if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
+        return _ARITHMETIC[type(node.op)](_evaluated(node.left), _evaluated(node.right))
+    raise ValueError("not plain arithmetic")
+
+
+_ARITHMETIC = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+}

@@ -290,6 +290,8 @@ def correction_statements(
             restated = _RE_STATED.match(conclusion)
             conclusion = conclusion[restated.end() if restated else 0 :]
             statement = context.statement(match.end(), "correction", conclusion, True, end=end)
+        if _WORK_COUNTED.match(clause):  # "Wait, I missed one step.": no value, a withdrawal
+            statement = context.statement(match.end(), "correction", "", strict=True, end=end)
         if statement.value is not None and statement.value not in stated:
             opened = None
             yield statement
@@ -303,6 +305,12 @@ def correction_statements(
             yield Statement(closing.position, "correction", closing.value, (), None, closing.end)
 
 
+_WORK_COUNTED = re.compile(
+    r"^[\s,:;—–-]*(?:one|two|three|a|an|\d+)\s+(?:more\s+|other\s+|extra\s+)?(?:steps?|things?|"
+    r"details?|parts?|rounds?|lines?|terms?|items?|cases?)\b",
+    re.IGNORECASE,
+)
+"""What a correction says it missed ("I missed one step"): the working, not a value."""
 _OPENS = re.compile(
     r"(?:^|[.!?:;\n]|\b(?:hmm+|oh|ah|um+|uh|well|ok(?:ay)?))[\s,*_]*$", re.IGNORECASE
 )

@@ -67,7 +67,11 @@ from personasim.environments.classroom.answer_numbers import (
 )
 from personasim.environments.classroom.answer_periods import other_period, starting_amount
 from personasim.environments.classroom.answer_remarks import without_remarks
-from personasim.environments.classroom.answer_replies import cut_off_loop, reply_proper
+from personasim.environments.classroom.answer_replies import (
+    cut_off_loop,
+    cut_off_result,
+    reply_proper,
+)
 from personasim.environments.classroom.answer_rivals import against_rivals
 from personasim.environments.classroom.answer_signs import sign_in_words
 from personasim.environments.classroom.answer_statements import (
@@ -111,7 +115,8 @@ _WITHDRAWN = re.compile(
     r"\bthere\s+(?:may|might|must|seems\s+to)\s+be\s+(?:an?\s+)?(?:error|mistake|typo|"
     r"inconsistency)|\b(?:the\s+)?(?:problem|question|data)\s+(?:is|seems|appears\s+to\s+be)\s+"
     r"(?:flawed|inconsistent|incorrect|impossible|wrong)|\b(?:I'm|I\s+am)\s+not\s+(?:sure|certain)|"
-    r"\bhold\s+on\b|\brather\s+not\s+(?:commit|say|give)|\b(?:I\s+)?may\s+have\s+(?:misread|"
+    r"\bhold\s+on\b|\brather\s+not\s+(?:commit|say|give)|\bnever\s+mind\b|"
+    r"\blet\s+me\s+(?:reconsider|rethink|revisit|fix\s+(?:that|this|it))\b|\bI\s+ignored\b|\b(?:I\s+)?may\s+have\s+(?:misread|"
     r"misunderstood|made\s+(?:a|an)\s+(?:mistake|error))|\b(?:might|could|may)\s+be\s+wrong\b|"
     r"\bnot\s+confident\b|\b(?:could|can)\s+you\s+(?:please\s+)?"
     r"(?:clarify|confirm)|\bplease\s+clarify|\bneeds?\s+(?:more\s+)?clarification|"
@@ -454,6 +459,8 @@ def read_answer(text: str, question: str | None = None) -> Reading:
         return Reading.unreadable(
             f"it repeats itself and is cut off ({loop[:40]!r})", "grammar:loop"
         )
+    if (cut := cut_off_result(grammar.text)) is not None:
+        return Reading.unreadable(f"it is cut off inside its last result ({cut})", "grammar:cut")
     passage = grammar.final.passage if grammar.final is not None else None
     if passage is not None:
         library = _math_verify(passage, anchored=False)
