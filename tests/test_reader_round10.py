@@ -283,3 +283,50 @@ def test_a_value_restated_in_other_units_after_the_answer_is_read_past() -> None
     assert read_answer(reply, question).value == 2.0  # was read 200
     in_unit = read_answer("The trip takes 2 hours. That's 120 minutes.", "How many minutes?")
     assert in_unit.value == 120.0  # the restatement is in the asked unit: the answer
+
+
+@pytest.mark.parametrize(
+    ("reply", "value"),
+    [
+        ("The answer is 17 = 54 - 37.", 17.0),  # "Answer: 17 = 54 − 37" was read 54
+        ("#### 17 = 54 - 37", 17.0),
+        ("<think>8/16 = \\boxed{0.5}, so 15 gallons</think>\n\nShe drinks 15 gallons.", 15.0),
+        ("<think>x = \\boxed{7}</think>\nDaisy bought 2 pounds of carrots.", 2.0),  # was 7
+        ("Ответ: 16.\nПроверка: 16 × 6 = 96.", 16.0),  # was read 96
+        ("**Cevap: 16**\n\nToplam 6 × 16 = 96", 16.0),
+        ("उत्तर: 1000 डॉलर", 1000.0),
+        ("Đáp án: 16", 16.0),
+        ("答え：17\n訂正：甥は今10歳です。", 10.0),  # a correction: was read 17
+        ("Он потратил 4 с половиной часа.", 4.5),  # halves in words: each was read 4
+        ("她花了4个半小时。", 4.5),
+        ("Ella pasó 4 horas y media.", 4.5),
+        ("4시간 반 걸렸습니다.", 4.5),
+        ("Antwort: 7’300 Flaschen", 7300.0),  # was read 7
+        ("Antwort: 27 = 3³", 27.0),  # was read 33
+        ("The area is 25 m².", 25.0),
+        ("Прибыль составила 10 тысяч долларов.", 10000.0),  # was read 10
+        ("Antwort: 10 Tausend", 10000.0),  # was read 10100
+        ("Risposta: 10 mila dollari", 10000.0),
+    ],
+)
+def test_more_languages_and_forms(reply: str, value: float) -> None:
+    reading = read_answer(reply, "How many?")
+    assert (reading.status, reading.value) == ("read", value)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "<think>Let me compute 3 + 4 = 7",  # cut off while thinking
+        "Я не уверен, но, кажется, ответ 40",
+        "Ответ: 40 (или 38)",
+        "答え：40人（または38人）",
+        "Jawaban: 40 (atau 38)",
+        "The answer is 40 (maybe 38).",
+        "Antwort: 17\nMoment, das ist falsch… Ich muss es neu berechnen.",
+        "Final Answer: 17 18",  # two numbers side by side
+        "Answer: 17 = 54 − 37",  # the grammar reads 17, math-verify 54: the readers disagree
+    ],
+)
+def test_doubt_alternatives_and_withdrawals_in_more_languages_read_nothing(reply: str) -> None:
+    assert read_answer(reply, "How many?").status != "read"

@@ -40,6 +40,7 @@ __all__ = [
     "NO_NUMBER",
     "RANGE",
     "SEVERAL",
+    "UNSURE",
     "WORKED",
     "ClauseValue",
     "Context",
@@ -135,6 +136,13 @@ _VALUE_ALONE = re.compile(r"^(?:[\s*_]*(?:[^\W\d_]+\.?|[$€£¥₹%])){0,3}[\s*
 RANGE = re.compile(r"^\s*(?:-|–|—|~|to|à|a|bis|até|hasta|au|到|至)\s*[$€£]?\s*$", re.IGNORECASE)
 """Between two numbers, a range: "12 - 13", "12 to 13", "12 到 13" (or "12-13", which is
 read as a number and a signed one)."""
+UNSURE = (
+    r"\b(?:не\s+уверен[аы]?|кажется|наверное|возможно|vermutlich|creo\s+que|forse|acho\s+que|"
+    r"olabilir|sanırım|mungkin|chyba|waarschijnlijk|misschien|có\s+lẽ)\b|것\s*같|아마|शायद|ربما|"
+    r"たぶん|多分|大概|也许"
+)
+"""Uncertainty in the languages the readers know beyond the first six ("Я не уверен",
+"vermutlich", "forse", "mungkin", "것 같아요", "शायद", "ربما")."""
 HEDGED = re.compile(
     r"[~≈]|\b(?:about|around|approx(?:imately|\.)?|nearly|almost|circa|estimated|environ|"
     r"presque|quelque|aproximadamente|alrededor\s+de|cerca\s+de|casi|unos|unas|uns|umas|"
@@ -150,6 +158,7 @@ HEDGED = re.compile(
     r"or\s+(?:more|less|fewer)|"
     r"I\s+(?:guess|think|believe|suppose)|je\s+pense|creo|ich\s+glaube|acho|peut-être|probablement|vielleicht|wahrscheinlich|quizás?|tal\s+vez|talvez)\b|"
     r"最多|至少|不超过|大约|约|約|左右|差不多|大概|将近|接近|上下|可能|\d\s*-?\s*ish\b|"
+    rf"{UNSURE}|"
     r"\b(?:примерно|около|приблизительно|почти|quasi|ongeveer|bijna|około|prawie|yaklaşık|"
     r"civarında|khoảng|xấp\s+xỉ|ungefär|nästan|cirka|sekitar|kira-kira|hampir)\b|"
     r"およそ|大体|\d\s*(?:くらい|ぐらい|ほど|정도|쯤)|약\s*\d|대략|लगभग|करीब|حوالي|تقريب",
@@ -366,6 +375,12 @@ def _single(number: Number) -> ClauseValue:
     return number.value, (), None
 
 
+_OPERATED = re.compile(
+    r"\s*(?:[+×*÷/^·⋅x-]\s*[$€£]?\s*\(?\s*\d|\(\s*\d|(?:plus|minus|times|divided)\b)"
+)
+"""A number followed by an operation ("54 - 37", "5 · 47", "5(47)"): an expression."""
+
+
 def _equation_value(body: str, decimal_mark: str | None) -> ClauseValue:
     """An equation's result: the number right after its last "=" ("6 × 7 = 42 apples, which
     ..."), or alone before its first ("$18 = 9 × $2")."""
@@ -376,7 +391,8 @@ def _equation_value(body: str, decimal_mark: str | None) -> ClauseValue:
     result = parts[-1]
     numbers = numbers_in(result, decimal_mark)
     stated_first = numbers and not result[: numbers[0].start].strip(" *_$€£")
-    if stated_first and not _OPERATOR.match(result[numbers[0].end :].lstrip()):
+    operated = _OPERATED.match(result[numbers[0].end :]) if numbers else None
+    if stated_first and not operated:
         return _single(numbers[0])
     numbers = numbers_in(parts[0], decimal_mark)
     if len(numbers) == 1 and not _OPERATOR.search(parts[0]):
@@ -397,7 +413,8 @@ def _first_value(body: str, numbers: list[Number]) -> ClauseValue:
         if RANGE.match(between) or (not between and body[numbers[1].start] == "-"):
             values = tuple(n.value for n in numbers[:2] if n.value is not None)
             return None, values, "it gives a range"
-        joined = _CONJUNCTION.match(between) or _JUXTAPOSED.match(between)
+        side_by_side = not between.strip(" \t,;/")  # "Final Answer: 17 18"
+        joined = _CONJUNCTION.match(between) or _JUXTAPOSED.match(between) or side_by_side
         if joined and not _EXPLAINING.search(between):
             values = tuple(n.value for n in numbers[:2] if n.value is not None)
             return None, values, "it states two quantities"  # "2 dozen and 2 pencils" too

@@ -29,6 +29,7 @@ from personasim.environments.classroom.answer_clauses import (
     HEDGED,
     LISTED,
     SEVERAL,
+    UNSURE,
     Context,
     Statement,
     clause_value,
@@ -63,7 +64,8 @@ _MARKUP = " \t*_#>`|"
 _TRAILER = re.compile(r"(?:\s|```|\*\*|__)+$")
 _ALTERNATIVE = re.compile(
     r"^(?:or|ou(?:\s+bien|\s+então)?|oder|o|alternatively|otherwise|sinon|sonst|"
-    r"de\s+lo\s+contrario|senão|or\s+else|either)\b|^(?:或者|或|否则)",
+    r"de\s+lo\s+contrario|senão|or\s+else|either|или|либо|atau|lub|albo|veya|ya\s+da|"
+    r"hoặc|eller|maybe|perhaps|possibly)\b|^(?:或者|或|否则|也可能|または|もしくは|또는|या|أو)",
     re.IGNORECASE,
 )
 """Words that open an alternative to the answer just given."""
@@ -103,7 +105,7 @@ PROCEDURE = re.compile(
     r"(?:we\s+(?:need|can|will|have|must|should|now|then|first)|I\s+(?:will|need|can|would|"
     r"have\s+to)|you\s+(?:need|can|should|must))(?!\s+[$€£]?\d)|"
     r"(?:now|next|first|then|finally),?\s+(?:we|I|you|let)|divide|multiply|add|subtract|"
-    r"calculate|compute|find|step\s*\d|\d+[.)]\s)",
+    r"calculate|compute|convert|find|step\s*\d|\d+[.)]\s)",
     re.IGNORECASE,
 )
 """A sentence of the working, not its conclusion: "Let's ...", "Next, we ...", "Step 3"; not
@@ -193,7 +195,7 @@ _DOUBT = re.compile(
     r"my\s+guess|estimate[ds]?|pas\s+sûr|peut-être|probablement|ambigu[eë]?|préciser|"
     r"no\s+estoy\s+segur[oa]|quizás?|tal\s+vez|probablemente|ambiguo|nicht\s+sicher|vielleicht|"
     r"wahrscheinlich|unklar|mehrdeutig|não\s+tenho\s+certeza|talvez|provavelmente|ambígu[oa])\b|"
-    r"不确定|也许|不清楚|含糊|澄清",
+    rf"不确定|也许|不清楚|含糊|澄清|{UNSURE}",
     re.IGNORECASE,
 )
 """Doubt anywhere in a reply with no final statement: its closing sentence is no answer."""

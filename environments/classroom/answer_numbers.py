@@ -50,6 +50,25 @@ _PICTOGRAPHS = re.compile(
 line after a word end its sentence ("Rough season at the North Pole 🎄"). Not the check and
 cross marks (✓ ✔ ✅ ✗ ✘ ❌), which say a check passed or failed, nor the heavy operators
 (✕ ✖ ➕ ➖ ➗)."""
+_HALVES = [
+    (re.compile(r"(\d+)\s*(个|個|時間|小时|小時)半"), r"\1 1/2\2"),
+    (re.compile(r"(\d+)\s*(시간|개)\s*반"), r"\1 1/2\2"),
+    (re.compile(r"(\d+)\s+с\s+половиной", re.IGNORECASE), r"\1 1/2"),
+    (re.compile(r"(\d+)\s+(?:und\s+)?einhalb\b", re.IGNORECASE), r"\1 1/2"),
+    (
+        re.compile(r"(\d+)\s+([^\W\d_]+)\s+(?:y\s+media|e\s+meia|et\s+demie|e\s+mezza)\b", re.I),
+        r"\1 1/2 \2",
+    ),
+]
+"""A half in words after a number ("4个半小时", "4 с половиной", "4 horas y media"): a mixed
+number, "4 1/2" (it was read 4)."""
+_SUPERSCRIPT = re.compile(r"(?<=[\d)])[⁰¹²³⁴⁵⁶⁷⁸⁹]+")
+_SUPERSCRIPT_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
+"""A power ("27 = 3³"): "3^3", not the digits side by side ("33")."""
+_UNIT_POWER = re.compile(r"(?<=[^\W\d_])[²³]")
+"""A unit's power ("25 m²", "8 ft³"): part of the unit, no number."""
+_APOSTROPHE_GROUP = re.compile(r"(?<=\d)[’ʼ](?=\d{3}(?!\d))")
+"""A typographic apostrophe grouping thousands ("7’300", Swiss): the ASCII one."""
 _SURE = re.compile(
     r"\b(?:100|a\s+hundred)\s*(?:%|percent|per\s*cent)\s+(?=(?:sure|certain|confident|positive)\b)",
     re.IGNORECASE,
@@ -85,8 +104,13 @@ def normalized(text: str) -> str:
     " a/b", minus signs as "-", LaTeX read through, struck-through text and emoji left out;
     dashes stay punctuation."""
     text = _STRUCK.sub(" ", "".join(_vulgar(char) for char in text))
+    text = _SUPERSCRIPT.sub(lambda match: "^" + match[0].translate(_SUPERSCRIPT_DIGITS), text)
+    text = _UNIT_POWER.sub("", text)
+    text = _APOSTROPHE_GROUP.sub("'", text)
     text = _PICTOGRAPHS.sub("", _CLOSING_PICTOGRAPHS.sub(".", text))
     text = _SURE.sub("", text)
+    for pattern, replacement in _HALVES:
+        text = pattern.sub(replacement, text)
     text = unicodedata.normalize("NFKC", text).translate(_MINUS_SIGNS)
     for pattern, replacement in _LATEX:
         text = pattern.sub(replacement, text)
@@ -126,9 +150,11 @@ NUMBER = re.compile(
     r"|\d+(?:[.,]\d+)?(?![\d.,]\d)|(?<![\w.,])\.\d+)"
     r"(?:/(?P<denominator>\d+)(?![\d.,]\d))?"
     r"(?P<multiplier>\s*(?:thousand|million|billion|trillion|millions?|milliards?|Millionen|"
-    r"Million|Milliarden?|mil(?:l[oó]n(?:es)?|h[õo]es|hão)?|millones|lakhs?|lacs?|crores?)\b|"
+    r"Million|Milliarden?|mil(?:l[oó]n(?:es)?|h[õo]es|hão)?|millones|lakhs?|lacs?|crores?|"
+    r"Tausend|mille|mila|тысяч[аи]?|тыс|миллион(?:а|ов)?|tysi[ąę]c[ey]?|tysięcy|bin|ribu|"
+    r"duizend|nghìn|ngàn)\b|"
     r"\s*(?:Mio|Mrd)\.?(?!\w)|"
-    r"[kKM](?!\w)|bn\b|\s*[万萬亿億])?"
+    r"[kKM](?!\w)|bn\b|\s*[万萬亿億]|\s*(?:हज़ार|هزار|ألف))?"
     r"(?P<percent>\s?%|\s*(?:per\s*cent|percent|pour\s*cent|por\s*ciento|Prozent)\b)?"
 )
 """A number as written: a sign attached to it, a currency, a mixed number's whole part, digits
@@ -140,6 +166,10 @@ _MULTIPLIERS = {
     "milliards": 1e9, "milliarde": 1e9, "milliarden": 1e9, "trillion": 1e12,
     "lakh": 1e5, "lakhs": 1e5, "lac": 1e5, "lacs": 1e5, "crore": 1e7, "crores": 1e7,
     "mio": 1e6, "mrd": 1e9, "万": 1e4, "萬": 1e4, "亿": 1e8, "億": 1e8,
+    **dict.fromkeys(("tausend", "mille", "mila", "тысяча", "тысячи", "тысяч", "тыс", "tysiąc",
+                     "tysiące", "tysięcy", "bin", "ribu", "duizend", "nghìn", "ngàn", "हज़ार",
+                     "هزار", "ألف"), 1e3),
+    **dict.fromkeys(("миллион", "миллиона", "миллионов"), 1e6),
 }  # fmt: skip
 SIGN_WORD = re.compile(
     r"(?<![\d)]\s)(?<![\d)])\b(?:minus|negative|moins|menos|negativo|negativ)\s+(?=[$€£]?\d)",

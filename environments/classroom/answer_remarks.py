@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from personasim.environments.classroom.answer_clauses import Context, prepared
+from personasim.environments.classroom.answer_clauses import UNSURE, Context, prepared
 from personasim.environments.classroom.answer_closings import CONCLUDING_LABEL, sentences
 from personasim.environments.classroom.answer_durations import RESTATING, restates_duration
 from personasim.environments.classroom.answer_numbers import (
@@ -51,7 +51,8 @@ TOLERANCE = 1e-6
 DOUBT = re.compile(
     r"\b(?:probably|maybe|perhaps|possibly|likely|I\s+(?:think|guess|believe|suppose)|"
     r"not\s+(?:sure|certain)|wahrscheinlich|vielleicht|peut-être|probablement|quizás?|"
-    r"tal\s+vez|probablemente|talvez|provavelmente)\b|大概|可能|也许|たぶん|多分",
+    r"tal\s+vez|probablemente|talvez|provavelmente)\b|大概|可能|也许|たぶん|多分|"
+    rf"{UNSURE}",
     re.IGNORECASE,
 )
 """Doubt about a value: a sentence that holds it states nothing a grader takes."""

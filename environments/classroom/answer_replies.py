@@ -1,5 +1,7 @@
 """Where a classroom reply proper ends (docs/classroom.md, "Reading answers"):
 
+- after its thinking (`<think>…</think>`), where an answer follows it; none where it is cut
+  off while thinking;
 - at a new turn it writes after its own, a chat template leaked into the text ("…20
   votes.<|eot_id|><|start_header_id|>user…");
 - without end-of-text tokens;
@@ -35,6 +37,7 @@ _INLINE_QUESTION = re.compile(
 )
 """A new numbered question written inside a paragraph ("... $18. Question 2: ...")."""
 _END_TOKENS = re.compile(r"</s>|<\|(?:im_end|eot_id|endoftext|end)\|>|<eos>|<end_of_turn>")
+_THINKING = re.compile(r"<think>", re.IGNORECASE)
 _NEW_TURN = re.compile(
     r"(?:</s>|<\|(?:im_end|eot_id|endoftext|end|eom_id)\|>|<eos>|<end_of_turn>|<\|im_start\|>|"
     r"<\|start_header_id\|>|<start_of_turn>|<\|(?:user|assistant|system)\|>|\[INST\])\s*\S"
@@ -46,6 +49,11 @@ text: "…20 votes.<|eot_id|><|start_header_id|>user…"): not its reply."""
 def reply_proper(text: str) -> tuple[str, str | None]:
     """The reply without end-of-text tokens; and the same cut before a new question it goes on
     to write (None: it writes none). The caller reads the cut text where it states an answer."""
+    thought = text.rfind("</think>")
+    if thought != -1 and text[thought + len("</think>") :].strip():
+        text = text[thought + len("</think>") :]  # the answer after the thinking
+    elif _THINKING.search(text) and thought == -1:
+        text = ""  # cut off while thinking: no answer given
     turn = _NEW_TURN.search(text)
     if turn is not None and text[: turn.start()].strip():
         text = text[: turn.start()]

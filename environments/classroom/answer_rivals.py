@@ -23,7 +23,7 @@ from personasim.environments.classroom.answer_clauses import (
     Statement,
     prepared,
 )
-from personasim.environments.classroom.answer_closings import sentences
+from personasim.environments.classroom.answer_closings import PROCEDURE, sentences
 from personasim.environments.classroom.answer_conclusion import (
     THEN,
     TOLERANCE,
@@ -83,6 +83,8 @@ def _answer_first(statement: Statement, context: Context) -> float | None:
     plain = plain and first.rstrip(" *_").endswith((".", "!", "。", "！"))
     if not plain or len(first.split()) > _OPENING_WORDS or WORKED.search(first):
         return None
+    if PROCEDURE.match(first.strip(" *_#>")):
+        return None  # "Convert the bag to grams: 2.4 kg = 2,400 g.": a step of the working
     end = text.find(first) + len(first)
     if end > statement.position:
         return None  # the opening sentence is the closing one

@@ -47,8 +47,9 @@ ANSWER_FIELDS = frozenset(
 _LABEL = (
     r"(?:\b(?:final\s+answer|final\s+result|answer|réponse(?:\s+finale)?|respuesta(?:\s+final)?|"
     r"endergebnis|résultat\s+final|resultado\s+final|risultato\s+finale|"
-    r"(?:endgültige\s+)?antwort|resposta(?:\s+final)?|risposta(?:\s+finale)?|antwoord)\b"
-    r"|最终答案|最終答案|最终结果|最終結果|答案|答え|答|최종\s*답|정답|답)"
+    r"(?:endgültige\s+)?antwort|resposta(?:\s+final)?|risposta(?:\s+finale)?|antwoord|ответ|"
+    r"відповідь|odpowiedź|odpověď|cevap|yanıt|jawaban|đáp\s+án|svar)\b"
+    r"|最终答案|最終答案|最终结果|最終結果|答案|答え|答|최종\s*답|정답|답|उत्तर|الإجابة|الجواب)"
 )
 _TOPIC = r"(?:\s+(?:to|for|of|in)\s+(?:the|this|your|our|that)\s+(?:[^\W\d_]+\s+){0,2}?[^\W\d_]+)?"
 _SEPARATOR = (

@@ -69,15 +69,17 @@ CORRECTION = re.compile(
     r"je\s+me\s+suis\s+tromp[ée]e?|ich\s+habe\s+mich\s+(?:geirrt|verrechnet)|"
     r"(?:eu\s+)?errei|me\s+enganei)\b"
     r"|\b(?:no|non|nein|err+|erm)\s*(?:[,:]|[—–]|-\s)|\b(?:update|edit|erratum)\s*:"
-    r"|等一下|等等|不对|不對|不(?=[，,])|更正|其实|其實|算错|算錯|我错了|我錯了",
+    r"|等一下|等等|不对|不對|不(?=[，,])|更正|其实|其實|算错|算錯|我错了|我錯了|訂正|정정|"
+    r"\b(?:исправление|поправка|wacht|aspetta|correzione|düzeltme|poprawka)\b",
     re.IGNORECASE,
 )
 """Words that withdraw what was said before and introduce its replacement: English ("wait",
 "actually", "correction", "no,", "no:", "I forgot", "Update:", "the correct answer"...), French
 (attendez, en fait, non,, correction, je corrige), Spanish (espera, en realidad, corrijo,
 perdón, me equivoqué), German (warte, eigentlich, Korrektur, nein,, ich habe mich verrechnet),
-Portuguese (espere, na verdade, corrigindo, errei) and Chinese (等一下, 等等, 不对, 不，, 更正,
-其实, 算错)."""
+Portuguese (espere, na verdade, corrigindo, errei), Chinese (等一下, 等等, 不对, 不，, 更正,
+其实, 算错), and the words for "correction" or "wait" in Japanese, Korean, Russian, Dutch,
+Italian, Turkish and Polish (訂正, 정정, исправление, wacht, aspetta, düzeltme, poprawka)."""
 
 
 @dataclass(frozen=True)
