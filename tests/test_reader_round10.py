@@ -330,3 +330,23 @@ def test_more_languages_and_forms(reply: str, value: float) -> None:
 )
 def test_doubt_alternatives_and_withdrawals_in_more_languages_read_nothing(reply: str) -> None:
     assert read_answer(reply, "How many?").status != "read"
+
+
+@pytest.mark.parametrize(
+    "word",
+    ["Tausend", "mille", "mila", "тысяч", "тысячи", "тыс", "tysięcy", "bin", "ribu", "duizend"],
+)
+def test_every_word_for_thousand_multiplies(word: str) -> None:
+    """Each word the number pattern takes as a multiplier has a factor (none raises)."""
+    assert read_answer(f"Answer: 10 {word}", "How many?").value == 10000.0
+
+
+def test_a_remark_restating_a_marked_result_as_a_rate_leaves_two_values() -> None:
+    question = "5 dogs and 4 birds and 8 other animals. How many legs are there in total?"
+    reply = (
+        "- Dogs: 5 × 4 = 20\n- Birds: 4 × 2 = 8\n\n**Total: 48 legs**\n\n"
+        "That's an average of 2.8 legs per animal."
+    )
+    assert read_answer(reply, question).status == "ambiguous"  # was read 2.8
+    plain = "**Sold:** 3 × 5 = 15\n\nThat's 9 muffins left."
+    assert read_answer(plain, "How many muffins are left?").value == 9.0

@@ -151,7 +151,7 @@ NUMBER = re.compile(
     r"(?:/(?P<denominator>\d+)(?![\d.,]\d))?"
     r"(?P<multiplier>\s*(?:thousand|million|billion|trillion|millions?|milliards?|Millionen|"
     r"Million|Milliarden?|mil(?:l[oó]n(?:es)?|h[õo]es|hão)?|millones|lakhs?|lacs?|crores?|"
-    r"Tausend|mille|mila|тысяч[аи]?|тыс|миллион(?:а|ов)?|tysi[ąę]c[ey]?|tysięcy|bin|ribu|"
+    r"Tausend|mille|mila|тысяч[аи]?|тыс|миллион(?:а|ов)?|tysiąc|tysiące|tysięcy|bin|ribu|"
     r"duizend|nghìn|ngàn)\b|"
     r"\s*(?:Mio|Mrd)\.?(?!\w)|"
     r"[kKM](?!\w)|bn\b|\s*[万萬亿億]|\s*(?:हज़ार|هزار|ألف))?"

@@ -38,7 +38,6 @@ __all__ = [
     "LABELLED",
     "ONE",
     "QUESTION_END",
-    "TOLERANCE",
     "counts_the_asked",
     "ended",
     "has_number",
@@ -69,6 +68,8 @@ _ABOUT_THE_ANSWER = re.compile(
     r"dozens?)\b",
     re.IGNORECASE,
 )
+"""What a remark never holds: a word about the answer, its rightness or a mistake, another
+case ("otherwise", "or"), or a multiple in words ("That's half of it!")."""
 _ORDINAL = re.compile(r"\b\d+(?:st|nd|rd|th|º|ª|o|a|ème|e|er|re|te|de)\b", re.IGNORECASE)
 """An ordinal ("your 3rd grade homework", "4º grado", "devoir de 6e"): it orders, it counts
 nothing."""
@@ -82,8 +83,6 @@ _SMALL_WORDS = dict(
 )  # fmt: skip
 """Number words text2num leaves as words in English ("two pies"): a number all the same."""
 _SMALL_WORD = re.compile(rf"\b(?:{'|'.join(_SMALL_WORDS)})\b", re.IGNORECASE)
-"""What a remark never holds: a word about the answer, its rightness or a mistake, another
-case ("otherwise", "or"), or a multiple in words ("That's half of it!")."""
 _DENIED = re.compile(
     r"\b(?:that|this|it|which|I|my|the\s+(?:answer|math|calculation|number|total|result|"
     r"question|problem))\b(?:['’]s|['’]m)?[^.!?]{0,30}?(?:\b(?:not|no|never|cannot)\b|n['’]t\b)",
@@ -133,7 +132,7 @@ def _restates_in_units(sentence: str, before: str, context: Context) -> bool:
     stated = numbers_in(body, context.decimal_mark)
     if len(stated) != 1 or stated[0].value is None:
         return False
-    asked = asked_quantity(asking_sentence(context.question)).kind if context.question else None
+    asked = _asked_kind(context.question)
     if asked is not None and quantity_kind(body, stated[0].start, stated[0].end) == asked:
         return False  # "That's 120 minutes." for "how many minutes": the answer in its unit
     restated = (stated[0].value, stated[0], body)
@@ -146,6 +145,7 @@ def _restates_in_units(sentence: str, before: str, context: Context) -> bool:
 
 
 def _is_remark(sentence: str, context: Context, text: str) -> bool:
+    """`sentence`, the last of `text`, is a courtesy or a comment (module docstring)."""
     asks_the_reader = bool(QUESTION_END.search(text) and _TO_THE_READER.search(sentence))
     if not (ended(text) or asks_the_reader):
         return False  # cut off, or a question about the problem
@@ -178,8 +178,12 @@ def _new_number(sentence: str, context: Context) -> bool:
 def counts_the_asked(body: str, start: int, end: int, question: str | None) -> bool:
     """The number at `start:end` of `body` counts what the `question` asks for, where it names
     a kind ("one dollar" for "how much"; not "for one firefighter" for "how many shoes")."""
-    asked = asked_quantity(asking_sentence(question)).kind if question else None
+    asked = _asked_kind(question)
     return asked is None or quantity_kind(body, start, end) == asked
+
+
+def _asked_kind(question: str | None) -> str | None:
+    return asked_quantity(asking_sentence(question)).kind if question else None
 
 
 def ended(text: str) -> bool:

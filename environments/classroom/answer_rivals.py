@@ -6,7 +6,9 @@ A grader who finds two answers hesitates, so the reader does too: an answer give
 of it); a sentence or labelled line that names the asked thing with another value ("The
 change is $20 − $12 = $8." then "… and have $2 left."); a closing sentence that states the
 asked quantity before its "so" and another after it ("… = 9 hours in total, so 6 more hours"),
-or a new quantity before a ";" and only a given after it ("42 apples left; she sold 8"). A
+or a new quantity before a ";" and only a given after it ("42 apples left; she sold 8"); a
+result marked in bold or on a total line and a closing "That's …" that restates it as a rate, a
+share or a comparison ("**Total: 48 legs** … That's an average of 2.8 legs per animal."). A
 first step of the working is no rival answer: it is computed with later ("Half of the 90 rooms
 is 45 rooms. … 45 × 20 = 900"), derived from a given ("One fifth of $100 is $20."), or not the
 kind of quantity the question asks for ("From 5 PM to 9 PM is 4 hours." for a price).
@@ -56,6 +58,11 @@ def against_rivals(statement: Statement, context: Context) -> Statement:
         other, thing = named
         reason = f"a sentence before its closing one states the asked {thing} as {other:g}"
         return Statement(statement.position, statement.rule, None, (other, statement.value), reason)
+    if (marked := _remark_on_marked(statement, context)) is not None:
+        reason = f"it marks {marked:g} as its result before a closing remark with another value"
+        return Statement(
+            statement.position, statement.rule, None, (marked, statement.value), reason
+        )
     if (before := _new_before_given(statement, context)) is not None:
         reason = f"its closing sentence states {before:g} before a number the question gave"
         candidates = (before, statement.value)
@@ -147,6 +154,48 @@ def _named_before(statement: Statement, context: Context) -> tuple[float, str] |
         if not _times_stated(numbers[-1], later, context):  # not computed with nor corrected
             return numbers[-1], noun
     return None
+
+
+def _remark_on_marked(statement: Statement, context: Context) -> float | None:
+    """A value the reply marks as its result — bold and of the asked kind ("= **72,000
+    jellyfish**"), or on a total line ("**Total: 48 legs**") — before a closing sentence that
+    restates it as a rate, a share or a comparison ("That's 18,000 jellyfish per hour.",
+    "That's an average of 2.8 legs per animal.", "That's 25% more!"): that sentence remarks on
+    the result, so the reply gives two values."""
+    sentence = context.text[statement.position : statement.end]
+    if not (_RESTATES.match(sentence) and _DERIVED.search(sentence)):
+        return None
+    text = context.text[: statement.position]
+    marks = [
+        (m.end(), m["bold"]) for m in _BOLD.finditer(text) if names_the_asked(m["bold"], context)
+    ]
+    marks += [(m.end(), m["value"]) for m in _TOTAL_LINE.finditer(text)]
+    if not marks:
+        return None
+    body = prepared(max(marks)[1], context.language, context.decimal_mark)
+    values = [n.value for n in numbers_in(body, context.decimal_mark) if n.value is not None]
+    if not values or abs(values[-1] - statement.value) <= TOLERANCE:
+        return None
+    return values[-1]
+
+
+_RESTATES = re.compile(
+    r"^[\s*_]*(?:so\s+)?(?:in\s+\w+,\s+)?(?:that(?:['’]s|\s+is|\s+means)|this\s+is|which\s+is)\b",
+    re.IGNORECASE,
+)
+"""A closing sentence that says again what came before ("That's …", "So that means …")."""
+_DERIVED = re.compile(
+    r"\b(?:per|an?\s+average|each|every|a\s+(?:day|week|month|year|rate)|more|less|fewer|"
+    r"times|twice|half|percent)\b|%",
+    re.IGNORECASE,
+)
+"""A rate, a share or a comparison: what a remark on a result gives."""
+_BOLD = re.compile(r"\*\*(?P<bold>[^*\n]*\d[^*\n]*)\*\*")
+_TOTAL_LINE = re.compile(
+    r"^[\s*_#>-]*(?:total|in\s+total|altogether|result)\b[^:\n]{0,30}:[\s*_]*"
+    r"(?P<value>[^\n]*\d[^\n]*)$",
+    re.IGNORECASE | re.MULTILINE,
+)
 
 
 _ASKED_NOUN = re.compile(

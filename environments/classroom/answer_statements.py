@@ -291,14 +291,14 @@ def correction_statements(
             restated = _RE_STATED.match(conclusion)
             conclusion = conclusion[restated.end() if restated else 0 :]
             statement = context.statement(match.end(), "correction", conclusion, True, end=end)
-        if _WORK_COUNTED.match(clause):  # "Wait, I missed one step.": no value, a withdrawal
-            statement = context.statement(match.end(), "correction", "", strict=True, end=end)
-        if statement.value is not None and statement.value not in stated:
+        missed = _WORK_COUNTED.match(clause)  # "Wait, I missed one step.": a withdrawal
+        value = None if missed else statement.value
+        if value is not None and value not in stated:
             opened = None
             yield statement
         elif _OPENS.search(context.text[: match.start()]):
             opened = match.end()
-        elif statement.value is not None:
+        elif value is not None:
             yield statement
     if opened is not None:
         closing = closing_statement(context, context.text[opened:], opened)
