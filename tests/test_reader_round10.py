@@ -350,3 +350,8 @@ def test_a_remark_restating_a_marked_result_as_a_rate_leaves_two_values() -> Non
     assert read_answer(reply, question).status == "ambiguous"  # was read 2.8
     plain = "**Sold:** 3 × 5 = 15\n\nThat's 9 muffins left."
     assert read_answer(plain, "How many muffins are left?").value == 9.0
+
+
+def test_a_correction_in_brackets_and_a_list_mark_after_a_label() -> None:
+    assert read_answer("Answer: 41 (wait, 42).", "How many?").value == 42.0  # was read 41
+    assert read_answer("Answer:\n1. 50 shells", "How many?").value != 1.0  # was read 1

@@ -237,13 +237,17 @@ CONCLUDING_BREAK = re.compile(
 "..., leaving Nissa with 30 elves", "..., for 70 holes altogether"."""
 
 
+_LIST_MARK = re.compile(r"^(?:\d{1,2}[.)]|[-*•])[ \t]+(?=\S)")
+"""A list item's mark at the start of the line after a label: not its value."""
+
+
 def clause_of(text: str) -> tuple[str, bool]:
     """The clause after a marker: to the end of its sentence or line; and whether it is the
     next non-empty line (after a heading or a bare label, where only a value alone counts)."""
     head = text.lstrip(" \t*_#:：=")
     next_line = head.startswith("\n")
     if next_line:
-        head = head.lstrip()
+        head = _LIST_MARK.sub("", head.lstrip(), count=1)  # "Answer:\n1. 50 shells"
     end = CLAUSE_END.search(head)
     return (head if end is None else head[: end.start()]), next_line
 

@@ -284,6 +284,7 @@ def correction_statements(
         rest = context.text[match.end() :]
         lead = _RE_STATED.match(rest)
         clause, _ = clause_of(rest[lead.end() if lead else 0 :])
+        clause = clause.rstrip(" )]")  # "Answer: 41 (wait, 42).": the bracket closes the aside
         end = context.text.find(clause, match.end()) + len(clause) if clause else match.end()
         statement = context.statement(match.end(), "correction", clause, strict=True, end=end)
         if statement.value is None and (concluded := _CONCLUDED.search(clause)) is not None:
