@@ -355,3 +355,21 @@ def test_a_remark_restating_a_marked_result_as_a_rate_leaves_two_values() -> Non
 def test_a_correction_in_brackets_and_a_list_mark_after_a_label() -> None:
     assert read_answer("Answer: 41 (wait, 42).", "How many?").value == 42.0  # was read 41
     assert read_answer("Answer:\n1. 50 shells", "How many?").value != 1.0  # was read 1
+
+
+@pytest.mark.parametrize("reply", ["La respuesta es 90 centavos.", "La risposta è 90 centesimi."])
+def test_a_cent_in_another_language_is_a_cent(reply: str) -> None:
+    assert read_answer(reply, "How many cents?").value == 90.0  # was read 90.01 and 90,100
+
+
+def test_a_remark_about_the_explanation_counts_nothing() -> None:
+    reply = "Charlie has 17 stickers left.\n\nI hope these 5 steps make it clear!"
+    assert read_answer(reply, "How many stickers?").value == 17.0  # was read 5
+
+
+def test_a_box_followed_by_a_closing_sentence_with_another_value() -> None:
+    question = "How many slices did they eat?"
+    reply = "Jake ate 10 − 3 = \\boxed{7} slices.\nAll together they ate 10 + 7 + 14 = 31 slices."
+    assert read_answer(reply, question).status == "ambiguous"  # was read 7
+    given = "3000 ÷ 1000 = 3.\n\n$$\\boxed{3}$$\n\nHe'll need one tune-up at each 1,000-mile mark."
+    assert read_answer(given, "He tunes up every 1000 miles. How many tune-ups?").value == 3.0

@@ -69,6 +69,12 @@ _UNIT_POWER = re.compile(r"(?<=[^\W\d_])[²³]")
 """A unit's power ("25 m²", "8 ft³"): part of the unit, no number."""
 _APOSTROPHE_GROUP = re.compile(r"(?<=\d)[’ʼ](?=\d{3}(?!\d))")
 """A typographic apostrophe grouping thousands ("7’300", Swiss): the ASCII one."""
+_CENTS = re.compile(
+    r"\b(?:centavos?|centesimi|centesimo|céntimos?|cêntimos?|centimes?|копе(?:ек|йки|йка))\b",
+    re.IGNORECASE,
+)
+"""A cent in the reply's language ("90 centavos"): text2num reads the word as a fraction or an
+ordinal ("1/100", "100º"), so it is written "cents"."""
 _SURE = re.compile(
     r"\b(?:100|a\s+hundred)\s*(?:%|percent|per\s*cent)\s+(?=(?:sure|certain|confident|positive)\b)",
     re.IGNORECASE,
@@ -109,6 +115,7 @@ def normalized(text: str) -> str:
     text = _APOSTROPHE_GROUP.sub("'", text)
     text = _PICTOGRAPHS.sub("", _CLOSING_PICTOGRAPHS.sub(".", text))
     text = _SURE.sub("", text)
+    text = _CENTS.sub("cents", text)
     for pattern, replacement in _HALVES:
         text = pattern.sub(replacement, text)
     text = unicodedata.normalize("NFKC", text).translate(_MINUS_SIGNS)

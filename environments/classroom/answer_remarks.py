@@ -73,6 +73,8 @@ case ("otherwise", "or"), or a multiple in words ("That's half of it!")."""
 _ORDINAL = re.compile(r"\b\d+(?:st|nd|rd|th|º|ª|o|a|ème|e|er|re|te|de)\b", re.IGNORECASE)
 """An ordinal ("your 3rd grade homework", "4º grado", "devoir de 6e"): it orders, it counts
 nothing."""
+_META = re.compile(r"\b\d+\s+(?:steps|tips)\b|\(\d+/\d+\)", re.IGNORECASE)
+"""A number about the explanation ("I hope these 5 steps make it clear!", "(5/5)")."""
 _SMALL_WORDS = dict(
     zip(
         ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
@@ -168,7 +170,7 @@ def _new_number(sentence: str, context: Context) -> bool:
     """The sentence states a number: any in digits or in words text2num reads ("cinco
     pañales"), or an English word for one the question did not give ("Not bad for two
     glasses!" restates the question's 2 glasses)."""
-    if has_number(_ORDINAL.sub(" ", sentence), context):
+    if has_number(_META.sub(" ", _ORDINAL.sub(" ", sentence)), context):
         return True
     givens = question_givens(context)
     words = [float(_SMALL_WORDS[word.lower()]) for word in _SMALL_WORD.findall(sentence)]

@@ -66,7 +66,7 @@ from personasim.environments.classroom.answer_numbers import (
     reply_language,
 )
 from personasim.environments.classroom.answer_periods import other_period, starting_amount
-from personasim.environments.classroom.answer_remarks import without_remarks
+from personasim.environments.classroom.answer_remarks import question_givens, without_remarks
 from personasim.environments.classroom.answer_replies import (
     cut_off_loop,
     cut_off_result,
@@ -87,6 +87,7 @@ from personasim.environments.classroom.answer_units import (
     listed_quantities,
     sentence_at,
 )
+from personasim.environments.classroom.answer_withdrawals import withdrawal_after
 from personasim.simulation import CORRECTION, Reading, agree, corrected, register_reader
 
 __all__ = [
@@ -104,42 +105,6 @@ READER_NAME = "math_answer"
 """The name the classroom's readings are logged and audited under (`reading.made`)."""
 TOLERANCE = 1e-6
 """Two statements within this distance state the same number ("18" and "18.00")."""
-
-_WITHDRAWN = re.compile(
-    r"(?:does\s*n[o']t|doesn't|do\s+not)\s+make\s+(?:any\s+)?sense|makes\s+no\s+sense|"
-    r"\b(?:cannot|can't|can\s+not|unable\s+to|impossible\s+to)\s+(?:be\s+)?(?:determined?|"
-    r"solved?|answered?|calculated?|computed?)|\bnot\s+enough\s+information|"
-    r"\binsufficient\s+(?:information|data)|\bcorrected\s+(?:data|numbers|values|question|"
-    r"problem|information)|\bplease\s+provide\b|\bplease\s+(?:check|verify|double-check|"
-    r"clarify|confirm)\s+(?:the|your)?\s*(?:problem|question|data|numbers|values|details)|"
-    r"\bthere\s+(?:may|might|must|seems\s+to)\s+be\s+(?:an?\s+)?(?:error|mistake|typo|"
-    r"inconsistency)|\b(?:the\s+)?(?:problem|question|data)\s+(?:is|seems|appears\s+to\s+be)\s+"
-    r"(?:flawed|inconsistent|incorrect|impossible|wrong)|\b(?:I'm|I\s+am)\s+not\s+(?:sure|certain)|"
-    r"\bhold\s+on\b|\brather\s+not\s+(?:commit|say|give)|\bnever\s+mind\b|"
-    r"\blet\s+me\s+(?:reconsider|rethink|revisit|fix\s+(?:that|this|it))\b|\bI\s+ignored\b|"
-    r"\b(?:I\s+)?may\s+have\s+(?:misread|"
-    r"misunderstood|made\s+(?:a|an)\s+(?:mistake|error))|\b(?:might|could|may)\s+be\s+wrong\b|"
-    r"\bnot\s+confident\b|\b(?:could|can)\s+you\s+(?:please\s+)?"
-    r"(?:clarify|confirm)|\bplease\s+clarify|\bneeds?\s+(?:more\s+)?clarification|"
-    r"je\s+ne\s+suis\s+pas\s+sûr|no\s+estoy\s+segur[oa]|nicht\s+sicher|não\s+tenho\s+certeza|"
-    r"\b(?:that|this|it)(?:'s|’s|\s+is)?\s+(?:can't|cannot|can\s+not|couldn't)\s+be\s+"
-    r"(?:right|correct)|\b(?:that|this)(?:'s|’s|\s+is)\s+not\s+(?:right|correct|possible)|"
-    r"\b(?:does\s*n[o']t|doesn't|do\s+not)\s+add\s+up|\b(?:which|that|this)\s+(?:is|would\s+be)"
-    r"\s+impossible|\b(?:isn't|isn’t|is\s+not)\s+(?:possible|realistic)\b|\b(?:must|may|might)\s+"
-    r"(?:contain|have)\s+(?:an?\s+)?(?:error|mistake|typo)|\berror\s+in\s+the\s+(?:question|"
-    r"problem|data)|n['’]a\s+pas\s+de\s+sens|\bimpossible\b|\berreur\s+dans|"
-    r"\bvérifie[rz]?\s+(?:l['’]énoncé|les\s+données)|no\s+tiene\s+sentido|\bimposible\b|"
-    r"\berror\s+en\s+el\s+enunciado|\brevis[ae]\s+(?:el\s+enunciado|los\s+datos)|"
-    r"keinen\s+Sinn|\bunmöglich\b|\bFehler\s+in\s+der\s+(?:Aufgabe|Angabe)|"
-    r"\büberprüfe\w*\s+(?:die|deine)\s+(?:Angaben|Aufgabe|Daten)|não\s+faz\s+sentido|"
-    r"\bimpossível\b|\berro\s+no\s+enunciado|"
-    r"无法(?:给出|确定|计算|回答)|不能确定|不够清楚|不确定|不合理|有误|不可能|没有意义|"
-    r"没有道理|\b(?:das\s+ist\s+falsch|neu\s+berechnen|errore\s+mio|devo\s+ricontrollare|"
-    r"dat\s+is\s+fout|opnieuw\s+berekenen|это\s+неверно|неправильно|пересчитаю)\b|計算し直|"
-    r"間違|다시\s*계산|틀렸",
-    re.IGNORECASE,
-)
-"""A reply that takes its result back: it no longer states an answer."""
 
 
 # --- the grammar's reading ----------------------------------------------------------------------
@@ -262,7 +227,7 @@ def _reading_of(statements: list[Statement], context: Context) -> tuple[Reading,
     valued = [s for s in statements if s.value is not None]
     unclear = [s for s in statements if s.value is None and s.candidates]
     last = max((s.position for s in valued + unclear), default=None)
-    withdrawn = _withdrawal_after(normalized_text, last)
+    withdrawn = withdrawal_after(normalized_text, last)
     if withdrawn is not None:
         return Reading.unreadable(
             f"it withdraws its result ({withdrawn!r})", "grammar:withdrawn"
@@ -300,6 +265,7 @@ def _hedged(
         or sign_in_words(context, final, reading.value)
         or said_otherwise_before(context, final, reading.value)
         or _prose_before(context, final, reading)
+        or _prose_after(context, final, reading)
     )
     if hedge is None:
         return reading, final
@@ -323,10 +289,19 @@ def _prose_before(context: Context, final: Statement, reading: Reading) -> str |
     return f"the sentence before its box states another value ({prose.value:g})"
 
 
-def _withdrawal_after(text: str, position: int | None) -> str | None:
-    start = 0 if position is None else position
-    matches = list(_WITHDRAWN.finditer(text, start))
-    return matches[-1][0] if matches and position is not None else None
+def _prose_after(context: Context, final: Statement, reading: Reading) -> str | None:
+    """Why a box is not the answer: the reply goes on after it to a closing sentence with
+    another value, not one the question gave ("Jake ate 10 − 3 = \\boxed{7} slices. … All
+    together they ate 31 slices.")."""
+    if final.rule != "boxed" or reading.value is None or final.end is None:
+        return None
+    after = context.text[final.end :]
+    closing = closing_statement(context, after, final.end) if after.strip() else None
+    if closing is None or closing.value is None or abs(closing.value - reading.value) <= TOLERANCE:
+        return None
+    if any(abs(closing.value - given) <= TOLERANCE for given in question_givens(context)):
+        return None  # "He'll need one tune-up at each 1,000-mile mark.": a given restated
+    return f"its closing sentence after its box gives another value ({closing.value:g})"
 
 
 def _ambiguous_statement(
