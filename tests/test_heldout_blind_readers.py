@@ -1,5 +1,5 @@
 """The readers on the blind sets written after the first two (tests/data/heldout_v4/,
-heldout_v5/, heldout_v7/ to heldout_v11/, READMEs there): each written by
+heldout_v5/, heldout_v7/ to heldout_v12/, READMEs there): each written by
 labellers who never opened the readers' code, their tests or an earlier corpus's rows, counted
 first as a whole (counts only), then split once, like the earlier sets, by a hash of each
 row's id (`part`): the development part's misreadings are printed for the readers' authors,
@@ -44,6 +44,10 @@ the held-out part is only ever counted.
   of 134 valued replies without a value (16.4 %); the round's rules as committed then 5 and 20.
   Held-out part at the split: 4 wrong of 83 before the round, 2 after it; 11 of 75 without a
   value, before and after.
+- **v12** (2026-11-28, math only, 150 rows): written after the tenth round was built, counted
+  as a whole when it arrived: the readers before the tenth round 3 wrong of 150 and 21 of 134
+  without a value; the round as submitted 1 and 16. Held-out part: 2 → 0 wrong of 85, 15 → 12
+  of 77 without a value; no rule changed after this count.
 
 The eighth round also moved the older sets' held-out parts: v4 2 → 1 wrong and 23 → 21 without
 a value, v5 16 → 14 without a value; the tenth: v5 14 → 13 → 14 without a value (a reply cut off
@@ -66,7 +70,13 @@ MEASURED = {
     "v5": (300, 1, 14, 140, 0, 2),
     "v10": (300, 11, 19, 120, 0, 8),
 }
-MATH_ONLY = {"v7": (300, 3, 8), "v8": (300, 2, 18), "v9": (300, 4, 8), "v11": (150, 2, 11)}
+MATH_ONLY = {
+    "v7": (300, 3, 8),
+    "v8": (300, 2, 18),
+    "v9": (300, 4, 8),
+    "v11": (150, 2, 11),
+    "v12": (150, 0, 12),
+}
 """Sets of math replies alone: (rows, math wrong, math without a value)."""
 MATH = {**{corpus: counts[:3] for corpus, counts in MEASURED.items()}, **MATH_ONLY}
 
