@@ -216,6 +216,7 @@ def test_dialogues_end_when_goals_are_covered_and_ooc_is_rewritten(small: RunRes
     assert all(e["exchanges"] == 4 for e in ended)
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_max_turns_ends_dialogues_and_rewrites_happen(tmp_path: Path) -> None:
     result = run(tmp_path / "r", {**SMALL, "max_turns": 2, "scripted_inconsistency": 1.0})
     assert result.metrics["metrics"]["dialogues"]["ended"]["max_turns"] == 8
@@ -401,6 +402,7 @@ def fake_reply(body: dict[str, Any]) -> str:
     return "Some advice."
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_logprob_path_over_http(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     with FakeOpenAIServer(responder=fake_reply) as server:
@@ -479,6 +481,7 @@ def structured_reply(body: dict[str, Any]) -> str:
     return fake_reply(body)
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_structured_logprob_path_over_http(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     with FakeOpenAIServer(responder=structured_reply) as server:
@@ -515,6 +518,7 @@ def test_paper_needs_the_profile_file(tmp_path: Path, capsys) -> None:
     assert "--profile-file" in err and str(missing) in err and not out.exists()
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_paper_design_and_the_default_says_what_differs(small: RunResult, tmp_path: Path) -> None:
     """`--paper` asks the 18 shipped VSM items of the recruitment profiles with the paper's
     repetitions; a default run says in one line what is not the paper's."""

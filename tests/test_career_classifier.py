@@ -188,6 +188,7 @@ def test_scripted_classifier_asks_each_title_once_and_logs_its_labels(
     assert job_sizes(result) == dict(groups)
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_metrics_use_the_logged_labels_and_an_unusable_answer_is_unclassified(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -162,6 +162,7 @@ def test_metrics_check_replay_and_resume_of_a_complete_run(tmp_path: Path, capsy
     assert "@Female" in capsys.readouterr().out
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_lost_calls_are_counted_then_asked_again_on_resume(tmp_path: Path, monkeypatch) -> None:
     """A twin whose call ran out of attempts is a counted failure that leaves its persona out
     of the pair; `--resume --retry-failed` asks it again and gives the uninterrupted numbers."""

@@ -86,6 +86,7 @@ def test_scripted_drift_gives_the_same_run_with_two_workers(tmp_path: Path) -> N
     assert_same_runs(runs[0].run_dir, runs[1].run_dir)
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_a_scenario_files_scripted_rules_reach_the_workers(tmp_path: Path) -> None:
     """A scenario file is loaded in each worker (its rules registered there); two rounds, so
     the second round's prompts carry memory the driver kept."""
@@ -203,6 +204,7 @@ def test_resume_with_workers_finishes_an_interrupted_run_as_one_process_would(
     assert units == {k: v for k, v in events_by_unit(fresh.run_dir).items() if k not in UNITS}
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_a_permanent_error_in_a_worker_stops_the_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -247,6 +249,7 @@ def test_workers_refuse_what_they_cannot_split(
     assert not (tmp_path / "r").exists()
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_the_command_line_takes_workers(tmp_path: Path) -> None:
     code = cli(
         ["run", "trust-population", "--n-personas", "4", "--workers", "2", "--no-cache",

@@ -238,6 +238,7 @@ def test_career_chat_dialogue_lengths_are_ranged_from_the_turn_limit(
     assert "not as a range" not in text  # every career-chat request is a decision
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_a_shorter_turn_limit_moves_the_top_of_the_range(
     five_turns: tuple[DryRun, dict[str, int]], tmp_path: Path
 ) -> None:

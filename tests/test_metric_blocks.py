@@ -107,6 +107,7 @@ def test_the_real_metrics_match_the_declared_block(
     check(case.split()[0], metrics_of(case))
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_the_cases_reach_the_optional_shapes(metrics_of: Callable[[str], dict[str, Any]]) -> None:
     """The other settings do give the shapes they are there for, so the check sees them."""
     assert "position_bias" in metrics_of("classroom --swap-order")

@@ -620,6 +620,7 @@ def test_structured_evaluation_reads_like_the_text_score() -> None:
         read_score(Evaluation.model_construct(justification="x", score=6))
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_structured_runs_measure_what_the_text_run_measures(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -751,6 +752,7 @@ def test_figures_leave_an_undefined_score_out(tmp_path: Path) -> None:
     assert all(f.stat().st_size > 1000 for f in files)
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_a_sweep_reports_refusals_and_table2_spread(tmp_path: Path) -> None:
     """combined.csv carries each run's refusal rate; table2_across_models adds the spread
     (max − min over the runs) per task, checked against the runs' own scores."""

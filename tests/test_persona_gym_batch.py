@@ -248,6 +248,7 @@ def test_one_bad_evaluation_in_a_batch_is_asked_again_alone(
     assert main(["metrics", str(result.run_dir), "--check"]) == 0
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_structured_batches_measure_what_the_text_batch_measures(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
