@@ -13,7 +13,11 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
-from personasim.environments.classroom.answer_units import asked_quantity, asking_sentence
+from personasim.environments.classroom.answer_units import (
+    asked_kind,
+    asked_quantity,
+    asking_sentence,
+)
 
 __all__ = ["RESTATING", "in_compound", "restated_duration", "restates_duration"]
 
@@ -90,7 +94,7 @@ def restates_duration(sentence: str, before: str, question: str | None) -> bool:
     if len(_NUMBER.findall(groups[0][0])) != len(_NUMBER.findall(sentence)):
         return False
     parts = _amounts(groups[0][0])
-    asked_unit = asked_quantity(asking_sentence(question)).kind if question else None
+    asked_unit = asked_kind(question)
     if len(parts) == 1 and asked_unit in SECONDS and parts[0][1] == SECONDS[asked_unit]:
         return False
     total = sum(n * unit for n, unit in parts)

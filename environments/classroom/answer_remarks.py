@@ -27,8 +27,7 @@ from personasim.environments.classroom.answer_numbers import (
     reply_language,
 )
 from personasim.environments.classroom.answer_units import (
-    asked_quantity,
-    asking_sentence,
+    asked_kind,
     conversions,
     quantity_kind,
 )
@@ -50,8 +49,7 @@ TOLERANCE = 1e-6
 DOUBT = re.compile(
     r"\b(?:probably|maybe|perhaps|possibly|likely|I\s+(?:think|guess|believe|suppose)|"
     r"not\s+(?:sure|certain)|wahrscheinlich|vielleicht|peut-être|probablement|quizás?|"
-    r"tal\s+vez|probablemente|talvez|provavelmente)\b|大概|可能|也许|たぶん|多分|"
-    rf"{UNSURE}",
+    rf"tal\s+vez|probablemente|talvez|provavelmente)\b|可能|{UNSURE}",
     re.IGNORECASE,
 )
 """Doubt about a value: a sentence that holds it states nothing a grader takes."""
@@ -134,7 +132,7 @@ def _restates_in_units(sentence: str, before: str, context: Context) -> bool:
     stated = numbers_in(body, context.decimal_mark)
     if len(stated) != 1 or stated[0].value is None:
         return False
-    asked = _asked_kind(context.question)
+    asked = asked_kind(context.question)
     if asked is not None and quantity_kind(body, stated[0].start, stated[0].end) == asked:
         return False  # "That's 120 minutes." for "how many minutes": the answer in its unit
     restated = (stated[0].value, stated[0], body)
@@ -180,12 +178,8 @@ def _new_number(sentence: str, context: Context) -> bool:
 def counts_the_asked(body: str, start: int, end: int, question: str | None) -> bool:
     """The number at `start:end` of `body` counts what the `question` asks for, where it names
     a kind ("one dollar" for "how much"; not "for one firefighter" for "how many shoes")."""
-    asked = _asked_kind(question)
+    asked = asked_kind(question)
     return asked is None or quantity_kind(body, start, end) == asked
-
-
-def _asked_kind(question: str | None) -> str | None:
-    return asked_quantity(asking_sentence(question)).kind if question else None
 
 
 def ended(text: str) -> bool:

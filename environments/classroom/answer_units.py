@@ -32,6 +32,7 @@ from personasim.environments.classroom.answer_numbers import Number, numbers_in
 __all__ = [
     "Asked",
     "asked_bound",
+    "asked_kind",
     "asked_quantity",
     "asking_sentence",
     "by_asked_kind",
@@ -120,7 +121,7 @@ def kind_mismatch(context: Context, final: Statement, value: float | None) -> st
     ("she'll need two bookcases, each holding 55 books" read as 55 for "how many bookcases")."""
     if value is None or final.rule not in ("closing", "concluding") or not context.question:
         return None
-    asked = asked_quantity(asking_sentence(context.question)).kind
+    asked = asked_kind(context.question)
     if asked is None:
         return None
     body = prepared(sentence_at(context.text, final), context.language, context.decimal_mark)
@@ -275,7 +276,7 @@ def names_the_asked(text: str, context: Context) -> bool:
     """Whether a stretch of the reply states a quantity of the kind the question asks for."""
     if not context.question:
         return False
-    asked = asked_quantity(asking_sentence(context.question)).kind
+    asked = asked_kind(context.question)
     body = prepared(text, context.language, context.decimal_mark)
     numbers = numbers_in(body, context.decimal_mark)
     return asked is not None and any(quantity_kind(body, n.start, n.end) == asked for n in numbers)
@@ -382,6 +383,11 @@ def asking_sentence(question: str) -> str:
 
 
 @lru_cache(maxsize=4096)
+def asked_kind(question: str | None) -> str | None:
+    """The kind of quantity the `question` asks for (`asked_quantity`), or None."""
+    return asked_quantity(asking_sentence(question)).kind if question else None
+
+
 def asked_quantity(asked_sentence: str) -> Asked:
     """The kind the question's asking sentence names, and whether it asks per item."""
     if not _ENGLISH.search(asked_sentence):
