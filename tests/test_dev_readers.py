@@ -15,7 +15,7 @@ figures are never quoted as held-out ones (READMEs in their folders):
   saw" asks for items, money words in more languages, a first sentence derived from a given is
   a step, reasons after the answer in more languages): v6 1 and 41; after the tenth (closing
   remarks, durations restated in other units, a time asked in no unit): v3 0 and 20, v6 1 and
-  40.
+  40; after the eleventh (chains, checks, answer-first breakdowns...): v3 0 and 19, v6 1 and 38.
 
 The tests fail if a reader gets worse on them."""
 
@@ -46,7 +46,7 @@ def shown(tally: Tally, capsys: pytest.CaptureFixture[str], corpus: str = "v3") 
 
 
 @pytest.mark.parametrize(
-    ("corpus", "n", "wrong", "no_value"), [("dev_v3", 300, 0, 20), ("dev_v6", 240, 1, 40)]
+    ("corpus", "n", "wrong", "no_value"), [("dev_v3", 300, 0, 19), ("dev_v6", 240, 1, 38)]
 )
 def test_math_answers_on_the_development_corpora(
     corpus: str, n: int, wrong: int, no_value: int, capsys: pytest.CaptureFixture[str]

@@ -145,9 +145,10 @@ def test_math_answers_held_out(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 MATH_WRONG_MEASURED = 3
-MATH_NO_VALUE_MEASURED = 7
+MATH_NO_VALUE_MEASURED = 6
 """This round's held-out counts (of 135 hand-written replies, 104 with a value): the goal
 (≤ 1 % wrong, ≤ 5 % without a value) is not met yet; the test fails if the reader gets worse.
+The eleventh round (docs/readers.md) took the replies without a value from 7 to 6.
 The tenth round (closing remarks, corrections that open a sentence, hedges in more languages,
 docs/readers.md) took them from 4 wrong to 3.
 The sixth round (what the question asks for, answer_units.py; docs/readers.md) took them from

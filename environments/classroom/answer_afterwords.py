@@ -49,6 +49,10 @@ def before_afterwords(text: str) -> str:
         if not lines[-1].strip() or _RULE.fullmatch(lines[-1]):
             lines.pop()
             continue
+        kept = _before_check_sentence(lines[-1])
+        if kept != lines[-1]:  # "So each gets 16. Quick check: 16 × 6 = 96 ✓"
+            lines[-1] = kept
+            break
         opening = _paragraph_start(lines)
         if _AFTERWORD.search(lines[opening]):
             del lines[opening:]

@@ -21,6 +21,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from personasim.environments.classroom.answer_chains import (
+    EQUATION,
+    TOTAL,
+    chained,
+    names_their_total,
+    question_givens,
+    restated_operand,
+)
 from personasim.environments.classroom.answer_clauses import (
     ASIDE,
     BECAUSE,
@@ -49,7 +57,6 @@ __all__ = [
     "closing_statement",
     "concluding_box",
     "hedge_after",
-    "restated_operand",
     "sentences",
 ]
 
@@ -207,6 +214,7 @@ _SUBORDINATE = re.compile(
 )
 _BECAUSE = re.compile(rf"^(?:(?:{BECAUSE}|da)\b|因为|由于)", re.IGNORECASE)
 """A part that explains the value before it ("..., because 9 × 2 = 18"): not a second one."""
+_NEGATED = re.compile(r"\b(?:not|never)\s+(?:the\s+|a\s+|an\s+)?[$€£]?\s?\d+", re.IGNORECASE)
 _LEAD = re.compile(r"^(?:and|so|et|und|y|e|also|et\s+donc)\s+", re.IGNORECASE)
 REFERENCE = re.compile(
     r"\b(?P<article>the|all|both|as|os|les|die|der|den|los|las|el|gli|todos\s+os|todas\s+as)"
@@ -214,12 +222,6 @@ REFERENCE = re.compile(
     re.IGNORECASE,
 )
 """A number after a definite article ("the three cities"): a group referred to."""
-_OPERAND = re.compile(r"^\s*(?:[+×*÷/x−-]|plus\b|minus\b|times\b|divided\b)", re.IGNORECASE)
-_EQUATION = re.compile(r"=\s*[$€£]?\s*(-?\d[\d,. ]*\d|-?\d)")
-_TOTAL = re.compile(
-    r"\b(?:total|in\s+all|altogether|combined|sum|au\s+total|insgesamt|en\s+total)\b|总共|一共",
-    re.IGNORECASE,
-)
 
 
 def sentences(text: str) -> list[tuple[int, str]]:
@@ -280,7 +282,7 @@ def closing_statement(
         )
         reason = f"its closing sentence gives an approximation or a bound ({approximate[0]!r})"
         return Statement(where, "closing", None, stated, reason) if stated else None
-    piece, several = _closing_piece(clause, context.language)
+    piece, several = _closing_piece(clause, context.language, tuple(question_givens(context)))
     concluding = CONCLUDING_BREAK.split(clause)[-1]
     if several and (once := restated_duration(concluding, context.question)) is not None:
         piece, several = once, ()  # "280 minutes, or 4 hours 40 minutes": one quantity
@@ -306,7 +308,9 @@ def closing_statement(
     return Statement(where, "closing", value, candidates, problem, len(text), passage)
 
 
-def _closing_piece(clause: str, language: str | None) -> tuple[str | None, tuple[float, ...]]:
+def _closing_piece(
+    clause: str, language: str | None, givens: tuple[float, ...] = ()
+) -> tuple[str | None, tuple[float, ...]]:
     """The closing clause's concluding part (after "so", ";", ", making") that states a
     number, and the numbers of parallel parts that state quantities too ("Seattle has 20,
     Charleston 80, and Toulouse 160": a list, no one answer); None where the part is a step of
@@ -318,34 +322,22 @@ def _closing_piece(clause: str, language: str | None) -> tuple[str | None, tuple
     pieces = [p.strip() for p in _COMMA.split(concluding) if p and p.strip()]
     stating = [p for p in pieces if re.search(r"\d", with_digits(p, language))]
     stating = [p for p in stating if not _BECAUSE.match(p)] or stating
+    negated = len(_NEGATED.findall(stating[-1])) if stating else 0
+    if negated and negated == len(re.findall(r"\d+", stating[-1])):
+        return None, ()  # "… — not the $500 he collects": a contrast, no statement
     if not stating:
         return None, ()
     piece = _LEAD.sub("", stating[-1])
     parallel = [p for p in stating[:-1] if not BACKGROUND.match(p)]
-    parallel = [p for p in parallel if not _feeds(p, piece)]
+    totalled = names_their_total(parallel, piece)
+    parallel = [] if totalled else chained(parallel, piece, givens)
     if parallel:
         numbers = [float(n) for n in re.findall(r"\d+(?:\.\d+)?", " ".join(stating))]
         return None, tuple(dict.fromkeys(numbers))
     subordinate = _SUBORDINATE.match(piece)
-    if subordinate and not (language == "pt" and subordinate[0].lower() == "as"):
+    if subordinate and not totalled and not (language == "pt" and subordinate[0].lower() == "as"):
         return None, ()  # Portuguese "as" is an article ("as três cidades")
     return (None if PROCEDURE.match(piece) else piece), ()
-
-
-def _feeds(part: str, piece: str) -> bool:
-    """The part is working the concluding equation uses: its numbers are all operands of an
-    equation a colon opens ("Finn sees 11, then 6 more: 11 + 6 = 17"), or its own equation's
-    result is one ("16 − 12 = 4, and 4 + 4 = 8"); not a quantity listed beside the answer
-    ("Tom has 5, Jerry has 5 × 2 = 10": two quantities)."""
-    if "=" not in piece:
-        return False
-    operands = set(re.findall(r"\d+(?:\.\d+)?", piece.rsplit("=", 1)[0]))
-    numbers = re.findall(r"\d+(?:\.\d+)?", part)
-    if "=" in part:
-        result = re.findall(r"\d+(?:\.\d+)?", part.rsplit("=", 1)[1])
-        return bool(result) and result[0] in operands
-    summed = re.search(r"[:：]\s*[$€£]?\d[^=]*=", piece) is not None
-    return summed and bool(numbers) and set(numbers) <= operands
 
 
 def _single_quantity(
@@ -362,28 +354,10 @@ def _single_quantity(
     return clause_value(body, context.decimal_mark, context.language)
 
 
-def restated_operand(context: Context, working: str, value: float) -> bool:
-    """The value is an operand of the working (a restated intermediate step), and not the
-    result of its last equation."""
-    results = _EQUATION.findall(working)
-    last = numbers_in(results[-1], context.decimal_mark) if results else []
-    if last and last[0].value is not None and abs(last[0].value - value) <= TOLERANCE:
-        return False
-    for number in numbers_in(working, context.decimal_mark):
-        if number.value is None or abs(number.value - value) > TOLERANCE:
-            continue
-        before = working[: number.start].rstrip(" $€£")
-        if _OPERAND.match(working[number.end :]) or (
-            before.endswith(("+", "×", "*", "÷", "/", "−")) or re.search(r"\s[x-]$", before)
-        ):
-            return True
-    return False
-
-
 def _computes(context: Context, piece: str, value: float) -> bool:
     """The closing piece computes its value itself ("the tank holds 30 + 60 = 90 liters"): a
     result, not an operand of the working restated."""
-    results = _EQUATION.findall(piece)
+    results = EQUATION.findall(piece)
     last = numbers_in(results[-1], context.decimal_mark) if results else []
     return bool(last) and last[0].value is not None and abs(last[0].value - value) <= TOLERANCE
 
@@ -431,7 +405,7 @@ def hedge_after(context: Context, statement: Statement, value: float) -> str | N
     concluding = (
         after
         and not (checked and _CUT_SHORT.search(after[-1]))  # a check cut off: "Sum: 20 +"
-        and (_CONCLUSION.match(after[-1]) or _TOTAL.search(after[-1]))
+        and (_CONCLUSION.match(after[-1]) or TOTAL.search(after[-1]))
     )
     if concluding and _excludes(context, after[-1], value):
         return f"its closing sentence concludes otherwise ({after[-1][:40]!r})"
@@ -489,11 +463,12 @@ def concluding_box(statements: Sequence[Statement], context: Context) -> Stateme
     text = context.text
     start = max(text.rfind("\n", 0, last.position), text.rfind(". ", 0, last.position)) + 1
     span = text[start : last.position]
-    used = [n.value for n in numbers_in(span, context.decimal_mark) if n.value is not None]
-    computed = re.search(r"[+×*÷/−-]|\bplus\b", span) and all(
+    operands = span.replace("/", " / ")  # "88/4 = \\boxed{22}": 88 divided, not a fraction
+    used = [n.value for n in numbers_in(operands, context.decimal_mark) if n.value is not None]
+    computed = re.search(r"[+×*÷/−-]|\bplus\b|\\(?:frac|div|times|cdot)", span) and all(
         any(abs(u - e) <= TOLERANCE for u in used) for e in earlier if e is not None
     )
-    summed = _TOTAL.search(span) and abs(sum(v for v in earlier if v) - (last.value or 0)) <= 1e-6
+    summed = TOTAL.search(span) and abs(sum(v for v in earlier if v) - (last.value or 0)) <= 1e-6
     if not (computed or summed):
         return None
     passage = text[start : _sentence_end(text, last.position)]

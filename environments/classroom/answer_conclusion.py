@@ -19,6 +19,7 @@ from difflib import SequenceMatcher
 from itertools import pairwise
 
 from personasim.environments.classroom.answer_afterwords import before_afterwords
+from personasim.environments.classroom.answer_chains import question_givens, restated_operand
 from personasim.environments.classroom.answer_clauses import (
     BECAUSE,
     CONCLUDING_BREAK,
@@ -36,7 +37,6 @@ from personasim.environments.classroom.answer_closings import (
     CONCLUDING_LABEL,
     PROCEDURE,
     REFERENCE,
-    restated_operand,
     sentences,
 )
 from personasim.environments.classroom.answer_durations import in_compound
@@ -49,7 +49,6 @@ from personasim.environments.classroom.answer_remarks import (
     counts_the_asked,
     ended,
     has_number,
-    question_givens,
     without_remarks,
 )
 from personasim.environments.classroom.answer_units import (

@@ -1,19 +1,25 @@
 """Whether a reply's final statement is said otherwise elsewhere in it (docs/classroom.md,
-"Reading answers", rule 6): a grader who sees the same conclusion twice with two values and
-nothing correcting either takes neither."""
+"Reading answers", rules 2, 6 and 8): a grader who sees the same conclusion twice with two
+values and nothing correcting either takes neither — an earlier sentence said the same with
+another value, the prose before a box or a closing answer line concludes otherwise, or the reply
+goes on after its box to a closing sentence with another value."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
+from personasim.environments.classroom.answer_chains import question_givens
 from personasim.environments.classroom.answer_clauses import Context, Statement
-from personasim.environments.classroom.answer_closings import sentences
+from personasim.environments.classroom.answer_closings import closing_statement, sentences
+from personasim.environments.classroom.answer_conclusion import concluding_statement
 from personasim.environments.classroom.answer_numbers import numbers_in
-from personasim.simulation import CORRECTION
+from personasim.simulation import CORRECTION, Reading
 
-__all__ = ["said_otherwise_before"]
+__all__ = ["prose_after", "prose_before", "said_otherwise_before"]
 
 TOLERANCE = 1e-6
+_SO = re.compile(r"(?:^|(?<=[.!?]\s)|(?<=\n))[\s*_#>]*(?:so|therefore|thus|hence)\b", re.IGNORECASE)
 
 
 def said_otherwise_before(context: Context, final: Statement, value: float | None) -> str | None:
@@ -52,3 +58,66 @@ def _masked(sentence: str) -> str:
     of the same conclusion share."""
     sentence = _ANSWER_LABEL.sub("", sentence.strip())
     return " ".join(_NUMBERS.sub(" # ", sentence.strip(" *_#>.!。！")).split()).lower()
+
+
+def prose_before(context: Context, final: Statement, reading: Reading) -> str | None:
+    """Why a box on its own, or a closing answer line ("Final Answer: 16"), is not the
+    answer: the sentence that concludes the prose before it states another value ("His nephew
+    is 10 years old today." then `\\boxed{17}`; "So there are 8 pairs." then "Final Answer:
+    16"), and nothing corrects either."""
+    if final.rule not in ("boxed", "marker") or reading.value is None:
+        return None
+    before = context.text[: final.position].rstrip(" \t$\\[(")
+    if final.rule == "marker" and not (_closing_line(context.text, final) and _SO.search(before)):
+        return None  # (the cheap checks first: the concluding rule reads the whole reply)
+    prose = concluding_statement(replace(context, text=before))
+    if prose is None or prose.value is None or abs(prose.value - reading.value) <= TOLERANCE:
+        return None
+    if CORRECTION.search(context.text, prose.position, final.position):
+        return None
+    if final.rule == "marker" and not _copies_a_step(context, before, prose, reading.value):
+        return None
+    return f"the sentence before its {final.rule} states another value ({prose.value:g})"
+
+
+def _copies_a_step(context: Context, before: str, prose: Statement, value: float) -> bool:
+    """An answer line after a concluding "So …" sentence gives a value of the working before
+    it, not that sentence's ("… 20 − 4 = 16 pencils. … So there are 8 pairs." then "Final
+    Answer: 16"): the two contradict each other."""
+    sentence = before[prose.position :].lstrip(" \t*_#>")
+    if not _SO.match(sentence) or _states(context, sentence, value):
+        return False  # "So Carly made 2 cupcakes and 4 brownies." then "Final Answer: 2"
+    return _states(context, before[: prose.position], value, operands=True)
+
+
+def _states(context: Context, text: str, value: float, operands: bool = False) -> bool:
+    """`text` states `value`: as a quantity, or also as an operand of its arithmetic."""
+    for number in numbers_in(text, context.decimal_mark):
+        if number.value is None or abs(number.value - value) > TOLERANCE:
+            continue
+        around = text[number.start - 2 : number.start] + text[number.end : number.end + 2]
+        if operands or not re.search(r"[+×*÷/=−-]", around):
+            return True
+    return False
+
+
+def _closing_line(text: str, statement: Statement) -> bool:
+    """The statement is a line of its own that ends the reply."""
+    line_start = text.rfind("\n", 0, statement.position) + 1
+    opened = not text[line_start : statement.position].strip(" \t*_#>")
+    return opened and "\n" not in text[statement.position :].strip()
+
+
+def prose_after(context: Context, final: Statement, reading: Reading) -> str | None:
+    """Why a box is not the answer: the reply goes on after it to a closing sentence with
+    another value, not one the question gave ("Jake ate 10 − 3 = \\boxed{7} slices. … All
+    together they ate 31 slices.")."""
+    if final.rule != "boxed" or reading.value is None or final.end is None:
+        return None
+    after = context.text[final.end :]
+    closing = closing_statement(context, after, final.end) if after.strip() else None
+    if closing is None or closing.value is None or abs(closing.value - reading.value) <= TOLERANCE:
+        return None
+    if any(abs(closing.value - given) <= TOLERANCE for given in question_givens(context)):
+        return None  # "He'll need one tune-up at each 1,000-mile mark.": a given restated
+    return f"its closing sentence after its box gives another value ({closing.value:g})"

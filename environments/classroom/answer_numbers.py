@@ -13,8 +13,12 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import pairwise
 
+from babel import UnknownLocaleError
+from babel.numbers import get_decimal_symbol
+from py3langid.langid import MODEL_FILE, LanguageIdentifier
 from text_to_num import alpha2digit
 
 from personasim.environments.classroom.answer_words import chinese_digits, fraction_digits
@@ -341,6 +345,13 @@ _LANGUAGE_WORDS = {
 }
 """A few frequent words per language: enough to tell the language of a reply's prose."""
 _DECIMAL_COMMA = {"fr", "es", "de", "pt", "it"}
+_EITHER_WAY = re.compile(r"\d[.,]\d{3}(?![\d.,])")
+"""A number whose one mark before three digits reads either way ("14.000"): only there does
+the reply's language decide."""
+_SURE_LANGUAGE = 0.9
+"""py3langid's probability above which a reply's language names its decimal mark: on the
+held-out replies our word lists leave without a language, every language it gave with that
+probability was the labelled one."""
 
 
 def reply_language(text: str) -> str | None:
@@ -356,14 +367,58 @@ def reply_language(text: str) -> str | None:
 
 def reply_decimal_mark(text: str, language: str | None) -> str | None:
     """The reply's decimal mark: from its unambiguous numbers ("1,234.50", "2.5" say ".";
-    "1.234,50", "2,5" say ","), else from its language (English and Chinese ".", French,
-    Spanish, German, Portuguese, Italian ","), else unknown."""
+    "1.234,50", "2,5" say ","), else from its language as py3langid tells it (CLDR's mark for
+    it), else as our word lists tell it (English and Chinese ".", French, Spanish, German,
+    Portuguese, Italian ","), else unknown."""
     us, eu = bool(_US.search(text)), bool(_EU.search(text))
     if us != eu:
         return "." if us else ","
+    either_way = _EITHER_WAY.search(text) and not _plainly_in(text, language)
+    detected = _detected_decimal_mark(text) if either_way else None
+    if detected is not None:
+        return detected
     if language is None:
         return "." if GSM8K_HASHES.search(text) else None
     return "," if language in _DECIMAL_COMMA else "."
+
+
+def _plainly_in(text: str, language: str | None) -> bool:
+    """Our word lists leave no doubt: the text is Chinese by its script, or holds five or more
+    of its language's frequent words (a question, a reply in prose), so no model is asked."""
+    if language is None:
+        return False
+    if language == "zh":
+        return True
+    known = _LANGUAGE_WORDS[language]
+    return sum(word in known for word in re.findall(r"[^\W\d_]+", text.lower())) >= 5
+
+
+def _detected_decimal_mark(text: str) -> str | None:
+    """The decimal mark of the reply's language as py3langid tells it ("In week 4 produceert
+    Boris … 14.000 repen", "답: 1,080kg"): its decimal symbol in CLDR (Babel); else unknown."""
+    language = _detected_language(text)
+    if language is None:
+        return None
+    try:
+        symbol = get_decimal_symbol(language)
+    except (UnknownLocaleError, ValueError):
+        return None
+    return symbol if symbol in (".", ",") else None
+
+
+@lru_cache(maxsize=4096)
+def _detected_language(text: str) -> str | None:
+    """The reply's language as py3langid tells it with probability ≥ 0.9 (ISO 639-1), else
+    None: the languages our word lists do not know, and a check on the ones they do."""
+    words = " ".join(re.findall(r"[^\W\d_]+", text))  # digits and signs tell no language
+    language, probability = _language_identifier().classify(words)
+    return language if probability >= _SURE_LANGUAGE else None
+
+
+@lru_cache(maxsize=1)
+def _language_identifier() -> LanguageIdentifier:
+    """py3langid's model, loaded once, giving probabilities."""
+    return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
 
 
 def numbers_in(clause: str, decimal_mark: str | None) -> list[Number]:

@@ -15,17 +15,12 @@ two are passed over. So is a value restated in other units ("… = 452 minutes. 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
+from personasim.environments.classroom.answer_chains import question_givens
 from personasim.environments.classroom.answer_clauses import UNSURE, Context, prepared
 from personasim.environments.classroom.answer_closings import CONCLUDING_LABEL, sentences
 from personasim.environments.classroom.answer_durations import RESTATING, restates_duration
-from personasim.environments.classroom.answer_numbers import (
-    normalized,
-    numbers_in,
-    reply_decimal_mark,
-    reply_language,
-)
+from personasim.environments.classroom.answer_numbers import numbers_in
 from personasim.environments.classroom.answer_units import (
     asked_kind,
     conversions,
@@ -40,7 +35,6 @@ __all__ = [
     "counts_the_asked",
     "ended",
     "has_number",
-    "question_givens",
     "without_remarks",
 ]
 
@@ -61,13 +55,16 @@ _ENDED = re.compile(r"[.!。！)\]*_`]\s*$")
 
 _ABOUT_THE_ANSWER = re.compile(
     r"\b(?:lost|unsure|unclear|wrong|mistake|error|incorrect|wait|hmm|sorry|however|but|"
-    r"check|recheck|verify|assume|assuming|unless|otherwise|instead|actually|rather|or|"
+    r"check|recheck|verify|assume|assuming|unless|otherwise|instead|actually|rather|"
     r"answer|result|solution|final|approximately|about|roughly|twice|half|double|triple|"
-    r"dozens?)\b",
+    r"dozens?|decide|which\s+one|the\s+question)\b|^\W*or\b|\bor\s+(?:did|was|were|is|are|"
+    r"should|would|could|maybe|perhaps|so|more|less|fewer)\b",
     re.IGNORECASE,
 )
 """What a remark never holds: a word about the answer, its rightness or a mistake, another
-case ("otherwise", "or"), or a multiple in words ("That's half of it!")."""
+case ("otherwise", "Or did he …?", "or more"), a choice left to the reader ("decide which one
+the question means"), or a multiple in words ("That's half of it!"); "cash or card" is no
+other case."""
 _ORDINAL = re.compile(r"\b\d+(?:st|nd|rd|th|º|ª|o|a|ème|e|er|re|te|de)\b", re.IGNORECASE)
 """An ordinal ("your 3rd grade homework", "4º grado", "devoir de 6e"): it orders, it counts
 nothing."""
@@ -98,6 +95,17 @@ _CONDITION = re.compile(
 )
 """A condition ("If he sells more, ..."): another case. Not the reader's own ("If you have
 any questions, ...", "if anything is unclear")."""
+_CONFIDENCE = re.compile(
+    r"\b(?:I\s+(?:think|hope|believe)\s+(?:that['’]?s|thats|this\s+is|it['’]?s|it\s+is|"
+    r"I\s+(?:did|got)\s+(?:it|this|that))\s+(?:right|correct|it)|"
+    r"hopefully\s+(?:that['’]?s|this\s+is|it['’]?s|I\s+(?:did|got)\s+it)\s+(?:right|correct)?|"
+    r"(?:I['’]?m\s+)?not\s+(?:100\s*%\s+|totally\s+|completely\s+)?sure\s+if\s+I\s+did\s+"
+    r"(?:it|this|that)\s+right|I['’]?m\s+pretty\s+sure)\b",
+    re.IGNORECASE,
+)
+"""Confidence talk about the speaker's own work ("I hope I did it right", "I think that's
+right"): it qualifies the speaker's certainty, not the number (the held-out sets' labelling
+calls), so the rest of the sentence decides whether it is a remark."""
 _TO_THE_READER = re.compile(r"\b(?:you|your|right|ok(?:ay)?)\b", re.IGNORECASE)
 """A question to the reader ("Would you like ...?", "Pretty simple, right?")."""
 
@@ -146,6 +154,7 @@ def _restates_in_units(sentence: str, before: str, context: Context) -> bool:
 
 def _is_remark(sentence: str, context: Context, text: str) -> bool:
     """`sentence`, the last of `text`, is a courtesy or a comment (module docstring)."""
+    sentence = _CONFIDENCE.sub(" ", sentence)
     asks_the_reader = bool(QUESTION_END.search(text) and _TO_THE_READER.search(sentence))
     if not (ended(text) or asks_the_reader):
         return False  # cut off, or a question about the problem
@@ -194,19 +203,3 @@ def ended(text: str) -> bool:
 def has_number(text: str, context: Context) -> bool:
     body = prepared(text, context.language, context.decimal_mark)
     return bool(numbers_in(body, context.decimal_mark))
-
-
-def question_givens(context: Context) -> list[float]:
-    """The values the question states (read in its own language and decimal mark)."""
-    return list(_givens(context.question)) if context.question else []
-
-
-@lru_cache(maxsize=4096)
-def _givens(question: str) -> tuple[float, ...]:
-    """Cached: every reply to a question is read against the same givens (text2num on the
-    question once, not once per reply and rule)."""
-    text = normalized(question)
-    language = reply_language(text)
-    mark = reply_decimal_mark(text, language)
-    numbers = numbers_in(prepared(text, language, mark), mark)
-    return tuple(n.value for n in numbers if n.value is not None)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from personasim.environments.classroom.answer_chains import question_givens
 from personasim.environments.classroom.answer_clauses import (
     CONCLUDING_BREAK,
     WORKED,
@@ -33,7 +34,6 @@ from personasim.environments.classroom.answer_conclusion import (
     new_quantities,
 )
 from personasim.environments.classroom.answer_numbers import numbers_in
-from personasim.environments.classroom.answer_remarks import question_givens
 from personasim.environments.classroom.answer_units import asking_sentence, names_the_asked
 from personasim.simulation import same_value
 

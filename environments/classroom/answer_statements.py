@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from personasim.environments.classroom.answer_afterwords import before_afterwords
 from personasim.environments.classroom.answer_clauses import (
     CLAUSE_END,
     WORKED,
@@ -24,9 +25,10 @@ from personasim.environments.classroom.answer_clauses import (
     Statement,
     clause_of,
     clause_value,
+    prepared,
 )
 from personasim.environments.classroom.answer_closings import closing_statement
-from personasim.environments.classroom.answer_numbers import GSM8K_HASHES
+from personasim.environments.classroom.answer_numbers import GSM8K_HASHES, numbers_in
 from personasim.simulation import CORRECTION
 
 __all__ = [
@@ -38,9 +40,14 @@ __all__ = [
 ]
 
 ANSWER_FIELDS = frozenset(
-    {"answer", "final_answer", "finalanswer", "answer_value", "amount", "result", "final_result"}
-)
-"""A JSON object's fields that hold the answer (lower case, spaces and dashes as "_")."""
+    {"answer", "final_answer", "finalanswer", "answer_value", "amount", "result", "final_result",
+     "respuesta", "respuesta_final", "réponse", "reponse", "réponse_finale", "antwort",
+     "resposta", "resposta_final", "risposta", "risposta_finale", "antwoord", "ответ",
+     "відповідь", "odpowiedź", "cevap", "jawaban", "đáp_án", "svar", "答案", "最终答案",
+     "答え", "정답", "उत्तर"}
+)  # fmt: skip
+"""A JSON object's fields that hold the answer (lower case, spaces and dashes as "_"), in
+English and the languages of the answer markers."""
 
 # --- statements ---------------------------------------------------------------------------------
 
@@ -86,6 +93,11 @@ _SENTENCE_END = re.compile(r"[.!?;。！？][\"'”’»)*_]*\s")
 _INSTRUCTION = re.compile(r"\{number\}|\bformat\b|\bfollowing\b", re.IGNORECASE)
 _A_LINE = re.compile(r"^[ \t*_]*A[ \t]*:[ \t]*", re.MULTILINE)
 """GSM8K fine-tuning's closing line "A: 600" (question-answer format), a value alone."""
+_BARE_LINE = re.compile(
+    rf"^[ \t*_#>]*{_LABEL}[ \t]+(?P<value>[$€£]?[ \t]?-?\d[\d,.]*[ \t]*[^\W\d_]{{0,8}})[ \t*_.]*$",
+    re.MULTILINE | re.IGNORECASE,
+)
+"""A closing line that labels its value without a colon ("Final answer 594ft")."""
 _IS_THE_ANSWER = re.compile(
     r"(?P<clause>[^\n.!?;:]{1,60}?)\s+(?:is|would\s+be|will\s+be)\s+(?:the|my|our)\s+"
     r"(?:final\s+|correct\s+)?answer\b",
@@ -125,11 +137,15 @@ def _marker_statements(context: Context) -> Iterator[Statement]:
 
 
 def _label_line_statements(context: Context) -> Iterator[Statement]:
-    """GSM8K's "A: 600" on its own line; "$1,234 is the answer"."""
+    """GSM8K's "A: 600" on its own line; "Final answer 594ft"; "$1,234 is the answer"."""
     for match in _A_LINE.finditer(context.text):
         clause = context.text[match.end() :].split("\n", 1)[0]
         end = match.end() + len(clause)
         yield context.statement(match.start(), "A:", clause, strict=True, end=end)
+    for match in _BARE_LINE.finditer(context.text):
+        yield context.statement(
+            match.start(), "marker", match["value"], strict=True, end=match.end()
+        )
     for match in _IS_THE_ANSWER.finditer(context.text):
         clause = re.split(r",\s", match["clause"])[-1]
         yield context.statement(match.start(), "is-the-answer", clause, end=match.end())
@@ -334,6 +350,8 @@ _BREAKDOWN = re.compile(
     re.IGNORECASE,
 )
 _BOLD = re.compile(r"\*\*([^*\n]+)\*\*|__([^_\n]+)__")
+_BOLD_SENTENCE = re.compile(r"[#\s]*\*\*[^*\n]+[.!]?\*\*[.!]?")
+"""A first paragraph that is one bold sentence: an answer given first."""
 
 
 def emphasis_statements(context: Context) -> list[Statement]:
@@ -351,6 +369,12 @@ def emphasis_statements(context: Context) -> list[Statement]:
             )
             if statement.value is not None or statement.candidates:
                 found.append(statement)
+    elif len(paragraphs) >= 2 and _BOLD_SENTENCE.fullmatch(paragraphs[0][1].strip()):
+        position, first = paragraphs[0]
+        statement = context.statement(position, "answer-first", first, end=position + len(first))
+        rest = context.text[paragraphs[1][0] :]
+        if statement.value is not None and _last_result(context, rest) == statement.value:
+            found.append(statement)  # "**Jenny eats 9 cookies.**" over "- Jenny: 36 − 27 = 9"
     ends = {paragraphs[0], paragraphs[-1]} if paragraphs else set()
     bold = [
         context.statement(position + m.start(), "bold", m[1] or m[2], True, end=position + m.end())
@@ -361,6 +385,19 @@ def emphasis_statements(context: Context) -> list[Statement]:
     if len(values) == 1:
         found.extend(s for s in bold if s.value is not None)
     return found
+
+
+def _last_result(context: Context, text: str) -> float | None:
+    """The result of the last equation of `text` before its checks and notes."""
+    working = before_afterwords(text)
+    equals = working.rfind("=")
+    if equals < 0:
+        return None
+    result = working[equals + 1 :].split("\n", 1)[0]
+    numbers = numbers_in(
+        prepared(result, context.language, context.decimal_mark), context.decimal_mark
+    )
+    return numbers[0].value if len(numbers) == 1 else None
 
 
 def explicit_statements(context: Context) -> list[Statement]:

@@ -113,6 +113,9 @@ _CHINESE_NUMERAL = re.compile(
     r"欧元|件|盒|杯|条|條|位|名|页|頁|份|瓶|箱|袋|双|雙|英里|磅|升|朵|棵|匹|头|頭|片|支|篇|场|場|"
     r"\s*[。．！!，,；;]|\s*$)"
 )
+_GROUP_TOTALLED = re.compile(r"[\u4e00-\u9fff]{1,4}?(?:一共|总共|總共|合计|合計|一起)")
+"""A numeral naming the group whose total follows ("三人一共花了14美元", "两个农场一共有700英亩"):
+the subject, not a quantity."""
 _CHINESE_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5,
                    "六": 6, "七": 7, "八": 8, "九": 9}  # fmt: skip
 _CHINESE_UNITS = {"十": 10, "百": 100, "千": 1000}
@@ -139,7 +142,9 @@ def chinese_digits(clause: str) -> str:
 
     def spelled(match: re.Match[str]) -> str:
         value = chinese_value(match["numeral"])
-        return match[0] if value is None else f" {value} "
+        if value is None or _GROUP_TOTALLED.match(clause, match.end()):
+            return match[0]
+        return f" {value} "
 
     return _CHINESE_NUMERAL.sub(spelled, clause)
 

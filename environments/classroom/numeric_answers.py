@@ -34,7 +34,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -56,7 +56,11 @@ from personasim.environments.classroom.answer_conclusion import (
     concluding_statement,
     restates_question,
 )
-from personasim.environments.classroom.answer_consistency import said_otherwise_before
+from personasim.environments.classroom.answer_consistency import (
+    prose_after,
+    prose_before,
+    said_otherwise_before,
+)
 from personasim.environments.classroom.answer_numbers import (
     NUMBER,
     SIGN_WORD,
@@ -66,7 +70,7 @@ from personasim.environments.classroom.answer_numbers import (
     reply_language,
 )
 from personasim.environments.classroom.answer_periods import other_period, starting_amount
-from personasim.environments.classroom.answer_remarks import question_givens, without_remarks
+from personasim.environments.classroom.answer_remarks import without_remarks
 from personasim.environments.classroom.answer_replies import (
     cut_off_loop,
     cut_off_result,
@@ -264,44 +268,14 @@ def _hedged(
         hedge_after(context, final, reading.value)
         or sign_in_words(context, final, reading.value)
         or said_otherwise_before(context, final, reading.value)
-        or _prose_before(context, final, reading)
-        or _prose_after(context, final, reading)
+        or prose_before(context, final, reading)
+        or prose_after(context, final, reading)
     )
     if hedge is None:
         return reading, final
     if "correction" in hedge:
         return Reading.unreadable(hedge, "grammar:withdrawn"), None
     return Reading.ambiguous(hedge, "grammar:hedged", (reading.value,)), None
-
-
-def _prose_before(context: Context, final: Statement, reading: Reading) -> str | None:
-    """Why a box on its own is not the answer: the sentence that concludes the prose before
-    it states another value ("His nephew is 10 years old today." then `\\boxed{17}`), and
-    nothing corrects either."""
-    if final.rule != "boxed" or reading.value is None:
-        return None
-    before = context.text[: final.position].rstrip(" \t$\\[(")
-    prose = concluding_statement(replace(context, text=before))
-    if prose is None or prose.value is None or abs(prose.value - reading.value) <= TOLERANCE:
-        return None
-    if CORRECTION.search(context.text, prose.position, final.position):
-        return None
-    return f"the sentence before its box states another value ({prose.value:g})"
-
-
-def _prose_after(context: Context, final: Statement, reading: Reading) -> str | None:
-    """Why a box is not the answer: the reply goes on after it to a closing sentence with
-    another value, not one the question gave ("Jake ate 10 − 3 = \\boxed{7} slices. … All
-    together they ate 31 slices.")."""
-    if final.rule != "boxed" or reading.value is None or final.end is None:
-        return None
-    after = context.text[final.end :]
-    closing = closing_statement(context, after, final.end) if after.strip() else None
-    if closing is None or closing.value is None or abs(closing.value - reading.value) <= TOLERANCE:
-        return None
-    if any(abs(closing.value - given) <= TOLERANCE for given in question_givens(context)):
-        return None  # "He'll need one tune-up at each 1,000-mile mark.": a given restated
-    return f"its closing sentence after its box gives another value ({closing.value:g})"
 
 
 def _ambiguous_statement(
