@@ -86,6 +86,7 @@ def test_export_writes_agents_parquet_beside_the_events(drifted: Path, capsys) -
     pd.testing.assert_frame_equal(exported, load_agents(drifted))
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_a_classroom_run_has_a_column_per_decision_of_a_task_decided_many_times_per_round(
     tmp_path: Path,
 ) -> None:

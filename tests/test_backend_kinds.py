@@ -115,6 +115,7 @@ def test_sweep_reads_every_model_before_the_first_cell(tmp_path: Path, capsys) -
     assert not out.exists()
 
 
+@pytest.mark.slow  # a CLI run, among the fast tier's longest: CI runs it in the slow tier
 def test_an_outside_package_adds_a_kind_by_entry_point(tmp_path: Path) -> None:
     """A package installed beside ours (a module and its dist-info with an entry point under
     `personasim.backends`) adds the `echo` kind: listed without importing it, imported only

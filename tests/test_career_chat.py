@@ -80,6 +80,7 @@ def test_jsd_is_base_2_and_matches_scipy_squared() -> None:
     assert jsd([0.2] * 5, [0.2] * 5) == 0.0
 
 
+@pytest.mark.slow  # a brute-force grid, among the fast tier's longest: CI runs it in the slow tier
 def test_centroid_matches_brute_force_grid() -> None:
     cases = [[[1, 0, 0], [0, 1, 0]], [[0.7, 0.2, 0.1], [0.1, 0.1, 0.8], [0.3, 0.6, 0.1]]]
     grid = [

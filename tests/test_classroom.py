@@ -594,6 +594,7 @@ def test_structured_answers_read_into_the_text_parsers_values() -> None:
         read_judge_score(ContrastScore.model_construct(explanation="x", score=4))
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_structured_runs_measure_what_the_text_run_measures(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -247,6 +247,7 @@ def test_twins_of_a_trait_set_its_raw_field_and_derive_it_again() -> None:
     }
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_career_chat_profiles_take_the_design(tmp_path: Path) -> None:
     """The scripted respondent shifts its answer with education when it sees the profile, and
     cannot when it sees a one-exchange dialogue, which states only age and job

@@ -312,6 +312,7 @@ def test_the_docs_example_runs(tmp_path: Path) -> None:
     assert len(namespace["events"]) == len(logged(tmp_path / "runs" / "example"))
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_the_load_sweep_docs_example_runs(tmp_path: Path) -> None:
     """docs/sweeps.md's `load_sweep` example ("What each cell ran"), as written."""
     namespace = run_docs_example("load_sweep", tmp_path)

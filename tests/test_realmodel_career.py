@@ -104,7 +104,9 @@ CLASSIFIED_TITLES = (
 """One user each, a title per category the word rule knows and levels from three rungs."""
 
 
-@pytest.mark.parametrize("response_format", ["text", "json_object"])
+@pytest.mark.parametrize(
+    "response_format", ["text", pytest.param("json_object", marks=pytest.mark.realmodel_extra)]
+)
 def test_smollm2_as_the_job_title_classifier(
     smollm2: str,
     tmp_path: Path,

@@ -242,6 +242,7 @@ GYM = {"n_personas": 2, "questions_per_task": 2, "tasks": "Expected Action,Lingu
 GYM_ROLES = {"evaluator": ["scripted", "scripted"], "examples": ["scripted"]}
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_persona_gym_reuses_the_score_examples_unless_regenerated(tmp_path: Path) -> None:
     run = tmp_path / "RUN"
     run_scenario("persona-gym", GYM, out=run, progress=False, roles=GYM_ROLES)

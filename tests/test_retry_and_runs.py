@@ -275,6 +275,7 @@ def test_retry_of_a_scenario_file_run_only_while_the_file_is_unchanged(
 # -- runs ----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_runs_lists_a_sweeps_cells_and_single_runs_newest_first(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:

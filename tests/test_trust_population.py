@@ -316,6 +316,7 @@ def test_scenario_declares_its_parameters() -> None:
     assert fields["endowment"].default == 10
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_readme_quickstart_run_line_runs(tmp_path: Path) -> None:
     """The quickstart's `personasim run` command, in a fresh process, from the README."""
     readme = Path(__file__).resolve().parents[1] / "README.md"

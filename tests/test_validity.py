@@ -153,6 +153,7 @@ def test_validity_limits_reject_nonsense() -> None:
         ValidityLimits(max_failure_rate=-0.1)
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_metrics_of_an_interrupted_run_are_partial(tmp_path: Path) -> None:
     """Killed part-way, `personasim metrics` still computes, marked partial."""
     out = tmp_path / "r"
