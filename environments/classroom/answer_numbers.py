@@ -367,8 +367,9 @@ def reply_language(text: str) -> str | None:
 
 def reply_decimal_mark(text: str, language: str | None) -> str | None:
     """The reply's decimal mark: from its unambiguous numbers ("1,234.50", "2.5" say ".";
-    "1.234,50", "2,5" say ","), else from its language as py3langid tells it (CLDR's mark for
-    it), else as our word lists tell it (English and Chinese ".", French, Spanish, German,
+    "1.234,50", "2,5" say ","), else, where a number reads either way and our word lists are
+    not sure of the language, from the language py3langid tells (CLDR's mark for it), else
+    from the language our word lists tell (English and Chinese ".", French, Spanish, German,
     Portuguese, Italian ","), else unknown."""
     us, eu = bool(_US.search(text)), bool(_EU.search(text))
     if us != eu:
