@@ -178,3 +178,14 @@ def test_a_number_the_closing_sentence_negates_is_no_statement() -> None:
     reply = "Profit per jar: $50 − $44 = $6. For 10 jars: $60.\n\nRemember — not the $500 he takes!"
     assert _read(reply, "Tim sells 10 jars for $50 each; each costs $44. What is his profit?") == U
     assert _read("The profit is $60 — not the $500 he collects.") == 60
+
+
+BAKER = "A baker sells 6 boxes of muffins at $6 a box. How much money does he make?"
+MORE = "A baker sells 6 boxes at $6 a box, and 4 boxes last week. How much more does he make now?"
+
+
+def test_a_comparison_after_the_value_is_an_aside_unless_asked_for() -> None:
+    reply = "So for 6 boxes he makes $36, which is $12 more than the $24 he made last week."
+    assert _read(reply, BAKER) == 36  # it was read 12, the difference
+    # asked for the difference, the comparison is no aside: 36 is not taken for the answer
+    assert _read("So he makes $36 now, which is $12 more than last week's $24.", MORE) in (12, *NO)

@@ -163,6 +163,14 @@ _COMPUTED = re.compile(
 _HEDGE_REACH = 3
 """A hedge right before a number (within 3 characters: "about $40") qualifies that number."""
 _WORD_OF_TEXT = re.compile(r"[^\W\d_]{2,}")
+_COMPARISON = re.compile(
+    r",\s+(?:which|that)(?:\s+is|['’]s|\s+was)\s+[$€£]?\d[\d,.]*\s*(?:[^\W\d_]+\s+){0,2}?"
+    r"(?:more|less|fewer|higher|lower|cheaper|greater|smaller)\s+than\b.*$",
+    re.IGNORECASE | re.DOTALL,
+)
+"""A comparison after the value (", which is $12 more than last week"): a difference, no answer
+unless the question asks for one."""
+_ASKS_A_COMPARISON = re.compile(r"\b(?:more|less|fewer|than|difference|compared?)\b", re.I)
 _CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
 
 
@@ -328,6 +336,8 @@ def new_quantities(
     elif colon and has_number(head, context):
         stated = head  # "So you paid $35 in total: your $25 half plus the $10 tip"
     stated = stated if whole else CONCLUDING_BREAK.split(THEN.split(stated)[-1])[-1]
+    if not _ASKS_A_COMPARISON.search(context.question or ""):
+        stated = _COMPARISON.sub("", stated)  # "$36, which is $12 more than last week": an aside
     condition = _LEADING_CONDITION.match(stated)
     if condition is not None:  # "If she sells 9 eggs at $2, she makes $18": the consequence
         stated = stated[condition.end() :]
