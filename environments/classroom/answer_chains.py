@@ -102,9 +102,9 @@ def restated_operand(context: Context, working: str, value: float) -> bool:
     return False
 
 
-def question_givens(context: Context) -> list[float]:
+def question_givens(context: Context) -> tuple[float, ...]:
     """The values the question states (read in its own language and decimal mark)."""
-    return list(_givens(context.question)) if context.question else []
+    return _givens(context.question) if context.question else ()
 
 
 @lru_cache(maxsize=4096)

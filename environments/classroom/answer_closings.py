@@ -282,7 +282,7 @@ def closing_statement(
         )
         reason = f"its closing sentence gives an approximation or a bound ({approximate[0]!r})"
         return Statement(where, "closing", None, stated, reason) if stated else None
-    piece, several = _closing_piece(clause, context.language, tuple(question_givens(context)))
+    piece, several = _closing_piece(clause, context.language, question_givens(context))
     concluding = CONCLUDING_BREAK.split(clause)[-1]
     if several and (once := restated_duration(concluding, context.question)) is not None:
         piece, several = once, ()  # "280 minutes, or 4 hours 40 minutes": one quantity

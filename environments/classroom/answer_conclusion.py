@@ -15,6 +15,7 @@ mid-sentence, a question, or a sentence that hedges its value ("probably", "abou
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from difflib import SequenceMatcher
 from itertools import pairwise
 
@@ -315,7 +316,7 @@ def _is_step(sentence: str, plain: str) -> bool:
 
 
 def new_quantities(
-    sentence: str, givens: list[float], context: Context, whole: bool = False
+    sentence: str, givens: Sequence[float], context: Context, whole: bool = False
 ) -> list[tuple[float, Number, str]]:
     """The sentence's quantities that are neither operands of its arithmetic nor numbers the
     question gave (a result of its arithmetic counts even where the question gave it), one
