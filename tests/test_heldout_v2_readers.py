@@ -81,8 +81,8 @@ def test_transfers_held_out_v2(capsys: pytest.CaptureFixture[str]) -> None:
     assert held.counts["abstained"] <= TRANSFER_V2_NO_VALUE_MEASURED
 
 
-MATH_V2_WRONG_MEASURED = 4
-MATH_V2_NO_VALUE_MEASURED = 13
+MATH_V2_WRONG_MEASURED = 3
+MATH_V2_NO_VALUE_MEASURED = 12
 TRANSFER_V2_WRONG_MEASURED = 0
 TRANSFER_V2_NO_VALUE_MEASURED = 5
 """The held-out part's counts after the ninth round (math no value 12 → 13: the rule that a

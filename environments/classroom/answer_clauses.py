@@ -39,6 +39,7 @@ __all__ = [
     "NO_ANSWER",
     "NO_NUMBER",
     "RANGE",
+    "SENTENCE_RULES",
     "SEVERAL",
     "UNSURE",
     "WORKED",
@@ -58,6 +59,9 @@ NEGATED = "it says what the answer is not"
 """The problem of a negated statement ("Answer: not possible")."""
 LISTED = "its closing sentence lists quantities"
 SEVERAL = "its closing sentence states several quantities"
+SENTENCE_RULES = ("closing", "concluding")
+"""The rules that read a reply's closing sentence as a whole; their value is checked against the
+question."""
 """The problems of a closing sentence the question may still settle (answer_conclusion.py)."""
 NO_ANSWER = "it says there is no answer"
 """The problem of a statement that names no answer ("Final Answer: N/A", "cannot be determined")."""
@@ -408,6 +412,14 @@ _JUXTAPOSED = re.compile(r"^[ \t]*[^\W\d_]{1,12}(?:[ \t]+[^\W\d_]{1,12})?[ \t]*$
 """Two quantities side by side with only a unit between them ("1人20個", "3 hours 20 minutes")."""
 
 
+_CONDITIONED = re.compile(
+    r"^\s*(?:[^\W\d_]+\s+){0,2}?(?:if|when|assuming|provided|unless|si|wenn|falls|se|если)\b",
+    re.IGNORECASE,
+)
+"""A condition right after a value and its unit ("1,200 sticks if the problem means the cheaper
+board"), not one after a break ("18, but if she also sold the muffins it would be 26")."""
+
+
 def _first_value(body: str, numbers: list[Number]) -> ClauseValue:
     """A value stated first: two quantities joined by "and"/"or" are two answers; anything
     else after it explains it."""
@@ -417,6 +429,9 @@ def _first_value(body: str, numbers: list[Number]) -> ClauseValue:
         if RANGE.match(between) or (not between and body[numbers[1].start] == "-"):
             values = tuple(n.value for n in numbers[:2] if n.value is not None)
             return None, values, "it gives a range"
+        if _CONDITIONED.match(between):  # "1,200 sticks if it means …, or 1,600 sticks if …"
+            values = tuple(n.value for n in numbers[:2] if n.value is not None)
+            return None, values, "it gives its value under a condition, then another value"
         side_by_side = not between.strip(" \t,;/")  # "Final Answer: 17 18"
         joined = _CONJUNCTION.match(between) or _JUXTAPOSED.match(between) or side_by_side
         if joined and not _EXPLAINING.search(between):

@@ -44,7 +44,10 @@ from personasim.environments.classroom.answer_clauses import (
     prepared,
     without_asides,
 )
-from personasim.environments.classroom.answer_durations import restated_duration
+from personasim.environments.classroom.answer_durations import (
+    restated_duration,
+    without_approximate_restatement,
+)
 from personasim.environments.classroom.answer_numbers import numbers_in, through_value, with_digits
 from personasim.environments.classroom.answer_units import asked_bound
 
@@ -274,6 +277,7 @@ def closing_statement(
     )  # "5 hours (60 ÷ 12)": a value and its working
     if not (complete or labelled or words >= 2 or worked or _CJK.search(clause)):
         return None  # a number alone ("(5). 6.") is no sentence
+    clause = without_approximate_restatement(clause, context)  # "79 miles, i.e. about 127 km"
     approximate = _APPROXIMATE.search(clause) or HEDGED.search(clause) or _VARYING.search(plain)
     if approximate is not None and not asked_bound(approximate[0], context.question):
         body = prepared(clause, context.language, context.decimal_mark)

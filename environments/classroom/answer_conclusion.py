@@ -52,7 +52,9 @@ from personasim.environments.classroom.answer_remarks import (
     has_number,
     without_remarks,
 )
+from personasim.environments.classroom.answer_subjects import by_asked_subject
 from personasim.environments.classroom.answer_units import (
+    Candidate,
     asked_bound,
     by_asked_kind,
     conversions,
@@ -209,6 +211,9 @@ def concluding_statement(context: Context) -> Statement | None:
         return None  # "$450 or $1,000": alternatives; "$62, or 6,200 cents": one amount
     if _RESTATED_AS_PARTS.search(sentence):
         return None  # "That's 2 boxes and 2 pencils.": the value before it, in parts
+    if (other := _named_otherwise(sentence, values, context)) is not None:
+        reason = "its concluding sentence names the asked quantity as another value"
+        return Statement(position, "concluding", None, (values[0][0], other), reason)
     chosen = by_asked_kind(values, context) if len(values) > 1 else None
     if chosen is not None and not in_compound(chosen[2], chosen[1].start):
         values = [chosen]  # "12 hours, which is 720 minutes" for "... in minutes"
@@ -226,6 +231,16 @@ def concluding_statement(context: Context) -> Statement | None:
     before = [n.end for n in numbers_in(body, context.decimal_mark) if n.end <= number.start]
     passage = body[max(before, default=0) : number.end]  # the value with the words before it
     return Statement(position, "concluding", value, (), None, end, passage)
+
+
+def _named_otherwise(sentence: str, values: list[Candidate], context: Context) -> float | None:
+    """The quantity the clause naming the asked states, where the sentence's one new quantity
+    is another ("Each player gets 3 oranges, and the coaches keep 12.", 3 given)."""
+    if len(values) != 1 or not context.question:
+        return None
+    named = by_asked_subject(new_quantities(sentence, [], context), context)
+    differs = named is not None and abs(named[0] - values[0][0]) > TOLERANCE
+    return named[0] if differs else None
 
 
 def restates_question(sentence: str, context: Context) -> bool:

@@ -13,13 +13,22 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
+from personasim.environments.classroom.answer_clauses import Context, prepared
+from personasim.environments.classroom.answer_numbers import numbers_in
 from personasim.environments.classroom.answer_units import (
     asked_kind,
     asked_quantity,
     asking_sentence,
+    quantity_kind,
 )
 
-__all__ = ["RESTATING", "in_compound", "restated_duration", "restates_duration"]
+__all__ = [
+    "RESTATING",
+    "in_compound",
+    "restated_duration",
+    "restates_duration",
+    "without_approximate_restatement",
+]
 
 SECONDS = {
     **dict.fromkeys(("second", "sec", "s", "sekunde", "seconde", "segundo", "secondo"), 1),
@@ -127,3 +136,36 @@ def _amounts(group: str) -> list[tuple[float, int]]:
     return [
         (float(p["n"].replace(",", "")), SECONDS[p["unit"].lower()]) for p in _PARTS.finditer(group)
     ]
+
+
+_APPROXIMATE_RESTATEMENT = re.compile(
+    r",?\s*[—–(-]?\s*(?:that['’]s|that\s+is|which\s+is|which\s+works\s+out\s+to|i\.e\.|or|"
+    r"cioè|ovvero|soit|c['’]est-à-dire|das\s+sind|also|es\s+decir|o\s+sea|ou\s+seja|isto\s+é|"
+    r"то\s+есть)\s*,?\s*(?:about|around|roughly|approximately|almost|nearly|just\s+(?:over|"
+    r"under)|circa|environ|etwa|ungefähr|cerca\s+de|aproximadamente|unos|unas|около|примерно)"
+    r"\s+(?P<rest>\d.*)$",
+    re.IGNORECASE,
+)
+"""An approximate restatement closing a sentence: "…, cioè circa 127 chilometri", "— that's
+about 29 feet 2 inches, or roughly 9.7 yards"."""
+
+
+def without_approximate_restatement(clause: str, context: Context) -> str:
+    """The clause without an approximate restatement of its value in another unit (the
+    labelling call: "350 inches of fabric, which is about 9.7 yards" gives 350; "79 miglia,
+    cioè circa 127 chilometri" gives 79), where the value before it names its unit, the
+    restatement names another, and that other is not the unit the question asks for (then the
+    hedged number may be the answer)."""
+    found = _APPROXIMATE_RESTATEMENT.search(clause)
+    if found is None:
+        return clause
+    head = prepared(clause[: found.start()], context.language, context.decimal_mark)
+    rest = prepared(found["rest"], context.language, context.decimal_mark)
+    before, after = numbers_in(head, context.decimal_mark), numbers_in(rest, context.decimal_mark)
+    if not before or not after:
+        return clause
+    unit = quantity_kind(head, before[-1].start, before[-1].end)
+    other = quantity_kind(rest, after[0].start, after[0].end)
+    if unit is None or other is None or unit == other or other == asked_kind(context.question):
+        return clause
+    return clause[: found.start()]

@@ -21,6 +21,7 @@ from babel.numbers import get_decimal_symbol
 from py3langid.langid import MODEL_FILE, LanguageIdentifier
 from text_to_num import alpha2digit
 
+from personasim.environments.classroom.answer_numerals import cjk_compounds
 from personasim.environments.classroom.answer_words import chinese_digits, fraction_digits
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "NUMBER",
     "SIGN_WORD",
     "Number",
+    "miles_named",
     "normalized",
     "number_of",
     "numbers_in",
@@ -125,23 +127,7 @@ def normalized(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).translate(_MINUS_SIGNS)
     for pattern, replacement in _LATEX:
         text = pattern.sub(replacement, text)
-    return _CJK_COMPOUND.sub(_cjk_compound, text)
-
-
-_CJK_COMPOUND = re.compile(
-    r"(?<![\d.,])(?P<head>\d+(?:\.\d+)?)\s*(?P<unit>[万萬亿億])\s*(?P<rest>\d{1,4}|\d+(?=\s*[万萬]))"
-    r"(?P<rest_unit>[万萬])?(?![\d.,])"
-)
-"""A compound of CJK myriads ("7万2000" is 72,000; "1亿2000万" is 120,000,000): one number,
-not a multiplied one and another."""
-
-
-def _cjk_compound(match: re.Match[str]) -> str:
-    unit = 1e8 if match["unit"] in "亿億" else 1e4
-    rest = int(match["rest"]) * (1e4 if match["rest_unit"] else 1)
-    if (match["rest_unit"] and unit == 1e4) or rest >= unit:
-        return match[0]  # "7万2000万" names no compound
-    return format(float(match["head"]) * unit + rest, "f").rstrip("0").rstrip(".")
+    return cjk_compounds(text)
 
 
 def _vulgar(char: str) -> str:
@@ -165,7 +151,7 @@ NUMBER = re.compile(
     r"Tausend|mille|mila|тысяч[аи]?|тыс|миллион(?:а|ов)?|tysiąc|tysiące|tysięcy|bin|ribu|"
     r"duizend|nghìn|ngàn)\b|"
     r"\s*(?:Mio|Mrd)\.?(?!\w)|"
-    r"[kKM](?!\w)|bn\b|\s*[万萬亿億]|\s*(?:हज़ार|هزار|ألف))?"
+    r"[kKM](?!\w)|bn\b|\s*[万萬亿億]|(?<=\d)[千만천억]|\s*(?:हज़ार|هزار|ألف))?"
     r"(?P<percent>\s?%|\s*(?:per\s*cent|percent|pour\s*cent|por\s*ciento|Prozent)\b)?"
 )
 """A number as written: a sign attached to it, a currency, a mixed number's whole part, digits
@@ -176,7 +162,8 @@ _MULTIPLIERS = {
     "milhao": 1e6, "milhões": 1e6, "milhoes": 1e6, "billion": 1e9, "bn": 1e9, "milliard": 1e9,
     "milliards": 1e9, "milliarde": 1e9, "milliarden": 1e9, "trillion": 1e12,
     "lakh": 1e5, "lakhs": 1e5, "lac": 1e5, "lacs": 1e5, "crore": 1e7, "crores": 1e7,
-    "mio": 1e6, "mrd": 1e9, "万": 1e4, "萬": 1e4, "亿": 1e8, "億": 1e8,
+    "mio": 1e6, "mrd": 1e9, "万": 1e4, "萬": 1e4, "亿": 1e8, "億": 1e8, "千": 1e3, "만": 1e4,
+    "천": 1e3, "억": 1e8,
     **dict.fromkeys(("tausend", "mille", "mila", "тысяча", "тысячи", "тысяч", "тыс", "tysiąc",
                      "tysiące", "tysięcy", "bin", "ribu", "duizend", "nghìn", "ngàn", "हज़ार",
                      "هزار", "ألف"), 1e3),
@@ -420,6 +407,24 @@ def _detected_language(text: str) -> str | None:
 def _language_identifier() -> LanguageIdentifier:
     """py3langid's model, loaded once, giving probabilities."""
     return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+
+
+_BARE_MIL = re.compile(r"(?<=\d)(\s*)mil\b")
+_MIL_IS_THOUSAND = ("es", "pt", "ca", "gl")
+
+
+def miles_named(text: str, language: str | None) -> str:
+    """The reply with a bare "mil" after a number written "mi" where it names miles, not a
+    thousand: "240 mil dólares" is 240,000 in Spanish and Portuguese, "10 mil na godzinę" is 10
+    miles an hour in Polish (Czech, Turkish and the Scandinavian languages use the word for a
+    mile too). The language is our word lists', else py3langid's; where neither is sure, a
+    thousand, as before."""
+    if language in _MIL_IS_THOUSAND or not _BARE_MIL.search(text):
+        return text
+    detected = language or _detected_language(text)
+    if detected is None or detected in _MIL_IS_THOUSAND:
+        return text
+    return _BARE_MIL.sub(r"\1mi", text)
 
 
 def numbers_in(clause: str, decimal_mark: str | None) -> list[Number]:

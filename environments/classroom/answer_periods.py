@@ -17,7 +17,12 @@ from __future__ import annotations
 
 import re
 
-from personasim.environments.classroom.answer_clauses import Context, Statement, prepared
+from personasim.environments.classroom.answer_clauses import (
+    SENTENCE_RULES,
+    Context,
+    Statement,
+    prepared,
+)
 from personasim.environments.classroom.answer_numbers import numbers_in
 from personasim.environments.classroom.answer_units import asking_sentence, sentence_at
 from personasim.simulation import same_value
@@ -68,7 +73,7 @@ def other_period(context: Context, final: Statement, value: float | None) -> str
     """Why the value is no answer: the stretch of its sentence around it names a period, and
     only periods, other than the one the question asks about (None where the question names
     no one period, or the stretch names it or none)."""
-    if value is None or final.rule not in ("closing", "concluding") or not context.question:
+    if value is None or final.rule not in SENTENCE_RULES or not context.question:
         return None
     asking = _ASKING.search(asking_sentence(context.question))
     asked = {p for p in _periods(asking[0]) if " " not in p} if asking else set()
@@ -91,7 +96,7 @@ def starting_amount(context: Context, final: Statement, value: float | None) -> 
     """Why the value is no answer: the stretch that states it calls it the amount at the start
     ("Tom has 19 marbles now; originally 24.", "He started with 24."), and the question does
     not ask for that (English)."""
-    if value is None or final.rule not in ("closing", "concluding") or not context.question:
+    if value is None or final.rule not in SENTENCE_RULES or not context.question:
         return None
     if context.language not in (None, "en") or _AT_START.search(context.question):
         return None

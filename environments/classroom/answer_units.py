@@ -22,11 +22,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import pairwise
 
 from text_to_num import alpha2digit
 
-from personasim.environments.classroom.answer_clauses import Context, Statement, prepared
+from personasim.environments.classroom.answer_clauses import (
+    SENTENCE_RULES,
+    Context,
+    Statement,
+    prepared,
+)
 from personasim.environments.classroom.answer_numbers import Number, numbers_in
 
 __all__ = [
@@ -39,7 +43,6 @@ __all__ = [
     "conversions",
     "difference_missing",
     "kind_mismatch",
-    "listed_quantities",
     "names_the_asked",
     "per_item",
     "quantity_kind",
@@ -119,7 +122,7 @@ def kind_mismatch(context: Context, final: Statement, value: float | None) -> st
     another kind than the question asks ("13 hours" for "How much did he earn?"), or the
     sentence names the asked things with another number while the value names something else
     ("she'll need two bookcases, each holding 55 books" read as 55 for "how many bookcases")."""
-    if value is None or final.rule not in ("closing", "concluding") or not context.question:
+    if value is None or final.rule not in SENTENCE_RULES or not context.question:
         return None
     asked = asked_kind(context.question)
     if asked is None:
@@ -171,7 +174,7 @@ def difference_missing(context: Context, final: Statement, value: float | None) 
     """Why a closing or concluding sentence's value is not the answer to a question that asks
     for a difference ("How many more boxes did she buy this week than last week?"): the
     sentence states an amount with no word of comparison ("this week she bought 8 boxes")."""
-    if value is None or final.rule not in ("closing", "concluding") or not context.question:
+    if value is None or final.rule not in SENTENCE_RULES or not context.question:
         return None
     if context.language not in (None, "en"):
         return None
@@ -261,9 +264,10 @@ _RATE_ITEMS_A = frozenset(
 def rate_item(text: str, end: int) -> str | None:
     """What the quantity ending at `end` is stated per, as a noun stem ("64 emails a day":
     day; "1,800 per school": school; "2 cups of tea in each row": row), "" where it is per
-    item without naming one ("$17 each"); None for no rate."""
+    item without naming one ("$17 each"); None for no rate, nor one across a conjunction
+    ("12 and every player gets 6")."""
     found = _RATE_AFTER.match(text[end : end + 80])
-    if found is None or re.search(r"\d|[,;:]", found[0]):
+    if found is None or re.search(r"\d|[,;:]|\b(?:and|or|but|while)\b", found[0]):
         return None
     if found["bare"]:
         return ""
@@ -280,35 +284,6 @@ def names_the_asked(text: str, context: Context) -> bool:
     body = prepared(text, context.language, context.decimal_mark)
     numbers = numbers_in(body, context.decimal_mark)
     return asked is not None and any(quantity_kind(body, n.start, n.end) == asked for n in numbers)
-
-
-def listed_quantities(sentence: str, context: Context) -> bool:
-    """Whether the sentence lists two quantities of one kind side by side, as parts rather
-    than an answer ("45 goats left in Farm X and 25 goats left in Farm Y", "3 cheese pizzas and
-    3 pepperoni pizzas"): joined by "and" or a comma, with no verb or change between them
-    ("had 20 apples and has 12 apples left" is a change, not a list)."""
-    body = prepared(sentence, context.language, context.decimal_mark)
-    numbers = numbers_in(body, context.decimal_mark)
-    for one, other in pairwise(numbers):
-        kind = quantity_kind(body, one.start, one.end)
-        gap = body[one.end : other.start]
-        if kind is None or kind != quantity_kind(body, other.start, other.end):
-            continue
-        if _JOINED.search(gap) and not _CHANGE.search(gap):
-            return True
-    return False
-
-
-_JOINED = re.compile(r"\band\b|,", re.IGNORECASE)
-_CHANGE = re.compile(
-    r"\b(?:has|have|had|is|are|was|were|now|then|gets?|got|ate|eats?|gave|gives?|sold|sells?|"
-    r"bought|buys?|made|makes?|spent|spends?|paid|pays?|needs?|leaves?|keeps?|kept|uses?|used|"
-    r"earns?|earned|loses?|lost|becomes?|became|remains?|adds?|added|takes?|took|receives?|"
-    r"received|with|from|to|into|of|which|that|making|giving|for|costs?|so|therefore|thus|"
-    r"hence|then|but|while|whereas)\b|[+=×÷*/−;]",
-    re.IGNORECASE,
-)
-"""Words between two quantities that make them a change or a computation, not a list."""
 
 
 def conversions(candidates: list[Candidate]) -> bool:
@@ -421,6 +396,8 @@ def quantity_kind(text: str, start: int, end: int) -> str | None:
     before, after = text[max(0, start - 2) : end], text[end:]
     latex = "$" in before and after.lstrip().startswith("$")  # "$92$": inline math, no dollar
     if not latex and (re.search(r"[$€£¥]", before) or re.match(r"\s*[$€£¥]", after)):
+        return "money"
+    if _MONEY_WORD.match(after.lstrip()):  # "40 हज़ार डॉलर": a word \w would cut at its vowel sign
         return "money"
     if _PERCENT.search(text[start:end]) or _PERCENT.match(after.lstrip()):
         return "percent"

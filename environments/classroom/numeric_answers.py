@@ -64,6 +64,7 @@ from personasim.environments.classroom.answer_consistency import (
 from personasim.environments.classroom.answer_numbers import (
     NUMBER,
     SIGN_WORD,
+    miles_named,
     normalized,
     read_number,
     reply_decimal_mark,
@@ -85,10 +86,10 @@ from personasim.environments.classroom.answer_statements import (
     explicit_statements,
     mentions_a_final_statement,
 )
+from personasim.environments.classroom.answer_subjects import another_subject, listed_quantities
 from personasim.environments.classroom.answer_units import (
     difference_missing,
     kind_mismatch,
-    listed_quantities,
     sentence_at,
 )
 from personasim.environments.classroom.answer_withdrawals import withdrawal_after
@@ -219,6 +220,7 @@ def _grammar(text: str, question: str | None) -> _Grammar:
 def _grammar_of(text: str, question: str | None) -> _Grammar:
     normalized_text = normalized(text)
     language = reply_language(normalized_text)
+    normalized_text = miles_named(normalized_text, language)
     mark = reply_decimal_mark(normalized_text, language)
     context = Context(normalized_text, language, mark, question)
     statements = _statements(context)
@@ -262,6 +264,7 @@ def _hedged(
     other = other or difference_missing(context, final, reading.value)
     other = other or other_period(context, final, reading.value)
     other = other or starting_amount(context, final, reading.value)
+    other = other or another_subject(context, final, reading.value)
     if other is not None:
         return Reading.unreadable(other, "grammar:intermediate"), None
     hedge = (
@@ -336,9 +339,8 @@ def _math_verify(text: str, anchored: bool) -> Reading:
         ExprExtractionConfig(try_extract_without_anchor=not anchored),
     ]
     if _MYRIAD.search(text):
-        return Reading.unreadable(
-            "it writes 万 or 亿, which math-verify does not read", "math-verify"
-        )
+        reason = "it writes a numeral unit (万, 千, 만 …), which math-verify does not read"
+        return Reading.unreadable(reason, "math-verify")
     if (limit := _beyond_math_verify(normalized(text))) is not None:
         return Reading.unreadable(limit, "math-verify")
     lines = _SENTENCE_END.sub("\n", SIGN_WORD.sub("-", below_zero_signed(text)))
@@ -353,7 +355,7 @@ def _math_verify(text: str, anchored: bool) -> Reading:
     return Reading.of(value, "math-verify")
 
 
-_MYRIAD = re.compile(r"\d\s*[万萬亿億]")
+_MYRIAD = re.compile(r"\d\s*[万萬亿億千百만천억백]")
 _GROUPED_OR_DECIMAL = re.compile(r"\d,\d|\d \d{3}\b|\d\.\d{3}\b")
 _BEYOND = re.compile(r"(?<![\d.,/])\d+\s+\d+/\d+(?![\d/])|\d'\d{3}\b|\d,\d{2},\d{3}\b")
 """A mixed number ("6 3/4", "6¾"; math-verify reads its whole part), a grouping by

@@ -1,0 +1,243 @@
+"""What a closing sentence's quantities are about, beside what the question asks about
+(docs/classroom.md, "Reading answers"): checks that keep a reading from a wrong quantity.
+
+- **The clause that names the asked** (`by_asked_subject`): "Each player gets 3 oranges, and the
+  coaches keep 12." for "How many oranges does each player get?" The concluding rule reads a
+  sentence's one quantity the question did not give (12, since the question gives 3 coaches);
+  where the one clause that names a word of the question's asking part (from its first
+  "how"/"what" on, words compared by their Snowball stems; a word every clause names tells
+  nothing) states another value, the sentence reads two ways: ambiguous. Taking that clause's
+  value as the answer was tried in the twelfth round and dropped: it read one held-out reply
+  wrong for nine more read.
+- **Another name** (`another_subject`): "David found 9 insects." for "How many insects did Lily
+  find?" is a step, not the answer.
+- **Quantities listed side by side** (`listed_quantities`): "45 goats in Farm X and 25 goats in
+  Farm Y" are parts, not an answer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from itertools import pairwise
+
+import snowballstemmer
+
+from personasim.environments.classroom.answer_clauses import (
+    SENTENCE_RULES,
+    WORKED,
+    Context,
+    Statement,
+    prepared,
+)
+from personasim.environments.classroom.answer_numbers import numbers_in
+from personasim.environments.classroom.answer_units import Candidate, asking_sentence, quantity_kind
+
+__all__ = ["another_subject", "by_asked_subject", "listed_quantities"]
+
+_CONJUNCTION = re.compile(
+    r",?\s+(?:and|but|while|whereas|plus|then)\s+|;\s*|\s+[—–]\s+", re.IGNORECASE
+)
+"""Where a sentence's clauses meet ("Seth is 16 and Brooke is 8")."""
+_COMMA = re.compile(r",\s+")
+"""A finer break, where the clauses are only listed ("6 yellow balloons, 26 balloons in all")."""
+_ASKING = re.compile(r"\b(?:how|what|which|who|whom|whose|when|where)\b", re.IGNORECASE)
+_WORKED = re.compile(rf"{WORKED.pattern}|=|\d\s*[−–-]\s*[$€£]?\d|\s[−–]\s*[$€£]?\d")
+"""Arithmetic, a minus included ("52 – 51 = 1", "30 children – 5 children = 25 children")."""
+_WORD = re.compile(r"[^\W\d_]{3,}")
+_TOTAL = re.compile(
+    r"\b(?:total|altogether|together|in\s+all|combined|overall|all\s+told|sum)\b", re.IGNORECASE
+)
+"""A total, which the question may ask for and a clause may give ("26 balloons in all")."""
+_STOP = frozenset(
+    re.findall(
+        r"\w+",
+        "the and for are was were will would can could should does did has have had that this "
+        "with they their them there then than each every its his her she him you your our from "
+        "into per all how many much what which who whom whose when where get gets got total "
+        "altogether together more less",
+    )
+)
+"""Words that name no one thing: the asking itself, pronouns, auxiliaries, "total"."""
+
+
+def by_asked_subject(candidates: Sequence[Candidate], context: Context) -> Candidate | None:
+    """The one quantity whose clause alone names a word of the question's asking part (module
+    docstring); None where not exactly one does, or where the quantities do not stand in
+    clauses of their own."""
+    if not context.question or len(candidates) < 2:
+        return None
+    body = candidates[0][2]
+    if any(other[2] != body for other in candidates[1:]) or _WORKED.search(body):
+        return None  # a sentence that works things out: the closing rules read it
+    asked = _asked_words(context.question)
+    spans = _clauses(body, [number.start for _, number, _ in candidates])
+    if not asked or spans is None:
+        return None
+    named = [_stems(body[start:end]) & asked for start, end in spans]
+    alone = [
+        index
+        for index, words in enumerate(named)
+        if words - set().union(*(other for j, other in enumerate(named) if j != index))
+    ]
+    if len(alone) != 1:
+        return None
+    index = alone[0]
+    totals = [bool(_TOTAL.search(body[start:end])) for start, end in spans]
+    if any(totals[:index] + totals[index + 1 :]) or (
+        _TOTAL.search(asking_sentence(context.question)) and not totals[index]
+    ):
+        return None  # another clause gives a total, or the asked total is not this one's
+    chosen, (_, end) = candidates[alone[0]], spans[alone[0]]
+    if numbers_in(body[chosen[1].end : end], context.decimal_mark):
+        return None  # another number ends its clause: "moved up 1 spot to finish in 6th place"
+    return chosen
+
+
+@lru_cache(maxsize=4096)
+def _asked_words(question: str) -> frozenset[str]:
+    """The stems of the words the question's asking part names ("how old is Jean?": old,
+    jean), from its first "how"/"what"/… on."""
+    sentence = asking_sentence(question)
+    asking = list(_ASKING.finditer(sentence))
+    part = sentence[asking[0].start() :] if asking else sentence
+    return _stems(part)
+
+
+def _stems(text: str) -> frozenset[str]:
+    words = [word.lower() for word in _WORD.findall(text)]
+    return frozenset(_STEMMER.stemWords([word for word in words if word not in _STOP]))
+
+
+_STEMMER = snowballstemmer.stemmer("english")
+
+
+def _clauses(body: str, starts: list[int]) -> list[tuple[int, int]] | None:
+    """Each quantity's clause of `body` (the quantities at `starts`) as a span, split where
+    clauses meet, else also at commas; None where two quantities share one."""
+    for pattern in (_CONJUNCTION, (_CONJUNCTION, _COMMA)):
+        bounds = _breaks(body, pattern)
+        pieces = [_piece(bounds, start) for start in starts]
+        if len(set(pieces)) == len(pieces):
+            return pieces
+    return None
+
+
+def _breaks(body: str, patterns: re.Pattern[str] | tuple[re.Pattern[str], ...]) -> list[int]:
+    found = patterns if isinstance(patterns, tuple) else (patterns,)
+    edges = sorted({edge for p in found for m in p.finditer(body) for edge in m.span()})
+    return [0, *edges, len(body)]
+
+
+def _piece(bounds: list[int], start: int) -> tuple[int, int]:
+    """The stretch between two breaks that holds `start`."""
+    for low, high in pairwise(bounds):
+        if low <= start < high:
+            return low, high
+    return bounds[-2], bounds[-1]
+
+
+def another_subject(context: Context, final: Statement, value: float | None) -> str | None:
+    """Why a closing sentence's value answers about someone else: the question asks what a
+    named one did or has ("How many insects did Lily find?") and the sentence's subject is
+    another of the question's names, and no name of the asking sentence is in it ("David found
+    9 insects."; "Darla has 27 marbles." answers "how many did Mazie give to Darla?"): it
+    stopped at an intermediate step."""
+    rules = (*SENTENCE_RULES, "answer-first", "bold")
+    if value is None or final.rule not in rules or not context.question:
+        return None
+    names, asking = _names(context.question), asking_sentence(context.question)
+    asked = _ASKED_SUBJECT.search(asking)
+    if asked is None or not names & set(_CAPITALIZED.findall(asked[0])):
+        return None
+    wanted = names & set(_CAPITALIZED.findall(asking))  # "how many did Mazie give to Darla?"
+    sentence = _sentence_around(context.text, final.position)
+    subject = _SUBJECT.match(sentence)
+    if subject is None or subject["name"] not in names:
+        return None
+    if wanted & set(re.findall(r"\w+", sentence)):
+        return None
+    return f"its last sentence is about {subject['name']}; the question asks about " + (
+        " and ".join(sorted(wanted))
+    )
+
+
+_CAPITALIZED = re.compile(r"\b[A-Z][a-z]+\b")
+_NAME = r"[A-Z][a-z]+(?:['’]s)?"
+_ASKED_SUBJECT = re.compile(
+    rf"\b(?:did|does|do|will|would|is|was|are|were|has|have|had|can|could|should|must)\s+"
+    rf"{_NAME}(?:\s+and\s+{_NAME})?"
+)
+"""Whom the question asks about: "did Lily", "is Jean", "was Betsy's", "did Pierson and Nikita"."""
+_SUBJECT = re.compile(
+    r"^[\s*_#>-]*(?:(?:so|therefore|thus|hence|then|now|that\s+means|this\s+means)\s*,?\s+)?"
+    r"(?P<name>[A-Z][a-z]+)(?:['’]s)?\b",
+    re.IGNORECASE,
+)
+"""The sentence's subject, where it opens with a name ("So PJ has 47 cards.", "Donovan's part")."""
+_NOT_NAMES = frozenset(
+    re.findall(
+        r"\w+",
+        "the a an if he she they it its his her their we you i each every how what which who "
+        "when where there this that these those after before then on in at for of to by with "
+        "from one two three four five six seven eight nine ten some all but and so as mr mrs "
+        "ms dr also now today tomorrow yesterday during while since because however finally "
+        "first second third last next half twice both many much most more less together",
+    )
+)
+"""Capitalised words that start a sentence without naming anyone."""
+
+
+@lru_cache(maxsize=4096)
+def _names(question: str) -> frozenset[str]:
+    """The question's names: capitalised words that are no common word at a sentence's start
+    and never appear in lower case in it ("Lily", "Becca")."""
+    lower = set(re.findall(r"\b[a-z]+\b", question))
+    return frozenset(
+        word
+        for word in _CAPITALIZED.findall(question)
+        if word.lower() not in _NOT_NAMES and word.lower() not in lower
+    )
+
+
+def _sentence_around(text: str, position: int) -> str:
+    """The sentence of `text` that holds `position` (a bold value's sentence starts before it)."""
+    line_start = text.rfind("\n", 0, position) + 1
+    line_end = text.find("\n", position)
+    line = text[line_start : len(text) if line_end < 0 else line_end]
+    offset = 0
+    for piece in re.split(r"(?<=[.!?])\s+", line):
+        if line_start + offset + len(piece) >= position:
+            return piece
+        offset += len(piece) + 1
+    return line
+
+
+def listed_quantities(sentence: str, context: Context) -> bool:
+    """Whether the sentence lists two quantities of one kind side by side, as parts rather
+    than an answer ("45 goats left in Farm X and 25 goats left in Farm Y", "3 cheese pizzas and
+    3 pepperoni pizzas"): joined by "and" or a comma, with no verb or change between them
+    ("had 20 apples and has 12 apples left" is a change, not a list)."""
+    body = prepared(sentence, context.language, context.decimal_mark)
+    numbers = numbers_in(body, context.decimal_mark)
+    for one, other in pairwise(numbers):
+        kind = quantity_kind(body, one.start, one.end)
+        gap = body[one.end : other.start]
+        if kind is None or kind != quantity_kind(body, other.start, other.end):
+            continue
+        if _JOINED.search(gap) and not _CHANGE.search(gap):
+            return True
+    return False
+
+
+_JOINED = re.compile(r"\band\b|,", re.IGNORECASE)
+_CHANGE = re.compile(
+    r"\b(?:has|have|had|is|are|was|were|now|then|gets?|got|ate|eats?|gave|gives?|sold|sells?|"
+    r"bought|buys?|made|makes?|spent|spends?|paid|pays?|needs?|leaves?|keeps?|kept|uses?|used|"
+    r"earns?|earned|loses?|lost|becomes?|became|remains?|adds?|added|takes?|took|receives?|"
+    r"received|with|from|to|into|of|which|that|making|giving|for|costs?|so|therefore|thus|"
+    r"hence|then|but|while|whereas)\b|[+=×÷*/−;]",
+    re.IGNORECASE,
+)
+"""Words between two quantities that make them a change or a computation, not a list."""
