@@ -157,3 +157,111 @@ def test_an_approximate_restatement_in_another_unit_does_not_hedge_the_value(
     if expect == "in kilometers":
         question, expect = question.replace("?", ", in kilometers?"), A
     assert _read(f"54 + 25 = 79.\n\n{closing}", question) == expect
+
+
+NEPHEW = (
+    "Shiloh is 44. In 7 years he will be three times as old as his nephew. How old is the "
+    "nephew now?"
+)
+
+
+@pytest.mark.parametrize(
+    "correction",
+    [
+        "Ой, нет — это через 7 лет. Сейчас ему 10 лет.",
+        "あ、違いました。今は10歳です。",
+        "Hayır, bekle — bu yanlış. Bugün 10 yaşında.",
+        "Khoan đã, sai rồi. Bây giờ cháu 10 tuổi.",
+        "Moment, das ist sein Alter in 7 Jahren. Heute ist er 10.",
+        "Chwila, to jego wiek za 7 lat. Teraz ma 10 lat.",
+        "Tunggu, itu salah. Sekarang umurnya 10 tahun.",
+        "रुकिए, यह गलत है। अभी उसकी उम्र 10 साल है।",
+    ],
+)
+def test_a_correction_after_the_answer_in_more_languages(correction: str) -> None:
+    assert _read(f"51 ÷ 3 = 17.\nAnswer: 17\n{correction}", NEPHEW) == 10  # was read 17
+
+
+@pytest.mark.parametrize(
+    "withdrawal",
+    [
+        "Moment, das passt nicht – ich muss das noch einmal prüfen.",
+        "Chwila, coś tu nie gra. Muszę to przeliczyć.",
+        "Tunggu, saya perlu menghitung ulang.",
+        "Bir dakika, bunu yeniden hesaplamam gerek.",
+    ],
+)
+def test_a_withdrawal_after_the_answer_in_more_languages(withdrawal: str) -> None:
+    assert _read(f"51 ÷ 3 = 17.\nAnswer: 17\n{withdrawal}", NEPHEW) in NO  # was read 17
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Odpowiedź: 40 (a może 38).",
+        "Cevap: 40 (belki 38).",
+        "답: 40명 (아니면 38명)",
+        "Trả lời: 40 (có thể là 38).",
+        "Risposta: 40 (forse 38).",
+        "Ich bin mir nicht sicher, aber die Antwort ist wohl 40.",
+        "No estoy segura, pero la respuesta es 40.",
+        "Nie jestem pewien, ale odpowiedź to 40.",
+    ],
+)
+def test_an_alternative_or_a_doubt_in_more_languages(reply: str) -> None:
+    assert _read(f"48 ÷ 1,2 = 40.\n\n{reply}") in NO  # was read 40
+
+
+BALLOONS = (
+    "Tina and her 2 friends each had 3 balloons, and their mom gave each girl 2 more. How many "
+    "balloons did the girls have in total?"
+)
+
+
+@pytest.mark.parametrize(
+    ("closing", "expect"),
+    [
+        ("Each girl ended up with 5 balloons.", U),  # was read 5
+        ("On average, each girl has 5 balloons.", U),
+        ("The girls had 5 balloons each.", U),
+        ("The girls had 15 balloons altogether.", 15),
+        ("Each girl had 5, so the girls had 15 balloons in total.", 15),
+        ("So the girls had 15 balloons.", 15),
+    ],
+)
+def test_a_value_per_item_where_the_question_asks_a_total(
+    closing: str, expect: float | str
+) -> None:
+    assert _read(f"3 × 3 = 9 and 3 × 2 = 6, so 9 + 6 = 15.\n\n{closing}", BALLOONS) == expect
+
+
+@pytest.mark.parametrize(
+    "remark",
+    [
+        "Happy to help with problem #2 too! 😊",
+        "Answered by MathBot v2.",
+        "Ready for question 3 whenever you are!",
+    ],
+)
+def test_a_remark_about_the_chat_with_a_number_is_read_past(remark: str) -> None:
+    question = "Charlie had 54 stickers, gave away 9 and used 28. How many stickers are left?"
+    reply = f"54 − 9 − 28 = 17.\nCharlie has 17 stickers left. {remark}"
+    assert _read(reply, question) == 17  # the number in the remark was read (2, 3)
+
+
+PENGUINS = (
+    "There are 36 penguins sunbathing. A third go swimming and a third go into the cave. How "
+    "many penguins are still sunbathing?"
+)
+
+
+@pytest.mark.parametrize(
+    ("closing", "expect"),
+    [
+        ("So 12 + 12 = 24 penguins are no longer sunbathing.", U),  # was read 24
+        ("That means 24 penguins aren't sunbathing anymore.", 24),  # "anymore" after: left
+        ("So 36 − 24 = 12 penguins are still sunbathing.", 12),
+    ],
+)
+def test_a_last_sentence_that_counts_the_others(closing: str, expect: float | str) -> None:
+    assert _read(f"36 ÷ 3 = 12 swim and 12 go inside.\n{closing}", PENGUINS) == expect

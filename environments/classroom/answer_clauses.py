@@ -142,7 +142,9 @@ RANGE = re.compile(r"^\s*(?:-|–|—|~|to|à|a|bis|até|hasta|au|到|至)\s*[$�
 read as a number and a signed one)."""
 UNSURE = (
     r"\b(?:не\s+уверен[аы]?|кажется|наверное|возможно|vermutlich|creo\s+que|forse|acho\s+que|"
-    r"olabilir|sanırım|mungkin|chyba|waarschijnlijk|misschien|có\s+lẽ)\b|것\s*같|아마|शायद|ربما|"
+    r"olabilir|sanırım|mungkin|chyba|waarschijnlijk|misschien|có\s+lẽ|nicht\s+sicher|pas\s+sûr|"
+    r"no\s+estoy\s+segur[oa]|não\s+tenho\s+certeza|non\s+sono\s+sicur[oa]|niet\s+zeker|"
+    r"nie\s+jestem\s+pew(?:ien|na)|emin\s+değilim|tidak\s+yakin|không\s+chắc)\b|것\s*같|아마|शायद|ربما|"
     r"たぶん|多分|大概|也许"
 )
 """Uncertainty in the languages the readers know beyond the first six ("Я не уверен",

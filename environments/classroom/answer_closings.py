@@ -75,7 +75,8 @@ _TRAILER = re.compile(r"(?:\s|```|\*\*|__)+$")
 _ALTERNATIVE = re.compile(
     r"^(?:or|ou(?:\s+bien|\s+então)?|oder|o|alternatively|otherwise|sinon|sonst|"
     r"de\s+lo\s+contrario|senão|or\s+else|either|или|либо|atau|lub|albo|veya|ya\s+da|"
-    r"hoặc|eller|maybe|perhaps|possibly)\b|^(?:或者|或|否则|也可能|または|もしくは|또는|या|أو)",
+    r"hoặc|eller|maybe|perhaps|possibly|a\s+może|może|belki|có\s+thể\s+là|vielleicht|"
+    r"peut-être|quizás?|tal\s+vez|talvez|forse)\b|^(?:或者|或|否则|也可能|または|もしくは|또는|아니면|या|أو)",
     re.IGNORECASE,
 )
 """Words that open an alternative to the answer just given."""

@@ -18,16 +18,21 @@ from __future__ import annotations
 import re
 
 from personasim.environments.classroom.answer_clauses import (
+    CONCLUDING_BREAK,
     SENTENCE_RULES,
     Context,
     Statement,
     prepared,
 )
 from personasim.environments.classroom.answer_numbers import numbers_in
-from personasim.environments.classroom.answer_units import asking_sentence, sentence_at
+from personasim.environments.classroom.answer_units import (
+    asked_quantity,
+    asking_sentence,
+    sentence_at,
+)
 from personasim.simulation import same_value
 
-__all__ = ["other_period", "starting_amount"]
+__all__ = ["other_period", "other_scope", "starting_amount"]
 
 _ADVERBS = {"hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month"}
 _ADVERBS |= {"yearly": "year", "annually": "year", "annual": "year"}
@@ -104,6 +109,46 @@ def starting_amount(context: Context, final: Statement, value: float | None) -> 
     if (cue := _AT_START.search(stretch)) is None:
         return None
     return f"its last sentence gives the amount at the start ({cue[0]!r})"
+
+
+_EACH_OPENS = re.compile(
+    r"^[\W_]*(?!if\b|when\b|since\b|as\b)(?:[^\W\d_]+\s+){0,2}?(?:each|every|on\s+average|"
+    r"average)\b",
+    re.IGNORECASE,
+)
+"""A sentence about one item or the average ("Each friend ended up with …", "On average, …",
+"The average sibling is …")."""
+_EACH_AFTER = re.compile(
+    r"\s*(?:[^\W\d_]+\s+){0,2}?(?:each|apiece|a\s+piece|per\s+[^\W\d_]+)\b", re.IGNORECASE
+)
+"""A value stated per item ("5 balloons each", "$5 per person")."""
+_WHOLE = re.compile(
+    r"\b(?:total|altogether|together|in\s+all|combined|overall|all\s+told)\b", re.IGNORECASE
+)
+
+
+def other_scope(context: Context, final: Statement, value: float | None) -> str | None:
+    """Why the value is no answer: the question asks for a total, not per item, and the last
+    sentence is about one item or the average, or states the value per item, with no total
+    ("Each friend ended up with 5 balloons." for "How many total balloons did the girls
+    have?"); English. (The converse, a total where the question asks per item, cost right
+    readings: "each" in a question's conditions is no asked rate.)"""
+    if value is None or final.rule not in SENTENCE_RULES or not context.question:
+        return None
+    asking = _ASKING.search(asking_sentence(context.question))
+    if asking is None or context.language not in (None, "en"):
+        return None
+    if not _WHOLE.search(asking[0]) or asked_quantity(asking[0]).per_item:
+        return None
+    sentence = sentence_at(context.text, final)
+    stretch = _around(sentence, value, context)
+    body = prepared(sentence, context.language, context.decimal_mark)
+    stated = [n for n in numbers_in(body, context.decimal_mark) if same_value(n.value, value)]
+    opening = _EACH_OPENS.match(CONCLUDING_BREAK.split(sentence)[-1])  # not "Each …, so 44"
+    each = opening or (stated and _EACH_AFTER.match(body, stated[-1].end))
+    if not each or _WHOLE.search(stretch):
+        return None
+    return "its last sentence gives a value per item or an average; the question asks a total"
 
 
 def _one(word: re.Match[str]) -> bool:

@@ -68,8 +68,13 @@ other case."""
 _ORDINAL = re.compile(r"\b\d+(?:st|nd|rd|th|º|ª|o|a|ème|e|er|re|te|de)\b", re.IGNORECASE)
 """An ordinal ("your 3rd grade homework", "4º grado", "devoir de 6e"): it orders, it counts
 nothing."""
-_META = re.compile(r"\b\d+\s+(?:steps|tips)\b|\(\d+/\d+\)", re.IGNORECASE)
-"""A number about the explanation ("I hope these 5 steps make it clear!", "(5/5)")."""
+_META = re.compile(
+    r"\b\d+\s+(?:steps|tips)\b|\(\d+/\d+\)|(?:problem|question|exercise)\s+#?\d+\b|#\d+\b|"
+    r"\bv\d+(?:\.\d+)*\b",
+    re.IGNORECASE,
+)
+"""A number about the explanation or the chat ("I hope these 5 steps make it clear!", "(5/5)",
+"Happy to help with problem #2 too!", "Answered by MathBot v2.")."""
 _SMALL_WORDS = dict(
     zip(
         ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",

@@ -82,7 +82,10 @@ _GOAL = re.compile(
 _HEDGE_BEFORE = re.compile(
     r"\b(?:estimate[ds]?|guess|probably|maybe|perhaps|possibly|likely|approximate(?:ly)?|"
     r"rough(?:ly)?|not\s+(?:sure|certain)|peut-être|probablement|quizás?|tal\s+vez|"
-    r"probablemente|vielleicht|wahrscheinlich|talvez|provavelmente)\b|大概|可能|也许|估计",
+    r"probablemente|vielleicht|wahrscheinlich|wohl|talvez|provavelmente|pas\s+sûr|"
+    r"nicht\s+sicher|no\s+estoy\s+segur[oa]|não\s+tenho\s+certeza|non\s+sono\s+sicur[oa]|"
+    r"niet\s+zeker|nie\s+jestem\s+pew(?:ien|na)|emin\s+değilim|tidak\s+yakin|không\s+chắc)\b|"
+    r"大概|可能|也许|估计|不确定|자신이\s*없|확실하지\s*않|यकीन\s+नहीं",
     re.IGNORECASE,
 )
 """A hedge before the marker, in its sentence ("I'd estimate the answer is 40", "The answer

@@ -11,6 +11,8 @@
   wrong for nine more read.
 - **Another name** (`another_subject`): "David found 9 insects." for "How many insects did Lily
   find?" is a step, not the answer.
+- **The others** (`the_others`): "So 24 penguins are no longer sunbathing." for "How many
+  penguins are still sunbathing?" counts the rest.
 - **Quantities listed side by side** (`listed_quantities`): "45 goats in Farm X and 25 goats in
   Farm Y" are parts, not an answer.
 """
@@ -34,7 +36,7 @@ from personasim.environments.classroom.answer_clauses import (
 from personasim.environments.classroom.answer_numbers import numbers_in
 from personasim.environments.classroom.answer_units import Candidate, asking_sentence, quantity_kind
 
-__all__ = ["another_subject", "by_asked_subject", "listed_quantities"]
+__all__ = ["another_subject", "by_asked_subject", "listed_quantities", "the_others"]
 
 _CONJUNCTION = re.compile(
     r",?\s+(?:and|but|while|whereas|plus|then)\s+|;\s*|\s+[—–]\s+", re.IGNORECASE
@@ -241,3 +243,25 @@ _CHANGE = re.compile(
     re.IGNORECASE,
 )
 """Words between two quantities that make them a change or a computation, not a list."""
+
+_NO_LONGER = re.compile(
+    r"\b(?:no\s+longer|not\s+(?:[^\W\d_]+\s+)?any\s?more)\s+(?:[^\W\d_]+\s+)?(?P<verb>[^\W\d_]+)",
+    re.IGNORECASE,
+)
+_NEGATED = re.compile(r"\b(?:not|no|never|no\s+longer)\b|n['’]t\b", re.IGNORECASE)
+
+
+def the_others(context: Context, final: Statement, value: float | None) -> str | None:
+    """Why a closing sentence's value is no answer: it counts those that no longer do what the
+    question asks about ("So 24 penguins are no longer sunbathing." for "How many penguins are
+    still sunbathing?"), where the question's asking part negates nothing (English)."""
+    rules = (*SENTENCE_RULES, "answer-first", "bold")
+    if value is None or final.rule not in rules or not context.question:
+        return None
+    sentence = asking_sentence(context.question)
+    asking = list(_ASKING.finditer(sentence))
+    part = sentence[asking[0].start() :] if asking else sentence
+    others = _NO_LONGER.search(_sentence_around(context.text, final.position))
+    if others is None or _NEGATED.search(part) or not _stems(others["verb"]) & _stems(part):
+        return None
+    return f"its last sentence counts the others ({others[0]!r})"

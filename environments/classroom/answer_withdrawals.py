@@ -40,7 +40,9 @@ WITHDRAWN = re.compile(
     r"无法(?:给出|确定|计算|回答)|不能确定|不够清楚|不确定|不合理|有误|不可能|没有意义|"
     r"没有道理|\b(?:das\s+ist\s+falsch|neu\s+berechnen|errore\s+mio|devo\s+ricontrollare|"
     r"dat\s+is\s+fout|opnieuw\s+berekenen|это\s+неверно|неправильно|пересчитаю)\b|計算し直|"
-    r"間違|다시\s*계산|틀렸",
+    r"間違|다시\s*계산|틀렸|noch\s+einmal\s+(?:prüfen|rechnen)|nochmal\s+(?:prüfen|rechnen)|"
+    r"przeliczyć|sprawdzić\s+jeszcze\s+raz|menghitung\s+ulang|hitung\s+ulang|yeniden\s+hesapla|"
+    r"tính\s+lại|перепроверить|пересчитать|फिर\s+से\s+गणना",
     re.IGNORECASE,
 )
 """A reply that takes its result back: it no longer states an answer."""

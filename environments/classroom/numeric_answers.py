@@ -70,7 +70,11 @@ from personasim.environments.classroom.answer_numbers import (
     reply_decimal_mark,
     reply_language,
 )
-from personasim.environments.classroom.answer_periods import other_period, starting_amount
+from personasim.environments.classroom.answer_periods import (
+    other_period,
+    other_scope,
+    starting_amount,
+)
 from personasim.environments.classroom.answer_remarks import without_remarks
 from personasim.environments.classroom.answer_replies import (
     cut_off_loop,
@@ -86,7 +90,11 @@ from personasim.environments.classroom.answer_statements import (
     explicit_statements,
     mentions_a_final_statement,
 )
-from personasim.environments.classroom.answer_subjects import another_subject, listed_quantities
+from personasim.environments.classroom.answer_subjects import (
+    another_subject,
+    listed_quantities,
+    the_others,
+)
 from personasim.environments.classroom.answer_units import (
     difference_missing,
     kind_mismatch,
@@ -264,7 +272,9 @@ def _hedged(
     other = other or difference_missing(context, final, reading.value)
     other = other or other_period(context, final, reading.value)
     other = other or starting_amount(context, final, reading.value)
+    other = other or other_scope(context, final, reading.value)
     other = other or another_subject(context, final, reading.value)
+    other = other or the_others(context, final, reading.value)
     if other is not None:
         return Reading.unreadable(other, "grammar:intermediate"), None
     hedge = (

@@ -68,7 +68,10 @@ CORRECTION = re.compile(
     r"warte|eigentlich|korrektur|espere|na\s+verdade|corrigindo|me\s+equivoqué|"
     r"je\s+me\s+suis\s+tromp[ée]e?|ich\s+habe\s+mich\s+(?:geirrt|verrechnet)|"
     r"(?:eu\s+)?errei|me\s+enganei)\b"
-    r"|\b(?:no|non|nein|err+|erm)\s*(?:[,:]|[—–]|-\s)|\b(?:update|edit|erratum)\s*:"
+    r"|\b(?:no|non|nein|нет|hayır|err+|erm)\s*(?:[,:]|[—–]|-\s)|\b(?:update|edit|erratum)\s*:"
+    r"|\b(?:moment|chwila|bekle|tunggu|подожди(?:те)?|ой|khoan\s+đã)\s*[,!—–]"
+    r"|\b(?:это\s+неверно|bu\s+yanlış|sai\s+rồi|itu\s+salah|to\s+nie\s+jest\s+dobrze)\b"
+    r"|(?:あっ?、\s*)?違(?:います|いました)|ちょっと待って|रुकिए|रुको|यह\s+गलत\s+है"
     r"|等一下|等等|不对|不對|不(?=[，,])|更正|其实|其實|算错|算錯|我错了|我錯了|訂正|정정|"
     r"\b(?:исправление|поправка|wacht|aspetta|correzione|düzeltme|poprawka)\b",
     re.IGNORECASE,
