@@ -265,3 +265,16 @@ PENGUINS = (
 )
 def test_a_last_sentence_that_counts_the_others(closing: str, expect: float | str) -> None:
     assert _read(f"36 ÷ 3 = 12 swim and 12 go inside.\n{closing}", PENGUINS) == expect
+
+
+@pytest.mark.parametrize(
+    ("closing", "expect"),
+    [
+        ("Add them up and you get 110 miles for the day.", 110),  # no value before
+        ("Put the two together and that's 110 miles.", 110),
+        ("Add them up to find the total.", U),  # an instruction alone states nothing
+    ],
+)
+def test_a_step_said_as_an_instruction_then_its_result(closing: str, expect: float | str) -> None:
+    question = "Dijana rowed 50 miles and Anis rowed 1/5 more. How many miles did they row?"
+    assert _read(f"Anis rowed 50 + 10 = 60. {closing}", question) == expect

@@ -121,6 +121,12 @@ PROCEDURE = re.compile(
 )
 """A sentence of the working, not its conclusion: "Let's ...", "Next, we ...", "Step 3"; not
 "You need 3 cups" (a number right after the verb concludes)."""
+_STEP_THEN_RESULT = re.compile(
+    r",?\s+and\s+(?P<result>(?:you|we)\s+(?:get|have|end\s+up\s+with)|that['’]s|that\s+is|"
+    r"that\s+(?:gives|makes)|the\s+(?:total|answer|result)\s+is)\b",
+    re.IGNORECASE,
+)
+"""A step said as an instruction, then its result ("Add them up and you get 110 miles")."""
 _PURPOSE = re.compile(
     r"^(?:to|in\s+order\s+to)\s+(?:[^,\n]|,(?=\d)){1,80}?,\s+(?=(?:the|a|an|he|she|they|it|his|"
     r"her|their|its|each|this|that|there|we|I|you)\s)",
@@ -321,6 +327,8 @@ def _closing_piece(
     Charleston 80, and Toulouse 160": a list, no one answer); None where the part is a step of
     the working, a condition or a subordinate clause."""
     clause = _PURPOSE.sub("", clause)
+    if PROCEDURE.match(clause) and (result := _STEP_THEN_RESULT.search(clause)) is not None:
+        clause = clause[result.start("result") :]  # "Add them up and you get 110 miles"
     if PROCEDURE.match(clause) or _CONDITIONAL.match(clause) or _IF.search(clause):
         return None, ()
     concluding = CONCLUDING_BREAK.split(clause)[-1].strip()

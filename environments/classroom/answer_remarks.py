@@ -18,7 +18,11 @@ import re
 
 from personasim.environments.classroom.answer_chains import question_givens
 from personasim.environments.classroom.answer_clauses import UNSURE, Context, prepared
-from personasim.environments.classroom.answer_closings import CONCLUDING_LABEL, sentences
+from personasim.environments.classroom.answer_closings import (
+    CONCLUDING_LABEL,
+    PROCEDURE,
+    sentences,
+)
 from personasim.environments.classroom.answer_durations import RESTATING, restates_duration
 from personasim.environments.classroom.answer_numbers import numbers_in
 from personasim.environments.classroom.answer_units import (
@@ -171,7 +175,8 @@ def _is_remark(sentence: str, context: Context, text: str) -> bool:
     if _new_number(sentence, context):
         return False  # "enough for 3 more"
     return not (
-        DOUBT.search(sentence)
+        PROCEDURE.match(sentence.strip(" *_"))  # "Add them up to find the total.": unfinished
+        or DOUBT.search(sentence)
         or _ABOUT_THE_ANSWER.search(sentence)
         or _DENIED.search(sentence)
         or _CONDITION.search(sentence)
