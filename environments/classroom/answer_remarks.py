@@ -18,11 +18,7 @@ import re
 
 from personasim.environments.classroom.answer_chains import question_givens
 from personasim.environments.classroom.answer_clauses import UNSURE, Context, prepared
-from personasim.environments.classroom.answer_closings import (
-    CONCLUDING_LABEL,
-    PROCEDURE,
-    sentences,
-)
+from personasim.environments.classroom.answer_closings import CONCLUDING_LABEL, sentences
 from personasim.environments.classroom.answer_durations import RESTATING, restates_duration
 from personasim.environments.classroom.answer_numbers import numbers_in
 from personasim.environments.classroom.answer_units import (
@@ -115,6 +111,12 @@ _CONFIDENCE = re.compile(
 """Confidence talk about the speaker's own work ("I hope I did it right", "I think that's
 right"): it qualifies the speaker's certainty, not the number (the held-out sets' labelling
 calls), so the rest of the sentence decides whether it is a remark."""
+_STEP_TO_DO = re.compile(
+    r"(?:(?:now|next|then|finally),?\s+)?(?:add|multiply|subtract|divide|calculate|compute|"
+    r"convert|sum)\b",
+    re.IGNORECASE,
+)
+"""An instruction for a step of the working ("Add them up to find the total."): not done yet."""
 _TO_THE_READER = re.compile(r"\b(?:you|your|right|ok(?:ay)?)\b", re.IGNORECASE)
 """A question to the reader ("Would you like ...?", "Pretty simple, right?")."""
 
@@ -175,7 +177,7 @@ def _is_remark(sentence: str, context: Context, text: str) -> bool:
     if _new_number(sentence, context):
         return False  # "enough for 3 more"
     return not (
-        PROCEDURE.match(sentence.strip(" *_"))  # "Add them up to find the total.": unfinished
+        _STEP_TO_DO.match(sentence.strip(" *_"))  # "Add them up to find the total.": unfinished
         or DOUBT.search(sentence)
         or _ABOUT_THE_ANSWER.search(sentence)
         or _DENIED.search(sentence)
