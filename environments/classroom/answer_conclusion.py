@@ -236,8 +236,8 @@ def concluding_statement(context: Context) -> Statement | None:
 def _named_otherwise(sentence: str, values: list[Candidate], context: Context) -> float | None:
     """The quantity the clause naming the asked states, where the sentence's one new quantity
     is another ("Each player gets 3 oranges, and the coaches keep 12.", 3 given)."""
-    if len(values) != 1 or not context.question:
-        return None
+    if len(values) != 1 or not context.question or len(re.findall(r"\d+", sentence)) < 2:
+        return None  # one number in digits: no other for a clause to name (and cheap to tell)
     named = by_asked_subject(new_quantities(sentence, [], context), context)
     differs = named is not None and abs(named[0] - values[0][0]) > TOLERANCE
     return named[0] if differs else None
