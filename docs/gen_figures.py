@@ -2,6 +2,7 @@
 
     python docs/gen_figures.py               # the scripted half: offline, about a minute
     python docs/gen_figures.py --real-model  # the real-model half: SmolLM2-135M, a few minutes
+    python docs/gen_figures.py --real-model --only persona-gym  # one page's (what CI draws)
     mkdocs build --strict                    # (or mkdocs serve)
 
 Each figure a page embeds comes from a run made here, small enough to take seconds to a minute:
@@ -53,6 +54,11 @@ class FigureRun:
     figures: tuple[str, ...]
     sweep: bool = False  # a sweep writes its figures in its own directory, not in reports/
     real: bool = False  # on SmolLM2 (REAL_FLAGS and a server's --base-url added), not scripted
+
+    @property
+    def page(self) -> str:
+        """The page whose figures it draws (its folder in `docs/figures/`)."""
+        return self.name.split("/")[0].removesuffix("-sweep")
 
     @property
     def folder(self) -> Path:
@@ -245,12 +251,12 @@ def outcome(run_dir: Path) -> str:
     )
 
 
-def make_scripted(work: Path, workers: int) -> list[Made]:
+def make_scripted(work: Path, workers: int, runs: tuple[FigureRun, ...]) -> list[Made]:
     with ThreadPoolExecutor(workers) as pool:
-        return list(pool.map(lambda run: make(run, work), SCRIPTED_RUNS))
+        return list(pool.map(lambda run: make(run, work), runs))
 
 
-def make_real(work: Path, workers: int) -> list[Made]:
+def make_real(work: Path, workers: int, runs: tuple[FigureRun, ...]) -> list[Made]:
     """REAL_RUNS over `workers` threads, each with its own llama.cpp server (the server answers
     one request at a time and generates on one core). The runs are dealt to the servers in a
     fixed way, so each server sees the same requests in the same order at every build: with
@@ -268,14 +274,17 @@ def make_real(work: Path, workers: int) -> list[Made]:
             made += [Made(run, 0.0, f"{run.name}: not run: {exc}") for run in runs[len(made) :]]
         return made
 
-    shares = [REAL_RUNS[first::workers] for first in range(workers)]
+    shares = [share for first in range(workers) if (share := runs[first::workers])]
     with ThreadPoolExecutor(workers) as pool:
         return [each for share in pool.map(worker, shares) for each in share]
 
 
-def clear(real: bool) -> None:
-    """Remove the half's own figures, so none outlives the code that drew it."""
+def clear(real: bool, pages: list[str] | None) -> None:
+    """Remove the half's own figures (of `pages` where some are named), so none outlives the
+    code that drew it."""
     for folder in [path for path in FIGURES.glob("*") if path.is_dir()]:
+        if pages is not None and folder.name not in pages:
+            continue
         if real:
             shutil.rmtree(folder / REAL, ignore_errors=True)
             continue
@@ -294,11 +303,26 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
         help="draw the real-model figures (SmolLM2-135M on llama.cpp's server; needs the "
         "realmodel extra) instead of the scripted ones",
     )
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        metavar="PAGE",
+        choices=sorted({run.page for run in RUNS}),
+        help="draw only these pages' figures of the half (CI draws one real-model page)",
+    )
     return parser.parse_args(argv)
 
 
+def selected(real: bool, pages: list[str] | None) -> tuple[FigureRun, ...]:
+    """The half's runs, of `pages` only where some are named."""
+    runs = REAL_RUNS if real else SCRIPTED_RUNS
+    return tuple(run for run in runs if pages is None or run.page in pages)
+
+
 def main(argv: list[str] | None = None) -> int:
-    real = arguments(argv).real_model
+    args = arguments(argv)
+    real = args.real_model
+    runs = selected(real, args.only)
     if real:
         sys.path.insert(0, str(ROOT / "tests"))
         from llama_server import INSTALL_HINT, missing_extra
@@ -312,11 +336,11 @@ def main(argv: list[str] | None = None) -> int:
     # SIGTERM as Ctrl-C: the servers' and the runs' clean-up runs instead of leaving them behind
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     started = time.monotonic()
-    clear(real)
+    clear(real, args.only)
     failed = False
     with tempfile.TemporaryDirectory(prefix="personasim-figures-") as tmp:
-        workers = max(1, min(2, os.cpu_count() or 1))
-        made = (make_real if real else make_scripted)(Path(tmp), workers)
+        workers = max(1, min(2, os.cpu_count() or 1, len(runs)))
+        made = (make_real if real else make_scripted)(Path(tmp), workers, runs)
     for each in made:
         figures = ", ".join(each.run.figures)
         print(f"{each.run.name:<24} {each.seconds:5.1f} s  {figures}  {each.outcome}".rstrip())

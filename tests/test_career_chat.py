@@ -279,6 +279,7 @@ def test_every_text_sent_comes_from_the_pack(small: RunResult) -> None:
             assert profile.fullmatch(matched[0].group(1)), prompt  # ${profile} comes first
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_an_edited_pack_reaches_every_role(tmp_path: Path, capsys) -> None:
     path = tmp_path / "pack.yaml"
     assert main(["prompts", "career-chat", "--output", str(path)]) == 0

@@ -128,6 +128,7 @@ def test_a_single_choice_matches_one_offered_label_or_none() -> None:
 # --- runs ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_unbound_the_word_rule_groups_and_no_classifier_is_asked(tmp_path: Path) -> None:
     result = run(tmp_path, "r", {})
     assert classify_calls(result) == [] and events(result, "career.job_groups") == []
@@ -261,6 +262,7 @@ def test_a_rerun_with_the_cache_asks_the_classifier_nothing(tmp_path: Path) -> N
     assert events(first, "career.job_groups") == events(second, "career.job_groups")
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_a_job_groups_file_keeps_its_titles_and_the_classifier_labels_the_rest(
     tmp_path: Path,
 ) -> None:

@@ -218,6 +218,7 @@ def test_a_source_run_must_be_a_complete_career_chat_run(
     assert "drop --profile-file" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_n_users_takes_the_first_dialogues(dialogues: RunResult, tmp_path: Path) -> None:
     params = {"dialogues_from": dialogues.run_dir, "n_users": 2, "n_items": 1, "judge_samples": 0}
     result = run_scenario("career-chat", params, out=tmp_path / "r", progress=False)
@@ -241,6 +242,7 @@ def reasoning_reply(body: dict[str, Any]) -> str:
     return '<think>She values balance, so option 3.</think>\n{"option_id": 3}'
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_the_reasoning_pass_sends_its_thinking_before_the_answer(
     dialogues: RunResult, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -303,6 +305,7 @@ def test_an_empty_reasoning_is_reasked_then_counted_and_the_item_not_probed(
     assert metrics["failures"]["reasoning"] == len(failed)
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_the_reasoning_pass_on_the_scripted_double(tmp_path: Path) -> None:
     params = {**SMALL, "n_users": 3, "reasoning_pass": True}
     result = run_scenario(

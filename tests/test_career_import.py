@@ -233,6 +233,7 @@ def test_bad_job_groups_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert not (tmp_path / "run").exists()
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_the_seed_csv_is_a_profile_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """`run career-chat --profile-file` reads a CSV in the paper's seed format as the import
     does: row i is user i, age = the reference year − the birth year, the paper's education

@@ -11,7 +11,9 @@ import importlib.util
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -60,7 +62,7 @@ def test_each_public_package_has_its_api_page() -> None:
         assert f"::: personasim.{package}\n" in page.read_text(encoding="utf-8"), page
 
 
-def _figure_runs() -> tuple:
+def _gen_figures() -> Any:
     spec = importlib.util.spec_from_file_location("gen_figures", DOCS / "gen_figures.py")
     assert spec is not None and spec.loader is not None
     gen_figures = importlib.util.module_from_spec(spec)
@@ -69,7 +71,38 @@ def _figure_runs() -> tuple:
         spec.loader.exec_module(gen_figures)
     finally:
         del sys.modules["gen_figures"]
-    return gen_figures.RUNS
+    return gen_figures
+
+
+def _figure_runs() -> tuple:
+    return _gen_figures().RUNS
+
+
+def test_only_draws_and_clears_the_named_pages_of_the_half(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--only persona-gym` (what CI draws of the real-model half) runs that page's real-model
+    run alone and removes only that page's old real-model figures."""
+    gen_figures = _gen_figures()
+    assert [run.name for run in gen_figures.selected(True, ["persona-gym"])] == ["persona-gym/real"]
+    assert {run.page for run in gen_figures.selected(False, ["persona-gym"])} == {"persona-gym"}
+    assert len(gen_figures.selected(False, ["persona-gym"])) == 2  # the page and its sweep
+    assert gen_figures.selected(True, None) == gen_figures.REAL_RUNS
+    monkeypatch.setattr(gen_figures, "FIGURES", tmp_path)
+    for page in ("persona-gym", "classroom"):
+        (tmp_path / page / "real").mkdir(parents=True)
+        (tmp_path / page / "real" / "old.png").write_bytes(b"png")
+        (tmp_path / page / "scripted.png").write_bytes(b"png")
+    gen_figures.clear(True, ["persona-gym"])
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.png")) == [
+        "classroom/real/old.png",
+        "classroom/scripted.png",
+        "persona-gym/scripted.png",
+    ]
+    gen_figures.clear(False, None)
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.png")) == [
+        "classroom/real/old.png"
+    ]
 
 
 def test_the_pages_embed_exactly_the_figures_the_script_draws() -> None:

@@ -428,6 +428,7 @@ def test_trust_forecast_under_drift(tmp_path: Path) -> None:
     assert sum(a["forecast_failures"] for a in per_archetype) == failed["trust.forecast"]
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_classroom_under_drift(tmp_path: Path) -> None:
     params = {
         "n_questions": 8,

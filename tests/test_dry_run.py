@@ -69,6 +69,7 @@ def test_reasks_give_a_range_from_max_repairs() -> None:
     assert "requests 3" in estimate.lines()[2] and "(range 30 to 90)" in estimate.lines()[2]
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_known_price_unknown_price_and_scripted(tmp_path: Path) -> None:
     prices = tmp_path / "prices.toml"
     prices.write_text(PRICES)
@@ -252,6 +253,7 @@ def test_a_shorter_turn_limit_moves_the_top_of_the_range(
     assert short.requests.high < five_turns[0].requests.high
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_a_reasoning_pass_doubles_the_respondents_top(tmp_path: Path) -> None:
     estimate, logged = career(tmp_path / "run", reasoning_pass=True, judge_samples=0, max_turns=2)
     (respondent,) = [r for r in estimate.roles if r.role == "respondent"]

@@ -450,6 +450,7 @@ COMMAND = (
 )
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_as_processes_the_worst_inputs_are_one_line(tmp_path: Path) -> None:
     """The inputs that broke a process: a size that ran it out of memory, and a raw byte that is
     not UTF-8 on the command line (which Python hands over as a lone surrogate); started

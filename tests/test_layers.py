@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+from functools import cache
 
 import pytest
 from source_tree import PACKAGES, ROOT, imported_packages, imports
@@ -21,8 +22,10 @@ ALLOWED: dict[str, set[str]] = {
 }
 
 
+@cache
 def package_imports() -> dict[str, dict[str, set[str]]]:
-    """package → {module file → imported personasim packages other than itself}."""
+    """package → {module file → imported personasim packages other than itself}. Parsed when a
+    test first asks, not at collection (every test process collects this module)."""
     result: dict[str, dict[str, set[str]]] = {}
     for package in PACKAGES:
         modules: dict[str, set[str]] = {}
@@ -33,9 +36,6 @@ def package_imports() -> dict[str, dict[str, set[str]]]:
             modules[str(relative)] = imports - {package}
         result[package] = modules
     return result
-
-
-IMPORTS = package_imports()
 
 
 def test_the_import_collector() -> None:
@@ -90,23 +90,23 @@ def late():
 
 def test_every_package_has_modules() -> None:
     for package in PACKAGES:
-        assert f"{package}/__init__.py" in IMPORTS[package]
+        assert f"{package}/__init__.py" in package_imports()[package]
 
 
 def test_the_scan_sees_real_imports() -> None:
     """Guards against a collector that silently finds nothing."""
-    assert "simulation" in IMPORTS["environments"]["environments/trust_game/place.py"]
-    assert {"agents", "environments", "simulation"} <= IMPORTS["scenarios"][
+    assert "simulation" in package_imports()["environments"]["environments/trust_game/place.py"]
+    assert {"agents", "environments", "simulation"} <= package_imports()["scenarios"][
         "scenarios/trust/population.py"
     ]
-    assert "analysis" in IMPORTS["scenarios"]["scenarios/trust/metrics.py"]
+    assert "analysis" in package_imports()["scenarios"]["scenarios/trust/metrics.py"]
 
 
 @pytest.mark.parametrize("package", PACKAGES)
 def test_layering(package: str) -> None:
     offending = {
         module: sorted(imports - ALLOWED[package])
-        for module, imports in IMPORTS[package].items()
+        for module, imports in package_imports()[package].items()
         if imports - ALLOWED[package]
     }
     assert offending == {}, f"{package} may import only {sorted(ALLOWED[package])}"

@@ -587,6 +587,7 @@ def test_human_scores_file_gives_alignment(dynamic: RunResult, tmp_path: Path) -
     assert (result.run_dir / "reports" / "human_alignment.csv").exists()
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_scripted_scores_follow_the_fidelity_knob(tmp_path: Path) -> None:
     low, high = (
         run(

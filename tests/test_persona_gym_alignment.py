@@ -130,6 +130,7 @@ def test_question_alignment_leaves_out_items_not_every_rater_scored() -> None:
     assert every["fleiss_kappa"] == pytest.approx(brute_force_kappa(ratings[keep]), abs=1e-6)
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_a_run_with_per_question_human_scores(tmp_path: Path) -> None:
     """The scenario reads a per-rater file and reports κ and the correlations per question."""
     base = run_scenario("persona-gym", SMALL, out=tmp_path / "base", progress=False)

@@ -137,6 +137,7 @@ def test_the_batch_schema_holds_one_to_n_evaluations() -> None:
 SMALL = {"n_personas": 2, "n_environments": 2, "tasks": ["Expected Action", "Toxicity Control"]}
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_a_batch_of_five_is_one_request_per_five_answers_per_evaluator(tmp_path: Path) -> None:
     """7 questions per task → batches of 5 and 2; 2 personas × 2 tasks × 2 batches × 2
     evaluators = 16 first requests, each a system message and the wrapper; one answer per

@@ -101,8 +101,8 @@ EXTRA = {("trust-forecast", "text"), ("persona-gym static", "json_object"), ("ca
 """Cases CI leaves out (the `realmodel_extra` marker; `-m realmodel` runs them): the second
 response format of a scenario whose steps the other format runs on real output too. The
 Trust Game's text failure is shown by trust-population's text run, the static PersonaGym
-pipeline in JSON by the docs' real-model figure run (`docs/gen_figures.py --real-model`, which
-CI draws), and career-chat's text turns by its classifier's text run."""
+pipeline in JSON by the docs' real-model figure run (`docs/gen_figures.py --real-model --only
+persona-gym`, which CI draws), and career-chat's text turns by its classifier's text run."""
 
 
 def extra(*values: str) -> Any:

@@ -72,6 +72,7 @@ def stat(block: dict[str, Any], name: str) -> float | None:
     return block["agreement"]["statistics"][name]["value"]
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_the_same_judge_agrees_and_only_the_judge_is_asked(source: Path, tmp_path: Path) -> None:
     before = digests(source)
     new = tmp_path / "NEW"

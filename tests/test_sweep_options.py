@@ -106,6 +106,7 @@ def test_bad_executor_flags_exit_2(tmp_path: Path, capsys, flags: list[str], mes
     assert not out.exists()
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_seeds_are_a_dimension_of_the_sweep(tmp_path: Path) -> None:
     """Each seed is its own cell, equal to a run with that seed; the paper's table is written
     once per seed (Table 9 would otherwise keep one repetition per model and endowment)."""

@@ -242,6 +242,7 @@ def test_parse_failures_are_counted_never_defaulted(tmp_path: Path) -> None:
     assert failed and not failed & transferred
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_real_genagents_bank(tmp_path: Path) -> None:
     bank = DATA / "genagents" / "gss_agents.jsonl"
     if not bank.exists():

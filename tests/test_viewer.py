@@ -172,6 +172,7 @@ def is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_compare_summarises_what_changed_between_two_runs(tmp_path: Path) -> None:
     """The compare block: changed personas and the mean change as the agents frames give them,
     only the differing parameters, metrics with B − A largest first, changed personas first."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from personasim.environments.classroom.answer_numbers import (
@@ -258,9 +259,11 @@ def clause_of(text: str) -> tuple[str, bool]:
     return (head if end is None else head[: end.start()]), next_line
 
 
+@lru_cache(maxsize=8192)
 def prepared(clause: str, language: str | None, decimal_mark: str | None) -> str:
     """The clause without asides in brackets, multiplied numbers and number words in digits,
-    sign words as signs, and without what may open it (markdown, quotes, "exactly")."""
+    sign words as signs, and without what may open it (markdown, quotes, "exactly"). Cached:
+    many rules prepare the same sentence."""
     clause = _RESTATED_PERCENT.sub(_as_percent, without_years(clause))
     clause = below_zero_signed(clause)
     stripped = without_asides(clause)

@@ -111,10 +111,11 @@ _STRUCK = re.compile(r"~~[^~\n]+~~")
 """Markdown strikethrough: text the reply crossed out."""
 
 
+@lru_cache(maxsize=4096)
 def normalized(text: str) -> str:
     """Compatibility forms (full-width digits and colons, no-break spaces), vulgar fractions as
     " a/b", minus signs as "-", LaTeX read through, struck-through text and emoji left out;
-    dashes stay punctuation."""
+    dashes stay punctuation. Cached: several rules normalize the same reply."""
     text = _STRUCK.sub(" ", "".join(_vulgar(char) for char in text))
     text = _SUPERSCRIPT.sub(lambda match: "^" + match[0].translate(_SUPERSCRIPT_DIGITS), text)
     text = _UNIT_POWER.sub("", text)
@@ -439,10 +440,11 @@ def read_number(token: str, decimal_mark: str | None = ".") -> float | None:
     return None if match is None else number_of(match, decimal_mark).value
 
 
+@lru_cache(maxsize=8192)
 def with_digits(clause: str, language: str | None) -> str:
     """Number words as digits (text2num, in the reply's language; fractions in words and Chinese
     numerals by `answer_words`); a clause that opens with a number word has it read even when
-    small ("Final Answer: two")."""
+    small ("Final Answer: two"). Cached: text2num is slow."""
     clause = fraction_digits(clause, language)
     if language == "zh":
         return chinese_digits(clause)
