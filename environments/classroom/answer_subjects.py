@@ -11,6 +11,10 @@
   wrong for nine more read.
 - **Another name** (`another_subject`): "David found 9 insects." for "How many insects did Lily
   find?" is a step, not the answer.
+  So is one member where the question asks a group's total ("So Jan has 18 pets." for "How
+  many total pets do the three have?") and another thing by its place ("The first house needs
+  50 cases." for "How many cases will the third house need?"; "last" and "final" may be any
+  place, so they are not compared).
 - **The others** (`the_others`): "So 24 penguins are no longer sunbathing." for "How many
   penguins are still sunbathing?" counts the rest.
 - **Quantities listed side by side** (`listed_quantities`): "45 goats in Farm X and 25 goats in
@@ -145,19 +149,24 @@ def another_subject(context: Context, final: Statement, value: float | None) -> 
     named one did or has ("How many insects did Lily find?") and the sentence's subject is
     another of the question's names, and no name of the asking sentence is in it ("David found
     9 insects."; "Darla has 27 marbles." answers "how many did Mazie give to Darla?"): it
-    stopped at an intermediate step."""
+    stopped at an intermediate step. Likewise one member where a group's total is asked ("So
+    Jan has 18 pets." for "How many total pets do the three have?"), and another thing by its
+    place ("The first house needs 50 cases." for "… will the third house need?"); English."""
     rules = (*SENTENCE_RULES, "answer-first", "bold")
     if value is None or final.rule not in rules or not context.question:
         return None
     names, asking = _names(context.question), asking_sentence(context.question)
-    asked = _ASKED_SUBJECT.search(asking)
-    if asked is None or not names & set(_CAPITALIZED.findall(asked[0])):
-        return None
-    wanted = names & set(_CAPITALIZED.findall(asking))  # "how many did Mazie give to Darla?"
     sentence = _sentence_around(context.text, final.position)
+    english = context.language in (None, "en")
+    if english and (other := _another_ordinal(asking, sentence)):
+        return other
     subject = _SUBJECT.match(sentence)
     if subject is None or subject["name"] not in names:
         return None
+    asked = _ASKED_SUBJECT.search(asking)
+    if asked is None or not names & set(_CAPITALIZED.findall(asked[0])):
+        return _one_of_the_group(asking, sentence, subject["name"]) if english else None
+    wanted = names & set(_CAPITALIZED.findall(asking))  # "how many did Mazie give to Darla?"
     if wanted & set(re.findall(r"\w+", sentence)):
         return None
     return f"its last sentence is about {subject['name']}; the question asks about " + (
@@ -165,6 +174,57 @@ def another_subject(context: Context, final: Statement, value: float | None) -> 
     )
 
 
+def _one_of_the_group(asking: str, sentence: str, name: str) -> str | None:
+    """Why the sentence answers for one member: the question asks a group's total ("How many
+    total pets do the three have?") and the sentence is about one of its names alone ("So Jan
+    has 18 pets."), naming no total and no one else."""
+    group = _GROUP.search(asking)
+    if group is None or not _TOTAL.search(asking) or _TOTAL.search(sentence):
+        return None
+    if re.search(r"\b(?:and|&|(?:together|along)\s+with|both|each)\b", sentence, re.IGNORECASE):
+        return None
+    return f"its last sentence is about {name} alone; the question asks the total of {group[0]}"
+
+
+_ORDINAL = re.compile(
+    r"\b(?:the\s+)?(?P<ordinal>first|second|third|fourth|fifth|sixth|last|final|1st|2nd|3rd|"
+    r"4th|5th|6th)\s+(?P<noun>[a-z]{3,})\b",
+    re.IGNORECASE,
+)
+"""One of several things by its place ("the third house", "the 2nd week")."""
+
+
+def _another_ordinal(asking: str, sentence: str) -> str | None:
+    """Why the sentence answers for another of several things: the question asks about one by
+    its place ("How many cases will the third house need?") and the sentence about another
+    of the same kind, not naming the asked one ("The first house needs 50 cases.")."""
+    opening = _ASKING.search(asking)
+    asking = asking[opening.start() :] if opening else asking  # not "If … the third stop, how"
+    asked, stated = _places(asking), _places(sentence)
+    if not asked or not stated or asked & stated:
+        return None
+    for ordinal, noun in sorted(stated):
+        if any(noun == wanted and ordinal != place for place, wanted in asked):
+            wanted_place = next(place for place, wanted in asked if wanted == noun)
+            return f"its last sentence is about the {ordinal}; the question asks the {wanted_place}"
+    return None
+
+
+def _places(text: str) -> set[tuple[str, str]]:
+    """(place, noun stem) of each thing named by its place; "last" and "final" may be any
+    numbered place ("the final test" is "the sixth test"), so they are left out."""
+    return {
+        (match["ordinal"].lower(), _STEMMER.stemWord(match["noun"].lower()))
+        for match in _ORDINAL.finditer(text)
+        if match["ordinal"].lower() not in ("last", "final")
+    }
+
+
+_GROUP = re.compile(
+    r"\b(?:they|them|all\s+of\s+them|the\s+(?:two|three|four|five|six|\d+)"
+    r"(?!\s+(?:minute|hour|day|week|month|year)s))\b"
+)
+"""A group of people asked about: "do the three have", "do they" ("both of her feet" is none)."""
 _CAPITALIZED = re.compile(r"\b[A-Z][a-z]+\b")
 _NAME = r"[A-Z][a-z]+(?:['’]s)?"
 _ASKED_SUBJECT = re.compile(
