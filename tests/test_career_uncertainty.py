@@ -69,6 +69,7 @@ def test_unit_weights_reproduce_group_distances() -> None:
         assert distances[0, k] == pytest.approx(reference.pairs[pair], abs=1e-6)
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_intervals_and_p_values_equal_a_brute_force_reference() -> None:
     responses = _responses(2)
     data = group_data(responses)

@@ -801,6 +801,7 @@ def test_the_judge_validation_sample_is_stratified_as_appendix_b() -> None:
 # --- Tables 1 and 2 in the paper's wide shape; Figure 3 across models ---------------------------
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_wide_tables_from_a_run_match_the_long_tables(tmp_path: Path) -> None:
     params = {"n_questions": 4, "repetitions": 2, "strategies": "none,zero-shot,two-stage"}
     result = run(tmp_path / "r", {**params, "races": "none,AA", "orders": "before,after"})

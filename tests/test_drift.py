@@ -498,6 +498,7 @@ def test_coin_guess_example_under_drift(tmp_path: Path) -> None:
     assert result.metrics["metrics"]["parse_failures"] == Counter(events["kind"])["decision.failed"]
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_trust_population_under_drift_with_a_json_response_format(tmp_path: Path) -> None:
     """Constrained decoding keeps the JSON valid: drift only rounds numbers or empties replies
     (a refusal arrives as empty content), and the failures are still counted, not defaulted."""

@@ -363,6 +363,7 @@ def test_served_locally_follows_the_runs_own_url_resolution(
     assert served_locally("openai:m")
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_a_local_endpoint_costs_nothing(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

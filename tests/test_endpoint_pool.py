@@ -287,6 +287,7 @@ def test_latency_percentiles_are_nearest_rank() -> None:
         assert nearest_rank(values, q) == np.percentile(values, 100 * q, method="inverted_cdf")
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_the_cli_pools_repeated_base_urls_and_endpoints_files(tmp_path: Path, capsys) -> None:
     trust = ["run", "trust-population", "--n-personas", "6", "--no-progress"]
     model = ["--model", "openai:fake-model"]

@@ -197,6 +197,7 @@ def test_a_sweep_of_one_cell_has_its_model_and_no_parameter_column(tmp_path: Pat
         assert set(frame["model"]) == {"scripted:drift=0.15"}
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_seeds_of_a_sweep_are_a_seed_column(tmp_path: Path) -> None:
     out = tmp_path / "sweep"
     run_sweep(

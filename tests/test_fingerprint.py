@@ -139,6 +139,7 @@ def test_a_logged_request_the_resumed_run_would_not_send_is_refused(
         assert server.request_count == sent
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_an_endpoint_change_needs_to_be_allowed_and_is_recorded(
     tmp_path: Path, capsys, monkeypatch
 ) -> None:
@@ -164,6 +165,7 @@ def test_an_endpoint_change_needs_to_be_allowed_and_is_recorded(
     assert (change["from"], change["to"]) == (first.base_url, moved.base_url)
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_a_drifting_scripted_run_resumes_with_every_request_matched(tmp_path: Path) -> None:
     """The request-key check on answers that drift like real models' (a documented behaviour
     model, not a language model)."""

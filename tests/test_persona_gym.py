@@ -426,6 +426,7 @@ def test_static_run_poses_the_file_questions(tmp_path: Path) -> None:
     assert (result.run_dir / "reports" / "table2_persona_score.md").exists()
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_real_static_benchmark_for_two_personas(tmp_path: Path) -> None:
     path = DATA / "personagym" / "benchmark_questions.jsonl"
     result = run(tmp_path / "run", {"question_file": str(path), "n_personas": 2})

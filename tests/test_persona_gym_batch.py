@@ -277,6 +277,7 @@ def test_structured_batches_measure_what_the_text_batch_measures(
     assert text["failures"]["evaluate"] == 0 and text["n_scored_questions"] == 24
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_batches_under_drift(tmp_path: Path) -> None:
     params = {"n_personas": 3, "n_environments": 2, "questions_per_task": 4, "grading_batch": 4}
     result = drift_run(tmp_path, "persona-gym", params)

@@ -105,3 +105,36 @@ def test_a_place_in_the_question_s_condition_is_not_the_asked_one() -> None:
         "stop. How many people got on at the terminal?"
     )
     assert _read("20 − 4 = 16.\n\nSo 16 people got on before the first stop.", question) == 16
+
+
+@pytest.mark.parametrize(
+    ("reply", "question", "value"),
+    [
+        (
+            "1日に4ページ読みます。4 × 7 = 28。\n\nしたがって、エマは1週間に28ページ読みます。",
+            "Emma reads 4 pages a day. How many pages does she read in a week?",
+            28,
+        ),
+        (
+            "エマは1回の練習で15分走ります。15 × 4 = 60。\n\n合計で60分です。",
+            "Emma runs 15 minutes each practice and practises 4 times. How many minutes in all?",
+            60,
+        ),
+        (
+            "하루에 3잔씩 7일이면 3 × 7 = 21잔입니다.\n\n그래서 민수는 1주일에 21잔을 마십니다.",
+            "Minsu drinks 3 cups a day. How many cups does he drink in a week?",
+            21,
+        ),
+    ],
+)
+def test_one_period_in_japanese_and_korean_names_the_period(
+    reply: str, question: str, value: float
+) -> None:
+    """ "1週間に" (in one week), "1回の練習で" (in one practice), "1주일에" name a rate's period,
+    not a second quantity beside the answer."""
+    assert _read(reply, question) == value
+
+
+def test_one_week_as_the_answer_is_still_read() -> None:
+    question = "Emma reads 4 pages a day. How many weeks does she need for 28 pages?"
+    assert _read("28 ÷ 4 = 7日。\n\n答えは1週間です。", question) == 1

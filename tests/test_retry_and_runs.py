@@ -132,6 +132,7 @@ class LosesTwo:
         return trustor_reply(body)
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_retry_failed_asks_the_lost_units_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -234,6 +234,7 @@ def one_error(capsys: pytest.CaptureFixture[str]) -> str:
     return assert_one_error_line(capsys.readouterr().err)
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_a_truncated_log_is_named_and_salvage_gives_a_run_that_resumes(
     tmp_path: Path, capsys
 ) -> None:

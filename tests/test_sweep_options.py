@@ -79,6 +79,7 @@ def test_every_run_option_reaches_every_cell(tmp_path: Path) -> None:
     check_every_cell(out, pack, cache, workers=2)
 
 
+@pytest.mark.slow  # a whole run, among the fast tier's longest: CI runs it in the slow tier
 def test_the_cache_dir_reaches_every_cell(tmp_path: Path) -> None:
     cache = tmp_path / "own-cache"
     args = ["sweep", *CLASSROOM, "--no-progress", "--cache-dir", str(cache)]

@@ -264,7 +264,9 @@ def prepared(clause: str, language: str | None, decimal_mark: str | None) -> str
     """The clause without asides in brackets, multiplied numbers and number words in digits,
     sign words as signs, and without what may open it (markdown, quotes, "exactly"). Cached:
     many rules prepare the same sentence."""
-    clause = _RESTATED_PERCENT.sub(_as_percent, without_years(clause))
+    clause = _RESTATED_PERCENT.sub(
+        _as_percent, _ONE_PERIOD.sub(r"\g<period>", without_years(clause))
+    )
     clause = below_zero_signed(clause)
     stripped = without_asides(clause)
     clause = stripped if _DIGIT.search(stripped) else re.sub(r"[()]", " ", clause)  # "is (4)"
@@ -275,6 +277,13 @@ def prepared(clause: str, language: str | None, decimal_mark: str | None) -> str
     return clause[_OPENING.match(clause).end() :]  # type: ignore[union-attr]
 
 
+_ONE_PERIOD = re.compile(
+    r"(?<![\d.,])1\s*(?P<period>(?:週間|週|日|か月|ヶ月|カ月|年|時間|주일|주|일|개월|달|년|시간)\s*"
+    r"(?:に|あたり|当たり|で(?![すし])|에|동안|당)|回\s*(?:の|に|で(?![すし])|あたり|当たり)|번\s*에)"
+)
+""""One week" naming a period in Japanese and Korean ("1週間に30マイル", "1년에 12번"), and "one
+time" a rate's unit ("1回のスプリントで60メートル"): a rate's period, not a quantity beside the
+answer; left as its word."""
 _RESTATED_PERCENT = re.compile(
     r"(?<![\d.,])(?P<fraction>[01]?[.,]\d+)(?![\d.,]\d)\s*,?\s*(?:(?:or|i\.e\.|that\s+is|=|soit|"
     r"oder|ou|o|es\s+decir|c['’]est-à-dire|das\s+heißt|d\.\s?h\.|cioè|ou\s+seja|то\s+есть|即|"
