@@ -5,16 +5,9 @@ so is one about another thing by its place ("the first crate" where the third is
 from __future__ import annotations
 
 import pytest
+from test_reader_round12 import U, _read
 
 from personasim.environments.classroom.numeric_answers import read_answer
-
-U = "unreadable"
-
-
-def _read(reply: str, question: str | None = None) -> float | str:
-    reading = read_answer(reply, question)
-    return reading.value if reading.ok else reading.status
-
 
 GROUP = (
     "Omar has 5 stamps. Lena has twice as many stamps as Omar, and Priya has 3 fewer than Lena. "
