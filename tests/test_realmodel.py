@@ -100,12 +100,13 @@ run below already show on real output, at ~50 s each on 2 cores."""
 EXTRA = {("trust-forecast", "text"), ("persona-gym static", "json_object"), ("career-chat", "text")}
 """Cases CI leaves out (the `realmodel_extra` marker; `-m realmodel` runs them): the second
 response format of a scenario whose steps the other format runs on real output too. The
-Trust Game's text failure is shown by trust-population's text run, the static PersonaGym
-pipeline in JSON by the docs' real-model figure run (`docs/gen_figures.py --real-model --only
-persona-gym`, which CI draws), and career-chat's text turns by its classifier's text run."""
+Trust Game's text failure is shown by trust-population's text runs (the transfer reader's
+case, test_realmodel_trust_reader.py), the static PersonaGym pipeline in JSON by the docs'
+real-model figure run (`docs/gen_figures.py --real-model --only persona-gym`, which CI draws),
+and career-chat's text turns by its classifier's text run."""
 
 
-def extra(*values: str) -> Any:
+def extra(*values: object) -> Any:
     """A parameter set CI leaves out (EXTRA)."""
     return pytest.param(*values, marks=pytest.mark.realmodel_extra)
 
@@ -197,7 +198,8 @@ MIN_STRUCTURED_PARSE_RATE = 0.9
 
 
 @pytest.mark.parametrize(
-    ("response_format", "n_personas", "max_repairs"), [("json_object", 12, 1), ("text", 6, 0)]
+    ("response_format", "n_personas", "max_repairs"),
+    [("json_object", 12, 1), extra("text", 6, 0)],  # text: test_realmodel_trust_reader.py
 )
 def test_trust_population_parse_rate(
     response_format: str,
@@ -421,6 +423,7 @@ def check_replay_and_metrics(
     capsys.readouterr()
 
 
+@pytest.mark.realmodel_extra  # their scenarios' steps run in test_scenario_on_smollm2
 def test_trust_figure1_and_table3_commands_on_smollm2(
     smollm2: str,
     tmp_path: Path,
