@@ -347,7 +347,7 @@ def main(argv: list[str] | None = None) -> int:
         if each.error:
             print(f"error: {each.error}", file=sys.stderr)
             failed = True
-    drawn = [path for path in FIGURES.rglob("*.png") if (path.parent.name == REAL) == real]
+    drawn = [path for folder in {run.folder for run in runs} for path in folder.glob("*.png")]
     half = "real-model (SmolLM2-135M-Instruct)" if real else "scripted"
     print(
         f"{len(drawn)} {half} figures in {FIGURES.relative_to(ROOT)}/ in "
