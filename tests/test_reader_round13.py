@@ -77,6 +77,7 @@ def test_another_thing_by_its_place_is_a_step(closing: str) -> None:
     ("closing", "value"),
     [
         ("The third crate holds 16 apples.", 16),
+        ("The 3rd crate holds 16 apples.", 16),
         ("So the third crate holds 2 × 6 + 4 = 16 apples.", 16),
     ],
 )

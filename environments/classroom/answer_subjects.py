@@ -214,10 +214,14 @@ def _places(text: str) -> set[tuple[str, str]]:
     """(place, noun stem) of each thing named by its place; "last" and "final" may be any
     numbered place ("the final test" is "the sixth test"), so they are left out."""
     return {
-        (match["ordinal"].lower(), _STEMMER.stemWord(match["noun"].lower()))
+        (_PLACE_WORDS.get(ordinal, ordinal), _STEMMER.stemWord(match["noun"].lower()))
         for match in _ORDINAL.finditer(text)
-        if match["ordinal"].lower() not in ("last", "final")
+        if (ordinal := match["ordinal"].lower()) not in ("last", "final")
     }
+
+
+_PLACE_WORDS = {"1st": "first", "2nd": "second", "3rd": "third", "4th": "fourth"}
+_PLACE_WORDS |= {"5th": "fifth", "6th": "sixth"}
 
 
 _GROUP = re.compile(
