@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from functools import lru_cache
-from itertools import pairwise
+from itertools import pairwise, product
 
 import snowballstemmer
 
@@ -186,9 +186,10 @@ def _one_of_the_group(asking: str, sentence: str, name: str) -> str | None:
     return f"its last sentence is about {name} alone; the question asks the total of {group[0]}"
 
 
+_ORDINAL_WORDS = ("first", "second", "third", "fourth", "fifth", "sixth")
 _ORDINAL = re.compile(
-    r"\b(?:the\s+)?(?P<ordinal>first|second|third|fourth|fifth|sixth|last|final|1st|2nd|3rd|"
-    r"4th|5th|6th)\s+(?P<noun>[a-z]{3,})\b",
+    rf"\b(?P<ordinal>{'|'.join(_ORDINAL_WORDS)}|last|final|1st|2nd|3rd|4th|5th|6th)\s+"
+    r"(?P<noun>[a-z]{3,})\b",
     re.IGNORECASE,
 )
 """One of several things by its place ("the third house", "the 2nd week")."""
@@ -203,10 +204,9 @@ def _another_ordinal(asking: str, sentence: str) -> str | None:
     asked, stated = _places(asking), _places(sentence)
     if not asked or not stated or asked & stated:
         return None
-    for ordinal, noun in sorted(stated):
-        if any(noun == wanted and ordinal != place for place, wanted in asked):
-            wanted_place = next(place for place, wanted in asked if wanted == noun)
-            return f"its last sentence is about the {ordinal}; the question asks the {wanted_place}"
+    for (ordinal, noun), (place, wanted) in product(sorted(stated), sorted(asked)):
+        if noun == wanted and ordinal != place:
+            return f"its last sentence is about the {ordinal}; the question asks the {place}"
     return None
 
 
@@ -220,8 +220,7 @@ def _places(text: str) -> set[tuple[str, str]]:
     }
 
 
-_PLACE_WORDS = {"1st": "first", "2nd": "second", "3rd": "third", "4th": "fourth"}
-_PLACE_WORDS |= {"5th": "fifth", "6th": "sixth"}
+_PLACE_WORDS = dict(zip(("1st", "2nd", "3rd", "4th", "5th", "6th"), _ORDINAL_WORDS, strict=True))
 
 
 _GROUP = re.compile(
