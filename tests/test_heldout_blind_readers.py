@@ -1,5 +1,5 @@
 """The readers on the blind sets written after the first two (tests/data/heldout_v4/,
-heldout_v5/, heldout_v7/ to heldout_v14/, READMEs there): each written by
+heldout_v5/, heldout_v7/ to heldout_v15/, READMEs there): each written by
 labellers who never opened the readers' code, their tests or an earlier corpus's rows, counted
 first as a whole (counts only), then split once, like the earlier sets, by a hash of each
 row's id (`part`): the development part's misreadings are printed for the readers' authors,
@@ -59,6 +59,10 @@ the held-out part is only ever counted.
   valued replies without a value (21.2 %); the round's rules built by then 4 and 27. Held-out
   part at the split: 1 wrong of 84, 17 of 74 without a value; after the round (its development
   part studied): the same.
+- **v15** (2026-11-29, math only, 150 rows): written while the fourteenth round was built,
+  counted as a whole when it arrived: the readers before the round 2 wrong of 150 (1.3 %) and
+  22 of 129 valued replies without a value (17.1 %). Held-out part at the split: 2 wrong of
+  99, 15 of 85 without a value.
 
 The eighth round also moved the older sets' held-out parts: v4 2 → 1 wrong and 23 → 21 without
 a value, v5 16 → 14 without a value; the tenth: v5 14 → 13 → 14 without a value (a reply cut off
@@ -93,6 +97,7 @@ MATH_ONLY = {
     "v12": (150, 0, 11),
     "v13": (150, 5, 12),
     "v14": (150, 1, 17),
+    "v15": (150, 2, 15),
 }
 """Sets of math replies alone: (rows, math wrong, math without a value)."""
 MATH = {**{corpus: counts[:3] for corpus, counts in MEASURED.items()}, **MATH_ONLY}
