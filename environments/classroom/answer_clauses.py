@@ -279,11 +279,14 @@ def prepared(clause: str, language: str | None, decimal_mark: str | None) -> str
 
 _ONE_PERIOD = re.compile(
     r"(?<![\d.,])1\s*(?P<period>(?:週間|週|日|か月|ヶ月|カ月|年|時間|주일|주|일|개월|달|년|시간)\s*"
-    r"(?:に|あたり|当たり|で(?![すし])|에|동안|당)|回\s*(?:の|に|で(?![すし])|あたり|当たり)|번\s*에)"
+    r"(?:に|あたり|当たり|で(?![すし])|에|동안|당)|回\s*(?:の|に|で(?![すし])|あたり|当たり)|번\s*에|"
+    r"(?:箱|個|人|本|枚|袋|パック|杯|台|冊|匹|개|명|상자|병|권|장|마리)\s*(?:あたり|当たり|당|"
+    r"(?=[$€£¥₩]?\s*\d)))"
 )
-""""One week" naming a period in Japanese and Korean ("1週間に30マイル", "1년에 12번"), and "one
-time" a rate's unit ("1回のスプリントで60メートル"): a rate's period, not a quantity beside the
-answer; left as its word."""
+""""One week" naming a period in Japanese and Korean ("1週間に30マイル", "1년에 12번"), "one
+time" a rate's unit ("1回のスプリントで60メートル") and "one box" the item a price is per
+("1箱32ドル", "1개당 2달러"): a rate's period or item, not a quantity beside the answer; left as
+its word."""
 _RESTATED_PERCENT = re.compile(
     r"(?<![\d.,])(?P<fraction>[01]?[.,]\d+)(?![\d.,]\d)\s*,?\s*(?:(?:or|i\.e\.|that\s+is|=|soit|"
     r"oder|ou|o|es\s+decir|c['’]est-à-dire|das\s+heißt|d\.\s?h\.|cioè|ou\s+seja|то\s+есть|即|"

@@ -103,9 +103,13 @@ _BOTH = re.compile(
 )
 _CONCLUSION = re.compile(
     r"^(?:so|therefore|thus|hence|in\s+total|donc|ainsi|also|daher|então|portanto|entonces|"
-    r"por\s+lo\s+tanto|quindi)\b|^(?:所以|因此)",
+    r"por\s+lo\s+tanto|así\s+que|quindi|dunque|итак|значит|таким\s+образом|отже|тож|dus|"
+    r"daarom|więc|zatem|zatím|tedy|takže|yani|dolayısıyla|jadi|maka|sehingga|vậy|do\s+đó|"
+    r"vì\s+vậy|alltså|så|altså|siis|eli|deci|prin\s+urmare|άρα|επομένως|לכן|إذن|لذلك|"
+    r"इसलिए|तो|따라서|그래서|즉)(?!\w)|^(?:所以|因此|因而|于是|つまり|したがって|よって|だから)",
     re.IGNORECASE,
 )
+"""A sentence that opens on a conclusion, in the readers' languages ("So …", "Итак, …")."""
 CHECK = re.compile(
     r"\b(?:check(?:ing)?|verif(?:y|ication)|proof|note|hint|vérification|prüfung|probe|"
     r"comprobación|verificação|verifica)\b|验证|检查|✓|✔",

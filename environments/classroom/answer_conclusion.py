@@ -141,8 +141,10 @@ _STEP = re.compile(
     r"首先|然后|接着|まず|次に)\b",
     re.IGNORECASE,
 )
-_VALUE_ALONE = re.compile(r"\s*[*_]*(?P<value>[$€£]?\s*-?\d[\d,.]*\s*[$€£%]?)[*_.]*\s*")
-"""A reply that is one number and nothing else ("20", "**$18.50**")."""
+_VALUE_ALONE = re.compile(
+    r"\s*[*_]*(?P<value>[$€£]?\s*-?\d[\d,.]*\s*[$€£%]?)(?:[ \t]+[^\W\d_]+){0,3}[*_.!]*\s*"
+)
+"""A reply that is one number and at most three words ("20", "**$18.50**", "$720 a year.")."""
 _LABEL_BEFORE = re.compile(
     r"(?:\b(?:No|Nr|Nº|n°|Nummer|number|núm|num)\.?|#|\b(?:week|day|month|year|round|level|"
     r"step|page|chapter|grade|room|floor|lap|stage|phase|semaine|jour|semana|día|dia|Woche|"

@@ -10,7 +10,7 @@ import re
 from dataclasses import replace
 
 from personasim.environments.classroom.answer_chains import question_givens
-from personasim.environments.classroom.answer_clauses import Context, Statement
+from personasim.environments.classroom.answer_clauses import WORKED, Context, Statement
 from personasim.environments.classroom.answer_closings import closing_statement, sentences
 from personasim.environments.classroom.answer_conclusion import concluding_statement
 from personasim.environments.classroom.answer_numbers import numbers_in
@@ -121,3 +121,45 @@ def prose_after(context: Context, final: Statement, reading: Reading) -> str | N
     if any(abs(closing.value - given) <= TOLERANCE for given in question_givens(context)):
         return None  # "He'll need one tune-up at each 1,000-mile mark.": a given restated
     return f"its closing sentence after its box gives another value ({closing.value:g})"
+
+
+def line_goes_on(context: Context, final: Statement, reading: Reading) -> str | None:
+    """Why an answer line is not settled: its value is a step it works out, and it goes on, on
+    its own line, to working that ends on another value ("Answer: In three weeks he walks 3 *
+    4 = 12 days. 240 / 12 = 20. He has to walk 20 minutes each day." was read 12)."""
+    if final.rule != "marker" or reading.value is None or final.end is None:
+        return None
+    if not WORKED.search(context.text[final.position : final.end]):
+        return None  # "The answer is $8. She spends $12 and earns $20.": the answer, then why
+    line_end = context.text.find("\n", final.end)
+    rest = context.text[final.end : len(context.text) if line_end < 0 else line_end]
+    if not _NUMBERS.search(rest) or not sentences(rest):
+        return None
+    closing = closing_statement(context, rest, final.end)
+    if closing is None or closing.value is None or abs(closing.value - reading.value) <= TOLERANCE:
+        return None
+    return f"its answer line goes on to another value ({closing.value:g})"
+
+
+def hypothetical_after(context: Context, final: Statement, reading: Reading) -> str | None:
+    """Why a closing sentence is not the answer: a conclusion before it ("So, 60 students are
+    enrolled this year.") states another value and it only supposes ("At that rate, next year
+    would see 72.")."""
+    if final.rule not in ("closing", "concluding") or reading.value is None:
+        return None
+    found = sentences(context.text[: final.position])
+    if not found or not _SUPPOSED.search(context.text[final.position : final.end or None]):
+        return None
+    before = found[-1][1].strip(" *_")
+    if not _SO.match(before):
+        return None
+    values = [n.value for n in numbers_in(before, context.decimal_mark) if n.value is not None]
+    if len(values) != 1 or abs(values[0] - reading.value) <= TOLERANCE:
+        return None
+    return f"its closing sentence only supposes; the conclusion before it states {values[0]:g}"
+
+
+_SUPPOSED = re.compile(
+    r"\b(?:would|could|might)\b|['’]d\s+be\b|\bnext\s+(?:year|month|week)\b", re.I
+)
+"""A sentence that supposes ("next year would see 72", "it'd be 30 miles")."""

@@ -414,18 +414,24 @@ _BARE_MIL = re.compile(r"(?<=\d)(\s*)mil\b")
 _MIL_IS_THOUSAND = ("es", "pt", "ca", "gl")
 
 
-def miles_named(text: str, language: str | None) -> str:
+def miles_named(text: str, language: str | None, question: str | None = None) -> str:
     """The reply with a bare "mil" after a number written "mi" where it names miles, not a
     thousand: "240 mil dólares" is 240,000 in Spanish and Portuguese, "10 mil na godzinę" is 10
-    miles an hour in Polish (Czech, Turkish and the Scandinavian languages use the word for a
-    mile too). The language is our word lists', else py3langid's; where neither is sure, a
-    thousand, as before."""
+    miles an hour in Polish (Czech, Turkish, Indonesian and the Scandinavian languages use the
+    word for a mile too). The language is our word lists', else py3langid's; where neither is
+    sure, miles where the question speaks of miles ("Jadi, John berlari 10 mil per jam."),
+    else a thousand, as before."""
     if language in _MIL_IS_THOUSAND or not _BARE_MIL.search(text):
         return text
     detected = language or _detected_language(text)
+    if detected is None and question and _MILES.search(question):
+        return _BARE_MIL.sub(r"\1mi", text)
     if detected is None or detected in _MIL_IS_THOUSAND:
         return text
     return _BARE_MIL.sub(r"\1mi", text)
+
+
+_MILES = re.compile(r"\bmiles?\b", re.IGNORECASE)
 
 
 def numbers_in(clause: str, decimal_mark: str | None) -> list[Number]:

@@ -372,7 +372,7 @@ def emphasis_statements(context: Context) -> list[Statement]:
             )
             if statement.value is not None or statement.candidates:
                 found.append(statement)
-    elif len(paragraphs) >= 2 and _BOLD_SENTENCE.fullmatch(paragraphs[0][1].strip()):
+    elif len(paragraphs) >= 2 and _one_sentence(paragraphs[0][1], context):
         position, first = paragraphs[0]
         statement = context.statement(position, "answer-first", first, end=position + len(first))
         rest = context.text[paragraphs[1][0] :]
@@ -388,6 +388,16 @@ def emphasis_statements(context: Context) -> list[Statement]:
     if len(values) == 1:
         found.extend(s for s in bold if s.value is not None)
     return found
+
+
+def _one_sentence(paragraph: str, context: Context) -> bool:
+    """A first paragraph that is one sentence stating a result, bold or not ("23 hours.",
+    "**Jenny eats 9 cookies.**"), not a step of the working."""
+    text = paragraph.strip()
+    if _BOLD_SENTENCE.fullmatch(text):
+        return True
+    one = len(CLAUSE_END.findall(text.rstrip(".!"))) == 0 and text.endswith((".", "!"))
+    return one and "\n" not in text and WORKED.search(text) is None
 
 
 def _last_result(context: Context, text: str) -> float | None:

@@ -30,6 +30,7 @@ from itertools import pairwise, product
 
 import snowballstemmer
 
+from personasim.environments.classroom.answer_chains import question_givens
 from personasim.environments.classroom.answer_clauses import (
     SENTENCE_RULES,
     WORKED,
@@ -40,7 +41,15 @@ from personasim.environments.classroom.answer_clauses import (
 from personasim.environments.classroom.answer_numbers import numbers_in
 from personasim.environments.classroom.answer_units import Candidate, asking_sentence, quantity_kind
 
-__all__ = ["another_subject", "by_asked_subject", "listed_quantities", "the_others"]
+__all__ = [
+    "a_side_value",
+    "another_subject",
+    "asks_combined",
+    "by_asked_subject",
+    "listed_quantities",
+    "the_others",
+    "total_for_each",
+]
 
 _CONJUNCTION = re.compile(
     r",?\s+(?:and|but|while|whereas|plus|then)\s+|;\s*|\s+[—–]\s+", re.IGNORECASE
@@ -104,11 +113,16 @@ def by_asked_subject(candidates: Sequence[Candidate], context: Context) -> Candi
 @lru_cache(maxsize=4096)
 def _asked_words(question: str) -> frozenset[str]:
     """The stems of the words the question's asking part names ("how old is Jean?": old,
-    jean), from its first "how"/"what"/… on."""
+    jean)."""
+    return _stems(_asking_part(question))
+
+
+def _asking_part(question: str) -> str:
+    """The question's asking sentence from its first "how"/"what"/… on ("If 20 people were
+    heading to the third stop, how many got on?": "how many got on?")."""
     sentence = asking_sentence(question)
-    asking = list(_ASKING.finditer(sentence))
-    part = sentence[asking[0].start() :] if asking else sentence
-    return _stems(part)
+    opening = _ASKING.search(sentence)
+    return sentence[opening.start() :] if opening else sentence
 
 
 def _stems(text: str) -> frozenset[str]:
@@ -172,6 +186,107 @@ def another_subject(context: Context, final: Statement, value: float | None) -> 
     return f"its last sentence is about {subject['name']}; the question asks about " + (
         " and ".join(sorted(wanted))
     )
+
+
+def total_for_each(context: Context, final: Statement, value: float | None) -> str | None:
+    """Why a closing sentence's value is a step: the question asks what each one gets ("How
+    much did their mother give each one of them?") and the sentence gives a total, shared out
+    nowhere ("So the total cost was 11 + 3 + 14 = $28."; English)."""
+    rules = (*SENTENCE_RULES, "answer-first", "bold")
+    if value is None or final.rule not in rules or not context.question:
+        return None
+    if context.language not in (None, "en"):
+        return None
+    part = _asking_part(context.question)
+    if not _EACH_ASKED.search(part) or _TOTAL.search(part):
+        return None
+    sentence = _sentence_around(context.text, final.position)
+    if _SHARED.search(sentence) or not (total := _TOTAL.search(sentence)):
+        return None
+    return f"its last sentence gives the {total[0]}; the question asks for each one's"
+
+
+_EACH_ASKED = re.compile(
+    r"\beach(?:\s*[?.]?$|\s+(?:one|of|person|child|kid|friend|student|guest|member|player|girl|"
+    r"boy|sibling|brother|sister|grandchild|nephew|niece|team|family|worker|employee)s?\b)|"
+    r"\bapiece\b|\bper\s+(?:person|student|child|friend|kid|guest|member|player)\b",
+    re.IGNORECASE,
+)
+"""A question that asks for one's share: "… give each one of them?", "how much per person?"."""
+_SHARED = re.compile(
+    r"\b(?:each|per|apiece|every|a\s+piece|shares?|split|divid\w*)\b|/|÷", re.IGNORECASE
+)
+"""A sentence that shares the total out ("$28 split two ways", "$14 each")."""
+
+
+def asks_combined(question: str | None, sentence: str) -> bool:
+    """Whether the question's asking part asks one quantity of two named at once ("How many
+    letters are in Indras and her sister's names?"), not their difference, and the sentence
+    gives no total: its quantities are the parts, never combined."""
+    if not question or _TOTAL.search(sentence):
+        return False
+    part = _asking_part(question)
+    return bool(_TWO_NAMED.search(part)) and not _COMPARING.search(part)
+
+
+_TWO_NAMED = re.compile(r"\b[A-Z][a-z]+(?:['’]s)?\s+and\s+(?:[A-Z][a-z]+|his|her|their)\b")
+"""Two named at once in the asking part: "Indras and her sister", "Gabriel and Luri"."""
+_COMPARING = re.compile(r"\b(?:difference|more|less|fewer|than)\b", re.IGNORECASE)
+"""A comparison: asked ("how many more … than") or concluded ("so he made $40 more")."""
+
+
+def a_side_value(context: Context, final: Statement, value: float | None) -> str | None:
+    """Why a closing sentence reads two ways: it states a value, then a total or a remainder
+    the question does not ask for (", making 75 altogether", ", bringing her two-day total to
+    75", ", so only 1 slice was left") and the value read is that one (English)."""
+    if value is None or final.rule not in SENTENCE_RULES or not context.question:
+        return None
+    if context.language not in (None, "en"):
+        return None
+    part = _asking_part(context.question)
+    sentence = _sentence_around(context.text, final.position)
+    givens = question_givens(context)
+    sides = [
+        side
+        for pattern, asked in ((_SIDE_TOTAL, _TOTAL), (_SIDE_REST, _REST), (_SIDE_CLAUSE, _TOTAL))
+        if not asked.search(part) and (side := pattern.search(sentence)) is not None
+    ]
+    so = _SO_CLAUSE.search(sentence) if not sides and value in givens else None
+    if so is not None and not _COMPARING.search(so[0]):
+        sides = [so]  # "… left with 17 stickers, so he gave away 9.": a given restated
+    if not sides or _TWO_NAMED.search(part) or _WORKED.search(sentence):
+        return None  # parts worked out to the value ("5 × 1 = 5 …, for 9 sweets altogether")
+    side = sides[0]
+    before = [
+        n.value
+        for n in numbers_in(sentence[: side.start()], context.decimal_mark)
+        if n.value is not None and n.value not in givens
+    ]
+    after = [n.value for n in numbers_in(side[0], context.decimal_mark)]
+    if value not in after or not before or value in before:
+        return None  # "6 more apples fell, bringing his total to 11": the total is the result
+    return f"its closing sentence adds a value the question does not ask ({side[0].strip()!r})"
+
+
+_SIDE_TOTAL = re.compile(
+    r",\s+(?:making|bringing|giving|for)\b[^.;!?]*?\b(?:total|altogether|in\s+all|combined|"
+    r"overall|together)\b[^.;!?]*",
+    re.IGNORECASE,
+)
+"""A total added after a value: ", making 75 altogether", ", bringing her total to 75"."""
+_SIDE_CLAUSE = re.compile(r";\s*(?![^.;!?]*(?:[=+×÷*/−]|\s-\s))[^.;!?]*\d[^.;!?]*")
+"""A clause of its own after ";", with no arithmetic: "Argo has 50 toys left; he gave away 150."."""
+_SO_CLAUSE = re.compile(r",\s+so\b[^.;!?]*", re.IGNORECASE)
+_SIDE_REST = re.compile(
+    r",\s+(?:so|which\s+leaves|and)\b[^.;!?]*?\b(?:left(?:\s+over)?|remain(?:s|ed|ing)?|"
+    r"to\s+spare)\b[^.;!?]*",
+    re.IGNORECASE,
+)
+"""A remainder added after a value: ", so only 1 slice was left", ", leaving 1"."""
+_REST = re.compile(
+    r"\b(?:left|remain\w*|rest|still|change|over|spare|short|more|less|fewer|than)\b", re.I
+)
+"""A question that asks a remainder or a difference ("How many are left?")."""
 
 
 def _one_of_the_group(asking: str, sentence: str, name: str) -> str | None:
@@ -321,9 +436,7 @@ def the_others(context: Context, final: Statement, value: float | None) -> str |
     rules = (*SENTENCE_RULES, "answer-first", "bold")
     if value is None or final.rule not in rules or not context.question:
         return None
-    sentence = asking_sentence(context.question)
-    asking = list(_ASKING.finditer(sentence))
-    part = sentence[asking[0].start() :] if asking else sentence
+    part = _asking_part(context.question)
     others = _NO_LONGER.search(_sentence_around(context.text, final.position))
     if others is None or _NEGATED.search(part) or not _stems(others["verb"]) & _stems(part):
         return None

@@ -46,6 +46,7 @@ __all__ = [
     "names_the_asked",
     "per_item",
     "quantity_kind",
+    "restated_in_asked_unit",
     "sentence_at",
 ]
 
@@ -187,9 +188,12 @@ def difference_missing(context: Context, final: Statement, value: float | None) 
 
 _DIFFERENCE_ASKED = re.compile(
     r"\bhow\s+(?:many|much)\s+(?:more|fewer|less)\b[^?]*\bthan\b|"
-    r"\bhow\s+much\s+(?:[a-z]+er|more\s+\w+|less\s+\w+)\s+[^?]*\bthan\b",
+    r"\bhow\s+much\s+(?:[a-z]+er|more\s+\w+|less\s+\w+)\s+[^?]*\bthan\b|"
+    r"\b(?:what|how\s+(?:much|many|big|large))\b[^?]*\bdifference\b",
     re.IGNORECASE,
 )
+"""A question that asks for a difference: "how many more … than", "what is the difference
+between …"."""
 _COMPARED = re.compile(
     r"\b(?:more|fewer|less|than|difference|differ|(?!(?:together|other|another|number|after|over|"
     r"under|never|ever|either|neither|whether|rather|answer|per|her)\b)[a-z]{2,}er|extra|left|"
@@ -300,6 +304,28 @@ def conversions(candidates: list[Candidate]) -> bool:
     return any(abs(ratio - factor) <= TOLERANCE * factor for factor in _FACTORS)
 
 
+def restated_in_asked_unit(context: Context, final: Statement) -> tuple[float, str] | None:
+    """The value an answer line restates in the asked unit, where it first gives another unit
+    ("The answer is 300 minutes, which is 5 hours." or "… 300 minutes (5 hours)" for "how many
+    hours" is 5), as the concluding rule reads "12 hours, which is 720 minutes" for "in
+    minutes"; with the words that state it, for the second reader. None otherwise."""
+    if final.rule not in ("marker", "A:", "is-the-answer") or final.end is None:
+        return None
+    if asked_kind(context.question) in (None, "money", "percent"):
+        return None  # a unit the question names ("how many hours"), not "how much money"
+    line_end = context.text.find("\n", final.end)  # "i.e." ends no restatement
+    body = context.text[final.position : len(context.text) if line_end < 0 else line_end]
+    candidates = [
+        (n.value, n, body) for n in numbers_in(body, context.decimal_mark) if n.value is not None
+    ]
+    if not conversions(candidates) or (chosen := by_asked_kind(candidates, context)) is None:
+        return None
+    value, number, _ = chosen
+    if final.value is None or abs(value - final.value) <= TOLERANCE:
+        return None
+    return value, body[number.start :].split(")")[0]
+
+
 _FACTORS = (100, 60, 3600, 24, 7, 12, 3, 2, 1000)
 """Cents and percents, minutes and seconds, hours, days, weeks, months and inches, feet and
 yards, pairs, metric prefixes (between quantities of different kinds only)."""
@@ -310,11 +336,11 @@ def _same_kind(kind: str, asked: str, english: bool = True) -> bool:
     are units of different dimensions. The same dimension in another unit is an answer in
     that unit ("Each pen costs $0.75." for "in cents" states 0.75); a counted noun may be a
     synonym ("17 fruits" for "pieces of fruit"), a measure may not ("1.5 hours" for "how many
-    episodes"); "13 hours" for "How much did he earn?", "18 girls" for "What percent …" are
-    other quantities."""
+    episodes"); "13 hours" for "How much did he earn?", "18 girls" for "What percent …" and
+    "25%" for "How many more scents …" are other quantities."""
     kind_dimension, asked_dimension = _DIMENSIONS.get(kind), _DIMENSIONS.get(asked)
     if asked_dimension is None:  # things counted: not a measure, any noun ("17 fruits")
-        return kind_dimension in (None, "percent")
+        return kind_dimension is None
     if asked_dimension in ("money", "percent") and english:  # "6 packs" for "How much …?"
         return kind_dimension == asked_dimension
     return kind_dimension is None or kind_dimension == asked_dimension

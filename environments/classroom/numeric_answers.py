@@ -34,7 +34,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
@@ -57,6 +57,8 @@ from personasim.environments.classroom.answer_conclusion import (
     restates_question,
 )
 from personasim.environments.classroom.answer_consistency import (
+    hypothetical_after,
+    line_goes_on,
     prose_after,
     prose_before,
     said_otherwise_before,
@@ -91,13 +93,17 @@ from personasim.environments.classroom.answer_statements import (
     mentions_a_final_statement,
 )
 from personasim.environments.classroom.answer_subjects import (
+    a_side_value,
     another_subject,
+    asks_combined,
     listed_quantities,
     the_others,
+    total_for_each,
 )
 from personasim.environments.classroom.answer_units import (
     difference_missing,
     kind_mismatch,
+    restated_in_asked_unit,
     sentence_at,
 )
 from personasim.environments.classroom.answer_withdrawals import withdrawal_after
@@ -162,7 +168,10 @@ def _resolvable(closing: Statement, context: Context) -> bool:
     side ("45 goats in Farm X and 25 goats in Farm Y")."""
     if closing.problem not in (SEVERAL, LISTED):
         return True
-    return not listed_quantities(sentence_at(context.text, closing), context)
+    sentence = sentence_at(context.text, closing)
+    if asks_combined(context.question, sentence):
+        return False  # "Indras has 6 letters and her sister has 7" for both names' letters
+    return not listed_quantities(sentence, context)
 
 
 def _both_rules(closing: Statement, concluding: Statement) -> Statement:
@@ -228,7 +237,7 @@ def _grammar(text: str, question: str | None) -> _Grammar:
 def _grammar_of(text: str, question: str | None) -> _Grammar:
     normalized_text = normalized(text)
     language = reply_language(normalized_text)
-    normalized_text = miles_named(normalized_text, language)
+    normalized_text = miles_named(normalized_text, language, question)
     mark = reply_decimal_mark(normalized_text, language)
     context = Context(normalized_text, language, mark, question)
     statements = _statements(context)
@@ -268,6 +277,9 @@ def _hedged(
     """The reading, unless what follows its final statement takes it back, or its sentence
     gives the sign in words the question does not use, or its last sentence gives a quantity
     of another kind than the question asks (it stopped at an intermediate step)."""
+    if (restated := restated_in_asked_unit(context, final)) is not None:
+        reading = Reading.of(restated[0], f"{reading.by}, in the asked unit")
+        final = replace(final, value=restated[0], passage=restated[1])
     other = kind_mismatch(context, final, reading.value)
     other = other or difference_missing(context, final, reading.value)
     other = other or other_period(context, final, reading.value)
@@ -275,14 +287,18 @@ def _hedged(
     other = other or other_scope(context, final, reading.value)
     other = other or another_subject(context, final, reading.value)
     other = other or the_others(context, final, reading.value)
+    other = other or total_for_each(context, final, reading.value)
     if other is not None:
         return Reading.unreadable(other, "grammar:intermediate"), None
     hedge = (
-        hedge_after(context, final, reading.value)
+        a_side_value(context, final, reading.value)
+        or hedge_after(context, final, reading.value)
         or sign_in_words(context, final, reading.value)
         or said_otherwise_before(context, final, reading.value)
         or prose_before(context, final, reading)
         or prose_after(context, final, reading)
+        or line_goes_on(context, final, reading)
+        or hypothetical_after(context, final, reading)
     )
     if hedge is None:
         return reading, final
