@@ -147,8 +147,10 @@ def hypothetical_after(context: Context, final: Statement, reading: Reading) -> 
     would see 72.")."""
     if final.rule not in ("closing", "concluding") or reading.value is None:
         return None
+    if not _SUPPOSED.search(context.text[final.position : final.end or None]):
+        return None
     found = sentences(context.text[: final.position])
-    if not found or not _SUPPOSED.search(context.text[final.position : final.end or None]):
+    if not found:
         return None
     before = found[-1][1].strip(" *_")
     if not _SO.match(before):

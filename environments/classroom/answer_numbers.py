@@ -424,11 +424,9 @@ def miles_named(text: str, language: str | None, question: str | None = None) ->
     if language in _MIL_IS_THOUSAND or not _BARE_MIL.search(text):
         return text
     detected = language or _detected_language(text)
-    if detected is None and question and _MILES.search(question):
-        return _BARE_MIL.sub(r"\1mi", text)
-    if detected is None or detected in _MIL_IS_THOUSAND:
+    if detected is None and not (question and _MILES.search(question)):
         return text
-    return _BARE_MIL.sub(r"\1mi", text)
+    return text if detected in _MIL_IS_THOUSAND else _BARE_MIL.sub(r"\1mi", text)
 
 
 _MILES = re.compile(r"\bmiles?\b", re.IGNORECASE)

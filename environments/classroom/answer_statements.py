@@ -372,7 +372,7 @@ def emphasis_statements(context: Context) -> list[Statement]:
             )
             if statement.value is not None or statement.candidates:
                 found.append(statement)
-    elif len(paragraphs) >= 2 and _one_sentence(paragraphs[0][1], context):
+    elif len(paragraphs) >= 2 and _one_sentence(paragraphs[0][1]):
         position, first = paragraphs[0]
         statement = context.statement(position, "answer-first", first, end=position + len(first))
         rest = context.text[paragraphs[1][0] :]
@@ -390,7 +390,7 @@ def emphasis_statements(context: Context) -> list[Statement]:
     return found
 
 
-def _one_sentence(paragraph: str, context: Context) -> bool:
+def _one_sentence(paragraph: str) -> bool:
     """A first paragraph that is one sentence stating a result, bold or not ("23 hours.",
     "**Jenny eats 9 cookies.**"), not a step of the working."""
     text = paragraph.strip()

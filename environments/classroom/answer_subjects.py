@@ -282,7 +282,7 @@ _SIDE_REST = re.compile(
     r"to\s+spare)\b[^.;!?]*",
     re.IGNORECASE,
 )
-"""A remainder added after a value: ", so only 1 slice was left", ", leaving 1"."""
+"""A remainder added after a value: ", so only 1 slice was left", ", and 1 remained"."""
 _REST = re.compile(
     r"\b(?:left|remain\w*|rest|still|change|over|spare|short|more|less|fewer|than)\b", re.I
 )

@@ -274,9 +274,10 @@ def _reading_of(statements: list[Statement], context: Context) -> tuple[Reading,
 def _hedged(
     reading: Reading, final: Statement, context: Context
 ) -> tuple[Reading, Statement | None]:
-    """The reading, unless what follows its final statement takes it back, or its sentence
-    gives the sign in words the question does not use, or its last sentence gives a quantity
-    of another kind than the question asks (it stopped at an intermediate step)."""
+    """The reading (in the asked unit where its answer line restates it so), unless what
+    follows its final statement takes it back, or its sentence gives the sign in words the
+    question does not use, or its last sentence gives a quantity of another kind than the
+    question asks (it stopped at an intermediate step)."""
     if (restated := restated_in_asked_unit(context, final)) is not None:
         reading = Reading.of(restated[0], f"{reading.by}, in the asked unit")
         final = replace(final, value=restated[0], passage=restated[1])
