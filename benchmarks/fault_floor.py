@@ -24,6 +24,12 @@ leaves out CPU (it is an ideal client), so it gives the floor of what the rules 
 
 The last is the bound of a pool so large that every failed request finds an endpoint that has
 not failed it: each fault then costs only its own latency.
+
+    python benchmarks/fault_floor.py --redundant     # idle slots send second copies
+
+`--redundant` is the rule the client does not have: while nobody waits for a slot, every free
+slot sends a second copy of a request in flight, so a fault costs a retry only when both copies
+fail (the price: answers paid for twice).
 """
 
 from __future__ import annotations
@@ -57,51 +63,75 @@ def draw(rng: random.Random, faulty: bool) -> str:
     return "ok"
 
 
-def one_round(units: int, slots: int, rules: Rules, faulty: bool, seed: int) -> float:
-    """The time the round's last unit finishes its second decision."""
+def one_round(
+    units: int, slots: int, rules: Rules, faulty: bool, seed: int, redundant: bool = False
+) -> float:
+    """The time the round's last unit finishes its second decision.
+
+    Each copy of a request holds a slot; a hang's hedged duplicate takes the hung copy's slot
+    over. With `redundant`, slots that would stay idle (nobody waits for one) each send a second
+    copy of a request in flight, oldest first; the first answer cancels the other copy, and a
+    failure counts only once no copy is left, so a retry never goes out before a Retry-After."""
     rng = random.Random(seed)
-    events: list[tuple[float, int, str, int]] = []
+    events: list[tuple[float, int, str, int, int]] = []
     waiting: list[int] = []  # units waiting for a slot, first come first served
     steps = [0] * units
+    attempt = [0] * units  # the unit's current request; events of an older one are stale
+    copies: dict[int, int] = {}  # unit -> copies of its current request in flight, by start
     free, order, end = slots, 0, 0.0
 
     def at(time: float, what: str, unit: int) -> None:
         nonlocal order
         order += 1
-        heapq.heappush(events, (time, order, what, unit))
+        heapq.heappush(events, (time, order, what, unit, attempt[unit]))
+
+    def send_copy(now: float, unit: int) -> None:
+        nonlocal free
+        free -= 1
+        copies[unit] = copies.get(unit, 0) + 1
+        kind = draw(rng, faulty)
+        at(now + (rules.hedge if kind == "hang" else rules.latency), kind, unit)
 
     def send(now: float) -> None:
-        nonlocal free
         while free and waiting:
             unit = waiting.pop(0)
-            free -= 1
-            kind = draw(rng, faulty)
-            at(now + (rules.hedge if kind == "hang" else rules.latency), kind, unit)
+            attempt[unit] += 1
+            send_copy(now, unit)
+        if redundant and not waiting:
+            for unit in [u for u, n in copies.items() if n == 1][:free]:
+                send_copy(now, unit)
 
     waiting.extend(range(units))
     send(0.0)
     while events:
-        now, _, kind, unit = heapq.heappop(events)
+        now, _, kind, unit, sent_as = heapq.heappop(events)
         if kind == "wake":
             waiting.append(unit)
-        elif kind == "hang":  # the duplicate goes beyond the limit; the hung one keeps its slot
+        elif sent_as != attempt[unit] or unit not in copies:
+            continue  # a copy cancelled when another answered; its slot is already free
+        elif kind == "hang":  # the duplicate goes beyond the limit, then takes the hung slot
             again = draw(rng, faulty)
-            at(now + (rules.hedge if again == "hang" else rules.latency), f"{again}+", unit)
+            at(now + (rules.hedge if again == "hang" else rules.latency), again, unit)
             continue
         else:
             free += 1
-            kind = kind.rstrip("+")
+            copies[unit] -= 1
             if kind == "ok":
+                free += copies.pop(unit)  # the other copy is cancelled
                 steps[unit] += 1
                 if steps[unit] < 2:
                     waiting.append(unit)
                 end = max(end, now)
-            elif kind == "malformed":
-                waiting.append(unit)
-            elif kind == "429":
-                at(now + rules.retry_after, "wake", unit)
-            elif kind == "500":
-                at(now + rng.uniform(*rules.backoff), "wake", unit)
+            elif copies[unit]:
+                pass  # another copy is still out
+            else:
+                del copies[unit]
+                if kind == "malformed":
+                    waiting.append(unit)
+                elif kind == "429":
+                    at(now + rules.retry_after, "wake", unit)
+                elif kind == "500":
+                    at(now + rng.uniform(*rules.backoff), "wake", unit)
         send(now)
     return end
 
@@ -116,15 +146,19 @@ def main() -> None:
     parser.add_argument("--hedge", type=float, default=0.85, help="hedge delay, seconds")
     parser.add_argument("--overhead", type=float, default=4.7, help="start-up and metrics, s")
     parser.add_argument("--seeds", type=int, default=20)
+    parser.add_argument(
+        "--redundant", action="store_true", help="idle slots send second copies (see one_round)"
+    )
     args = parser.parse_args()
     backoff = (0.5, 1.0) if args.backoff is None else (args.backoff, args.backoff)
     rules = Rules(args.latency, args.retry_after, backoff, args.hedge)
     print(f"{'size':>9}{'round, fault-free':>19}{'round, faulty':>15}{'run ratio':>11}")
     for size in args.sizes.split(","):
         agents, rounds = (int(x) for x in size.lower().split("x"))
-        clean = one_round(agents, args.concurrency, rules, False, 0)
+        clean = one_round(agents, args.concurrency, rules, False, 0, args.redundant)
         faulty = statistics.mean(
-            one_round(agents, args.concurrency, rules, True, seed) for seed in range(args.seeds)
+            one_round(agents, args.concurrency, rules, True, seed, args.redundant)
+            for seed in range(args.seeds)
         )
         ratio = (args.overhead + rounds * faulty) / (args.overhead + rounds * clean)
         label = f"{agents}×{rounds}"
