@@ -74,7 +74,9 @@ eleventh: v4 21 → 20, v7 8 → 7, v10 19 → 16 and v12 12 → 11 without a va
 and 8 → 7 without a value; the twelfth: v2 4 → 3 wrong (a value under a condition, then
 another value, is ambiguous), v5 14 → 13 and v10 16 → 15 without a value (an approximate
 restatement in another unit does not hedge the value before it); the fourteenth: v4 20 → 19
-and v10 15 → 13 without a value.
+and v10 15 → 13 without a value; the fifteenth: v10 11 → 10 and v13 5 → 4 wrong (bold steps
+are no emphasised answer), v10 13 → 14 (a bold value in the last sentence meets the closing
+sentence's checks) and v13 12 → 13 without a value, v4 19 → 17 without a value.
 
 `MEASURED`: the held-out part's counts after the last round studied its development part; the
 tests fail if a reader gets worse."""
@@ -87,9 +89,9 @@ from test_heldout_v2_readers import counted, math_tally, transfer_tally
 
 MEASURED = {
     # corpus: (rows, math wrong, math without a value, transfer rows, wrong, without a value)
-    "v4": (300, 1, 19, 160, 0, 1),
+    "v4": (300, 1, 17, 160, 0, 1),
     "v5": (300, 1, 13, 140, 0, 2),
-    "v10": (300, 11, 13, 120, 0, 8),
+    "v10": (300, 10, 14, 120, 0, 8),
 }
 MATH_ONLY = {
     "v7": (300, 3, 8),
@@ -97,7 +99,7 @@ MATH_ONLY = {
     "v9": (300, 3, 7),
     "v11": (150, 2, 11),
     "v12": (150, 0, 11),
-    "v13": (150, 5, 12),
+    "v13": (150, 4, 13),
     "v14": (150, 1, 16),
     "v15": (150, 2, 15),
 }

@@ -35,8 +35,8 @@ __all__ = [
 
 TOLERANCE = 1e-6
 
-EQUATION = re.compile(r"=\s*[$€£]?\s*(-?\d[\d,. ]*\d|-?\d)")
-"""An equation's result."""
+EQUATION = re.compile(r"=\s*(?:\*\*|__)?\s*[$€£]?\s*(-?\d[\d,. ]*\d|-?\d)")
+"""An equation's result, bold or not ("= **2 trays**")."""
 TOTAL = re.compile(
     r"\b(?:total|in\s+all|altogether|combined|sum|au\s+total|insgesamt|en\s+total)\b|总共|一共",
     re.IGNORECASE,
@@ -94,7 +94,7 @@ def restated_operand(context: Context, working: str, value: float) -> bool:
     for number in numbers_in(working, context.decimal_mark):
         if number.value is None or abs(number.value - value) > TOLERANCE:
             continue
-        before = working[: number.start].rstrip(" $€£")
+        before = re.sub(r"(?:\*\*|__)$", "", working[: number.start]).rstrip(" $€£")
         if _OPERAND.match(working[number.end :]) or (
             before.endswith(("+", "×", "*", "÷", "/", "−")) or re.search(r"\s[x-]$", before)
         ):

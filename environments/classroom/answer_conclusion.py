@@ -41,7 +41,7 @@ from personasim.environments.classroom.answer_closings import (
     sentences,
 )
 from personasim.environments.classroom.answer_durations import in_compound
-from personasim.environments.classroom.answer_numbers import Number, numbers_in
+from personasim.environments.classroom.answer_numbers import Number, numbers_in, with_digits
 from personasim.environments.classroom.answer_remarks import (
     DOUBT,
     LABELLED,
@@ -142,9 +142,18 @@ _STEP = re.compile(
     re.IGNORECASE,
 )
 _VALUE_ALONE = re.compile(
-    r"\s*[*_]*(?P<value>[$€£]?\s*-?\d[\d,.]*\s*[$€£%]?)(?:[ \t]+[^\W\d_]+){0,3}[*_.!]*\s*"
+    r"\s*[*_]*(?:(?:(?:[$€£]?\s*\d[\d,.]*\s*(?:[+×*÷/x−-]|\s)\s*)*[$€£]?\s*\d[\d,.]*\s*)?=\s*)?"
+    r"(?P<value>[$€£]?\s*-?\d[\d,.]*(?:[kKM]\b)?\s*[$€£%]?)"
+    r"(?:[ \t]+[^\W\d_]+(?:/[^\W\d_]+)?){0,3}[*_.!]*\s*"
 )
-"""A reply that is one number and at most three words ("20", "**$18.50**", "$720 a year.")."""
+"""A reply that is one number, or one equation and its result, and at most three words ("20",
+"**$18.50**", "$720 a year.", "$17.5k", "150 birds/day", "61 − 9 + 18 = 70")."""
+_COUNTING_WORDS = re.compile(
+    r"\b(?:dozens?|half|halves|quarters?|thirds?|pairs?|couples?|scores?|first|second|third)\b",
+    re.IGNORECASE,
+)
+"""Words that count in another unit or rank ("two dozen", "half an hour"): the word's number
+alone is not the value."""
 _LABEL_BEFORE = re.compile(
     r"(?:\b(?:No|Nr|Nº|n°|Nummer|number|núm|num)\.?|#|\b(?:week|day|month|year|round|level|"
     r"step|page|chapter|grade|room|floor|lap|stage|phase|semaine|jour|semana|día|dia|Woche|"
@@ -179,16 +188,30 @@ _ASKS_A_COMPARISON = re.compile(r"\b(?:more|less|fewer|than|difference|compared?
 _CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
 
 
+def _value_alone(text: str, context: Context) -> Statement | None:
+    """The whole reply as one value (`_VALUE_ALONE`), its number in words too ("fifty
+    dollars", "nine") where no word counts in another unit."""
+    if not re.search(r"\d", text) and len(text.split()) <= 4 and not _COUNTING_WORDS.search(text):
+        text = with_digits(text, context.language)
+    alone = _VALUE_ALONE.fullmatch(text)
+    if alone is None:
+        return None
+    value = text[alone.start("value") : alone.end()].strip(" \t\n*_.!")
+    numbers = numbers_in(value, context.decimal_mark)  # with a multiplier: "2.8 thousand"
+    if len(numbers) != 1 or numbers[0].value is None:
+        return None
+    return Statement(
+        alone.start("value"), "concluding", numbers[0].value, (), None, len(text), text
+    )
+
+
 def concluding_statement(context: Context) -> Statement | None:
     """The reply's concluding sentence as a statement: its one new quantity (a value), or None
     where the rule reads none (cut off, a question, hedged, no new quantity or several)."""
     text = before_afterwords(_THINK.sub(lambda match: " " * len(match[0]), context.text))
     text = without_remarks(text, context)
-    if (alone := _VALUE_ALONE.fullmatch(text)) is not None:  # the whole reply: "20", "$18.50"
-        numbers = numbers_in(alone["value"], context.decimal_mark)
-        if len(numbers) == 1 and numbers[0].value is not None:
-            position = alone.start("value")
-            return Statement(position, "concluding", numbers[0].value, (), None, len(text), text)
+    if (alone := _value_alone(text, context)) is not None:  # the whole reply: "20", "$18.50"
+        return alone
     start = text.rfind("```") + 3 if "```" in text else 0  # never inside code: it never ran
     if not ended(text):
         return None

@@ -150,7 +150,8 @@ NUMBER = re.compile(
     r"(?P<multiplier>\s*(?:thousand|million|billion|trillion|millions?|milliards?|Millionen|"
     r"Million|Milliarden?|mil(?:l[oó]n(?:es)?|h[õo]es|hão)?|millones|lakhs?|lacs?|crores?|"
     r"Tausend|mille|mila|тысяч[аи]?|тыс|миллион(?:а|ов)?|tysiąc|tysiące|tysięcy|bin|ribu|"
-    r"duizend|nghìn|ngàn)\b|"
+    r"duizend|nghìn|ngàn|grand(?!\s+(?:pianos?|prix|totals?|child\w*|sons?|daughters?|"
+    r"canyons?|kids?|parents?|slams?|finals?|openings?|halls?|prizes?)))\b|"
     r"\s*(?:Mio|Mrd)\.?(?!\w)|"
     r"[kKM](?!\w)|bn\b|\s*[万萬亿億]|(?<=\d)[千만천억]|\s*(?:हज़ार|هزار|ألف))?"
     r"(?P<percent>\s?%|\s*(?:per\s*cent|percent|pour\s*cent|por\s*ciento|Prozent)\b)?"
@@ -158,7 +159,7 @@ NUMBER = re.compile(
 """A number as written: a sign attached to it, a currency, a mixed number's whole part, digits
 with their grouping, a fraction, a multiplier word and a percent sign."""
 _MULTIPLIERS = {
-    "thousand": 1e3, "mil": 1e3, "million": 1e6, "millions": 1e6,
+    "thousand": 1e3, "grand": 1e3, "mil": 1e3, "million": 1e6, "millions": 1e6,
     "millionen": 1e6, "millón": 1e6, "millon": 1e6, "millones": 1e6, "milhão": 1e6,
     "milhao": 1e6, "milhões": 1e6, "milhoes": 1e6, "billion": 1e9, "bn": 1e9, "milliard": 1e9,
     "milliards": 1e9, "milliarde": 1e9, "milliarden": 1e9, "trillion": 1e12,

@@ -25,11 +25,39 @@ def sign_in_words(context: Context, final: Statement, value: float | None) -> st
     asking = asking_sentence(context.question or "")
     if words is None or _SIGN_WORDS.search(asking):
         return None
+    if _another_number_between(context.text[start:end], words, value):
+        return None  # "$3,900 short, which at $15/hour means 260 hours": the sign is 3,900's
     if _OWED.fullmatch(words[0]) and _PAYING.search(asking):
         return None  # "she owes $6" for "How much does she have to pay?": what she pays
     if words[0].lower().startswith("short") and _STILL_NEEDED.search(asking):
         return None  # "short by $85" for "How much more does he need?": what he needs
     return f"its sentence gives the sign in words ({words[0]!r})"
+
+
+def _another_number_between(line: str, words: re.Match[str], value: float) -> bool:
+    """Another number, in another clause, stands between the sign words and every place the
+    value is written."""
+    numbers = [(m.start(), m.end(), m[0]) for m in re.finditer(r"\d[\d,]*(?:\.\d+)?", line)]
+    places = [n for n in numbers if _is(n[2], value)]
+    if not places:
+        return False
+    for start, end, _ in places:
+        low, high = sorted((end, words.start())) if start < words.start() else (words.end(), start)
+        between = line[low:high]
+        other = any(low <= n[0] and n[1] <= high for n in numbers if n[0] != start)
+        if not (other and _CLAUSE_BREAK.search(between)):
+            return False  # "short by $200 - $115 = $85": one quantity worked out
+    return True
+
+
+_CLAUSE_BREAK = re.compile(r"[,;:]\s|\b(?:which|so|then|means)\b")
+
+
+def _is(written: str, value: float) -> bool:
+    try:
+        return abs(float(written.replace(",", "")) - value) < 1e-9
+    except ValueError:
+        return False
 
 
 _OWED = re.compile(r"owes?|owed", re.IGNORECASE)

@@ -385,9 +385,25 @@ def emphasis_statements(context: Context) -> list[Statement]:
         for m in _BOLD.finditer(paragraph)
     ]
     values = {s.value for s in bold if s.value is not None}
-    if len(values) == 1:
+    if len(values) == 1 and not _bold_elsewhere(context, paragraphs[1:-1], values.pop()):
         found.extend(s for s in bold if s.value is not None)
     return found
+
+
+def _bold_elsewhere(context: Context, middle: list[tuple[int, str]], value: float) -> bool:
+    """A bold value in a middle paragraph other than the ends' one ("Weekly need: **35
+    pounds**" … "Daily: 35 ÷ 7 = **5 pounds**"): the reply emphasises its steps, not one
+    answer. Bold labels ("**Step 2:**") are not values."""
+    for position, paragraph in middle:
+        for m in _BOLD.finditer(paragraph):
+            if (m[1] or m[2]).rstrip().endswith((":", "：")) or paragraph[m.end() :].startswith(
+                (":", "：")
+            ):
+                continue
+            statement = context.statement(position + m.start(), "bold", m[1] or m[2], True)
+            if statement.value is not None and abs(statement.value - value) > 1e-6:
+                return True
+    return False
 
 
 def _one_sentence(paragraph: str) -> bool:

@@ -112,7 +112,7 @@ _NOT_A_NOUN = {
     "now", "today", "then", "already", "still", "overall", "combined", "together", "too",
     "also", "here", "there", "ago", "daily", "weekly", "monthly", "yearly", "annually",
 }  # fmt: skip
-_PERCENT = re.compile(r"%|percent\b|per\s*cent\b", re.IGNORECASE)
+_PERCENT = re.compile(r"%|percent(?:age\s+points?)?\b|per\s*cent\b", re.IGNORECASE)
 _FOLLOWING = re.compile(r"\s*((?:[^\W\d_][\w-]*\s+){0,2}[^\W\d_][\w-]*)")
 """Up to three words right after a number, with nothing but spaces between them."""
 _ENGLISH = re.compile(r"\b(?:how|what|the|is|are|does|did)\b", re.IGNORECASE)
@@ -332,18 +332,20 @@ yards, pairs, metric prefixes (between quantities of different kinds only)."""
 
 
 def _same_kind(kind: str, asked: str, english: bool = True) -> bool:
-    """Whether a quantity of `kind` may answer a question that asks for `asked`: unless both
-    are units of different dimensions. The same dimension in another unit is an answer in
-    that unit ("Each pen costs $0.75." for "in cents" states 0.75); a counted noun may be a
-    synonym ("17 fruits" for "pieces of fruit"), a measure may not ("1.5 hours" for "how many
-    episodes"); "13 hours" for "How much did he earn?", "18 girls" for "What percent …" and
+    """Whether a quantity of `kind` may answer a question that asks for `asked`: not a measure
+    in another unit than the asked one ("252 inches" for "how tall … in feet?": its number is
+    not the asked one, and converting it would be our guess), except money, where dollars and
+    cents are read as written (graders label "85 cents" for "How much …?" 85); a counted noun
+    may be a synonym ("17 fruits" for "pieces of fruit"), a measure may not ("1.5
+    hours" for "how many episodes"); "13 hours" for "How much did he earn?", "18 girls" for
+    "What percent …" and
     "25%" for "How many more scents …" are other quantities."""
     kind_dimension, asked_dimension = _DIMENSIONS.get(kind), _DIMENSIONS.get(asked)
     if asked_dimension is None:  # things counted: not a measure, any noun ("17 fruits")
         return kind_dimension is None
     if asked_dimension in ("money", "percent") and english:  # "6 packs" for "How much …?"
         return kind_dimension == asked_dimension
-    return kind_dimension is None or kind_dimension == asked_dimension
+    return kind_dimension is None or kind == asked
 
 
 _DIMENSIONS = {
@@ -362,7 +364,9 @@ _DIMENSIONS = {
 
 
 def _named(kind: str) -> str:
-    return kind if kind in ("money", "percent") else f"{kind}s"
+    if kind in ("money", "percent"):
+        return kind
+    return {"foot": "feet", "inch": "inches", "century": "centuries"}.get(kind, f"{kind}s")
 
 
 def _equal(number: float | None, value: float) -> bool:
@@ -452,7 +456,7 @@ def per_item(text: str, end: int) -> bool:
 
 _ABBREVIATED = {
     **dict.fromkeys(("g", "gr"), "gram"), "kg": "kilogram", "mg": "milligram", "oz": "ounce",
-    **dict.fromkeys(("lb", "lbs"), "lb"), "km": "kilometer", "m": "meter", "cm": "centimeter",
+    **dict.fromkeys(("lb", "lbs"), "pound"), "km": "kilometer", "m": "meter", "cm": "centimeter",
     "mm": "millimeter", "mi": "mile", "ft": "foot", "yd": "yard", "ml": "milliliter",
     **dict.fromkeys(("min", "mins"), "minute"), **dict.fromkeys(("hr", "hrs", "h"), "hour"),
     **dict.fromkeys(("sec", "secs"), "second"), "gal": "gallon", "qt": "quart",

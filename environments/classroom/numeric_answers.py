@@ -281,14 +281,15 @@ def _hedged(
     if (restated := restated_in_asked_unit(context, final)) is not None:
         reading = Reading.of(restated[0], f"{reading.by}, in the asked unit")
         final = replace(final, value=restated[0], passage=restated[1])
-    other = kind_mismatch(context, final, reading.value)
-    other = other or difference_missing(context, final, reading.value)
-    other = other or other_period(context, final, reading.value)
-    other = other or starting_amount(context, final, reading.value)
-    other = other or other_scope(context, final, reading.value)
-    other = other or another_subject(context, final, reading.value)
-    other = other or the_others(context, final, reading.value)
-    other = other or total_for_each(context, final, reading.value)
+    checked = _as_sentence(final, context)
+    other = kind_mismatch(context, checked, reading.value)
+    other = other or difference_missing(context, checked, reading.value)
+    other = other or other_period(context, checked, reading.value)
+    other = other or starting_amount(context, checked, reading.value)
+    other = other or other_scope(context, checked, reading.value)
+    other = other or another_subject(context, checked, reading.value)
+    other = other or the_others(context, checked, reading.value)
+    other = other or total_for_each(context, checked, reading.value)
     if other is not None:
         return Reading.unreadable(other, "grammar:intermediate"), None
     hedge = (
@@ -306,6 +307,26 @@ def _hedged(
     if "correction" in hedge:
         return Reading.unreadable(hedge, "grammar:withdrawn"), None
     return Reading.ambiguous(hedge, "grammar:hedged", (reading.value,)), None
+
+
+def _as_sentence(final: Statement, context: Context) -> Statement:
+    """A bold value inside the reply's last sentence ("… which means **24 eggs**.") is that
+    sentence's statement: the checks of what a closing sentence states apply to it."""
+    if final.rule != "bold" or final.end is None:
+        return final
+    line_start = context.text.rfind("\n", 0, final.position) + 1
+    line_end = context.text.find("\n", final.end)
+    line = context.text[line_start : len(context.text) if line_end < 0 else line_end]
+    if context.text[line_end:].strip() if line_end >= 0 else False:
+        return final  # not the reply's last line
+    end = line_start + len(line)
+    before = context.text[line_start : final.position]
+    start = line_start + max((m.end() for m in re.finditer(r"[.!?]\s+", before)), default=0)
+    around = context.text[start:end].replace(context.text[final.position : final.end], " ")
+    if len(re.findall(r"[^\W\d_]{2,}", around)) < 3:
+        return final  # a bold value alone or with a label ("**$18**", "Total: **48**")
+    passage = context.text[start : final.end].replace("**", "").replace("__", "")
+    return replace(final, position=start, rule="concluding", end=end, passage=passage)
 
 
 def _ambiguous_statement(
