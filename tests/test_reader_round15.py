@@ -144,6 +144,13 @@ def test_sign_words_of_another_number_do_not_hedge_the_answer() -> None:
     assert _read(reply, question) == 50
 
 
+def test_a_loss_asked_as_lose_is_the_answer() -> None:
+    question = "Kim lost $4, won $1 and lost $4.50 in three games. How much did she lose per game?"
+    assert _read("Her average loss per game is $7.50 / 3 = $2.50.", question) == 2.5
+    won = "Kim lost $4, won $1 and lost $4.50 in three games. How much did she win per game?"
+    assert _read("Her average loss per game is $7.50 / 3 = $2.50.", won) == "ambiguous"
+
+
 @pytest.mark.parametrize(
     ("reply", "expected"),
     [

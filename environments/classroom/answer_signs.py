@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from personasim.environments.classroom.answer_clauses import Context, Statement
+from personasim.environments.classroom.answer_numbers import numbers_in
 from personasim.environments.classroom.answer_units import asking_sentence
 
 __all__ = ["sign_in_words"]
@@ -25,7 +26,9 @@ def sign_in_words(context: Context, final: Statement, value: float | None) -> st
     asking = asking_sentence(context.question or "")
     if words is None or _SIGN_WORDS.search(asking):
         return None
-    if _another_number_between(context.text[start:end], words, value):
+    if words[0].lower() == "loss" and re.search(r"\b(?:lose|loses|lost|losing)\b", asking, re.I):
+        return None  # "an average loss of $3.50" for "How much did he lose on average?"
+    if _another_number_between(context.text[start:end], words, value, context.decimal_mark):
         return None  # "$3,900 short, which at $15/hour means 260 hours": the sign is 3,900's
     if _OWED.fullmatch(words[0]) and _PAYING.search(asking):
         return None  # "she owes $6" for "How much does she have to pay?": what she pays
@@ -34,30 +37,27 @@ def sign_in_words(context: Context, final: Statement, value: float | None) -> st
     return f"its sentence gives the sign in words ({words[0]!r})"
 
 
-def _another_number_between(line: str, words: re.Match[str], value: float) -> bool:
+def _another_number_between(
+    line: str, words: re.Match[str], value: float, decimal_mark: str | None
+) -> bool:
     """Another number, in another clause, stands between the sign words and every place the
     value is written."""
-    numbers = [(m.start(), m.end(), m[0]) for m in re.finditer(r"\d[\d,]*(?:\.\d+)?", line)]
-    places = [n for n in numbers if _is(n[2], value)]
+    numbers = numbers_in(line, decimal_mark)
+    places = [n for n in numbers if n.value is not None and abs(n.value - value) <= 1e-9]
     if not places:
         return False
-    for start, end, _ in places:
-        low, high = sorted((end, words.start())) if start < words.start() else (words.end(), start)
-        between = line[low:high]
-        other = any(low <= n[0] and n[1] <= high for n in numbers if n[0] != start)
-        if not (other and _CLAUSE_BREAK.search(between)):
+    for place in places:
+        if place.start < words.start():
+            low, high = place.end, words.start()
+        else:
+            low, high = words.end(), place.start
+        other = any(low <= n.start and n.end <= high for n in numbers if n is not place)
+        if not (other and _CLAUSE_BREAK.search(line[low:high])):
             return False  # "short by $200 - $115 = $85": one quantity worked out
     return True
 
 
 _CLAUSE_BREAK = re.compile(r"[,;:]\s|\b(?:which|so|then|means)\b")
-
-
-def _is(written: str, value: float) -> bool:
-    try:
-        return abs(float(written.replace(",", "")) - value) < 1e-9
-    except ValueError:
-        return False
 
 
 _OWED = re.compile(r"owes?|owed", re.IGNORECASE)

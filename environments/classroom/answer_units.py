@@ -336,10 +336,9 @@ def _same_kind(kind: str, asked: str, english: bool = True) -> bool:
     in another unit than the asked one ("252 inches" for "how tall … in feet?": its number is
     not the asked one, and converting it would be our guess), except money, where dollars and
     cents are read as written (graders label "85 cents" for "How much …?" 85); a counted noun
-    may be a synonym ("17 fruits" for "pieces of fruit"), a measure may not ("1.5
-    hours" for "how many episodes"); "13 hours" for "How much did he earn?", "18 girls" for
-    "What percent …" and
-    "25%" for "How many more scents …" are other quantities."""
+    may be a synonym ("17 fruits" for "pieces of fruit"), a measure may not ("1.5 hours" for
+    "how many episodes"); "13 hours" for "How much did he earn?", "18 girls" for "What
+    percent …" and "25%" for "How many more scents …" are other quantities."""
     kind_dimension, asked_dimension = _DIMENSIONS.get(kind), _DIMENSIONS.get(asked)
     if asked_dimension is None:  # things counted: not a measure, any noun ("17 fruits")
         return kind_dimension is None

@@ -314,18 +314,17 @@ def _as_sentence(final: Statement, context: Context) -> Statement:
     sentence's statement: the checks of what a closing sentence states apply to it."""
     if final.rule != "bold" or final.end is None:
         return final
-    line_start = context.text.rfind("\n", 0, final.position) + 1
-    line_end = context.text.find("\n", final.end)
-    line = context.text[line_start : len(context.text) if line_end < 0 else line_end]
-    if context.text[line_end:].strip() if line_end >= 0 else False:
-        return final  # not the reply's last line
-    end = line_start + len(line)
-    before = context.text[line_start : final.position]
+    text = context.text.rstrip()
+    if "\n" in text[final.end :]:
+        return final  # not in the reply's last line
+    line_start = text.rfind("\n", 0, final.position) + 1
+    end = len(text)
+    before = text[line_start : final.position]
     start = line_start + max((m.end() for m in re.finditer(r"[.!?]\s+", before)), default=0)
-    around = context.text[start:end].replace(context.text[final.position : final.end], " ")
+    around = text[start:end].replace(text[final.position : final.end], " ")
     if len(re.findall(r"[^\W\d_]{2,}", around)) < 3:
         return final  # a bold value alone or with a label ("**$18**", "Total: **48**")
-    passage = context.text[start : final.end].replace("**", "").replace("__", "")
+    passage = text[start : final.end].replace("**", "").replace("__", "")
     return replace(final, position=start, rule="concluding", end=end, passage=passage)
 
 
