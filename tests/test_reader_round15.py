@@ -167,3 +167,21 @@ def test_a_loss_asked_as_lose_is_the_answer() -> None:
 )
 def test_a_whole_reply_of_number_words_or_one_equation(reply: str, expected: float | str) -> None:
     assert _read(reply, "How many apples does the shop sell?") == expected
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        # a correction whose working uses the answer as an operand does not restate it
+        ("Answer: 84\n\nOops, that's the revenue. Profit = 84 − 60 = 24.", "unreadable"),
+        (
+            "**Answer: 300 liters**\n\nOn reflection, the question asks only for Tuesday: "
+            "120 + 60 = 180 liters.",
+            "unreadable",
+        ),
+        # a check that confirms the answer keeps it
+        ("The race took **45 minutes**. Wait — yes, 45 + 15 = 60, so that's right.", 45),
+    ],
+)
+def test_a_correction_working_on_from_the_answer(reply: str, expected: float | str) -> None:
+    assert _read(reply, "How much is it?") == expected

@@ -140,7 +140,7 @@ _PURPOSE = re.compile(
 scene; the rest of the sentence is read (and is working if it is a step: "To find ..., we
 add")."""
 _TAKEN_BACK = re.compile(
-    r"\b(?:wait|actually|scratch\s+that|correction|oops|on\s+second\s+thought|"
+    r"\b(?:wait|actually|scratch\s+that|correction|oops|on\s+(?:second\s+thought|reflection)|"
     r"let\s+me\s+(?:correct|recompute|redo|recheck|recalculate)|i\s+made\s+a\s+mistake|attendez|"
     r"en\s+fait|je\s+corrige|espera|en\s+realidad|corrijo|warte|korrektur|espere|na\s+verdade|"
     r"corrigindo|me\s+equivoqué|je\s+me\s+suis\s+tromp[ée]e?|ich\s+habe\s+mich\s+(?:geirrt|"
@@ -150,6 +150,9 @@ _TAKEN_BACK = re.compile(
 )
 """The correction markers that take an answer back (`CORRECTION` without its courtesies,
 "sorry", "rather", "I mean", and fillers, "eigentlich", "其实")."""
+_OPERAND_AFTER = re.compile(r"\s*(?:[+×*÷/−]|-\s)")
+"""A number an operator follows: an operand of the working, not the answer restated."""
+_CONFIRMED = re.compile(r"\b(?:right|correct|checks\s+out|confirmed|yes)\b|✓|✔", re.IGNORECASE)
 _INTERJECTION = re.compile(
     r"(?:\b(?:hmm+|h?m+|oh|uh|um+|ah|oops|no|hold\s+on|ok(?:ay)?)\b[\s,.!…—–-]*)+$", re.IGNORECASE
 )
@@ -464,7 +467,12 @@ def _withdrawn_by_correction(context: Context, end: int, value: float) -> str | 
         if before and not before.endswith(_OPENS_A_PART):
             continue
         after = with_digits(text[match.end() :], context.language)
-        restated = [n.value for n in numbers_in(after, context.decimal_mark)]
+        confirmed = _CONFIRMED.search(after) is not None  # "58 + 40 = 98, so that's right"
+        restated = [
+            n.value
+            for n in numbers_in(after, context.decimal_mark)
+            if confirmed or not _OPERAND_AFTER.match(after[n.end :])  # "= 99 − 72 = 27": not 99
+        ]
         if not any(v is not None and abs(v - value) <= TOLERANCE for v in restated):
             return f"a correction follows its answer ({match[0]!r}) and gives no value"
     return None
