@@ -185,3 +185,18 @@ def test_a_whole_reply_of_number_words_or_one_equation(reply: str, expected: flo
 )
 def test_a_correction_working_on_from_the_answer(reply: str, expected: float | str) -> None:
     assert _read(reply, "How much is it?") == expected
+
+
+def test_money_with_three_digits_after_its_mark_groups_thousands() -> None:
+    reply = "Jaar 1: $9.000 − 30% = $6.300.\n\nNa drie jaar is de boot nog $3.528 waard."
+    assert _read(reply, "How much is the boat worth after three years?") == 3528
+    assert _read("Na drie jaar is de boot nog $3.528 waard.", "How much is it worth?") == 3528
+
+
+def test_an_opening_sentence_with_a_worked_aside_is_an_answer_given_first() -> None:
+    question = "A dog digs 6 holes a night and Nate fills 9 a day. How many weeks does it take?"
+    reply = (
+        "It takes Nate 4 weeks (84 holes ÷ 3 a day = 28 days).\n\n"
+        "The dog digs 6 × 14 = 84 holes, and the open holes drop by 3 a day."
+    )
+    assert _read(reply, question) == "ambiguous"

@@ -342,7 +342,7 @@ def _expanded(match: re.Match[str], decimal_mark: str | None) -> str:
     return format(number.value, "f").rstrip("0").rstrip(".")
 
 
-WORKED = re.compile(r"\d\s*[=×*÷+/x]\s*[$€£]?\d|\d\s*=")
+WORKED = re.compile(r"\d\s*%?\s*[=×*÷+/x−]\s*[$€£]?\d|\d\s*%?\s*=")
 """Arithmetic between numbers ("9,300 × 2/3 = 6,200"): a paragraph or sentence that holds it
 is working, not an answer given first."""
 _ACCOUNTING = re.compile(r"[\s*_|]*\(\s*(?P<amount>[$€£]?\s*\d[\d.,]*\s*[$€£]?)\s*\)[\s*_.|]*")

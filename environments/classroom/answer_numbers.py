@@ -334,6 +334,8 @@ _LANGUAGE_WORDS = {
 }
 """A few frequent words per language: enough to tell the language of a reply's prose."""
 _DECIMAL_COMMA = {"fr", "es", "de", "pt", "it"}
+_MONEY_GROUPED = re.compile(r"[$€£]\s?\d{1,3}(?P<mark>[.,])\d{3}(?!\d|[.,]\d)")
+"""An amount of money with three digits after its one mark ("$9.000"): the mark groups."""
 _EITHER_WAY = re.compile(r"\d[.,]\d{3}(?![\d.,])")
 """A number whose one mark before three digits reads either way ("14.000"): only there does
 the reply's language decide."""
@@ -367,6 +369,8 @@ def reply_decimal_mark(text: str, language: str | None) -> str | None:
     detected = _detected_decimal_mark(text) if either_way else None
     if detected is not None:
         return detected
+    if either_way and (money := _MONEY_GROUPED.search(text)) is not None:
+        return "," if money["mark"] == "." else "."  # "$9.000": money has no third decimal
     if language is None:
         return "." if GSM8K_HASHES.search(text) else None
     return "," if language in _DECIMAL_COMMA else "."

@@ -25,6 +25,7 @@ from personasim.environments.classroom.answer_clauses import (
     Context,
     Statement,
     prepared,
+    without_asides,
 )
 from personasim.environments.classroom.answer_closings import PROCEDURE, sentences
 from personasim.environments.classroom.answer_conclusion import (
@@ -88,14 +89,15 @@ def _answer_first(statement: Statement, context: Context) -> float | None:
     plain = len(sentences(first)) == 1 and "\n" not in first
     plain = plain and not _LISTING.search(first.partition(":")[0])
     plain = plain and first.rstrip(" *_").endswith((".", "!", "。", "！"))
-    if not plain or len(first.split()) > _OPENING_WORDS or WORKED.search(first):
+    main = without_asides(first)  # "It takes 4 weeks (84 ÷ 3 = 28 days).": the aside works
+    if not plain or len(main.split()) > _OPENING_WORDS or WORKED.search(main):
         return None
     if PROCEDURE.match(first.strip(" *_#>")):
         return None  # "Convert the bag to grams: 2.4 kg = 2,400 g.": a step of the working
     end = text.find(first) + len(first)
     if end > statement.position:
         return None  # the opening sentence is the closing one
-    values = new_quantities(first.strip(" *_#>"), question_givens(context), context, whole=True)
+    values = new_quantities(main.strip(" *_#>"), question_givens(context), context, whole=True)
     if len(values) != 1 or abs(values[0][0] - statement.value) <= TOLERANCE:
         return None
     asked = names_the_asked(first, context) or _totals(first, context)
