@@ -197,10 +197,11 @@ def test_transfers_held_out(capsys: pytest.CaptureFixture[str]) -> None:
     assert held.counts["abstained"] <= TRANSFER_NO_VALUE_MEASURED
 
 
-TRANSFER_WRONG_MEASURED = 2
-TRANSFER_NO_VALUE_MEASURED = 5
-"""This round's held-out counts (of 99, 67 with a value; 2 wrong and 8 without a value the
-round before): the goal (≤ 1 % wrong) is not met yet; the test fails if the reader gets
+TRANSFER_WRONG_MEASURED = 1
+TRANSFER_NO_VALUE_MEASURED = 6
+"""The held-out counts after the readers' fifteenth round (of 99, 67 with a value; 2 wrong and
+5 without a value before it: a condition on the decision, "… if they …", is no decision): 1
+wrong of 99 (1.01 %), just above the goal (≤ 1 % wrong); the test fails if the reader gets
 worse."""
 
 

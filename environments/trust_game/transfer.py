@@ -140,6 +140,8 @@ def read_clause(clause: Clause, endowment: int) -> Reading:
         return Reading.ambiguous(problem, OWN)
     if problem := _doubted_aside(body, found, spans, reading.value):
         return Reading.ambiguous(problem, OWN)
+    if (held := _HELD_BACK.search(body, spans[0][0] if spans else 0)) is not None:
+        return Reading.ambiguous(f"it makes its decision conditional or unsure ({held[0]!r})", OWN)
     restated = [v for v in _appositions(body, found, after) if v != reading.value]
     if restated:
         shown = " and ".join(dollars(v) for v in dict.fromkeys([reading.value, *restated]))
@@ -218,6 +220,14 @@ def _previous_end(found: list[Quantity], position: int) -> int:
     return max((q.end for q in found if q.end <= position), default=0)
 
 
+_HELD_BACK = re.compile(
+    r"(?<!\beven\s)(?<!\bas\s)\b(?:if|unless|provided|as\s+long\s+as|on\s+(?:the\s+)?condition)\b"
+    r"|[,(]\s*I\s+(?:think|guess|suppose|believe|reckon)\s*[.!)]?\s*$|\btentative(?:ly)?\b"
+    r"|\bhypothetical(?:ly)?\b",
+    re.IGNORECASE,
+)
+"""A condition on the decision ('5 dollars if they agree to send back 8', '400 dollars, but
+only if …'), a doubt closing it ('6 dollars, I think.') or a decision made in play only."""
 _ALTERNATIVE_WORDS = re.compile(
     r"\b(?:or|might|could|maybe|perhaps|possibly|if\s+not|otherwise|(?:which|that)\s+case|else"
     r"|unless)\b",
@@ -357,7 +367,10 @@ _TAKEN_BACK = re.compile(
     r"\b[\s,.!-]*(?:no\b|not\b|scratch|never\s*mind|let\s+me\s+(?:re)?(?:think|consider)|"
     r"hold\s+on|I\s+changed\s+my\s+mind)|scratch\s+that|never\s*mind|"
     r"I\s+take\s+(?:it|that)\s+back|I(?:['’]ve|\s+have)?\s+changed\s+my\s+mind|"
-    r"let\s+me\s+reconsider)",
+    r"let\s+me\s+reconsider|(?:then\s+again,?\s+)?maybe\s+not\b|(?:please\s+)?disregard\b|"
+    r"I(?:['’]ll|\s+will)\s+decide\s+later|I\s+need\s+to\s+think\s+(?:again|more|it\s+over)|"
+    r"I\s+can(?:not|['’]t)\s+(?:actually\s+)?make\s+real|as\s+an\s+AI\b)"
+    r"|(?:不过|但是)?[，,]?\s*(?:我)?(?:其实)?还没(?:有)?想好|再想想",
     re.IGNORECASE,
 )
 """A sentence after the decision that takes it back without giving another amount ("Actually,
