@@ -1,6 +1,7 @@
 """The transfer reader's fifteenth round (docs/trust-population.md, "Reading the amount", rule
-6): a condition on the decision, a doubt that closes it and a decision in play only are no
-decision; a sentence after it that takes it back without an amount leaves none."""
+6): a condition on the decision, a doubt that closes it, a decision in play only and a wish
+before a second decision are no decision; a sentence after it that takes it back without an
+amount leaves none."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from personasim.environments.trust_game.transfer import read_transfer
         "Finally, I will give 7 dollars, I guess.",
         "Finally, I will give 2 dollars (tentatively).",
         "Finally, I will give 40 dollars, hypothetically speaking.",
+        "Finally, I'd like to give 9 dollars, but I will give 4 dollars.",
     ],
 )
 def test_a_condition_or_a_doubt_on_the_decision_is_no_decision(reply: str) -> None:

@@ -141,7 +141,8 @@ def read_clause(clause: Clause, endowment: int) -> Reading:
     if problem := _doubted_aside(body, found, spans, reading.value):
         return Reading.ambiguous(problem, OWN)
     if (held := _HELD_BACK.search(body, spans[0][0] if spans else 0)) is not None:
-        return Reading.ambiguous(f"it makes its decision conditional or unsure ({held[0]!r})", OWN)
+        why = f"it qualifies its decision ({held[0]!r}): a condition, a doubt or a second decision"
+        return Reading.ambiguous(why, OWN)
     restated = [v for v in _appositions(body, found, after) if v != reading.value]
     if restated:
         shown = " and ".join(dollars(v) for v in dict.fromkeys([reading.value, *restated]))
@@ -223,11 +224,14 @@ def _previous_end(found: list[Quantity], position: int) -> int:
 _HELD_BACK = re.compile(
     r"(?<!\beven\s)(?<!\bas\s)\b(?:if|unless|provided|as\s+long\s+as|on\s+(?:the\s+)?condition)\b"
     r"|[,(]\s*I\s+(?:think|guess|suppose|believe|reckon)\s*[.!)]?\s*$|\btentative(?:ly)?\b"
-    r"|\bhypothetical(?:ly)?\b",
+    r"|\bhypothetical(?:ly)?\b"
+    r"|\bbut\s+(?:I\s+will|I['’]ll|I\s+am\s+going\s+to|will)\s+(?:only\s+|actually\s+)?(?:give"
+    r"|send|transfer|offer)\b",
     re.IGNORECASE,
 )
 """A condition on the decision ('5 dollars if they agree to send back 8', '400 dollars, but
-only if …'), a doubt closing it ('6 dollars, I think.') or a decision made in play only."""
+only if …'), a doubt closing it ('6 dollars, I think.'), a decision made in play only, or a
+wish before a second decision ('I'd like to give 8 dollars, but I will give 5')."""
 _ALTERNATIVE_WORDS = re.compile(
     r"\b(?:or|might|could|maybe|perhaps|possibly|if\s+not|otherwise|(?:which|that)\s+case|else"
     r"|unless)\b",
