@@ -34,12 +34,6 @@ def smollm2() -> Iterator[str]:
         pytest.fail(str(exc), pytrace=False)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The long real-model cases (`realmodel_long`) first, the rest in their order: a worker
-    that draws a long case last runs on alone for a minute or two while the other waits."""
-    items.sort(key=lambda item: item.get_closest_marker("realmodel_long") is None)
-
-
 @pytest.fixture(scope="session")
 def realmodel_runs() -> dict[str, dict[str, Any]]:
     """Where each test records its run (see `RUNS`)."""

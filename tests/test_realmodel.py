@@ -106,19 +106,9 @@ real-model figure run (`docs/gen_figures.py --real-model --only persona-gym`, wh
 and career-chat's text turns by its classifier's text run."""
 
 
-LONG = {(case, "json_object") for case in ("trust-beliefs", "trust-conditioning", "trust-forecast")}
-LONG.add(("classroom", "json_object"))
-"""Cases of about a minute on 2 cores (`realmodel_long`: the tier starts them first)."""
-
-
 def extra(*values: object) -> Any:
     """A parameter set CI leaves out (EXTRA)."""
     return pytest.param(*values, marks=pytest.mark.realmodel_extra)
-
-
-def long(*values: object) -> Any:
-    """A parameter set of about a minute (LONG)."""
-    return pytest.param(*values, marks=pytest.mark.realmodel_long)
 
 
 @pytest.mark.parametrize(
@@ -126,8 +116,6 @@ def long(*values: object) -> Any:
     [
         extra(case, response_format)
         if (case, response_format) in EXTRA
-        else long(case, response_format)
-        if (case, response_format) in LONG
         else (case, response_format)
         for case in CASES
         for response_format in ("text", "json_object")
@@ -211,7 +199,7 @@ MIN_STRUCTURED_PARSE_RATE = 0.9
 
 @pytest.mark.parametrize(
     ("response_format", "n_personas", "max_repairs"),
-    [long("json_object", 12, 1), extra("text", 6, 0)],  # text: test_realmodel_trust_reader.py
+    [("json_object", 12, 1), extra("text", 6, 0)],  # text: test_realmodel_trust_reader.py
 )
 def test_trust_population_parse_rate(
     response_format: str,
@@ -489,7 +477,6 @@ def printed_tokens(printed: str) -> tuple[int, int, int, int]:
     return point, low, high, completion
 
 
-@pytest.mark.realmodel_long
 def test_dry_run_estimate_holds_on_smollm2(
     smollm2: str,
     tmp_path: Path,

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from test_realmodel import check_replay_and_metrics, read_events, run_cli, summary
 
-pytestmark = [pytest.mark.realmodel, pytest.mark.realmodel_long, pytest.mark.timeout(1200)]
+pytestmark = [pytest.mark.realmodel, pytest.mark.timeout(1200)]
 
 
 def test_zero_shot_and_self_refine_reach_a_verdict_on_smollm2(

@@ -16,7 +16,7 @@ from test_realmodel import (
     summary,
 )
 
-pytestmark = [pytest.mark.realmodel, pytest.mark.realmodel_long, pytest.mark.timeout(600)]
+pytestmark = [pytest.mark.realmodel, pytest.mark.timeout(600)]
 
 JOURNEY_MAX_TOKENS = 96
 """The longest replies the journey asks for (a transfer with its reason, a survey option, a

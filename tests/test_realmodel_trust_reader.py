@@ -25,7 +25,7 @@ from personasim.simulation import SQLiteEventStore
 from personasim.simulation.cli.main import main
 from personasim.simulation.cli.options import NOT_VALID
 
-pytestmark = [pytest.mark.realmodel, pytest.mark.realmodel_long, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.realmodel, pytest.mark.timeout(900)]
 
 
 PERSONAS = 5
