@@ -10,6 +10,7 @@ import re
 from personasim.environments.classroom.answer_clauses import Context, Statement
 from personasim.environments.classroom.answer_numbers import numbers_in
 from personasim.environments.classroom.answer_units import asking_sentence
+from personasim.simulation import same_value
 
 __all__ = ["sign_in_words"]
 
@@ -24,9 +25,7 @@ def sign_in_words(context: Context, final: Statement, value: float | None) -> st
     start = max(context.text.rfind("\n", 0, final.position), 0)
     words = _SIGN_WORDS.search(context.text[start:end])
     asking = asking_sentence(context.question or "")
-    if words is None or _SIGN_WORDS.search(asking):
-        return None
-    if words[0].lower() == "loss" and re.search(r"\b(?:lose|loses|lost|losing)\b", asking, re.I):
+    if words is None or _SIGN_WORDS.search(asking) or _LOSE.search(asking):
         return None  # "an average loss of $3.50" for "How much did he lose on average?"
     if _another_number_between(context.text[start:end], words, value, context.decimal_mark):
         return None  # "$3,900 short, which at $15/hour means 260 hours": the sign is 3,900's
@@ -43,7 +42,7 @@ def _another_number_between(
     """Another number, in another clause, stands between the sign words and every place the
     value is written."""
     numbers = numbers_in(line, decimal_mark)
-    places = [n for n in numbers if n.value is not None and abs(n.value - value) <= 1e-9]
+    places = [n for n in numbers if same_value(n.value, value)]
     if not places:
         return False
     for place in places:
@@ -60,6 +59,8 @@ def _another_number_between(
 _CLAUSE_BREAK = re.compile(r"[,;:]\s|\b(?:which|so|then|means)\b")
 
 
+_LOSE = re.compile(r"\b(?:lose|loses|lost|losing)\b", re.IGNORECASE)
+"""The question asks in those words as a verb ("How much did the shop lose?")."""
 _OWED = re.compile(r"owes?|owed", re.IGNORECASE)
 _PAYING = re.compile(r"\b(?:pay|pays|paid|owe|owes|cost|costs|spend|spends|charged?|fee)\b", re.I)
 _SIGN_WORDS = re.compile(

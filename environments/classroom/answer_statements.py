@@ -29,7 +29,7 @@ from personasim.environments.classroom.answer_clauses import (
 )
 from personasim.environments.classroom.answer_closings import closing_statement
 from personasim.environments.classroom.answer_numbers import GSM8K_HASHES, numbers_in
-from personasim.simulation import CORRECTION
+from personasim.simulation import CORRECTION, same_value
 
 __all__ = [
     "ANSWER_FIELDS",
@@ -401,7 +401,7 @@ def _bold_elsewhere(context: Context, middle: list[tuple[int, str]], value: floa
             ):
                 continue
             statement = context.statement(position + m.start(), "bold", m[1] or m[2], True)
-            if statement.value is not None and abs(statement.value - value) > 1e-6:
+            if statement.value is not None and not same_value(statement.value, value):
                 return True
     return False
 
