@@ -49,6 +49,7 @@ _EXPORTS: dict[str, str] = {
     "independent_reader": "personasim.simulation.core.reading",
     "register_reader": "personasim.simulation.core.reading",
     "read_with_role": "personasim.simulation.runs.tools.reader_role",
+    "with_reader_role": "personasim.simulation.runs.tools.reader_role",
     "ScoreItems": "personasim.simulation.core.scoring",
     "detail_scores": "personasim.simulation.core.scoring",
     "CacheError": "personasim.simulation.llm.cache",
@@ -300,6 +301,7 @@ __all__ = [
     "twins_of",
     "unstorable",
     "utf8_problem",
+    "with_reader_role",
     "write_parquet",
     "write_table",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -103,3 +104,32 @@ def test_career_import_benchmark_runs_on_synthetic_answers() -> None:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "25 users" in done.stdout and "wall" in done.stdout and "resampling" in done.stdout
+
+
+def test_reader_heldout_benchmark_asks_the_role_exactly_where_a_run_would() -> None:
+    """On the scripted double (math-verify as the role): the role is asked for each held-out
+    row the rules found unreadable (fill), and also for every row they read or found ambiguous
+    between candidates (confirm)."""
+    from test_heldout_readers import NO_VALUE, math_reader
+
+    path = BENCHMARKS / "reader_heldout.py"
+    spec = importlib.util.spec_from_file_location("reader_heldout", path)
+    assert spec is not None and spec.loader is not None
+    benchmark = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(benchmark)
+    rows = [row for _, row in benchmark.held_out_rows()]
+    read = math_reader()
+    readings = [read(row["reply"], row.get("question")) for row in rows]
+    unreadable = sum(r.status == "unreadable" for r in readings)
+    valued = sum(row["label"] not in NO_VALUE for row in rows)
+    for mode, expect in (
+        ("fill", unreadable),
+        ("confirm", unreadable + sum(r.ok or bool(r.candidates) for r in readings)),
+    ):
+        done = subprocess.run(
+            [sys.executable, str(path), "--reader", "scripted", "--mode", mode],
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-2000:]
+        total = next(line for line in done.stdout.splitlines() if "all: n=" in line)
+        assert f"all: n={len(rows)} ({valued} with a value); role asked {expect};" in total

@@ -84,16 +84,18 @@ class Classroom(Environment):
         the gold. `reading`: how it was read, when not by the rules here (a bound reader
         role's reading); `format_compliant` (None: no format was asked) and `labels`
         (strategy, level...) go into the `classroom.graded` event and the `reading.made`."""
-        gold = self.problem(question_id).gold
-        reading = reading or read_answer(response)
+        problem = self.problem(question_id)
+        gold = problem.gold
+        reading = reading or read_answer(response, problem.question)
         answer = reading.value if reading.ok else None
         correct = answer is not None and math.isclose(answer, gold, abs_tol=ANSWER_TOLERANCE)
         grade = Grade(
             question_id, answer, gold, correct, reading.status, reading.reason, reading.by
         )
-        self.sim.record_reading(
-            agent.agent_id, READER_NAME, response, reading, question_id=question_id, **labels
-        )
+        self.sim.record_reading(  # the question too: the audit's reader model reads with it
+            agent.agent_id, READER_NAME, response, reading,
+            question_id=question_id, problem=problem.question, **labels,
+        )  # fmt: skip
         self.emit(
             "classroom.graded",
             {

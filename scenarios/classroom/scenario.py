@@ -73,6 +73,7 @@ from personasim.simulation import (
     read_input,
     read_with_role,
     register_scenario,
+    with_reader_role,
 )
 
 __all__ = [
@@ -110,6 +111,11 @@ class ClassroomParams(ScenarioParams):
     swap_order: bool = Field(
         False,
         description="also ask the judge each comparison with the low answer first (position bias)",
+    )
+    reader_confirms: bool = Field(
+        False,
+        description="the bound reader role also re-reads the answers the rules read: a value "
+        "stands only where both agree (docs/readers.md)",
     )
 
     @field_validator("strategies", "races", "orders")
@@ -321,12 +327,17 @@ class ClassroomScenario(Scenario):
         self, agent: SimAgent, unit: _Unit, response: str, compliant: bool | None
     ) -> Grade:
         """Grade as a careful grader reads; an answer no rule can read goes to the `reader`
-        role when one is bound (an ambiguous one does not: choosing would be a guess).
+        role when one is bound (an ambiguous one does not: choosing would be a guess); with
+        `reader_confirms` it re-reads the others too, as a second reader (`confirmed_by_role`).
         `compliant`: the reply kept the asked format (None for the no-persona baseline)."""
-        reading = read_answer(response, unit.problem.question)
-        if reading.status == "unreadable":
-            by_role = await read_with_role(agent.model, agent.agent_id, MATH_READER, response, {})
-            reading = by_role if by_role is not None and by_role.ok else reading
+        question = unit.problem.question
+        reading = await with_reader_role(
+            read_answer(response, question),
+            lambda: read_with_role(
+                agent.model, agent.agent_id, MATH_READER, response, {"problem": question}
+            ),
+            self.params.reader_confirms,
+        )
         return self.classroom.grade(
             agent, unit.problem.id, response, compliant, reading,
             repetition=unit.repetition, **unit.labels,

@@ -3,24 +3,24 @@
 It answers the `reader` prompt pack (`data/reader.yaml`, one question per reader name) at
 temperature 0, through the ordinary model client (cache, retries, limits). Its reply is read
 strictly: exactly one line `Value: X`, X a plain number for numeric readers or yes/no for
-yes/no readers, or `Value: unreadable`; anything else is no reading (`unreadable`, with the
-reason) — never a guess. The scripted double answers it by the reader registered as
-independent for that name (`register_reader`), so a scripted audit checks the plumbing, not a
-model.
+yes/no readers, or `Value: unreadable`; anything else is asked again once with the reason,
+then is no reading (`unreadable`, with the reason) — never a guess. The scripted double
+answers it by the reader registered as independent for that name (`register_reader`), so a
+scripted audit checks the plumbing, not a model.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from functools import cache
 from importlib.resources import files
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from personasim.simulation.core.reading import Reading, independent_reader
-from personasim.simulation.llm.chat import ChatRequest, Message
+from personasim.simulation.core.reading import Reading, independent_reader, same_value
+from personasim.simulation.llm.chat import ChatRequest, ChatResponse, Message
 from personasim.simulation.llm.prompts import PromptPack
 from personasim.simulation.llm.scripted import scripted_behaviour
 
@@ -29,13 +29,17 @@ if TYPE_CHECKING:
     from personasim.simulation.llm.client import LLMClient
 
 __all__ = [
+    "FOUND_NONE",
     "READER_ROLE",
     "READER_TASK",
+    "ROLE_REASKS",
     "RoleReader",
+    "confirmed_by_role",
     "read_value_line",
     "read_with_role",
     "reader_pack",
     "reader_request",
+    "with_reader_role",
 ]
 
 READER_ROLE = "reader"
@@ -43,6 +47,14 @@ READER_ROLE = "reader"
 
 READER_TASK = "reader"
 """The task of a reader request (the scripted double's rule is registered under it)."""
+
+FOUND_NONE = "the reader found no value"
+"""The reason of a reading whose model answered `Value: unreadable`: a judgement that the text
+gives no value, unlike a reply that broke the format (which judges nothing)."""
+
+ROLE_REASKS = 1
+"""Times a reply that broke the `Value:` format is asked again, with the reason, before it
+counts as no reading (a judgement of "unreadable" is an answer, never re-asked)."""
 
 YES_NO_READERS = frozenset({"refusal"})
 """Readers whose value is yes (True) or no (False); the others' values are numbers."""
@@ -66,7 +78,7 @@ def read_value_line(reply: str, reader: str) -> Reading:
         return Reading.unreadable(f"the reader wrote {len(lines)} 'Value:' lines, not one", by)
     said = lines[0].strip().strip("`'\"")
     if said.lower() == "unreadable":
-        return Reading.unreadable("the reader found no value", by)
+        return Reading.unreadable(FOUND_NONE, by)
     if reader in YES_NO_READERS:
         if said.lower() in ("yes", "no"):
             return Reading.of(said.lower() == "yes", by)
@@ -78,12 +90,18 @@ def read_value_line(reply: str, reader: str) -> Reading:
 
 def reader_request(reader: str, text: str, context: Mapping[str, Any]) -> ChatRequest | None:
     """The reader role's request for `text` (None: the pack has no question for `reader`, or
-    the labels lack one of its placeholders)."""
+    the labels lack one of its placeholders). Where the labels hold the question the text
+    answers, the pack's `<reader>_with_question` is asked: a careful grader reads with it."""
     pack = reader_pack()
-    entry = pack.entries.get(reader)
-    if entry is None or not entry.placeholders() <= set(context):
+    usable = [
+        name
+        for name in (f"{reader}_with_question", reader)
+        if name in pack.entries and pack.entries[name].placeholders() <= set(context)
+    ]
+    if not usable:
         return None
-    question = pack.render(reader, **{key: context[key] for key in entry.placeholders()})
+    entry = pack.entries[usable[0]]
+    question = pack.render(usable[0], **{key: context[key] for key in entry.placeholders()})
     return ChatRequest(
         messages=(
             Message(role="user", content=pack.render("instruction", question=question, text=text)),
@@ -105,22 +123,95 @@ async def read_with_role(
     request = reader_request(reader, text, context)
     if request is None:
         return None
-    response = await sim.ask(request, agent_id=agent_id or "reader", role=READER_ROLE)
-    return read_value_line(response.text, reader)
+
+    async def complete(asked: ChatRequest) -> ChatResponse:
+        return await sim.ask(asked, agent_id=agent_id or "reader", role=READER_ROLE)
+
+    return await _answered(request, reader, complete)
+
+
+async def _answered(
+    request: ChatRequest, reader: str, complete: Callable[[ChatRequest], Awaitable[ChatResponse]]
+) -> Reading:
+    """The role's reading of its reply, re-asked with the reason (`ROLE_REASKS` times) while
+    the reply breaks the `Value:` format."""
+    reply = (await complete(request)).text
+    reading = read_value_line(reply, reader)
+    for _ in range(ROLE_REASKS):
+        if reading.ok or reading.reason == FOUND_NONE:
+            return reading
+        follow_up = reader_pack().render("reask", reason=reading.reason)
+        request = request.with_reply(reply, follow_up)
+        reply = (await complete(request)).text
+        reading = read_value_line(reply, reader)
+    if reading.ok or reading.reason == FOUND_NONE:
+        return reading
+    return Reading.unreadable(f"{reading.reason} (asked {ROLE_REASKS + 1} times)", reading.by)
+
+
+def confirmed_by_role(rules: Reading, role: Reading) -> Reading:
+    """The rules' reading, re-read by the bound reader role (a second, independent reader
+    that judges). A value stands where the role reads the same; the role reading another
+    value, or judging that the text gives none, makes it *ambiguous*, never one side's guess.
+    A role reply that broke the format judged nothing: the rules' value stands, marked so.
+    An ambiguous reading is settled where the role reads one of its candidates (both readers
+    then agree on it), and stays ambiguous otherwise."""
+    if rules.status == "ambiguous":
+        if role.ok and any(same_value(role.value, c) for c in rules.candidates):
+            return Reading.of(role.value, f"{rules.by}+{role.by} (one of the rules' candidates)")
+        return rules
+    if not rules.ok:
+        return rules
+    if role.ok:
+        if same_value(rules.value, role.value):
+            return Reading.of(rules.value, f"{rules.by}+{role.by}")
+        reason = f"the reader role reads {role.value!r}, the rules {rules.value!r}"
+        return Reading.ambiguous(reason, f"{rules.by}|{role.by}", (rules.value, role.value))
+    if role.reason == FOUND_NONE:
+        reason = f"the reader role finds no value where the rules read {rules.value!r}"
+        return Reading.ambiguous(reason, f"{rules.by}|{role.by}", (rules.value,))
+    return Reading.of(rules.value, f"{rules.by} (not confirmed; {role.by}: {role.reason})")
+
+
+async def with_reader_role(
+    rules: Reading, ask_role: Callable[[], Awaitable[Reading | None]], confirm: bool = False
+) -> Reading:
+    """The reading a run grades: the rules' own; the reader role's where the rules found the
+    text unreadable (not where they found it ambiguous: a model alone choosing between stated
+    values could guess). With `confirm` the role re-reads the rest too (`confirmed_by_role`):
+    a value the rules read stands only where the role reads it, and an ambiguous reading is
+    settled where the role reads one of its candidates. `ask_role`: the role's reading (None:
+    no role is bound)."""
+    second_reader = confirm and (rules.ok or bool(rules.candidates))
+    if not (rules.status == "unreadable" or second_reader):
+        return rules
+    role = await ask_role()
+    if role is None:
+        return rules
+    if rules.status == "unreadable":
+        return role if role.ok else rules
+    return confirmed_by_role(rules, role)
 
 
 class RoleReader:
     """Reads texts with a bound model (`personasim audit --role reader=SPEC`)."""
 
-    def __init__(self, client: LLMClient) -> None:
+    def __init__(self, client: LLMClient, max_tokens: int | None = None) -> None:
         self.client = client
+        self.max_tokens = max_tokens
+        """A reply's length limit (None: the client's), for a model that rambles on."""
 
     async def __call__(self, reader: str, text: str, context: Mapping[str, Any]) -> Reading | None:
         request = reader_request(reader, text, context)
         if request is None:
             return None
-        response = await self.client.complete(request, role=READER_ROLE)
-        return read_value_line(response.text, reader)
+        if self.max_tokens is not None:
+            request = request.model_copy(update={"max_tokens": self.max_tokens})
+
+        async def complete(asked: ChatRequest) -> ChatResponse:
+            return await self.client.complete(asked, role=READER_ROLE)
+
+        return await _answered(request, reader, complete)
 
 
 @scripted_behaviour(READER_TASK)
