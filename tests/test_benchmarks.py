@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -107,9 +108,9 @@ def test_career_import_benchmark_runs_on_synthetic_answers() -> None:
 
 
 def test_reader_heldout_benchmark_asks_the_role_exactly_where_a_run_would() -> None:
-    """On the scripted double (math-verify as the role): the role is asked for each held-out
-    row the rules found unreadable (fill), and also for every row they read or found ambiguous
-    between candidates (confirm)."""
+    """On the scripted double (math-verify as the role) and the benchmark's seeded sample of
+    400 held-out rows: the role is asked for each row the rules found unreadable (fill), and
+    also for every row they read or found ambiguous between candidates (confirm)."""
     from test_heldout_readers import NO_VALUE, math_reader
 
     path = BENCHMARKS / "reader_heldout.py"
@@ -117,7 +118,7 @@ def test_reader_heldout_benchmark_asks_the_role_exactly_where_a_run_would() -> N
     assert spec is not None and spec.loader is not None
     benchmark = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(benchmark)
-    rows = [row for _, row in benchmark.held_out_rows()]
+    rows = [row for _, row in random.Random(0).sample(list(benchmark.held_out_rows()), 400)]
     read = math_reader()
     readings = [read(row["reply"], row.get("question")) for row in rows]
     unreadable = sum(r.status == "unreadable" for r in readings)
@@ -127,9 +128,10 @@ def test_reader_heldout_benchmark_asks_the_role_exactly_where_a_run_would() -> N
         ("confirm", unreadable + sum(r.ok or bool(r.candidates) for r in readings)),
     ):
         done = subprocess.run(
-            [sys.executable, str(path), "--reader", "scripted", "--mode", mode],
+            [sys.executable, str(path), "--reader", "scripted", "--mode", mode,
+             "--sample", "400", "--seed", "0"],
             capture_output=True, text=True, timeout=300,
         )  # fmt: skip
         assert done.returncode == 0, done.stderr[-2000:]
         total = next(line for line in done.stdout.splitlines() if "all: n=" in line)
-        assert f"all: n={len(rows)} ({valued} with a value); role asked {expect};" in total
+        assert f"all: n=400 ({valued} with a value); role asked {expect};" in total
