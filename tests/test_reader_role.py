@@ -81,6 +81,8 @@ def test_a_bound_reader_reads_what_no_rule_can(tmp_path: Path) -> None:
         roles = [e.payload.get("role") for e in store.read(["llm.call"])]
     assert all(g["correct"] and g["by"] == "reader role" for g in graded)
     assert roles.count("reader") == len(read)
+    assert result.metrics["metrics"]["reader_role"]["read"] == len(read)  # counted in the metrics
+    assert any(line.startswith(f"  reader role: read {len(read)},") for line in result.report)
     manifest = json.loads((result.run_dir / "manifest.json").read_text())
     assert manifest["roles"]["reader"] == [f"openai:fake@{server.base_url}"]
     assert manifest["validity"]["readings"]["math_answer"]["by"] == {"reader role": len(read)}
@@ -92,6 +94,7 @@ def test_unbound_the_answers_stay_unreadable_and_the_run_is_not_valid(tmp_path: 
         result = classroom_run(tmp_path, server, reader=False)
     read = readings(result.run_dir)
     assert read and all(r["status"] == "unreadable" for r in read)
+    assert "reader_role" not in result.metrics["metrics"]  # no role, no line
     entry = result.manifest["validity"]["readings"]["math_answer"]
     assert entry["unread_rate"] == 1.0 and not entry["ok"]
     assert not result.valid
@@ -187,6 +190,13 @@ def test_with_reader_confirms_the_role_re_reads_every_value(tmp_path: Path) -> N
     with SQLiteEventStore(result.run_dir / "events.sqlite") as store:
         roles = [e.payload.get("role") for e in store.read(["llm.call"])]
     assert roles.count("reader") == len(read)  # one re-reading per answer the rules read
+    assert result.metrics["metrics"]["reader_role"] == {
+        "read": 0,
+        "confirmed": len(confirmed),
+        "settled": 0,
+        "made ambiguous": len(doubted),
+        "not confirmed": 0,
+    }
 
 
 def test_reader_confirms_under_the_drift_mode_asks_the_role_where_the_rules_say(

@@ -29,6 +29,7 @@ from personasim.analysis.undefined import (
 )
 from personasim.scenarios.classroom.judging import JUDGE_TASK, SWAPPED_TASK, position_bias
 from personasim.simulation import run_header
+from personasim.simulation.runs.tools.reader_role import ROLE_OUTCOMES, role_outcome
 
 __all__ = [
     "BEHAVIOUR_CATEGORIES",
@@ -399,6 +400,7 @@ class ClassroomMetrics(TypedDict):
     answer_failures: int
     judge_failures: int
     reasks: int
+    reader_role: NotRequired[dict[str, int]]
     position_bias: NotRequired[dict[str, Any]]
 
 
@@ -432,5 +434,18 @@ def classroom_metrics(events: pd.DataFrame) -> ClassroomMetrics:
         "answer_failures": _count(failed, lambda t: t not in (JUDGE_TASK, SWAPPED_TASK)),
         "judge_failures": _count(failed, lambda t: t == JUDGE_TASK),
         "reasks": len(payloads(events, "decision.reask")),
+        **({"reader_role": role} if (role := _reader_role(graded)) else {}),
         **({"position_bias": bias} if (bias := position_bias(events)) else {}),
     }
+
+
+def _reader_role(graded: pd.DataFrame) -> dict[str, int]:
+    """How many graded answers the bound reader role read, confirmed, settled, made ambiguous
+    or could not confirm (empty where it marked none: unbound, or an older log)."""
+    if graded.empty or "by" not in graded.columns:
+        return {}
+    rows = graded.reindex(columns=["status", "by", "reason"]).astype(object)
+    rows = rows.where(rows.notna(), None)  # an older row's missing reason: None, not NaN
+    done = Counter(role_outcome(*row) for row in rows.itertuples(index=False, name=None))
+    done.pop(None, None)
+    return {outcome: done[outcome] for outcome in ROLE_OUTCOMES} if done else {}

@@ -247,6 +247,8 @@ def report_lines(metrics: dict[str, Any]) -> list[str]:
         f"{metrics['answer_failures']} failed answers, {metrics['judge_failures']} failed "
         f"judgements, {metrics['reasks']} re-asks"
     ]
+    if role := metrics.get("reader_role"):
+        lines.append("  reader role: " + ", ".join(f"{what} {n}" for what, n in role.items()))
     for row in metrics["cells"]:
         low, high, doc = row["low"], row["high"], row["doc"]
         lines.append(

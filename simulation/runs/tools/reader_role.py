@@ -32,13 +32,17 @@ __all__ = [
     "FOUND_NONE",
     "READER_ROLE",
     "READER_TASK",
+    "ROLE_BY",
+    "ROLE_OUTCOMES",
     "ROLE_REASKS",
+    "SETTLED",
     "RoleReader",
     "confirmed_by_role",
     "read_value_line",
     "read_with_role",
     "reader_pack",
     "reader_request",
+    "role_outcome",
     "with_reader_role",
 ]
 
@@ -51,6 +55,17 @@ READER_TASK = "reader"
 FOUND_NONE = "the reader found no value"
 """The reason of a reading whose model answered `Value: unreadable`: a judgement that the text
 gives no value, unlike a reply that broke the format (which judges nothing)."""
+
+ROLE_BY = "reader role"
+"""A reading's `by` where the role read it; `+reader role` where it confirmed the rules'."""
+
+SETTLED = "(one of the rules' candidates)"
+"""The end of the `by` of an ambiguous reading the role settled on one of its candidates."""
+
+ROLE_OUTCOMES = ("read", "confirmed", "settled", "made ambiguous", "not confirmed")
+"""What the role did to a reading: read one no rule could; confirmed the rules' value; settled
+an ambiguous one; made a value ambiguous (it read another or none); could not confirm one
+(its reply broke the format)."""
 
 ROLE_REASKS = 1
 """Times a reply that broke the `Value:` format is asked again, with the reason, before it
@@ -73,7 +88,7 @@ def reader_pack() -> PromptPack:
 def read_value_line(reply: str, reader: str) -> Reading:
     """The reader model's value: its one `Value:` line, strictly."""
     lines = _VALUE_LINE.findall(reply)
-    by = "reader role"
+    by = ROLE_BY
     if len(lines) != 1:
         return Reading.unreadable(f"the reader wrote {len(lines)} 'Value:' lines, not one", by)
     said = lines[0].strip().strip("`'\"")
@@ -158,7 +173,7 @@ def confirmed_by_role(rules: Reading, role: Reading) -> Reading:
     then agree on it), and stays ambiguous otherwise."""
     if rules.status == "ambiguous":
         if role.ok and any(same_value(role.value, c) for c in rules.candidates):
-            return Reading.of(role.value, f"{rules.by}+{role.by} (one of the rules' candidates)")
+            return Reading.of(role.value, f"{rules.by}+{role.by} {SETTLED}")
         return rules
     if not rules.ok:
         return rules
@@ -171,6 +186,23 @@ def confirmed_by_role(rules: Reading, role: Reading) -> Reading:
         reason = f"the reader role finds no value where the rules read {rules.value!r}"
         return Reading.ambiguous(reason, f"{rules.by}|{role.by}", (rules.value,))
     return Reading.of(rules.value, f"{rules.by} (not confirmed; {role.by}: {role.reason})")
+
+
+def role_outcome(status: str, by: str | None, reason: str | None) -> str | None:
+    """What the role did to one logged reading (one of `ROLE_OUTCOMES`), or None where it left
+    no mark (not asked, or it found no value in a text no rule could read either)."""
+    by, reason = by or "", reason or ""
+    if status == "read" and by == ROLE_BY:
+        return "read"
+    if f"(not confirmed; {ROLE_BY}: " in by:
+        return "not confirmed"
+    if status == "read" and by.endswith(SETTLED):
+        return "settled"
+    if status == "read" and by.endswith(f"+{ROLE_BY}"):
+        return "confirmed"
+    if status == "ambiguous" and reason.startswith("the reader role "):
+        return "made ambiguous"
+    return None
 
 
 async def with_reader_role(
