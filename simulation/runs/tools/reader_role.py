@@ -62,6 +62,12 @@ ROLE_BY = "reader role"
 SETTLED = "(one of the rules' candidates)"
 """The end of the `by` of an ambiguous reading the role settled on one of its candidates."""
 
+_NOT_CONFIRMED = "(not confirmed;"
+"""In the `by` of a value the role could not confirm (its reply broke the format)."""
+
+_DOUBTED = "the reader role"
+"""The start of the reason of a value the role made ambiguous (it read another, or none)."""
+
 ROLE_OUTCOMES = ("read", "confirmed", "settled", "made ambiguous", "not confirmed")
 """What the role did to a reading: read one no rule could; confirmed the rules' value; settled
 an ambiguous one; made a value ambiguous (it read another or none); could not confirm one
@@ -150,17 +156,13 @@ async def _answered(
 ) -> Reading:
     """The role's reading of its reply, re-asked with the reason (`ROLE_REASKS` times) while
     the reply breaks the `Value:` format."""
-    reply = (await complete(request)).text
-    reading = read_value_line(reply, reader)
-    for _ in range(ROLE_REASKS):
-        if reading.ok or reading.reason == FOUND_NONE:
-            return reading
-        follow_up = reader_pack().render("reask", reason=reading.reason)
-        request = request.with_reply(reply, follow_up)
+    reading = Reading.unreadable("not asked", ROLE_BY)
+    for _ in range(ROLE_REASKS + 1):
         reply = (await complete(request)).text
         reading = read_value_line(reply, reader)
-    if reading.ok or reading.reason == FOUND_NONE:
-        return reading
+        if reading.ok or reading.reason == FOUND_NONE:
+            return reading
+        request = request.with_reply(reply, reader_pack().render("reask", reason=reading.reason))
     return Reading.unreadable(f"{reading.reason} (asked {ROLE_REASKS + 1} times)", reading.by)
 
 
@@ -180,12 +182,12 @@ def confirmed_by_role(rules: Reading, role: Reading) -> Reading:
     if role.ok:
         if same_value(rules.value, role.value):
             return Reading.of(rules.value, f"{rules.by}+{role.by}")
-        reason = f"the reader role reads {role.value!r}, the rules {rules.value!r}"
+        reason = f"{_DOUBTED} reads {role.value!r}, the rules {rules.value!r}"
         return Reading.ambiguous(reason, f"{rules.by}|{role.by}", (rules.value, role.value))
     if role.reason == FOUND_NONE:
-        reason = f"the reader role finds no value where the rules read {rules.value!r}"
+        reason = f"{_DOUBTED} finds no value where the rules read {rules.value!r}"
         return Reading.ambiguous(reason, f"{rules.by}|{role.by}", (rules.value,))
-    return Reading.of(rules.value, f"{rules.by} (not confirmed; {role.by}: {role.reason})")
+    return Reading.of(rules.value, f"{rules.by} {_NOT_CONFIRMED} {role.by}: {role.reason})")
 
 
 def role_outcome(status: str, by: str | None, reason: str | None) -> str | None:
@@ -194,13 +196,13 @@ def role_outcome(status: str, by: str | None, reason: str | None) -> str | None:
     by, reason = by or "", reason or ""
     if status == "read" and by == ROLE_BY:
         return "read"
-    if f"(not confirmed; {ROLE_BY}: " in by:
+    if _NOT_CONFIRMED in by:
         return "not confirmed"
     if status == "read" and by.endswith(SETTLED):
         return "settled"
     if status == "read" and by.endswith(f"+{ROLE_BY}"):
         return "confirmed"
-    if status == "ambiguous" and reason.startswith("the reader role "):
+    if status == "ambiguous" and reason.startswith(_DOUBTED):
         return "made ambiguous"
     return None
 
