@@ -33,6 +33,7 @@ from personasim.analysis.reliability import (
     quadratic_kappa,
     within_agreement,
 )
+from personasim.analysis.resampling import resampled_ranks
 from personasim.analysis.undefined import CONSTANT, Statistic, Undefined, stat_fields
 
 __all__ = [
@@ -46,6 +47,7 @@ __all__ = [
     "icc3k",
     "judge_agreement",
     "pearson",
+    "resampled_correlations",
 ]
 
 Method = Literal["spearman", "kendall", "pearson"]
@@ -130,7 +132,7 @@ def bootstrap_correlation(
     chunk = max(1, 20_000_000 // (n * n))
     resampled = np.concatenate(
         [
-            correlations_by_row(xs[rows[i : i + chunk]], ys[rows[i : i + chunk]], method)
+            resampled_correlations(xs, ys, rows[i : i + chunk], method)
             for i in range(0, n_resamples, chunk)
         ]
     )
@@ -160,6 +162,17 @@ def correlations_by_row(x: np.ndarray, y: np.ndarray, method: Method) -> np.ndar
     denominator = np.sqrt((dx * dx).sum(axis=1) * (dy * dy).sum(axis=1))
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(denominator > 0, (dx * dy).sum(axis=1) / denominator, np.nan)
+
+
+def resampled_correlations(
+    xs: np.ndarray, ys: np.ndarray, rows: np.ndarray, method: Method
+) -> np.ndarray:
+    """`correlations_by_row(xs[rows], ys[rows], method)`: the correlation of each resample
+    (a row of indices), Spearman's ranked by counting (`resampled_ranks`, the same ranks)."""
+    if method != "spearman":
+        return correlations_by_row(xs[rows], ys[rows], method)
+    ranks = (resampled_ranks(side, rows) for side in (xs, ys))
+    return correlations_by_row(*ranks, "pearson")
 
 
 def _kendall_tau_b(x: np.ndarray, y: np.ndarray) -> np.ndarray:

